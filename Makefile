@@ -1,0 +1,32 @@
+# ctxls — see README.md. Every target works on a fresh machine of the kind
+# described in DEVELOPERS.md (Go 1.26, gcc for cgo).
+GO        ?= go
+FUZZTIME  ?= 30s
+BENCHTIME ?= 1s
+QUESTION  ?= how does the assembler keep the rendered context within the token budget
+BUDGET    ?= 4000
+export CGO_ENABLED = 1
+
+.PHONY: run test bench fuzz fuzz-short lint build eval
+
+build:
+	$(GO) build -o bin/ctxls ./cmd/ctxls
+
+# The main job: assemble context for a fixed question over this repository.
+run: build
+	./bin/ctxls assemble --root . --query "$(QUESTION)" --budget $(BUDGET)
+
+test: lint
+	$(GO) test -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+# Each fuzz target for FUZZTIME (CI runs them briefly with FUZZTIME=5s).
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
