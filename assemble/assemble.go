@@ -134,10 +134,14 @@ func (a *assembly) joinAdjacent(parts []*draft) []*draft {
 	if a.req.Policy.StitchGap < 0 || len(parts) < 2 {
 		return parts
 	}
+	held := map[string][]ranges.Range{}
+	for _, d := range parts {
+		held[d.path()] = ranges.Union(held[d.path()], d.rs)
+	}
 	out := parts[:1:1]
 	for _, d := range parts[1:] {
 		prev := out[len(out)-1]
-		if m := a.tryJoin(prev, d); m != nil {
+		if m := a.tryJoin(prev, d, held[d.path()]); m != nil {
 			out[len(out)-1] = m
 			continue
 		}
@@ -146,7 +150,9 @@ func (a *assembly) joinAdjacent(parts []*draft) []*draft {
 	return out
 }
 
-func (a *assembly) tryJoin(x, y *draft) *draft {
+// tryJoin merges x and y, filling the gap between them unless another part
+// holds some of its lines.
+func (a *assembly) tryJoin(x, y *draft, held []ranges.Range) *draft {
 	if x.path() != y.path() || x.level == LevelOutline || y.level == LevelOutline {
 		return nil
 	}
@@ -159,6 +165,9 @@ func (a *assembly) tryJoin(x, y *draft) *draft {
 	}
 	var gapLines []ranges.Range
 	if !gap.Empty() {
+		if len(ranges.Intersect([]ranges.Range{gap}, held)) > 0 {
+			return nil
+		}
 		if a.count(x.file.slice(gap.Start, gap.End)) >= a.emptyPartCost(x.path()) {
 			return nil
 		}

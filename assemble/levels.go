@@ -85,7 +85,8 @@ func reducedOptions(c *cand, rs []ranges.Range, hitContext int, withReference bo
 	}
 	var out []option
 	add := func(level Level, keep []ranges.Range) {
-		keep = ranges.Intersect(ranges.Normalize(keep, span.End), rs)
+		// A one-line gap costs a marker line at least as long as the line.
+		keep = ranges.Intersect(ranges.Stitch(ranges.Normalize(keep, span.End), 1, 1, nil), rs)
 		if len(keep) == 0 || ranges.Total(keep) >= total {
 			return
 		}
@@ -95,7 +96,7 @@ func reducedOptions(c *cand, rs []ranges.Range, hitContext int, withReference bo
 		out = append(out, option{level, keep})
 	}
 	trimmed := func(hs []int, ctx int) []ranges.Range {
-		keep := []ranges.Range{sig, {Start: span.End, End: span.End}}
+		keep := []ranges.Range{c.Doc, sig, {Start: span.End, End: span.End}}
 		for _, h := range hs {
 			keep = append(keep, ranges.Range{Start: h - ctx, End: h + ctx})
 		}
