@@ -1,0 +1,36 @@
+package walk
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goroot returns $(go env GOROOT)/src, or skips the benchmark.
+func goroot(tb testing.TB) string {
+	tb.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Skipf("go env GOROOT: %v", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "src")
+}
+
+// BenchmarkWalkGoroot walks $(go env GOROOT)/src with the default options.
+func BenchmarkWalkGoroot(b *testing.B) {
+	root := goroot(b)
+	b.ReportAllocs()
+	var files []File
+	var skipped []Skipped
+	for b.Loop() {
+		var err error
+		files, skipped, err = Walk(context.Background(), root, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(files)), "files")
+	b.ReportMetric(float64(len(skipped)), "skipped")
+}

@@ -1,0 +1,74 @@
+// Package walk decides which files of a workspace root may be indexed: it
+// lists them (Walk) and judges single paths the same way (Matcher.Allowed
+// for editor buffers, Matcher.CheckFile for files on disk), so that a file
+// opened or edited in the editor is filtered exactly like the walk filtered
+// it. Every skipped path comes with a Reason for reporting and debugging.
+//
+// It is not for reading, chunking or watching files: it reads only the
+// first 8 KiB of each candidate file to sniff its content, and leaves
+// loading to the indexer. It does not consult git's index either: tracked
+// and untracked files are treated alike, by the ignore rules below.
+//
+// # Ignore rules
+//
+// Patterns use gitignore syntax (negation "!", anchoring "/", directory-only
+// trailing "/", "*", "?", "[…]", "**", backslash escapes), translated to
+// github.com/bmatcuk/doublestar/v4 globs, and are read from:
+//
+//   - .gitignore, .ignore and .ctxlsignore in every directory, patterns
+//     relative to that directory;
+//   - .git/info/exclude of the repository (and of nested repositories);
+//   - the .gitignore/.ignore/.ctxlsignore files of the directories between
+//     the enclosing git work tree and the root, when the root is inside one
+//     (the root itself is never ignored);
+//   - a built-in default: node_modules/.
+//
+// Precedence is by layer, highest first: .ctxlsignore, .ignore, .gitignore,
+// info/exclude, built-in default. Inside a layer the deepest directory's file
+// wins, and inside a file the last matching line (git's rule). So a
+// .ctxlsignore can re-include what .gitignore ignores ("!*.log"), and any
+// ignore file can re-include node_modules ("!node_modules/"). For files git
+// reads, the result is git's (checked against git in the tests), including
+// that a file cannot be re-included when a parent directory is excluded: an
+// excluded directory is not entered. The user's global excludes file
+// (core.excludesFile) is not read: the index should not depend on who runs it.
+// POSIX character classes ("[[:alpha:]]") are not supported.
+//
+// Options.Include and Options.Exclude are doublestar globs on the slash path
+// relative to the root; a glob matching a directory applies to everything
+// below it.
+//
+// # Other rules
+//
+//   - VCS metadata directories (.git, .hg, .svn, .jj, .bzr) are never walked.
+//   - Secrets are never opened, listed or returned, whatever the ignore files
+//     say: .env and .env.* (but the committed templates .env.example,
+//     .env.sample, .env.template and .env.dist are kept), *.pem, *.key,
+//     *.p12, *.pfx, *.jks, *.keystore, id_rsa*, id_dsa*, id_ecdsa*,
+//     id_ed25519*, .npmrc, .netrc, _netrc, .pgpass, .git-credentials,
+//     .pypirc, credentials.json and .aws/credentials (names compared without
+//     regard to case); and any file whose first KiB holds a PEM private key
+//     ("-----BEGIN … PRIVATE KEY-----").
+//   - Size: files larger than Options.MaxFileSize (1 MiB by default) are
+//     skipped by their stat size, without being opened.
+//   - Binary: a NUL byte in the first 8 KiB. Invalid UTF-8 is kept.
+//   - Generated: dependency lockfiles (package-lock.json, yarn.lock,
+//     pnpm-lock.yaml, Cargo.lock, go.sum, poetry.lock, Gemfile.lock,
+//     composer.lock and similar), *.min.js, *.min.css, *.js.map, *.css.map;
+//     a file whose header (leading blank and comment lines, at most 50) has
+//     a comment with "DO NOT EDIT" and "generated" (Go's "// Code generated
+//     … DO NOT EDIT.") or the "@generated" tag — a generator holding such a
+//     line in a string below its package clause is not taken for generated;
+//     and .js/.mjs/.cjs/.css/.json files averaging more than 500 bytes per
+//     line over their first 8 KiB (minified).
+//   - Symlinks are followed unless Options.NoFollowSymlinks is set, but never
+//     to a target outside the root, and never into a directory that contains
+//     the link (a loop). A symlink is judged by the ignore rules as what it
+//     points to (a link to a directory matches "dir/" patterns). A directory
+//     or file reachable through several paths is listed once, preferably
+//     under its own path; see Matcher.Walk for the exact rule.
+//   - Sockets, FIFOs and devices are skipped.
+//
+// A Matcher holds no global state and is safe for concurrent use; it caches
+// the ignore files it reads, so build a new one when they change.
+package walk
