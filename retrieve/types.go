@@ -1,0 +1,63 @@
+package retrieve
+
+import (
+	"github.com/ctxls/ctxls/assemble"
+)
+
+// Channel names, as they appear in a part's sources and in --explain.
+const (
+	ChanLexical  = "lexical"
+	ChanSymbol   = "symbol"
+	ChanPath     = "path"
+	ChanFocus    = "focus"
+	ChanDiff     = "diff"
+	ChanGraph    = "graph"
+	ChanNeighbor = "neighbor"
+)
+
+// Focus is a cursor: a workspace-relative slash path and a 1-based line
+// (and optional 1-based column).
+type Focus struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Col  int    `json:"col,omitempty"`
+}
+
+// Request is one retrieval + assembly request. At least one of Query,
+// Focus and Diff must be set.
+type Request struct {
+	Query    string            // free text: the question or commit message
+	Focus    *Focus            // the cursor, if any
+	Diff     string            // a unified diff, if any
+	Budget   assemble.Budget   // MaxTokens is required
+	Format   assemble.Format   // default markdown
+	Strategy assemble.Strategy // default grouped
+	Encoding string            // default cl100k_base
+	Include  []string          // doublestar globs on the relative path; empty = all
+	Exclude  []string          // doublestar globs on the relative path
+	Explain  bool              // fill Response.Explain
+	// Weights overrides per-channel fusion weights; a weight of 0 turns a
+	// channel off (ablation).
+	Weights map[string]float64
+	// Policy overrides the assembler policy; nil uses assemble.DefaultPolicy
+	// with the retrieval defaults.
+	Policy *assemble.Policy
+}
+
+// Explanation says why a part is in, or a candidate out.
+type Explanation struct {
+	Handle   string             `json:"handle"`
+	Part     string             `json:"part,omitempty"` // "p3" when it is in the context
+	Path     string             `json:"path"`
+	Symbol   string             `json:"symbol,omitempty"`
+	Score    float64            `json:"score"`
+	Channels map[string]float64 `json:"channels"` // channel → its rank-fused contribution
+	Matched  []string           `json:"matched,omitempty"`
+	Reason   string             `json:"reason,omitempty"` // why it is out
+}
+
+// Response is an assembled context plus what produced it.
+type Response struct {
+	*assemble.Result
+	Explain []Explanation `json:"explain,omitempty"`
+}
