@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -429,4 +430,39 @@ func paths(files []File) []string {
 		out = append(out, f.Path)
 	}
 	return out
+}
+
+// TestRepositoryExcludeFiles: info/exclude is found through a .git file
+// (a linked worktree: gitdir plus commondir), and a nested repository's
+// info/exclude applies below it.
+func TestRepositoryExcludeFiles(t *testing.T) {
+	base := t.TempDir()
+	writeTree(t, base, map[string]string{
+		"main-git/info/exclude":           "*.wt-excluded\n",
+		"main-git/worktrees/wt/commondir": "../..\n",
+		"wt/.git":                         "gitdir: ../main-git/worktrees/wt\n",
+		"wt/a.go":                         "package a\n",
+		"wt/b.wt-excluded":                "",
+		"wt/nested/.git/info/exclude":     "/only-nested.txt\n",
+		"wt/nested/only-nested.txt":       "",
+		"wt/nested/c.wt-excluded":         "",
+		"wt/only-nested.txt":              "",
+	})
+	files, skipped, err := Walk(context.Background(), filepath.Join(base, "wt"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := paths(files), []string{"a.go", "only-nested.txt"}; !slices.Equal(got, want) {
+		t.Errorf("files = %q, want %q", got, want)
+	}
+	want := map[string]Reason{
+		".git":                   ReasonVCS,
+		"b.wt-excluded":          ReasonIgnored,
+		"nested/.git":            ReasonVCS,
+		"nested/only-nested.txt": ReasonIgnored,
+		"nested/c.wt-excluded":   ReasonIgnored,
+	}
+	if got := reasons(skipped); !reflect.DeepEqual(got, want) {
+		t.Errorf("skipped = %v, want %v", got, want)
+	}
 }
