@@ -3,7 +3,6 @@ package walk
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -632,29 +631,16 @@ func (m *Matcher) checkFile(rel, name, abs string, info fs.FileInfo, buf []byte)
 	if r, detail := m.checkSize(info.Size()); r != "" {
 		return File{}, &Skipped{Path: rel, Reason: r, Detail: detail}
 	}
-	n, err := m.readHead(abs, buf[:min(int64(len(buf)), info.Size())])
-	if err != nil {
-		return File{}, &Skipped{Path: rel, Reason: ReasonUnreadable, Detail: err.Error()}
+	n := 0
+	if info.Size() > 0 {
+		var err error
+		n, err = m.readHead(abs, buf[:min(int64(len(buf)), info.Size())])
+		if err != nil {
+			return File{}, &Skipped{Path: rel, Reason: ReasonUnreadable, Detail: err.Error()}
+		}
 	}
 	if r, detail := classifyContent(name, buf[:n]); r != "" {
 		return File{}, &Skipped{Path: rel, Reason: r, Detail: detail}
 	}
 	return File{Path: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime()}, nil
-}
-
-// readFileHead reads the first len(buf) bytes of the file name (fewer when
-// it is shorter) into buf and returns how many it read.
-func readFileHead(name string, buf []byte) (int, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return 0, err
-	}
-	n, err := io.ReadFull(f, buf)
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		err = nil
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return n, err
 }

@@ -1,0 +1,46 @@
+//go:build unix
+
+package walk
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// readFileHead reads the first len(buf) bytes of the file name (fewer when
+// it is shorter) into buf and returns how many it read. It uses the system
+// calls directly: an *os.File would also register the descriptor with the
+// poller, a measurable cost when sniffing ten thousand files. O_NONBLOCK
+// keeps a file replaced by a FIFO since its stat from blocking the walk.
+func readFileHead(name string, buf []byte) (int, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return 0, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	n := 0
+	for n < len(buf) {
+		m, err := syscall.Read(fd, buf[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			syscall.Close(fd)
+			return n, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		if m <= 0 {
+			break
+		}
+		n += m
+	}
+	if err := syscall.Close(fd); err != nil {
+		return n, &fs.PathError{Op: "close", Path: name, Err: err}
+	}
+	return n, nil
+}
