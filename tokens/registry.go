@@ -1,0 +1,108 @@
+package tokens
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// Registry hands out shared Counters by encoding name. Each encoding is
+// built at most once, on first use, and shared by all callers; a Registry is
+// safe for concurrent use. Create one per process (or per server) and pass it
+// to whoever counts tokens.
+type Registry struct {
+	// encodings is filled by NewRegistry and only read afterwards.
+	encodings map[string]*lazyCounter
+	// loaderOnce guards installing tiktoken-go's offline BPE loader.
+	loaderOnce sync.Once
+}
+
+// lazyCounter builds one encoding's Counter once.
+type lazyCounter struct {
+	build func() (Counter, error)
+	once  sync.Once
+	c     Counter
+	err   error
+}
+
+func (l *lazyCounter) get() (Counter, error) {
+	l.once.Do(func() { l.c, l.err = l.build() })
+	return l.c, l.err
+}
+
+// NewRegistry returns a Registry that knows "approx", "cl100k_base" and
+// "o200k_base". It builds nothing until Get is called.
+func NewRegistry() *Registry {
+	bpe := func(name string) *lazyCounter {
+		return &lazyCounter{build: func() (Counter, error) { return NewBPE(name) }}
+	}
+	return &Registry{encodings: map[string]*lazyCounter{
+		"approx":      {build: func() (Counter, error) { return Approx{}, nil }},
+		"cl100k_base": bpe("cl100k_base"),
+		"o200k_base":  bpe("o200k_base"),
+	}}
+}
+
+// Known returns the names of the known encodings, sorted.
+func (r *Registry) Known() []string {
+	names := make([]string, 0, len(r.encodings))
+	for name := range r.encodings {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Get returns the shared Counter for the encoding name, building it on the
+// first call (tens of milliseconds for a tiktoken encoding). An unknown name,
+// including "", is an error listing the known names; choosing a default
+// encoding is the caller's business.
+func (r *Registry) Get(name string) (Counter, error) {
+	l, ok := r.encodings[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown encoding %q (known: %s)", name, strings.Join(r.Known(), ", "))
+	}
+	c, err := l.get()
+	if err != nil {
+		return nil, fmt.Errorf("build encoding %s: %w", name, err)
+	}
+	return c, nil
+}
+
+// NewTiktoken builds a new, unshared Counter backed by tiktoken-go's
+// EncodeOrdinary for the tiktoken encoding name. It is the reference
+// implementation that the exact counters are tested against: slow (about
+// 3 MB/s) and expensive to build (about 100 ms and 20 MB), so production code
+// should use Get.
+//
+// The first call on a Registry installs tiktoken-go's offline loader with
+// tiktoken.SetBpeLoader, a process-wide setting of tiktoken-go, so that no
+// network access is attempted.
+func (r *Registry) NewTiktoken(name string) (Counter, error) {
+	if name != "cl100k_base" && name != "o200k_base" {
+		return nil, fmt.Errorf("tokens: no tiktoken encoding %q", name)
+	}
+	r.loaderOnce.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
+	enc, err := tiktoken.GetEncoding(name)
+	if err != nil {
+		return nil, fmt.Errorf("tokens: tiktoken-go encoding %s: %w", name, err)
+	}
+	return &tiktokenCounter{name: name, enc: enc}, nil
+}
+
+// tiktokenCounter counts with tiktoken-go.
+type tiktokenCounter struct {
+	name string
+	enc  *tiktoken.Tiktoken
+}
+
+// Name implements Counter.
+func (t *tiktokenCounter) Name() string { return t.name }
+
+// Count implements Counter. EncodeOrdinary treats special tokens such as
+// <|endoftext|> as ordinary text (Encode would panic on them).
+func (t *tiktokenCounter) Count(text string) int { return len(t.enc.EncodeOrdinary(text)) }
