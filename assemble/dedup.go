@@ -65,6 +65,7 @@ func (a *assembly) fold(k, d *cand) {
 	if k.Path == d.Path {
 		if u := ranges.Union(k.Ranges, d.Ranges); !ranges.Equal(u, k.Ranges) {
 			k.Ranges, k.Tokens = u, 0
+			k.rate = max(k.rate, d.rate)
 		}
 		k.Hits = sortedUniqueInts(append(k.Hits, d.Hits...))
 	}

@@ -32,10 +32,13 @@ func (f *fileText) index() {
 	}
 	f.starts = make([]int, 0, f.lines+1)
 	f.starts = append(f.starts, 0)
-	for i := 0; i < len(f.text); i++ {
-		if f.text[i] == '\n' && i+1 < len(f.text) {
-			f.starts = append(f.starts, i+1)
+	for i := 0; ; {
+		j := strings.IndexByte(f.text[i:], '\n')
+		if j < 0 || i+j+1 >= len(f.text) {
+			break
 		}
+		i += j + 1
+		f.starts = append(f.starts, i)
 	}
 	f.starts = append(f.starts, len(f.text))
 }

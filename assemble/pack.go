@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -43,6 +44,8 @@ type packer struct {
 	lines     map[string][]ranges.Range // lines admitted per path
 	parts     []*draft
 	decided   map[*cand]bool
+	floor     int             // least cost of any part (see minFloor)
+	floorSeen map[string]bool // paths whose floor is in floor
 }
 
 // draftFor builds the part that shows c's lines rs at a level.
@@ -117,18 +120,26 @@ func (p *packer) try(c *cand, limit int) outcome {
 	}
 	span := ranges.Span(rs)
 	floor := a.emptyPartCost(c.Path)
-	// A candidate the index counted, whose lines are all still free, can be
-	// ruled out without counting it when even a lower bound does not fit.
+	// A candidate the index counted can be ruled out without rendering it
+	// when its estimated cost is clearly over.
 	estimate := 0
 	if c.Tokens > 0 && ranges.Equal(rs, c.Ranges) {
 		estimate = c.Tokens + floor
+	} else if c.rate > 0 {
+		estimate = floor + int(c.rate*float64(ranges.Total(rs)))
 	}
-	var full *draft
+	// The cheapest part is a header and a one-line body: below that, stop.
+	if limit < floor+1 {
+		if estimate == 0 {
+			estimate = p.cost(a.draftFor(c, option{LevelFull, rs}, span))
+		}
+		return outcome{reason: ReasonOverBudget, fullCost: estimate}
+	}
 	fullCost, reason := estimate, ""
-	if estimate > 0 && p.check(c.Path, estimate-8, limit) != "" {
-		reason = p.check(c.Path, estimate-8, limit)
+	if lb := estimate - estimate/8 - 2; estimate > 0 && p.check(c.Path, lb, limit) != "" {
+		reason = p.check(c.Path, lb, limit)
 	} else {
-		full = a.draftFor(c, option{LevelFull, rs}, span)
+		full := a.draftFor(c, option{LevelFull, rs}, span)
 		fullCost = p.cost(full)
 		if reason = p.check(c.Path, fullCost, limit); reason == "" {
 			p.admit(full, fullCost)
@@ -142,11 +153,13 @@ func (p *packer) try(c *cand, limit int) outcome {
 	if !pol.Levels && reason != ReasonOverPerPart {
 		return outcome{reason: reason, fullCost: fullCost}
 	}
-	// The cheapest part is a header and a one-line body: below that, stop.
-	if limit < floor+1 {
-		return outcome{reason: reason, fullCost: fullCost}
-	}
+	total := ranges.Total(rs)
 	for _, o := range reducedOptions(c, rs, pol.HitContext, pol.Levels) {
+		// Prune options that cannot fit by a generous lower bound: half the
+		// full text's tokens per line (markers and headers only add).
+		if lb := floor + (fullCost-floor)*ranges.Total(o.rs)/(2*total); p.check(c.Path, lb, limit) != "" {
+			continue
+		}
 		d := a.draftFor(c, o, span)
 		cost := p.cost(d)
 		if p.check(c.Path, cost, limit) == "" {
@@ -222,6 +235,17 @@ func (a *assembly) pack(cs []*cand, available int) *packer {
 		if i%64 == 0 && a.ctx.Err() != nil {
 			return p
 		}
+		if p.remaining < p.minFloor(order[i:])+1 {
+			// Nothing more can fit: record the rest without rendering them.
+			for _, c := range order[i:] {
+				if !p.decided[c] {
+					a.omitTokens[c] = p.estimate(c)
+					a.omitLater(c, ReasonOverBudget)
+					p.decided[c] = true
+				}
+			}
+			break
+		}
 		if o := p.try(c, p.remaining); !o.done {
 			a.omitTokens[c] = o.fullCost
 			a.omitLater(c, o.reason)
@@ -232,6 +256,35 @@ func (a *assembly) pack(cs []*cand, available int) *packer {
 		p.outlines(order)
 	}
 	return p
+}
+
+// minFloor is the least any of cs could cost (memoized: the cost floor only
+// falls as more paths are seen, and it is checked against a shrinking
+// budget).
+func (p *packer) minFloor(cs []*cand) int {
+	if p.floorSeen == nil {
+		p.floorSeen = map[string]bool{}
+		p.floor = math.MaxInt
+		for _, c := range cs {
+			if !p.floorSeen[c.Path] {
+				p.floorSeen[c.Path] = true
+				p.floor = min(p.floor, p.a.emptyPartCost(c.Path))
+			}
+		}
+	}
+	return p.floor
+}
+
+// estimate is c's full cost without rendering it when the index counted
+// it, else its exact cost.
+func (p *packer) estimate(c *cand) int {
+	if c.Tokens > 0 {
+		return c.Tokens + p.a.emptyPartCost(c.Path)
+	}
+	if c.rate > 0 {
+		return p.a.emptyPartCost(c.Path) + int(c.rate*float64(ranges.Total(c.Ranges)))
+	}
+	return p.cost(p.a.draftFor(c, option{LevelFull, c.Ranges}, ranges.Span(c.Ranges)))
 }
 
 // outlines (summary substitution, seed 002) replaces each file's candidates

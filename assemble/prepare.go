@@ -18,6 +18,9 @@ type cand struct {
 	prio int
 	// merged counts the input candidates folded into this one (itself included).
 	merged int
+	// rate is the producer's token count per line (0 if it gave none): an
+	// estimate of the cost of any subset of the lines, for pruning.
+	rate float64
 }
 
 // handleOf names a candidate stably by what it shows: "path#L12-40,L50-60".
@@ -91,6 +94,9 @@ func (a *assembly) prepare(in []Candidate) []*cand {
 		}
 		c.Ranges = rs
 		x := &cand{Candidate: c, file: f, merged: 1}
+		if c.Tokens > 0 {
+			x.rate = float64(c.Tokens) / float64(ranges.Total(rs))
+		}
 		if c.ID != "" {
 			byID[idKey] = x
 		}
@@ -119,6 +125,9 @@ func (a *assembly) mergeSameID(prev *cand, c Candidate, rs []ranges.Range) {
 		prev.Tokens = max(prev.Tokens, c.Tokens)
 	}
 	prev.Ranges = u
+	if c.Tokens > 0 {
+		prev.rate = max(prev.rate, float64(c.Tokens)/float64(ranges.Total(rs)))
+	}
 	prev.Score = max(prev.Score, c.Score)
 	prev.Sources = sortedUnique(append(prev.Sources, c.Sources...))
 	prev.Hits = sortedUniqueInts(append(prev.Hits, c.Hits...))
