@@ -3,6 +3,9 @@ package walk
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 func TestSecretName(t *testing.T) {
@@ -126,12 +129,17 @@ func TestTrimTrailingSpaces(t *testing.T) {
 // parsed pattern matches without panicking, and that negating a line flips
 // nothing but the decision.
 func FuzzIgnoreLine(f *testing.F) {
-	for _, s := range []string{"*.log", "/a/**/b", "dir/", `\#x`, "a[!b]c", "{x}", "**", "a\\ ", "[", "x/**/"} {
+	for _, s := range []string{"*.log", "/a/**/b", "dir/", `\#x`, "a[!b]c", "{x}", "**", "a\\ ", "[", "x/**/", "**/gen/", "a*/b", `back\\slash`, "*.[ch]"} {
 		f.Add(s, "a/b/c.log", false)
 	}
+	f.Add("**/deep.txt", "deep.txt", false)
+	f.Add("x**/b", "xyz/b", true)
 	f.Fuzz(func(t *testing.T, line, rel string, isDir bool) {
 		if strings.ContainsAny(line, "\n\r") || line == "" || line[0] == '!' || line[0] == '#' {
 			return
+		}
+		if !utf8.ValidString(line) || !utf8.ValidString(rel) {
+			return // doublestar compares runes, so that any two invalid bytes match
 		}
 		p, ok := parseIgnoreLine(line)
 		n, nok := parseIgnoreLine("!" + line)
@@ -151,8 +159,17 @@ func FuzzIgnoreLine(f *testing.F) {
 		pf := &ignoreFile{patterns: []ignorePattern{p}}
 		nf := &ignoreFile{patterns: []ignorePattern{n}}
 		name := rel[strings.LastIndexByte(rel, '/')+1:]
-		if (pf.match(rel, name, isDir) == nil) != (nf.match(rel, name, isDir) == nil) {
+		got := pf.match(rel, name, isDir) != nil
+		if got != (nf.match(rel, name, isDir) != nil) {
 			t.Fatalf("%q and its negation disagree on matching %q", line, rel)
+		}
+		// The literal/prefix/suffix shortcuts agree with doublestar.
+		target := rel
+		if p.basename {
+			target = name
+		}
+		if want := (isDir || !p.dirOnly) && doublestar.MatchUnvalidated(p.glob, target); got != want {
+			t.Fatalf("%q (glob %q) on %q: match %v, doublestar %v", line, p.glob, rel, got, want)
 		}
 	})
 }

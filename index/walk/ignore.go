@@ -38,6 +38,9 @@ const defaultIgnore = "node_modules/\n"
 type ignorePattern struct {
 	glob     string // doublestar pattern on the path below the file's directory, or on the base name
 	literal  bool   // glob has no special characters: compare with ==
+	star     bool   // glob is "*" followed by the literal suffix: a suffix test decides
+	prefix   string // literal text every match starts with
+	suffix   string // literal text every match ends with
 	basename bool   // the line had no inner slash: match the last path element at any depth
 	negate   bool   // "!pattern": re-include
 	dirOnly  bool   // "pattern/": directories only
@@ -116,6 +119,16 @@ func parseIgnoreLine(line string) (p ignorePattern, ok bool) {
 	}
 	p.glob = s
 	p.literal = !strings.ContainsAny(s, `*?[\`)
+	if !p.literal {
+		// Cheap filters before doublestar: the text before the first special
+		// character starts every match, the text after the last one ends it.
+		p.prefix = s[:strings.IndexAny(s, `*?[\`)]
+		p.suffix = s[strings.LastIndexAny(s, `*?]\}`)+1:]
+		if strings.HasPrefix(p.suffix, "/") && strings.HasSuffix(s[:len(s)-len(p.suffix)], "**") {
+			p.suffix = p.suffix[1:] // "**/x" also matches "x"
+		}
+		p.star = s == "*"+p.suffix && p.basename
+	}
 	return p, true
 }
 
@@ -179,11 +192,15 @@ func (f *ignoreFile) match(rel, name string, isDir bool) *ignorePattern {
 		if p.basename {
 			target = name
 		}
-		if p.literal {
+		switch {
+		case p.literal:
 			if target == p.glob {
 				return p
 			}
-		} else if doublestar.MatchUnvalidated(p.glob, target) {
+		case !strings.HasPrefix(target, p.prefix) || !strings.HasSuffix(target, p.suffix):
+		case p.star:
+			return p // a base name has no '/', which is all '*' cannot match
+		case doublestar.MatchUnvalidated(p.glob, target):
 			return p
 		}
 	}
