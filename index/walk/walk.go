@@ -139,10 +139,10 @@ type workerResult struct {
 func (w *walker) work(r *workerResult) {
 	buf := make([]byte, sniffSize)
 	for batch := range w.tasks {
-		if w.ctx.Err() != nil {
-			continue // drain
-		}
 		for _, t := range batch {
+			if w.ctx.Err() != nil {
+				break // drain: the walk fails
+			}
 			info := t.info
 			if info == nil {
 				var err error

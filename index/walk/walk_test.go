@@ -437,6 +437,29 @@ func TestCancel(t *testing.T) {
 	if _, _, err := Walk(ctx, root, Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
+
+	// Cancelled while the first file is read: the walk stops with the error
+	// instead of returning a partial list.
+	m, err := NewMatcher(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	var reads sync.Map
+	m.readHead = func(name string, buf []byte) (int, error) {
+		cancel()
+		reads.Store(name, true)
+		return readFileHead(name, buf)
+	}
+	files, _, err := m.Walk(ctx)
+	if !errors.Is(err, context.Canceled) || files != nil {
+		t.Errorf("Walk = %d files, %v; want context.Canceled", len(files), err)
+	}
+	n := 0
+	reads.Range(func(any, any) bool { n++; return true })
+	if n >= len(tree) {
+		t.Errorf("all %d files were read despite the cancellation", n)
+	}
 }
 
 func TestRootErrors(t *testing.T) {
