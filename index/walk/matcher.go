@@ -500,8 +500,9 @@ func (m *Matcher) DirAllowed(relPath string) (bool, Reason) {
 // CheckFile applies all of Walk's rules to one file on disk, including the
 // symlink checks on the file and its ancestor directories, and returns the
 // File when it may be indexed or the Skipped record when not. The error is
-// for failures to read ignore files; unreadable files are reported as
-// Skipped with ReasonUnreadable. Duplicates (the same file reached through
+// for a file that does not exist (it wraps fs.ErrNotExist), a directory, and
+// failures to read ignore files; unreadable files are reported as Skipped
+// with ReasonUnreadable. Duplicates (the same file reached through
 // several paths) are a property of a whole walk and are not detected here.
 func (m *Matcher) CheckFile(relPath string) (File, *Skipped, error) {
 	rel, ok := cleanRel(relPath)
@@ -530,7 +531,9 @@ func (m *Matcher) CheckFile(relPath string) (File, *Skipped, error) {
 	name := path.Base(rel)
 	abs := filepath.Join(m.root, filepath.FromSlash(rel))
 	t := m.resolve(abs, realDir)
-	if t.err != nil {
+	if errors.Is(t.err, fs.ErrNotExist) {
+		return File{}, nil, fmt.Errorf("walk: %w", t.err)
+	} else if t.err != nil {
 		return File{}, &Skipped{Path: rel, Reason: ReasonUnreadable, Detail: t.err.Error()}, nil
 	}
 	if r, detail, _ := m.checkEntry(stack, rel, name, t.isDir, included); r != "" {
@@ -549,7 +552,7 @@ func (m *Matcher) CheckFile(relPath string) (File, *Skipped, error) {
 // target is the outcome of resolving a path that may be a symlink.
 type target struct {
 	info   fs.FileInfo // of the path, or of the link's target; nil when unknown
-	real   string      // resolved absolute path; "" when not a symlink (the caller knows)
+	real   string      // resolved absolute path; "" for a symlink not followed
 	isDir  bool
 	link   bool   // the path itself is a symlink
 	reason Reason // symlink problem: not followed, outside the root, loop, broken

@@ -474,3 +474,24 @@ func TestRootErrors(t *testing.T) {
 		t.Error("no error for a file root")
 	}
 }
+
+func TestCheckFileErrors(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"d/a.go": "package d\n"})
+	m, err := NewMatcher(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.CheckFile("d/gone.go"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("CheckFile(missing) err = %v, want ErrNotExist", err)
+	}
+	if _, _, err := m.CheckFile("d"); err == nil {
+		t.Error("CheckFile(directory) gave no error")
+	}
+	if f, s, err := m.CheckFile("d/a.go"); err != nil || s != nil || f.Abs != filepath.Join(root, "d", "a.go") || f.Size != 10 || f.ModTime.IsZero() {
+		t.Errorf("CheckFile(d/a.go) = %+v, %+v, %v", f, s, err)
+	}
+	if _, s, err := m.CheckFile("../x"); err != nil || s == nil || s.Reason != ReasonOutsideRoot {
+		t.Errorf("CheckFile(../x) = %+v, %v", s, err)
+	}
+}
