@@ -1,0 +1,347 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/document"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/ctxls/ctxls/index/chunk"
+)
+
+// fileJob is one file to (re)index.
+type fileJob struct {
+	entry   Entry
+	content []byte // nil: read root/entry.Path from disk
+	overlay bool   // content is an editor buffer
+	// knownHash is the content hash already indexed for this path, if
+	// any: a file that still has it is not chunked again.
+	knownHash string
+}
+
+// fileResult is a processed fileJob: the file's new table row and the
+// bleve documents of its chunks (nil after they are written).
+type fileResult struct {
+	job  *fileJob
+	rec  *fileRec
+	docs []*document.Document
+	skip string // non-empty: the file is not indexed, for this reason
+	err  error  // detail for skip
+	// same: the content hash equals job.knownHash; rec holds only the
+	// file info, without chunks.
+	same bool
+}
+
+// processFile reads, hashes, chunks and counts one file. It uses only the
+// given chunker and immutable settings, so workers may run it in parallel.
+func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
+	r := fileResult{job: j}
+	src := j.content
+	if src == nil {
+		b, err := os.ReadFile(filepath.Join(x.env.root, filepath.FromSlash(j.entry.Path)))
+		if err != nil {
+			r.skip, r.err = "read error", err
+			if errors.Is(err, os.ErrNotExist) {
+				r.skip = "missing"
+			}
+			return r
+		}
+		src = b
+	}
+	info := FileInfo{
+		Path:     j.entry.Path,
+		Size:     j.entry.Size,
+		ModTime:  j.entry.ModTime,
+		Hash:     contentHash(src),
+		Language: j.entry.Language,
+		Overlay:  j.overlay,
+	}
+	if j.content != nil && !j.overlay {
+		// Content given by the caller: the disk file is not known to match,
+		// so make the next refresh look at it again.
+		info.Size, info.ModTime = int64(len(src)), time.Time{}
+	}
+	if j.knownHash != "" && j.knownHash == info.Hash {
+		r.rec, r.same = &fileRec{info: info}, true
+		return r
+	}
+	chunks, err := ch.Chunk(j.entry.Path, src)
+	if err != nil {
+		r.skip, r.err = "chunk error", err
+		return r
+	}
+	rec := &fileRec{info: info}
+	if j.overlay {
+		rec.content = src
+	}
+	rec.chunks = make([]chunkRec, 0, len(chunks))
+	for i := range chunks {
+		c := chunks[i]
+		c.Path = info.Path
+		if err := checkChunk(&c, len(src)); err != nil {
+			x.set.Logf("index: %s: dropping chunk: %v", info.Path, err)
+			continue
+		}
+		rec.chunks = append(rec.chunks, chunkRec{c: c})
+	}
+	sortChunks(rec.chunks)
+	if rec.info.Language == "" {
+		if len(rec.chunks) > 0 {
+			rec.info.Language = rec.chunks[0].c.Language
+		} else {
+			rec.info.Language = languageOf(info.Path)
+		}
+	}
+	rec.info.Chunks = len(rec.chunks)
+
+	var starts []int
+	if len(x.set.counters) > 0 {
+		starts = lineStarts(src)
+	}
+	r.docs = make([]*document.Document, len(rec.chunks))
+	for i := range rec.chunks {
+		cr := &rec.chunks[i]
+		c := &cr.c
+		if len(x.set.counters) > 0 {
+			s, e := lineSpan(starts, len(src), c.StartLine, c.EndLine)
+			text := string(src[s:e])
+			cr.tokens = make([]int32, len(x.set.counters))
+			for k, cnt := range x.set.counters {
+				cr.tokens[k] = int32(cnt.Count(text))
+			}
+		}
+		r.docs[i] = chunkDocument(makeChunkID(info.Path, i), c, src[c.StartByte:c.EndByte])
+	}
+	r.rec = rec
+	return r
+}
+
+// runPipeline processes jobs on x.set.Workers goroutines, each with its
+// own Chunker, and hands each result to consume on the calling goroutine
+// in completion order. It stops at the first error from consume or ctx.
+func (x *Index) runPipeline(ctx context.Context, jobs []fileJob, consume func(*fileResult) error) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := min(x.set.Workers, len(jobs))
+	next := make(chan *fileJob)
+	results := make(chan fileResult, 2*workers)
+	var wg sync.WaitGroup
+	errc := make(chan error, workers)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ch, err := x.set.NewChunker()
+			if err != nil {
+				errc <- fmt.Errorf("new chunker: %w", err)
+				cancel()
+				return
+			}
+			defer ch.Close()
+			for j := range next {
+				r := x.processFile(ch, j)
+				select {
+				case results <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range jobs {
+			select {
+			case next <- &jobs[i]:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	var err error
+	for r := range results {
+		if err != nil {
+			continue // drain
+		}
+		if err = consume(&r); err != nil {
+			cancel()
+		}
+	}
+	if err != nil {
+		return err
+	}
+	select {
+	case err := <-errc:
+		return err
+	default:
+	}
+	return ctx.Err()
+}
+
+// batchWriter is the single bleve writer of a build, refresh or update: it
+// batches documents, flushes every BatchSize operations, and records each
+// file's field lengths once bleve has analyzed its documents.
+type batchWriter struct {
+	x       *Index
+	bidx    bleve.Index
+	batch   *bleve.Batch
+	size    int
+	pending []*fileResult
+	intern  map[string]string
+	out     map[string]*fileRec // files written, by path
+	// before runs once, before the first batch that changes bleve.
+	before func() error
+	// flushed runs after each flush.
+	flushed func() error
+}
+
+func (x *Index) newBatchWriter(bidx bleve.Index) *batchWriter {
+	return &batchWriter{
+		x: x, bidx: bidx, batch: bidx.NewBatch(), size: x.set.BatchSize,
+		intern: make(map[string]string), out: make(map[string]*fileRec),
+	}
+}
+
+// add queues r's documents, replacing old (the file's previous row, if
+// any) in bleve.
+func (w *batchWriter) add(r *fileResult, old *fileRec) error {
+	w.internRec(r.rec)
+	if old != nil {
+		for i := len(r.rec.chunks); i < len(old.chunks); i++ {
+			w.batch.Delete(string(makeChunkID(old.info.Path, i)))
+		}
+	}
+	for _, d := range r.docs {
+		if err := w.batch.IndexAdvanced(d); err != nil {
+			return fmt.Errorf("index %s: %w", r.rec.info.Path, err)
+		}
+	}
+	w.pending = append(w.pending, r)
+	if w.batch.Size() >= w.size {
+		return w.flush()
+	}
+	return nil
+}
+
+// remove deletes old's documents.
+func (w *batchWriter) remove(old *fileRec) error {
+	for i := range old.chunks {
+		w.batch.Delete(string(makeChunkID(old.info.Path, i)))
+	}
+	if w.batch.Size() >= w.size {
+		return w.flush()
+	}
+	return nil
+}
+
+func (w *batchWriter) flush() error {
+	if w.batch.Size() == 0 && len(w.pending) == 0 {
+		return nil
+	}
+	if w.before != nil {
+		if err := w.before(); err != nil {
+			return err
+		}
+		w.before = nil
+	}
+	if err := w.bidx.Batch(w.batch); err != nil {
+		return fmt.Errorf("write index batch: %w", err)
+	}
+	for _, r := range w.pending {
+		for i, d := range r.docs {
+			fieldLengths(d, &r.rec.chunks[i].flen)
+		}
+		r.docs = nil
+		w.out[r.rec.info.Path] = r.rec
+	}
+	clear(w.pending)
+	w.pending = w.pending[:0]
+	w.batch.Reset()
+	if w.flushed != nil {
+		return w.flushed()
+	}
+	return nil
+}
+
+// persist flushes and then waits until bleve has written everything to
+// disk. state is recorded in the index as internal data (it also makes
+// sure the last batch is never empty).
+func (w *batchWriter) persist(ctx context.Context, state string) error {
+	if err := w.flush(); err != nil {
+		return err
+	}
+	return persistIndex(ctx, w.bidx, state)
+}
+
+// persistIndex waits until every batch applied to bidx so far is on disk.
+// Indexes are opened with unsafe_batch (a batch returns before its segment
+// is persisted); persistence is in order, so the callback of one more
+// batch proves the earlier ones are on disk.
+func persistIndex(ctx context.Context, bidx bleve.Index, state string) error {
+	done := make(chan error, 1)
+	b := bidx.NewBatch()
+	b.SetInternal([]byte("ctxls.state"), []byte(state))
+	b.SetPersistedCallback(bindex.BatchCallback(func(err error) { done <- err }))
+	if err := bidx.Batch(b); err != nil {
+		return fmt.Errorf("persist index: %w", err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("persist index: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// fieldLengths stores the analyzed length of d's search fields in flen.
+func fieldLengths(d *document.Document, flen *[numSearchFields]uint32) {
+	for _, f := range d.Fields {
+		for j, name := range searchFields {
+			if f.Name() == name {
+				flen[j] = uint32(f.AnalyzedLength())
+			}
+		}
+	}
+}
+
+// internRec makes repeated strings of rec's chunks (identifiers above all)
+// share memory with earlier files of this writer.
+func (w *batchWriter) internRec(rec *fileRec) {
+	in := func(s string) string {
+		if v, ok := w.intern[s]; ok {
+			return v
+		}
+		w.intern[s] = s
+		return s
+	}
+	rec.info.Language = in(rec.info.Language)
+	for i := range rec.chunks {
+		c := &rec.chunks[i].c
+		c.Path = rec.info.Path
+		c.Language = in(c.Language)
+		c.Kind = chunk.Kind(in(string(c.Kind)))
+		for k, s := range c.Defines {
+			c.Defines[k] = in(s)
+		}
+		for k, s := range c.References {
+			c.References[k] = in(s)
+		}
+	}
+}

@@ -1,0 +1,489 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/index/chunk"
+	"github.com/ctxls/ctxls/tokens"
+)
+
+// countingOptions are testOptions whose chunker counts the files it chunks.
+func countingOptions(t testing.TB) (Options, *atomic.Int64) {
+	opts := testOptions(t)
+	calls := new(atomic.Int64)
+	opts.NewChunker = func() (Chunker, error) { return blockChunker{calls: calls}, nil }
+	return opts, calls
+}
+
+func mustOpen(t testing.TB, root string, opts Options) *Index {
+	t.Helper()
+	x, err := Open(ctx, root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func liveGen(t testing.TB, dir string) string {
+	t.Helper()
+	gen, err := readCurrent(dir)
+	if err != nil || gen == "" {
+		t.Fatalf("no live generation in %s: %v", dir, err)
+	}
+	return gen
+}
+
+func TestReopenServesCachedIndex(t *testing.T) {
+	opts, calls := countingOptions(t)
+	root := t.TempDir()
+	writeTree(t, root, fixture())
+	st, err := Build(ctx, root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode != "build" || st.Files != 6 || st.Chunks == 0 || st.IndexBytes == 0 || st.Reason != "no index" {
+		t.Fatalf("first build stats %+v", st)
+	}
+	built := calls.Load()
+	x := mustOpen(t, root, opts)
+	defer x.Close()
+	st2 := x.Stats()
+	if st2.Mode != "open" || st2.Changed != 0 || calls.Load() != built {
+		t.Fatalf("reopen stats %+v, chunker calls %d→%d", st2, built, calls.Load())
+	}
+	if st2.StateRoot != st.StateRoot || st2.Chunks != st.Chunks {
+		t.Errorf("state %s/%d, want %s/%d", st2.StateRoot, st2.Chunks, st.StateRoot, st.Chunks)
+	}
+	if got := hitPaths(t, x, Query{Identifiers: []string{"parseHTTPRequest"}}); len(got) == 0 || got[0] != "server/http.go" {
+		t.Errorf("search on reopened index: %v", got)
+	}
+	s, release := x.Snapshot()
+	defer release()
+	if d := s.Defs("Stitch"); len(d) != 1 {
+		t.Errorf("symbol table after reload: %v", d)
+	}
+	if n, ok := s.TokenCount(s.Defs("Stitch")[0], "words"); !ok || n == 0 {
+		t.Errorf("token counts after reload: %d %v", n, ok)
+	}
+	ents, _ := os.ReadDir(opts.CacheDir)
+	gens := 0
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), genPrefix) {
+			gens++
+		}
+	}
+	if gens != 1 {
+		t.Errorf("%d generations in the cache directory, want 1", gens)
+	}
+}
+
+func TestRefreshRereadsOnlyChangedFiles(t *testing.T) {
+	opts, calls := countingOptions(t)
+	root := t.TempDir()
+	writeTree(t, root, fixture())
+	if _, err := Build(ctx, root, opts); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, root, map[string]string{
+		"server/http.go": "package server\n\nfunc serveframes() {}\n", // changed
+		"added/new.go":   "package added\n\nfunc Fresh() {}\n",        // added
+	})
+	os.Remove(filepath.Join(root, "README.md")) // removed
+	// touched: new time, same content
+	future := time.Now().Add(time.Hour)
+	os.Chtimes(filepath.Join(root, "ranges/stitch.go"), future, future)
+	calls.Store(0)
+	x := mustOpen(t, root, opts)
+	st := x.Stats()
+	if st.Mode != "refresh" || st.Changed != 2 || st.Removed != 1 || st.Files != 6 {
+		t.Errorf("refresh stats %+v", st)
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("chunked %d files, want 2 (the changed and the added)", n)
+	}
+	if got := hitPaths(t, x, Query{Text: "serveframes Fresh"}); !slices.Equal(got, []string{"added/new.go", "server/http.go"}) {
+		t.Errorf("refreshed content: %v", got)
+	}
+	if got := hitPaths(t, x, Query{Text: "readwire"}); len(got) != 0 {
+		t.Errorf("old content still served: %v", got)
+	}
+	x.Close()
+	// Nothing changed since: no refresh work, the touched file's new time
+	// was recorded.
+	calls.Store(0)
+	x = mustOpen(t, root, opts)
+	defer x.Close()
+	if st := x.Stats(); st.Mode != "open" || calls.Load() != 0 {
+		t.Errorf("second reopen: %+v, %d chunked", st, calls.Load())
+	}
+	if _, err := x.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDamagedIndexIsRebuilt(t *testing.T) {
+	cases := []struct {
+		name, reason string
+		damage       func(t *testing.T, dir, gen string)
+	}{
+		{"missing marker", "incomplete", func(t *testing.T, dir, gen string) {
+			os.Remove(filepath.Join(gen, completeName))
+		}},
+		{"old schema", "schema version", func(t *testing.T, dir, gen string) {
+			os.WriteFile(filepath.Join(gen, schemaName), []byte("0\n"), 0o644)
+		}},
+		{"old schema in marker", "schema version", func(t *testing.T, dir, gen string) {
+			b, _ := os.ReadFile(filepath.Join(gen, completeName))
+			os.WriteFile(filepath.Join(gen, completeName), []byte(strings.Replace(string(b), `"schema": 1`, `"schema": 0`, 1)), 0o644)
+		}},
+		{"truncated tables", "damaged", func(t *testing.T, dir, gen string) {
+			p := filepath.Join(gen, tablesName)
+			fi, _ := os.Stat(p)
+			os.Truncate(p, fi.Size()/2)
+		}},
+		{"flipped byte in tables", "damaged", func(t *testing.T, dir, gen string) {
+			p := filepath.Join(gen, tablesName)
+			b, _ := os.ReadFile(p)
+			b[len(b)/3] ^= 0x40
+			os.WriteFile(p, b, 0o644)
+		}},
+		{"truncated bleve", "damaged", func(t *testing.T, dir, gen string) {
+			n := 0
+			filepath.WalkDir(filepath.Join(gen, bleveName), func(p string, d os.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() {
+					os.Truncate(p, 0)
+					n++
+				}
+				return nil
+			})
+			if n == 0 {
+				t.Fatal("no bleve files")
+			}
+		}},
+		{"bleve directory gone", "damaged", func(t *testing.T, dir, gen string) {
+			os.RemoveAll(filepath.Join(gen, bleveName))
+		}},
+		{"bad CURRENT", "damaged", func(t *testing.T, dir, gen string) {
+			os.WriteFile(filepath.Join(dir, currentName), []byte("../../etc\n"), 0o644)
+		}},
+		{"generation gone", "no index", func(t *testing.T, dir, gen string) {
+			os.RemoveAll(gen)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			opts := testOptions(t)
+			root := t.TempDir()
+			writeTree(t, root, fixture())
+			first, err := Build(ctx, root, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.damage(t, opts.CacheDir, liveGen(t, opts.CacheDir))
+			x := mustOpen(t, root, opts)
+			st := x.Stats()
+			if st.Mode != "build" || !strings.Contains(st.Reason, c.reason) {
+				t.Errorf("stats after damage: mode %q reason %q, want a build because %q", st.Mode, st.Reason, c.reason)
+			}
+			if st.StateRoot != first.StateRoot || st.Chunks != first.Chunks {
+				t.Errorf("rebuilt state %s/%d, want %s/%d", st.StateRoot, st.Chunks, first.StateRoot, first.Chunks)
+			}
+			if got := hitPaths(t, x, Query{Identifiers: []string{"Stitch"}}); len(got) == 0 {
+				t.Error("rebuilt index finds nothing")
+			}
+			x.Close()
+			x = mustOpen(t, root, opts)
+			if st := x.Stats(); st.Mode != "open" {
+				t.Errorf("after the rebuild: mode %q (%s)", st.Mode, st.Reason)
+			}
+			x.Close()
+		})
+	}
+}
+
+func TestOptionsChangeRebuilds(t *testing.T) {
+	opts := testOptions(t)
+	root := t.TempDir()
+	writeTree(t, root, fixture())
+	if _, err := Build(ctx, root, opts); err != nil {
+		t.Fatal(err)
+	}
+	opts.Counters = map[string]tokens.Counter{"words": wordCounter{}, "w2": wordCounter{}}
+	st, err := Build(ctx, root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode != "build" || !strings.Contains(st.Reason, "encodings") {
+		t.Errorf("encodings change: %+v", st)
+	}
+	opts.ConfigKey = "chunker v2"
+	if st, _ = Build(ctx, root, opts); st.Mode != "build" || !strings.Contains(st.Reason, "configuration") {
+		t.Errorf("config change: %+v", st)
+	}
+	opts.Rebuild = true
+	if st, _ = Build(ctx, root, opts); st.Mode != "build" || st.Reason != "forced" {
+		t.Errorf("forced: %+v", st)
+	}
+}
+
+func TestChangesPersistThroughCheckpoint(t *testing.T) {
+	opts := testOptions(t)
+	x, root := openFixture(t, opts)
+	gen := liveGen(t, opts.CacheDir)
+	writeTree(t, root, map[string]string{"server/http.go": "package server\n\nfunc serveframes() {}\n"})
+	if err := x.Update(ctx, "server/http.go", nil); err != nil {
+		t.Fatal(err)
+	}
+	// Until the checkpoint the marker is gone: a crash now means a rebuild,
+	// never tables that disagree with bleve.
+	if _, err := os.Stat(filepath.Join(gen, completeName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("completeness marker present while bleve has unrecorded changes: %v", err)
+	}
+	if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte("package ranges\n\nfunc unsavedonly() {}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(gen, completeName)); err != nil {
+		t.Errorf("no marker after checkpoint: %v", err)
+	}
+	want := x.Stats().StateRoot
+	_ = want
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x = mustOpen(t, root, opts)
+	defer x.Close()
+	st := x.Stats()
+	// The update was persisted (no rebuild); the overlay was not taken for
+	// disk content: that one file is re-read.
+	if st.Mode != "refresh" || st.Changed != 1 {
+		t.Errorf("reopen after checkpoint: %+v", st)
+	}
+	if got := hitPaths(t, x, Query{Text: "serveframes"}); !slices.Equal(got, []string{"server/http.go"}) {
+		t.Errorf("persisted update: %v", got)
+	}
+	if got := hitPaths(t, x, Query{Text: "unsavedonly"}); len(got) != 0 {
+		t.Errorf("overlay of the previous process served: %v", got)
+	}
+	if got := hitPaths(t, x, Query{Identifiers: []string{"Stitch"}}); !slices.Contains(got, "ranges/stitch.go") {
+		t.Errorf("disk content of the overlaid file: %v", got)
+	}
+}
+
+func TestLockPreventsSecondWriter(t *testing.T) {
+	opts := testOptions(t)
+	a, root := openFixture(t, opts)
+	before, _ := os.ReadDir(opts.CacheDir)
+
+	start := time.Now()
+	_, err := Open(ctx, root, opts)
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Open: %v, want ErrLocked", err)
+	}
+	if d := time.Since(start); d < opts.LockTimeout {
+		t.Errorf("gave up after %v, before the %v timeout", d, opts.LockTimeout)
+	}
+
+	popts := opts
+	popts.PrivateWhenLocked = true
+	b := mustOpen(t, root, popts)
+	if b.Dir() == a.Dir() || !strings.Contains(b.Stats().Reason, "private") {
+		t.Errorf("private index in %s (%s)", b.Dir(), b.Stats().Reason)
+	}
+	if err := b.Update(ctx, "server/http.go", []byte("package server\n\nfunc privateonly() {}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitPaths(t, b, Query{Text: "privateonly"}); len(got) != 1 {
+		t.Errorf("private index search: %v", got)
+	}
+	privDir := b.Dir()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(privDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("private directory left behind: %v", err)
+	}
+	after, _ := os.ReadDir(opts.CacheDir)
+	if len(before) != len(after) {
+		t.Errorf("shared cache directory changed by the second Index: %d → %d entries", len(before), len(after))
+	}
+	// The first Index was not disturbed, and its directory reopens as is.
+	if got := hitPaths(t, a, Query{Text: "privateonly"}); len(got) != 0 {
+		t.Errorf("first index sees the private change: %v", got)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c := mustOpen(t, root, opts)
+	defer c.Close()
+	if st := c.Stats(); st.Mode != "open" {
+		t.Errorf("reopen after both closed: %+v", st)
+	}
+}
+
+// slowChunker delays every file, to catch a background build in progress.
+type slowChunker struct {
+	blockChunker
+	gate chan struct{}
+}
+
+func (s slowChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
+	<-s.gate
+	return s.blockChunker.Chunk(p, src)
+}
+
+func TestBackgroundBuild(t *testing.T) {
+	opts := testOptions(t)
+	gate := make(chan struct{})
+	opts.NewChunker = func() (Chunker, error) { return slowChunker{gate: gate}, nil }
+	opts.Background = true
+	opts.Workers = 1
+	opts.BatchSize = 1
+	root := t.TempDir()
+	writeTree(t, root, fixture())
+	x := mustOpen(t, root, opts)
+	defer x.Close()
+	s, release := x.Snapshot()
+	if s.Complete() || len(s.Paths()) != 0 {
+		t.Errorf("snapshot during build: complete %v, %d files", s.Complete(), len(s.Paths()))
+	}
+	hits, err := s.Search(ctx, Query{Text: "stitch"}, 5)
+	if err != nil || len(hits) != 0 {
+		t.Errorf("search during build: %v %v", hits, err)
+	}
+	release()
+	// Changes during the build are applied after it.
+	if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte("package ranges\nfunc overlaidwhilebuilding() {}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Update(ctx, "server/http.go", []byte("package server\nfunc updatedwhilebuilding() {}\n")); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	if err := x.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, release = x.Snapshot()
+	defer release()
+	if !s.Complete() || len(s.Paths()) != 6 {
+		t.Errorf("after Wait: complete %v, %d files", s.Complete(), len(s.Paths()))
+	}
+	for _, w := range []string{"overlaidwhilebuilding", "updatedwhilebuilding"} {
+		if hits, _ := s.Search(ctx, Query{Text: w}, 5); len(hits) != 1 {
+			t.Errorf("%s: %v", w, hits)
+		}
+	}
+}
+
+// sleepyChunker takes 100 ms per file.
+type sleepyChunker struct{ blockChunker }
+
+func (s sleepyChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
+	time.Sleep(100 * time.Millisecond)
+	return s.blockChunker.Chunk(p, src)
+}
+
+func TestCloseCancelsBackgroundBuild(t *testing.T) {
+	opts := testOptions(t)
+	opts.NewChunker = func() (Chunker, error) { return sleepyChunker{}, nil }
+	opts.Workers = 1
+	opts.Background = true
+	root := t.TempDir()
+	writeTree(t, root, fixture())
+	x := mustOpen(t, root, opts)
+	done := make(chan error)
+	go func() { done <- x.Close() }()
+	select {
+	case <-done:
+	case <-time.After(400 * time.Millisecond):
+		t.Fatal("Close waits for the whole build")
+	}
+	if err := x.Wait(ctx); err == nil {
+		t.Error("cancelled build reported success")
+	}
+	if err := x.Update(ctx, "a.go", []byte("x")); !errors.Is(err, ErrClosed) {
+		t.Errorf("Update after Close: %v", err)
+	}
+	s, release := x.Snapshot()
+	defer release()
+	if hits, err := s.Search(ctx, Query{Text: "x"}, 1); err != nil || len(hits) != 0 {
+		t.Errorf("snapshot after Close: %v %v", hits, err)
+	}
+}
+
+func TestCancelledBuildLeavesNoGeneration(t *testing.T) {
+	opts := testOptions(t)
+	root := t.TempDir()
+	writeTree(t, root, fixture())
+	cctx, cancel := context.WithCancel(ctx)
+	n := 0
+	opts.Progress = func(Progress) {
+		if n++; n == 2 {
+			cancel()
+		}
+	}
+	if _, err := Open(cctx, root, opts); err == nil {
+		t.Fatal("cancelled build succeeded")
+	}
+	ents, _ := os.ReadDir(opts.CacheDir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), genPrefix) || e.Name() == currentName {
+			t.Errorf("left %s behind", e.Name())
+		}
+	}
+	opts.Progress = nil
+	x := mustOpen(t, root, opts)
+	x.Close()
+}
+
+func TestTablesCodec(t *testing.T) {
+	x, _ := openFixture(t, testOptions(t))
+	s, release := x.Snapshot()
+	defer release()
+	var files []*fileRec
+	for _, p := range s.Paths() {
+		files = append(files, s.file(p))
+	}
+	p := filepath.Join(t.TempDir(), "t.bin")
+	if err := writeTables(p, []string{"words"}, files); err != nil {
+		t.Fatal(err)
+	}
+	encs, got, err := readTables(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(encs, []string{"words"}) || len(got) != len(files) {
+		t.Fatalf("read %v, %d files", encs, len(got))
+	}
+	for _, f := range files {
+		g := got[f.info.Path]
+		if g == nil || g.info.Hash != f.info.Hash || !g.info.ModTime.Equal(f.info.ModTime) || len(g.chunks) != len(f.chunks) {
+			t.Fatalf("file %s: %+v vs %+v", f.info.Path, g, f.info)
+		}
+		for i := range f.chunks {
+			a, b := f.chunks[i], g.chunks[i]
+			if a.c.Symbol != b.c.Symbol || a.c.Doc != b.c.Doc || !slices.Equal(a.c.References, b.c.References) ||
+				a.c.StartByte != b.c.StartByte || a.c.TrackingHash != b.c.TrackingHash || a.flen != b.flen ||
+				!slices.Equal(a.tokens, b.tokens) {
+				t.Errorf("%s chunk %d differs: %+v vs %+v", f.info.Path, i, a, b)
+			}
+		}
+	}
+	b, _ := os.ReadFile(p)
+	for _, cut := range []int{0, 5, len(b) / 2, len(b) - 1} {
+		os.WriteFile(p, b[:cut], 0o644)
+		if _, _, err := readTables(p); !errors.Is(err, errCorrupt) {
+			t.Errorf("truncated at %d: %v", cut, err)
+		}
+	}
+}

@@ -1,0 +1,327 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"time"
+
+	"github.com/ctxls/ctxls/index/chunk"
+)
+
+// The tables file is a compact binary encoding of the file and chunk
+// tables (the symbol maps are rebuilt on load):
+//
+//	magic "CTXLSTB1"
+//	encodings: uvarint n, n × str
+//	files: uvarint n, n × file
+//	file: str path, varint size, varint mtime (Unix ns), str hash,
+//	      str language, uvarint flags (1: overlay), uvarint chunks, chunks × chunk
+//	chunk: str language, str kind, uvarint startByte endByte startLine endLine,
+//	       str symbol, str qualifiedName, str signature, uvarint sigEndLine,
+//	       str doc, uvarint docStartLine, uvarint n + n × str defines,
+//	       uvarint n + n × str references, str trackingHash, str contentHash,
+//	       encodings × uvarint tokens, numSearchFields × uvarint field length
+//	trailer: SHA-256 of everything before it
+//
+// str is interned: uvarint 0, uvarint len, bytes for a string's first
+// occurrence, uvarint i+1 for a repeat of the i-th distinct string. On load
+// every repeated identifier is one Go string.
+const tablesMagic = "CTXLSTB1"
+
+var errCorrupt = errors.New("tables file corrupt")
+
+type tablesWriter struct {
+	w    *bufio.Writer
+	h    hash.Hash
+	strs map[string]uint64
+	buf  [binary.MaxVarintLen64]byte
+	err  error
+}
+
+func (w *tablesWriter) bytes(b []byte) {
+	if w.err == nil {
+		_, w.err = w.w.Write(b)
+	}
+}
+
+func (w *tablesWriter) uvarint(x uint64) { w.bytes(w.buf[:binary.PutUvarint(w.buf[:], x)]) }
+func (w *tablesWriter) varint(x int64)   { w.bytes(w.buf[:binary.PutVarint(w.buf[:], x)]) }
+func (w *tablesWriter) int(x int)        { w.uvarint(uint64(max(x, 0))) }
+
+func (w *tablesWriter) str(s string) {
+	if i, ok := w.strs[s]; ok {
+		w.uvarint(i + 1)
+		return
+	}
+	w.strs[s] = uint64(len(w.strs))
+	w.uvarint(0)
+	w.uvarint(uint64(len(s)))
+	if w.err == nil {
+		_, w.err = w.w.WriteString(s)
+	}
+}
+
+func (w *tablesWriter) strList(ss []string) {
+	w.uvarint(uint64(len(ss)))
+	for _, s := range ss {
+		w.str(s)
+	}
+}
+
+// writeTables writes the tables of files (in the given order) to path
+// atomically: a temporary file, fsync, rename.
+func writeTables(path string, encodings []string, files []*fileRec) (err error) {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("write tables: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	h := sha256.New()
+	w := &tablesWriter{w: bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16), h: h, strs: make(map[string]uint64)}
+	w.bytes([]byte(tablesMagic))
+	w.strList(encodings)
+	w.uvarint(uint64(len(files)))
+	for _, fr := range files {
+		fi := &fr.info
+		w.str(fi.Path)
+		w.varint(fi.Size)
+		var mt int64
+		if !fi.ModTime.IsZero() {
+			mt = fi.ModTime.UnixNano()
+		}
+		w.varint(mt)
+		w.str(fi.Hash)
+		w.str(fi.Language)
+		var flags uint64
+		if fi.Overlay {
+			flags |= 1
+		}
+		w.uvarint(flags)
+		w.uvarint(uint64(len(fr.chunks)))
+		for i := range fr.chunks {
+			cr := &fr.chunks[i]
+			c := &cr.c
+			w.str(c.Language)
+			w.str(string(c.Kind))
+			w.int(c.StartByte)
+			w.int(c.EndByte)
+			w.int(c.StartLine)
+			w.int(c.EndLine)
+			w.str(c.Symbol)
+			w.str(c.QualifiedName)
+			w.str(c.Signature)
+			w.int(c.SigEndLine)
+			w.str(c.Doc)
+			w.int(c.DocStartLine)
+			w.strList(c.Defines)
+			w.strList(c.References)
+			w.str(c.TrackingHash)
+			w.str(c.ContentHash)
+			for j := range encodings {
+				var n int32
+				if j < len(cr.tokens) {
+					n = cr.tokens[j]
+				}
+				w.int(int(n))
+			}
+			for _, l := range cr.flen {
+				w.uvarint(uint64(l))
+			}
+		}
+	}
+	if w.err == nil {
+		w.err = w.w.Flush()
+	}
+	if w.err != nil {
+		return fmt.Errorf("write tables: %w", w.err)
+	}
+	if _, err := f.Write(h.Sum(nil)); err != nil {
+		return fmt.Errorf("write tables: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write tables: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write tables: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write tables: %w", err)
+	}
+	return nil
+}
+
+type tablesReader struct {
+	b    []byte
+	strs []string
+	err  error
+}
+
+func (r *tablesReader) fail() {
+	if r.err == nil {
+		r.err = errCorrupt
+	}
+	r.b = nil
+}
+
+func (r *tablesReader) uvarint() uint64 {
+	x, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return x
+}
+
+func (r *tablesReader) varint() int64 {
+	x, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return x
+}
+
+func (r *tablesReader) int() int {
+	x := r.uvarint()
+	if x > 1<<40 {
+		r.fail()
+		return 0
+	}
+	return int(x)
+}
+
+func (r *tablesReader) count(minSize int) int {
+	n := r.int()
+	if n*max(minSize, 1) > len(r.b) {
+		r.fail()
+		return 0
+	}
+	return n
+}
+
+func (r *tablesReader) str() string {
+	i := r.uvarint()
+	if i > 0 {
+		if i > uint64(len(r.strs)) {
+			r.fail()
+			return ""
+		}
+		return r.strs[i-1]
+	}
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	r.strs = append(r.strs, s)
+	return s
+}
+
+func (r *tablesReader) strList() []string {
+	n := r.count(1)
+	if n == 0 {
+		return nil
+	}
+	ss := make([]string, n)
+	for i := range ss {
+		ss[i] = r.str()
+	}
+	return ss
+}
+
+// readTables reads a tables file written by writeTables. Any truncation,
+// bit flip or format change is reported as an error wrapping errCorrupt.
+func readTables(path string) (encodings []string, files map[string]*fileRec, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read tables: %w", err)
+	}
+	if len(data) < len(tablesMagic)+sha256.Size || !bytes.HasPrefix(data, []byte(tablesMagic)) {
+		return nil, nil, fmt.Errorf("read tables %s: %w", path, errCorrupt)
+	}
+	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return nil, nil, fmt.Errorf("read tables %s: checksum mismatch: %w", path, errCorrupt)
+	}
+	r := &tablesReader{b: body[len(tablesMagic):]}
+	encodings = r.strList()
+	nf := r.count(8)
+	files = make(map[string]*fileRec, nf)
+	for range nf {
+		fr := &fileRec{}
+		fi := &fr.info
+		fi.Path = r.str()
+		fi.Size = r.varint()
+		if mt := r.varint(); mt != 0 {
+			fi.ModTime = time.Unix(0, mt)
+		}
+		fi.Hash = r.str()
+		fi.Language = r.str()
+		fi.Overlay = r.uvarint()&1 != 0
+		nc := r.count(20)
+		fi.Chunks = nc
+		fr.chunks = make([]chunkRec, nc)
+		for i := range fr.chunks {
+			cr := &fr.chunks[i]
+			c := &cr.c
+			c.Path = fi.Path
+			c.Language = r.str()
+			c.Kind = chunk.Kind(r.str())
+			c.StartByte = r.int()
+			c.EndByte = r.int()
+			c.StartLine = r.int()
+			c.EndLine = r.int()
+			c.Symbol = r.str()
+			c.QualifiedName = r.str()
+			c.Signature = r.str()
+			c.SigEndLine = r.int()
+			c.Doc = r.str()
+			c.DocStartLine = r.int()
+			c.Defines = r.strList()
+			c.References = r.strList()
+			c.TrackingHash = r.str()
+			c.ContentHash = r.str()
+			if len(encodings) > 0 {
+				cr.tokens = make([]int32, len(encodings))
+				for j := range cr.tokens {
+					cr.tokens[j] = int32(r.int())
+				}
+			}
+			for j := range cr.flen {
+				cr.flen[j] = uint32(r.uvarint())
+			}
+		}
+		if r.err != nil {
+			break
+		}
+		if _, dup := files[fi.Path]; dup {
+			r.fail()
+			break
+		}
+		files[fi.Path] = fr
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail()
+	}
+	if r.err != nil {
+		return nil, nil, fmt.Errorf("read tables %s: %w", path, r.err)
+	}
+	return encodings, files, nil
+}

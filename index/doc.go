@@ -1,0 +1,60 @@
+// Package index is the workspace index: it lists a workspace's files,
+// chunks them, and keeps
+//
+//   - a bleve (BM25) index with one document per chunk: fields text
+//     (a "path qualified-name" line, then the chunk's text), symbol
+//     (symbol and qualified name), path, doc (the doc comment), kind and
+//     language, all analyzed with the code analyzer of index/analysis;
+//   - a file table (path, size, modification time, content hash,
+//     language), a chunk table (chunk.Chunk plus its token count in each
+//     requested encoding, computed once at index time) and a symbol table
+//     (definitions by name and by qualified name, references by
+//     identifier: a reference graph between chunks, hence files);
+//   - the state root, the hex SHA-256 over the sorted (path, content hash)
+//     pairs: the version of the indexed content.
+//
+// # Reading
+//
+// Readers work on a *Snapshot (Index.Snapshot), an immutable view whose
+// tables and pinned bleve reader always agree, as in gopls. A writer never
+// blocks readers: it prepares the next snapshot and swaps an atomic
+// pointer. Snapshots are reference counted; release each one.
+//
+// File contents are not kept in memory, except editor overlays and files
+// changed through Update since the last compaction. Snapshot.File reads
+// the file from disk and verifies it against the indexed content hash,
+// returning ErrStale rather than text whose lines do not match the chunks.
+// So a 90 MB tree costs its chunk metadata in memory, not its text.
+//
+// # Writing
+//
+// Open builds, or loads and refreshes, the index; Update, Remove,
+// SetOverlay, ClearOverlay and Refresh change it. All changes go through
+// one writer mutex and one bleve writer; chunking runs on GOMAXPROCS
+// workers, each with its own Chunker. Overlays (open editor buffers)
+// override the disk in every answer until cleared.
+//
+// # On disk
+//
+// The index of a root lives in DefaultCacheDir(root)
+// (os.UserCacheDir()/ctxls/<hash of the absolute root>, or
+// $CTXLS_CACHE_DIR/<hash>), or in Options.CacheDir. A full build is written
+// to a new generation directory and switched in by atomically replacing
+// the CURRENT file; a completeness marker is written last, after bleve
+// has persisted everything and the tables file (a checksummed binary
+// file) is written. Incremental changes remove the marker first and a
+// checkpoint writes it again (Options.CheckpointDelay after the last
+// change, and on Close), so a crash in between costs a rebuild, never a
+// wrong answer. A missing marker, another schema version, tables that fail
+// their checksum or a bleve index that fails to open all lead to a full
+// build; files changed since (size or modification time differ, then the
+// content hash) are re-read and re-indexed on open.
+//
+// An flock on <dir>/lock makes one Index the only writer of a directory.
+// A second Open of the same root waits Options.LockTimeout and then fails
+// with ErrLocked, or with Options.PrivateWhenLocked builds a private
+// index in a temporary directory.
+//
+// This package knows nothing of LSP, queries in natural language, or
+// token budgets: the retrieval and assembly layers build on it.
+package index

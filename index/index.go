@@ -1,0 +1,609 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+)
+
+// compactAfter is the number of changed files a snapshot's delta may hold
+// before the writer folds it into new base tables. Lookups scan the delta,
+// and folding costs a pass over all tables, so this trades per-update cost
+// against per-query cost.
+const compactAfter = 128
+
+// Index is one workspace root's index: the writer of its on-disk (or
+// in-memory) state and the source of its snapshots. All methods are safe
+// for concurrent use. Readers take snapshots and never wait for the
+// writer; changes (Update, Remove, overlays, Refresh) are serialized by one
+// writer mutex and each publishes a new snapshot when done.
+//
+// An Index holds the root's cache directory lock until Close.
+type Index struct {
+	set  settings
+	env  *env
+	dir  string // cache directory; "" when in memory
+	lock *dirLock
+	// private: dir is a temporary directory of this Index alone, removed
+	// on Close.
+	private bool
+
+	cur atomic.Pointer[Snapshot]
+
+	// doneBuild is closed when the initial build (or open) has finished;
+	// buildErr is its result.
+	doneBuild chan struct{}
+	buildErr  error
+
+	mu       sync.Mutex // the writer mutex; guards everything below
+	gen      string     // live generation directory; "" when in memory
+	bidx     bleve.Index
+	chunker  Chunker // the writer's, for single-file changes
+	overlays map[string][]byte
+	building bool        // a background build is running
+	pending  []pendingOp // changes that arrived during the build
+	seq      uint64
+	// dirty: bleve has changes not covered by the completeness marker
+	// (the marker is removed); tablesDirty: the tables on disk are out of
+	// date (mtimes only, bleve unchanged).
+	dirty, tablesDirty bool
+	ckTimer            *time.Timer
+	stats              Stats
+	closed             bool
+	// cancelBuild cancels a background build (set before it starts).
+	cancelBuild context.CancelFunc
+}
+
+// pendingOp is a change queued while a background build runs.
+type pendingOp struct {
+	path    string
+	content []byte // nil with !remove: read from disk
+	remove  bool
+	overlay int // +1 set, -1 clear, 0 none
+}
+
+// Stats describe the last build or refresh, for `ctxls index` and logs.
+type Stats struct {
+	// Mode is "build" (a full build), "refresh" (an existing index brought
+	// up to date) or "open" (an existing index, nothing changed).
+	Mode string `json:"mode"`
+	// Reason says why a full build was needed ("no index", "incomplete:
+	// …", "damaged: …", "schema version …", "forced", "in memory", …).
+	Reason     string         `json:"reason,omitempty"`
+	Files      int            `json:"files"`
+	Chunks     int            `json:"chunks"`
+	Bytes      int64          `json:"bytes"`   // source bytes indexed
+	Changed    int            `json:"changed"` // files (re)indexed by this run
+	Removed    int            `json:"removed"` // files dropped by this run
+	Skipped    map[string]int `json:"skipped"` // files left out, by reason
+	DurationMs float64        `json:"durationMs"`
+	IndexBytes int64          `json:"indexBytes"` // size on disk (0 in memory)
+	StateRoot  string         `json:"stateRoot"`
+	Dir        string         `json:"dir,omitempty"` // the cache directory
+}
+
+// Build builds or refreshes the index of root and closes it: what
+// `ctxls index` runs. Options.Progress reports progress; Background is
+// ignored.
+func Build(ctx context.Context, root string, opts Options) (Stats, error) {
+	opts.Background = false
+	x, err := Open(ctx, root, opts)
+	if err != nil {
+		return Stats{}, err
+	}
+	st := x.Stats()
+	if err := x.Close(); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// Open opens the index of root, building it when there is no valid one on
+// disk and refreshing it (re-reading only changed files) when there is. A
+// stale, incomplete, damaged or old-schema index is never served.
+//
+// With Options.Background, a needed full build runs in the background and
+// Open returns at once; snapshots are then partial until Wait returns.
+// The caller must Close the Index.
+func Open(ctx context.Context, root string, opts Options) (*Index, error) {
+	set := opts.settings()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("open index of %s: %w", root, err)
+	}
+	abs = filepath.Clean(abs)
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("open index: %s is not a directory", abs)
+	}
+	x := &Index{
+		set:       set,
+		env:       &env{root: abs, encodings: set.encodings, pool: &scorerPool{}},
+		overlays:  make(map[string][]byte),
+		doneBuild: make(chan struct{}),
+	}
+	if set.InMemory {
+		return x, x.startBuild(ctx, "in memory")
+	}
+	dir := set.CacheDir
+	if dir == "" {
+		if dir, err = DefaultCacheDir(abs); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	lock, err := lockDir(ctx, dir, set.LockTimeout)
+	if err != nil {
+		if !errors.Is(err, ErrLocked) || !set.PrivateWhenLocked {
+			return nil, fmt.Errorf("open index of %s: %w", abs, err)
+		}
+		set.Logf("index: %v; building a private index", err)
+		if dir, err = os.MkdirTemp("", "ctxls-private-"); err != nil {
+			return nil, fmt.Errorf("open index: %w", err)
+		}
+		x.private = true
+		if lock, err = lockDir(ctx, dir, set.LockTimeout); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("open index: %w", err)
+		}
+	}
+	x.dir, x.lock = dir, lock
+
+	reason := "forced"
+	if !set.Rebuild && !x.private {
+		reason = x.openExisting()
+		if reason == "" {
+			start := time.Now()
+			x.mu.Lock()
+			st, err := x.refreshLocked(ctx)
+			x.mu.Unlock()
+			if err != nil {
+				x.Close()
+				return nil, err
+			}
+			st.DurationMs = msSince(start)
+			x.mu.Lock()
+			x.stats = st
+			x.mu.Unlock()
+			close(x.doneBuild)
+			return x, nil
+		}
+		set.Logf("index: full build of %s: %s", abs, reason)
+	}
+	if x.private {
+		reason = "private (index directory locked)"
+	}
+	if err := x.startBuild(ctx, reason); err != nil {
+		x.Close()
+		return nil, err
+	}
+	return x, nil
+}
+
+// openExisting opens the live generation; it returns why it cannot be
+// served ("" when it was opened and published).
+func (x *Index) openExisting() string {
+	removeStale := func() {}
+	gen, err := readCurrent(x.dir)
+	if err != nil {
+		return "damaged: " + err.Error()
+	}
+	defer func() { removeStale() }()
+	reason, m := checkGeneration(gen, x.wantMarker())
+	if reason != "" {
+		return reason
+	}
+	encs, files, err := readTables(filepath.Join(gen, tablesName))
+	if err != nil {
+		return "damaged: " + err.Error()
+	}
+	if !slices.Equal(encs, x.set.encodings) || len(files) != m.Files {
+		return "damaged: tables do not match the completeness marker"
+	}
+	bidx, err := bleve.OpenUsing(filepath.Join(gen, bleveName), bleveConfig())
+	if err != nil {
+		return "damaged: " + err.Error()
+	}
+	base := newTables(encs, files)
+	if n, err := bidx.DocCount(); err != nil || n != uint64(len(base.all)) || len(base.all) != m.Chunks {
+		bidx.Close()
+		return fmt.Sprintf("damaged: %d documents for %d chunks (%v)", n, len(base.all), err)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.gen, x.bidx = gen, bidx
+	if err := x.publishLocked(base, nil, true); err != nil {
+		x.bidx, x.gen = nil, ""
+		bidx.Close()
+		return "damaged: " + err.Error()
+	}
+	removeStale = func() { removeOtherGenerations(x.dir, gen) }
+	return ""
+}
+
+func bleveConfig() map[string]interface{} {
+	return map[string]interface{}{
+		// A second writer in another process waits this long for bolt's
+		// own lock instead of forever (ours is taken first anyway).
+		"bolt_timeout": "2s",
+		// Batches return once applied in memory; durability comes from
+		// persistIndex before every completeness marker.
+		"unsafe_batch": true,
+	}
+}
+
+func (x *Index) wantMarker() marker {
+	return marker{
+		Schema:    schemaVersion,
+		Root:      x.env.root,
+		Encodings: x.set.encodings,
+		ConfigKey: x.set.ConfigKey,
+	}
+}
+
+// startBuild creates a new generation (or an in-memory index) and runs the
+// full build, in the background if so configured.
+func (x *Index) startBuild(ctx context.Context, reason string) error {
+	gen, bpath := "", ""
+	if !x.set.InMemory {
+		var err error
+		if gen, err = newGeneration(x.dir); err != nil {
+			return err
+		}
+		bpath = filepath.Join(gen, bleveName)
+	}
+	bidx, err := bleve.NewUsing(bpath, newMapping(), scorch.Name, scorch.Name, bleveConfig())
+	if err != nil {
+		if gen != "" {
+			os.RemoveAll(gen)
+		}
+		return fmt.Errorf("create index: %w", err)
+	}
+	x.mu.Lock()
+	x.bidx = bidx
+	x.building = true
+	err = x.publishLocked(newTables(x.set.encodings, nil), nil, false)
+	x.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	run := func(ctx context.Context) error {
+		err := x.fullBuild(ctx, gen, reason)
+		x.mu.Lock()
+		x.building = false
+		if err == nil {
+			err = x.applyPendingLocked(ctx)
+		}
+		x.mu.Unlock()
+		x.buildErr = err
+		close(x.doneBuild)
+		return err
+	}
+	if x.set.Background {
+		bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		x.cancelBuild = cancel
+		go run(bctx)
+		return nil
+	}
+	return run(ctx)
+}
+
+// fullBuild indexes every listed file into x.bidx (a new, empty index in
+// generation gen) and, on disk, makes gen the live generation.
+func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
+	start := time.Now()
+	entries, skipped, err := x.set.Lister.List(ctx, x.env.root)
+	if err != nil {
+		return fmt.Errorf("build index: %w", err)
+	}
+	st := Stats{Mode: "build", Reason: reason, Skipped: map[string]int{}, Dir: x.dir}
+	for _, s := range skipped {
+		st.Skipped[s.Reason]++
+	}
+	jobs := x.jobsFor(entries)
+	var total int64
+	for _, j := range jobs {
+		total += j.entry.Size
+	}
+
+	w := x.newBatchWriter(x.bidx)
+	files := make(map[string]*fileRec, len(jobs))
+	lastPublish := time.Now()
+	if x.set.Background {
+		w.flushed = func() error {
+			if time.Since(lastPublish) < time.Second {
+				return nil
+			}
+			lastPublish = time.Now()
+			x.mu.Lock()
+			defer x.mu.Unlock()
+			return x.publishLocked(newTables(x.set.encodings, maps.Clone(w.out)), nil, false)
+		}
+	}
+	prog := Progress{FilesTotal: len(jobs), BytesTotal: total}
+	err = x.runPipeline(ctx, jobs, func(r *fileResult) error {
+		prog.FilesDone++
+		prog.BytesDone += r.job.entry.Size
+		if r.skip != "" {
+			st.Skipped[r.skip]++
+			x.set.Logf("index: skip %s: %s: %v", r.job.entry.Path, r.skip, r.err)
+		} else {
+			prog.Chunks += len(r.rec.chunks)
+			if err := w.add(r, nil); err != nil {
+				return err
+			}
+		}
+		if x.set.Progress != nil {
+			x.set.Progress(prog)
+		}
+		return nil
+	})
+	if err == nil {
+		err = w.flush()
+	}
+	if err != nil {
+		x.abandonBuild(gen)
+		return fmt.Errorf("build index: %w", err)
+	}
+	maps.Copy(files, w.out)
+	base := newTables(x.set.encodings, files)
+
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.publishLocked(base, nil, true); err != nil {
+		return err
+	}
+	if gen != "" {
+		snap := x.cur.Load()
+		if err := persistIndex(ctx, x.bidx, snap.stateRoot); err != nil {
+			return fmt.Errorf("build index: %w", err)
+		}
+		if err := x.writeStateLocked(gen, snap); err != nil {
+			return fmt.Errorf("build index: %w", err)
+		}
+		if err := switchCurrent(x.dir, gen); err != nil {
+			return err
+		}
+		x.gen = gen
+		removeOtherGenerations(x.dir, gen)
+	}
+	st.Files, st.Chunks = len(base.paths), len(base.all)
+	for _, f := range base.files {
+		st.Bytes += f.info.Size
+	}
+	st.Changed = st.Files
+	st.StateRoot = x.cur.Load().stateRoot
+	st.DurationMs = msSince(start)
+	x.stats = st
+	return nil
+}
+
+// abandonBuild closes the half-built index and deletes its generation.
+func (x *Index) abandonBuild(gen string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.emptyLocked()
+	if x.bidx != nil {
+		_ = x.bidx.Close()
+		x.bidx = nil
+	}
+	if gen != "" {
+		os.RemoveAll(gen)
+	}
+}
+
+// emptyLocked publishes an empty snapshot without a bleve reader, for an
+// Index that has no usable bleve index (closed, or its build failed).
+func (x *Index) emptyLocked() {
+	x.seq++
+	s := newSnapshot(x.env, newTables(x.set.encodings, nil), nil, nil, false, x.seq)
+	if old := x.cur.Swap(s); old != nil {
+		old.release()
+	}
+}
+
+// jobsFor turns listed entries into jobs, with overlay content where an
+// overlay is set.
+func (x *Index) jobsFor(entries []Entry) []fileJob {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	jobs := make([]fileJob, 0, len(entries))
+	for _, e := range entries {
+		j := fileJob{entry: e}
+		if c, ok := x.overlays[e.Path]; ok {
+			j.content, j.overlay = c, true
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs
+}
+
+// writeStateLocked writes snap's tables and then the completeness marker
+// into gen: the last step of making gen servable.
+func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
+	files := make([]*fileRec, 0, len(snap.paths))
+	for _, p := range snap.paths {
+		f := snap.file(p)
+		if f.info.Overlay {
+			// The index holds an editor buffer: make the next process
+			// re-read the disk file (its size and hash will not match).
+			g := *f
+			g.info.Size, g.info.ModTime, g.info.Hash = -1, time.Time{}, ""
+			f = &g
+		}
+		files = append(files, f)
+	}
+	if err := writeTables(filepath.Join(gen, tablesName), x.set.encodings, files); err != nil {
+		return err
+	}
+	m := x.wantMarker()
+	m.StateRoot, m.Files, m.Chunks, m.Written = snap.stateRoot, len(snap.paths), snap.nchunks, time.Now().UTC()
+	if err := writeMarker(gen, m); err != nil {
+		return err
+	}
+	x.dirty, x.tablesDirty = false, false
+	return nil
+}
+
+// publishLocked makes (base, delta) with the bleve index's current state
+// the current snapshot, folding delta into base when it has grown large.
+func (x *Index) publishLocked(base *tables, delta map[string]*fileRec, complete bool) error {
+	if len(delta) > compactAfter {
+		base, delta = compact(base, delta), nil
+	}
+	adv, err := x.bidx.Advanced()
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	reader, err := adv.Reader()
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	x.seq++
+	s := newSnapshot(x.env, base, delta, reader, complete, x.seq)
+	if old := x.cur.Swap(s); old != nil {
+		old.release()
+	}
+	return nil
+}
+
+// compact folds delta into new base tables. Content held in memory for
+// files that are not overlays is dropped: File reads them from disk.
+func compact(base *tables, delta map[string]*fileRec) *tables {
+	files := maps.Clone(base.files)
+	if files == nil {
+		files = make(map[string]*fileRec, len(delta))
+	}
+	for p, f := range delta {
+		if f == nil {
+			delete(files, p)
+			continue
+		}
+		if f.content != nil && !f.info.Overlay {
+			g := *f
+			g.content = nil
+			f = &g
+		}
+		files[p] = f
+	}
+	return newTables(base.encodings, files)
+}
+
+// Snapshot returns the current snapshot and the function that releases it.
+// The snapshot stays valid, and unchanged, until released; call release
+// exactly once (further calls do nothing).
+func (x *Index) Snapshot() (*Snapshot, func()) {
+	for {
+		s := x.cur.Load()
+		if s.acquire() {
+			return s, s.releaser()
+		}
+	}
+}
+
+// Wait blocks until the initial build has finished and returns its error.
+func (x *Index) Wait(ctx context.Context) error {
+	select {
+	case <-x.doneBuild:
+		return x.buildErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Stats returns the statistics of the last build or refresh, with the
+// current size of the index on disk.
+func (x *Index) Stats() Stats {
+	x.mu.Lock()
+	st := x.stats
+	gen := x.gen
+	x.mu.Unlock()
+	st.Skipped = maps.Clone(st.Skipped)
+	if gen != "" {
+		st.IndexBytes = dirSize(gen)
+	}
+	return st
+}
+
+// Root returns the absolute workspace root.
+func (x *Index) Root() string { return x.env.root }
+
+// Dir returns the cache directory ("" for an in-memory index).
+func (x *Index) Dir() string { return x.dir }
+
+// relPath turns p (absolute, or relative to the root, in either slash
+// style) into the slash-separated path relative to the root, refusing
+// paths outside it.
+func (x *Index) relPath(p string) (string, error) {
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(x.env.root, p)
+		if err != nil {
+			return "", fmt.Errorf("path %s: %w", p, err)
+		}
+		p = rel
+	}
+	p = path.Clean(filepath.ToSlash(p))
+	if p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "/") {
+		return "", fmt.Errorf("path %s is outside the workspace root %s", p, x.env.root)
+	}
+	return p, nil
+}
+
+// Close checkpoints the index to disk, closes it and releases the lock.
+// Snapshots should be released first: a snapshot used after Close may
+// fail.
+func (x *Index) Close() error {
+	if x.cancelBuild != nil {
+		x.cancelBuild()
+		<-x.doneBuild
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return nil
+	}
+	x.closed = true
+	if x.ckTimer != nil {
+		x.ckTimer.Stop()
+	}
+	var errs []error
+	if x.bidx != nil && !x.private {
+		errs = append(errs, x.checkpointLocked(context.Background()))
+	}
+	if x.chunker != nil {
+		x.chunker.Close()
+		x.chunker = nil
+	}
+	x.emptyLocked()
+	if x.bidx != nil {
+		errs = append(errs, x.bidx.Close())
+		x.bidx = nil
+	}
+	if x.private && x.dir != "" {
+		errs = append(errs, os.RemoveAll(x.dir))
+	}
+	errs = append(errs, x.lock.release())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close index: %w", err)
+	}
+	return nil
+}
+
+func msSince(t time.Time) float64 {
+	return float64(time.Since(t).Microseconds()) / 1000
+}

@@ -1,0 +1,395 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/ctxls/ctxls/index/chunk"
+)
+
+// ErrNotFound is returned (wrapped) for a path that is not in a snapshot.
+var ErrNotFound = errors.New("not in the index")
+
+// ErrStale is returned (wrapped) by Snapshot.File when the file on disk no
+// longer has the content the snapshot indexed; the caller should refresh
+// the file (Index.Update) and retry on the newer snapshot.
+var ErrStale = errors.New("file changed on disk since it was indexed")
+
+// env is what every snapshot of one Index shares; it is immutable.
+type env struct {
+	root      string // absolute workspace root
+	encodings []string
+	pool      *scorerPool
+}
+
+// Snapshot is an immutable view of the index at one state: file table,
+// chunk table, symbol table and a pinned bleve reader that agree with each
+// other. Any number of goroutines may use one snapshot at once; it never
+// changes, whatever the writer does meanwhile.
+//
+// A snapshot obtained from Index.Snapshot must be released by calling the
+// release function returned with it; until then it pins the bleve segments
+// it reads. Methods called after release return errors or empty results.
+// Slices and Chunk values returned share memory with the snapshot and must
+// not be modified.
+type Snapshot struct {
+	env *env
+
+	// base is shared with other snapshots; delta holds the files changed
+	// since base was built (nil value: removed). delta is small (see
+	// compactAfter), so lookups over it are linear scans.
+	base  *tables
+	delta map[string]*fileRec
+
+	paths     []string // sorted paths of all files of this snapshot
+	nchunks   int
+	stats     corpusStats
+	stateRoot string
+	complete  bool
+	seq       uint64
+
+	reader bindex.IndexReader // nil when there are no documents yet
+	refs   atomic.Int64
+}
+
+// newSnapshot assembles a snapshot; reader is owned by it from now on.
+func newSnapshot(e *env, base *tables, delta map[string]*fileRec, reader bindex.IndexReader,
+	complete bool, seq uint64) *Snapshot {
+	s := &Snapshot{env: e, base: base, delta: delta, reader: reader, complete: complete, seq: seq}
+	s.refs.Store(1)
+	flen := base.flen
+	n := len(base.all)
+	if len(delta) == 0 {
+		s.paths = base.paths
+	} else {
+		s.paths = make([]string, 0, len(base.paths)+len(delta))
+		for _, p := range base.paths {
+			if _, changed := delta[p]; !changed {
+				s.paths = append(s.paths, p)
+			}
+		}
+		for p, f := range delta {
+			if old := base.files[p]; old != nil {
+				n -= len(old.chunks)
+				for i := range old.chunks {
+					for j, l := range old.chunks[i].flen {
+						flen[j] -= uint64(l)
+					}
+				}
+			}
+			if f == nil {
+				continue
+			}
+			s.paths = append(s.paths, p)
+			n += len(f.chunks)
+			for i := range f.chunks {
+				for j, l := range f.chunks[i].flen {
+					flen[j] += uint64(l)
+				}
+			}
+		}
+		slices.Sort(s.paths)
+	}
+	s.nchunks = n
+	s.stats.docs = uint64(n)
+	if n > 0 {
+		for j, l := range flen {
+			s.stats.avgLen[j] = float64(l) / float64(n)
+		}
+	}
+	s.stateRoot = stateRoot(s.paths, func(p string) string { return s.file(p).info.Hash })
+	return s
+}
+
+// acquire adds a reference unless the snapshot is already released.
+func (s *Snapshot) acquire() bool {
+	for {
+		n := s.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if s.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// releaser returns a function that drops one reference, once.
+func (s *Snapshot) releaser() func() {
+	var once sync.Once
+	return func() { once.Do(s.release) }
+}
+
+func (s *Snapshot) release() {
+	if s.refs.Add(-1) == 0 && s.reader != nil {
+		_ = s.reader.Close()
+	}
+}
+
+func (s *Snapshot) file(p string) *fileRec {
+	if f, ok := s.delta[p]; ok {
+		return f
+	}
+	return s.base.files[p]
+}
+
+// StateRoot is the hex SHA-256 over the sorted (path, content hash) pairs
+// of the snapshot's files (see StateRoot the function): equal for equal
+// workspace content, whatever the order files were indexed in.
+func (s *Snapshot) StateRoot() string { return s.stateRoot }
+
+// Complete reports whether the snapshot covers the whole workspace: false
+// for the partial snapshots published while a background build runs.
+func (s *Snapshot) Complete() bool { return s.complete }
+
+// Seq is the snapshot's sequence number within its Index: later snapshots
+// have larger numbers.
+func (s *Snapshot) Seq() uint64 { return s.seq }
+
+// Encodings returns the encodings TokenCount answers for, sorted.
+func (s *Snapshot) Encodings() []string { return s.env.encodings }
+
+// Paths returns the paths of all files in the snapshot, sorted.
+func (s *Snapshot) Paths() []string { return s.paths }
+
+// NumChunks returns the number of chunks in the snapshot.
+func (s *Snapshot) NumChunks() int { return s.nchunks }
+
+// Stat returns the file table row of path.
+func (s *Snapshot) Stat(path string) (FileInfo, bool) {
+	f := s.file(path)
+	if f == nil {
+		return FileInfo{}, false
+	}
+	return f.info, true
+}
+
+// File is one file of a snapshot with the exact content that was indexed.
+type File struct {
+	FileInfo
+	// Content is the indexed content. It may be shared with the snapshot
+	// (overlays): do not modify it.
+	Content []byte
+}
+
+// File returns path's indexed content: the overlay or updated content held
+// in memory, or else the file read from disk, verified against the
+// indexed content hash. If the disk file changed since it was indexed,
+// File returns an error wrapping ErrStale rather than text that does not
+// match the snapshot's line numbers.
+func (s *Snapshot) File(path string) (File, error) {
+	f := s.file(path)
+	if f == nil {
+		return File{}, fmt.Errorf("file %s: %w", path, ErrNotFound)
+	}
+	if f.content != nil {
+		return File{f.info, f.content}, nil
+	}
+	b, err := os.ReadFile(filepath.Join(s.env.root, filepath.FromSlash(path)))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return File{}, fmt.Errorf("file %s: %w (%v)", path, ErrStale, err)
+		}
+		return File{}, fmt.Errorf("file %s: %w", path, err)
+	}
+	if contentHash(b) != f.info.Hash {
+		return File{}, fmt.Errorf("file %s: %w", path, ErrStale)
+	}
+	return File{f.info, b}, nil
+}
+
+// chunkRef resolves id.
+func (s *Snapshot) chunkRec(id ChunkID) (*fileRec, int, bool) {
+	p, ord, ok := id.Split()
+	if !ok {
+		return nil, 0, false
+	}
+	f := s.file(p)
+	if f == nil || ord >= len(f.chunks) {
+		return nil, 0, false
+	}
+	return f, ord, true
+}
+
+// Chunk returns the chunk id names. The returned value shares its slices
+// with the snapshot.
+func (s *Snapshot) Chunk(id ChunkID) (chunk.Chunk, bool) {
+	f, ord, ok := s.chunkRec(id)
+	if !ok {
+		return chunk.Chunk{}, false
+	}
+	return f.chunks[ord].c, true
+}
+
+// IndexedChunk is a chunk with its ID.
+type IndexedChunk struct {
+	ID ChunkID
+	chunk.Chunk
+}
+
+// ChunksOf returns the chunks of path in line order (nil if the path is
+// not indexed).
+func (s *Snapshot) ChunksOf(path string) []IndexedChunk {
+	f := s.file(path)
+	if f == nil {
+		return nil
+	}
+	rv := make([]IndexedChunk, len(f.chunks))
+	for i := range f.chunks {
+		rv[i] = IndexedChunk{makeChunkID(path, i), f.chunks[i].c}
+	}
+	return rv
+}
+
+// TokenCount returns the number of tokens, in encoding, of the chunk's
+// full lines (StartLine through EndLine, including the last line's
+// newline), as computed at index time. ok is false for an unknown chunk or
+// an encoding the index was not built with.
+func (s *Snapshot) TokenCount(id ChunkID, encoding string) (n int, ok bool) {
+	j := slices.Index(s.env.encodings, encoding)
+	if j < 0 {
+		return 0, false
+	}
+	f, ord, ok := s.chunkRec(id)
+	if !ok || j >= len(f.chunks[ord].tokens) {
+		return 0, false
+	}
+	return int(f.chunks[ord].tokens[j]), true
+}
+
+// Search runs q and returns up to k chunks by descending BM25 score, ties
+// broken by path, then start line. It is safe to call concurrently.
+func (s *Snapshot) Search(ctx context.Context, q Query, k int) ([]Hit, error) {
+	if s.refs.Load() <= 0 {
+		return nil, errors.New("search: snapshot released")
+	}
+	if s.reader == nil {
+		return nil, nil
+	}
+	return search(ctx, s.reader, s.env.pool, s.stats, q, k, func(id ChunkID) (*chunk.Chunk, bool) {
+		f, ord, ok := s.chunkRec(id)
+		if !ok {
+			return nil, false
+		}
+		return &f.chunks[ord].c, true
+	})
+}
+
+// Defs returns the chunks that define name — as their symbol, their
+// qualified name ("ranges.Stitch", "Server.handle") or one of their
+// Defines — sorted by path, then line.
+func (s *Snapshot) Defs(name string) []ChunkID {
+	return s.lookup(name, s.base.defs, func(c *chunk.Chunk) bool { return definesName(c, name) })
+}
+
+// Refs returns the chunks whose References include the identifier name,
+// sorted by path, then line.
+func (s *Snapshot) Refs(name string) []ChunkID {
+	return s.lookup(name, s.base.refs, func(c *chunk.Chunk) bool { return containsSorted(c.References, name) })
+}
+
+func (s *Snapshot) lookup(name string, m map[string][]int32, match func(*chunk.Chunk) bool) []ChunkID {
+	type hit struct {
+		path      string
+		line, ord int
+	}
+	var hits []hit
+	for _, i := range m[name] {
+		r := s.base.all[i]
+		p := r.file.info.Path
+		if _, changed := s.delta[p]; changed {
+			continue
+		}
+		hits = append(hits, hit{p, r.rec().c.StartLine, int(r.ord)})
+	}
+	for p, f := range s.delta {
+		if f == nil {
+			continue
+		}
+		for i := range f.chunks {
+			if match(&f.chunks[i].c) {
+				hits = append(hits, hit{p, f.chunks[i].c.StartLine, i})
+			}
+		}
+	}
+	if len(s.delta) > 0 {
+		slices.SortFunc(hits, func(a, b hit) int {
+			return cmp.Or(cmp.Compare(a.path, b.path), cmp.Compare(a.line, b.line), cmp.Compare(a.ord, b.ord))
+		})
+	}
+	rv := make([]ChunkID, len(hits))
+	for i, h := range hits {
+		rv[i] = makeChunkID(h.path, h.ord)
+	}
+	return rv
+}
+
+// Uses returns the definitions of the identifiers chunk id references —
+// the outgoing edges of the reference graph — skipping names with more
+// than maxDefs definitions (ambiguous names such as "String" or "Close";
+// maxDefs <= 0 means no limit) and the chunk itself. Sorted by path, then
+// line.
+func (s *Snapshot) Uses(id ChunkID, maxDefs int) []ChunkID {
+	c, ok := s.Chunk(id)
+	if !ok {
+		return nil
+	}
+	seen := map[ChunkID]bool{id: true}
+	var rv []ChunkID
+	for _, name := range c.References {
+		defs := s.Defs(name)
+		if maxDefs > 0 && len(defs) > maxDefs {
+			continue
+		}
+		for _, d := range defs {
+			if !seen[d] {
+				seen[d] = true
+				rv = append(rv, d)
+			}
+		}
+	}
+	s.sortIDs(rv)
+	return rv
+}
+
+// UsedBy returns the chunks that reference a name chunk id defines — the
+// incoming edges of the reference graph — excluding the chunk itself,
+// sorted by path, then line.
+func (s *Snapshot) UsedBy(id ChunkID) []ChunkID {
+	c, ok := s.Chunk(id)
+	if !ok {
+		return nil
+	}
+	seen := map[ChunkID]bool{id: true}
+	var rv []ChunkID
+	forEachDefName(&c, func(name string) {
+		for _, r := range s.Refs(name) {
+			if !seen[r] {
+				seen[r] = true
+				rv = append(rv, r)
+			}
+		}
+	})
+	s.sortIDs(rv)
+	return rv
+}
+
+func (s *Snapshot) sortIDs(ids []ChunkID) {
+	slices.SortFunc(ids, func(a, b ChunkID) int {
+		pa, oa, _ := a.Split()
+		pb, ob, _ := b.Split()
+		if c := cmp.Compare(pa, pb); c != 0 {
+			return c
+		}
+		return cmp.Compare(oa, ob)
+	})
+}

@@ -1,0 +1,224 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctxls/ctxls/index/chunk"
+)
+
+// Entry is one file a Lister found: a candidate for indexing.
+type Entry struct {
+	Path     string // slash-separated, relative to the root
+	Size     int64
+	ModTime  time.Time
+	Language string // optional; the chunker's answer wins when empty
+}
+
+// Skipped is a file a Lister (or the build) left out, with the reason
+// ("ignored", "binary", "too large", "read error", …). Reasons are short
+// fixed phrases so that Stats can count by reason.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// A Lister lists the files of a workspace to index. Implementations decide
+// what is excluded (ignore files, size, binary, generated, secrets) and must
+// never return paths outside root. List is called from one goroutine at a
+// time.
+type Lister interface {
+	List(ctx context.Context, root string) ([]Entry, []Skipped, error)
+}
+
+// A Chunker splits one file into chunks. It need not be safe for concurrent
+// use: the index creates one per worker goroutine with Options.NewChunker
+// and closes it when done.
+type Chunker interface {
+	Chunk(path string, src []byte) ([]chunk.Chunk, error)
+	Close()
+}
+
+// simpleLister is the Lister used when Options.Lister is nil: every regular
+// file under root except hidden files and directories (".git", ".cache",
+// …), files over maxFileSize and files with a NUL byte in their first 8 KiB.
+// It does not read ignore files; the workspace walker replaces it.
+type simpleLister struct{}
+
+const maxFileSize = 1 << 20
+
+func (simpleLister) List(ctx context.Context, root string) ([]Entry, []Skipped, error) {
+	var entries []Entry
+	var skipped []Skipped
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if n++; n%256 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		rel, rerr := filepath.Rel(root, p)
+		if rerr != nil {
+			return rerr
+		}
+		rel = filepath.ToSlash(rel)
+		if err != nil {
+			if rel == "." {
+				return err
+			}
+			skipped = append(skipped, Skipped{rel, "read error"})
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if rel == "." {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			skipped = append(skipped, Skipped{rel, "hidden"})
+			return nil
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			skipped = append(skipped, Skipped{rel, "read error"})
+			return nil
+		}
+		if info.Size() > maxFileSize {
+			skipped = append(skipped, Skipped{rel, "too large"})
+			return nil
+		}
+		if isBinaryFile(p) {
+			skipped = append(skipped, Skipped{rel, "binary"})
+			return nil
+		}
+		entries = append(entries, Entry{Path: rel, Size: info.Size(), ModTime: info.ModTime()})
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list %s: %w", root, err)
+	}
+	return entries, skipped, nil
+}
+
+func isBinaryFile(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 8<<10)
+	n, _ := f.Read(buf)
+	return bytes.IndexByte(buf[:n], 0) >= 0
+}
+
+// windowChunker is the Chunker used when Options.NewChunker is nil: line
+// windows of windowLines lines overlapping by windowOverlap, without
+// symbols. The tree-sitter chunker replaces it.
+type windowChunker struct{}
+
+const (
+	windowLines   = 60
+	windowOverlap = 10
+)
+
+func (windowChunker) Close() {}
+
+func (windowChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
+	if len(src) == 0 {
+		return nil, nil
+	}
+	starts := lineStarts(src)
+	nlines := len(starts)
+	if starts[nlines-1] == len(src) { // trailing newline: no last empty line
+		nlines--
+	}
+	lang := languageOf(p)
+	var rv []chunk.Chunk
+	for first := 1; ; first += windowLines - windowOverlap {
+		last := min(first+windowLines-1, nlines)
+		s, e := lineSpan(starts, len(src), first, last)
+		text := src[s:e]
+		rv = append(rv, chunk.Chunk{
+			Path: p, Language: lang, Kind: chunk.KindWindow,
+			StartByte: s, EndByte: e, StartLine: first, EndLine: last, SigEndLine: first,
+			References:   identifiers(text),
+			TrackingHash: trackingHash(text),
+			ContentHash:  contentHash(text)[:32],
+		})
+		if last >= nlines {
+			return rv, nil
+		}
+	}
+}
+
+// identifiers returns the distinct identifiers of text, sorted.
+func identifiers(text []byte) []string {
+	var rv []string
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == '_' || ('a' <= c|0x20 && c|0x20 <= 'z') {
+			j := i + 1
+			for j < len(text) && isIdentByte(text[j]) {
+				j++
+			}
+			rv = append(rv, string(text[i:j]))
+			i = j
+			continue
+		}
+		i++
+	}
+	slices.Sort(rv)
+	return slices.Compact(rv)
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || ('a' <= c|0x20 && c|0x20 <= 'z') || ('0' <= c && c <= '9')
+}
+
+// trackingHash is the chunk package's tracking hash: SHA-256 (first 16
+// bytes, hex) of text with whitespace runs collapsed and trimmed.
+func trackingHash(text []byte) string {
+	norm := strings.Join(strings.Fields(string(text)), " ")
+	return contentHash([]byte(norm))[:32]
+}
+
+// languageOf guesses a language from a file name, for the fallback
+// chunker only.
+func languageOf(p string) string {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".go":
+		return "go"
+	case ".py":
+		return "python"
+	case ".js", ".mjs", ".cjs", ".jsx":
+		return "javascript"
+	case ".ts", ".tsx":
+		return "typescript"
+	case ".rs":
+		return "rust"
+	case ".java":
+		return "java"
+	case ".c", ".h":
+		return "c"
+	case ".cc", ".cpp", ".hpp", ".cxx":
+		return "cpp"
+	case ".rb":
+		return "ruby"
+	case ".md", ".markdown":
+		return "markdown"
+	}
+	return "text"
+}

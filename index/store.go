@@ -1,0 +1,273 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// On-disk layout of one root's cache directory:
+//
+//	<dir>/lock              flock(2) target; held by the one Index writing here
+//	<dir>/CURRENT           name of the live generation, replaced by rename
+//	<dir>/g-<time>-<rand>/  one generation (a full build)
+//	    SCHEMA              schemaVersion, written first
+//	    bleve/              the bleve (scorch) index
+//	    tables.bin          file and chunk tables (codec.go)
+//	    COMPLETE            marker (JSON), written last; removed before an
+//	                        incremental change touches bleve, rewritten by
+//	                        the next checkpoint
+//
+// A full build writes a new generation next to the live one and switches
+// CURRENT to it with an atomic rename once its marker is written; older
+// generations are deleted after the switch (or on the next open if the
+// process died first). A generation without marker, with another schema,
+// or whose tables or bleve index fail to open is never served: the index
+// is rebuilt.
+const (
+	schemaVersion = 1
+
+	lockName     = "lock"
+	currentName  = "CURRENT"
+	schemaName   = "SCHEMA"
+	tablesName   = "tables.bin"
+	completeName = "COMPLETE"
+	bleveName    = "bleve"
+	genPrefix    = "g-"
+)
+
+// ErrLocked is returned (wrapped) by Open when another Index, in this or
+// another process, holds the root's cache directory past LockTimeout.
+var ErrLocked = errors.New("index directory is locked by another ctxls")
+
+// marker is the content of COMPLETE.
+type marker struct {
+	Schema    int       `json:"schema"`
+	Root      string    `json:"root"`
+	StateRoot string    `json:"stateRoot"`
+	Files     int       `json:"files"`
+	Chunks    int       `json:"chunks"`
+	Encodings []string  `json:"encodings"`
+	ConfigKey string    `json:"configKey"`
+	Written   time.Time `json:"written"`
+}
+
+// dirLock is an exclusive flock on <dir>/lock.
+type dirLock struct{ f *os.File }
+
+// lockDir takes the lock of dir, polling until timeout or ctx ends.
+func lockDir(ctx context.Context, dir string, timeout time.Duration) (*dirLock, error) {
+	p := filepath.Join(dir, lockName)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", p, err)
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			// Record the holder for people debugging a stuck lock.
+			_ = f.Truncate(0)
+			_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+			return &dirLock{f}, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", p, err)
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s after %v: %w", p, timeout, ErrLocked)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (l *dirLock) release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := l.f.Close() // closing the descriptor drops the flock
+	l.f = nil
+	return err
+}
+
+// writeFileSync writes data to path atomically: temp file, fsync, rename,
+// fsync of the directory.
+func writeFileSync(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// newGeneration creates an empty generation directory in dir with its
+// SCHEMA file.
+func newGeneration(dir string) (string, error) {
+	name := fmt.Sprintf("%s%d-%08x", genPrefix, time.Now().UnixNano(), rand.Uint32())
+	gen := filepath.Join(dir, name)
+	if err := os.Mkdir(gen, 0o755); err != nil {
+		return "", fmt.Errorf("new index generation: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(gen, schemaName), []byte(strconv.Itoa(schemaVersion)+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("new index generation: %w", err)
+	}
+	return gen, nil
+}
+
+// readCurrent returns the live generation directory of dir, or "" if there
+// is none.
+func readCurrent(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, currentName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", currentName, err)
+	}
+	name := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(name, genPrefix) || strings.ContainsAny(name, `/\`) {
+		return "", fmt.Errorf("read %s: bad generation name %q", currentName, name)
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// switchCurrent makes gen the live generation of dir, atomically.
+func switchCurrent(dir, gen string) error {
+	if err := writeFileSync(filepath.Join(dir, currentName), []byte(filepath.Base(gen)+"\n")); err != nil {
+		return fmt.Errorf("switch index generation: %w", err)
+	}
+	return nil
+}
+
+// removeOtherGenerations deletes every generation of dir but keep, and
+// leftover temporary files. Errors are ignored: the next open retries.
+func removeOtherGenerations(dir, keep string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, genPrefix) && name != filepath.Base(keep) {
+			_ = os.RemoveAll(filepath.Join(dir, name))
+		}
+		if strings.HasSuffix(name, ".tmp") {
+			_ = os.Remove(filepath.Join(dir, name))
+		}
+	}
+}
+
+// checkGeneration reports why gen cannot be served as is ("" if it can):
+// schema, completeness marker, root, encodings and configuration key.
+func checkGeneration(gen string, want marker) (string, marker) {
+	if gen == "" {
+		return "no index", marker{}
+	}
+	if _, err := os.Stat(gen); errors.Is(err, fs.ErrNotExist) {
+		return "no index: live generation missing", marker{}
+	}
+	b, err := os.ReadFile(filepath.Join(gen, schemaName))
+	if err != nil {
+		return "damaged: no schema version", marker{}
+	}
+	if v, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || v != schemaVersion {
+		return fmt.Sprintf("schema version %q, want %d", strings.TrimSpace(string(b)), schemaVersion), marker{}
+	}
+	b, err = os.ReadFile(filepath.Join(gen, completeName))
+	if err != nil {
+		return "incomplete: no completeness marker", marker{}
+	}
+	var m marker
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "damaged: bad completeness marker", marker{}
+	}
+	switch {
+	case m.Schema != schemaVersion:
+		return fmt.Sprintf("schema version %d, want %d", m.Schema, schemaVersion), m
+	case m.Root != want.Root:
+		return fmt.Sprintf("built for root %s", m.Root), m
+	case strings.Join(m.Encodings, ",") != strings.Join(want.Encodings, ","):
+		return fmt.Sprintf("built with encodings %v, want %v", m.Encodings, want.Encodings), m
+	case m.ConfigKey != want.ConfigKey:
+		return "configuration changed", m
+	}
+	return "", m
+}
+
+func writeMarker(gen string, m marker) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileSync(filepath.Join(gen, completeName), append(b, '\n')); err != nil {
+		return fmt.Errorf("write completeness marker: %w", err)
+	}
+	return nil
+}
+
+func removeMarker(gen string) error {
+	err := os.Remove(filepath.Join(gen, completeName))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove completeness marker: %w", err)
+	}
+	return syncDir(gen)
+}
+
+// dirSize returns the total size of the regular files under dir.
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

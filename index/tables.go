@@ -1,0 +1,267 @@
+package index
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctxls/ctxls/index/chunk"
+)
+
+// ChunkID names one chunk within one snapshot: the chunk's path, '#', and
+// its ordinal among the file's chunks in line order ("ranges/stitch.go#3").
+// IDs are deterministic for a given file content; after the file changes the
+// same ID may name a different chunk, so resolve an ID only against the
+// snapshot that produced it.
+type ChunkID string
+
+func makeChunkID(path string, ord int) ChunkID {
+	return ChunkID(path + "#" + strconv.Itoa(ord))
+}
+
+// Split returns the path and ordinal of id; ok is false if id is malformed.
+func (id ChunkID) Split() (path string, ord int, ok bool) {
+	s := string(id)
+	i := strings.LastIndexByte(s, '#')
+	if i < 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return s[:i], n, true
+}
+
+// FileInfo is the file table's row for one indexed file.
+type FileInfo struct {
+	Path     string    `json:"path"` // slash-separated, relative to the root
+	Size     int64     `json:"size"`
+	ModTime  time.Time `json:"modTime"`
+	Hash     string    `json:"hash"` // hex SHA-256 of the indexed content
+	Language string    `json:"language"`
+	Chunks   int       `json:"chunks"`
+	// Overlay is true when the indexed content is an editor buffer (or
+	// content given to Update) rather than the file on disk; Size and
+	// ModTime then describe the disk file when it was last seen (zero if
+	// unknown) and the next refresh re-reads the file once the overlay is
+	// cleared.
+	Overlay bool `json:"overlay,omitempty"`
+}
+
+// fileRec is one file in a snapshot's tables. It is immutable once
+// published.
+type fileRec struct {
+	info   FileInfo
+	chunks []chunkRec // in ordinal (line) order
+	// content is the indexed content when it is held in memory (overlays
+	// and files changed through Update since the last compaction); nil
+	// means "read from disk and verify info.Hash".
+	content []byte
+}
+
+// chunkRec is one chunk with its token counts, one per encoding of the
+// tables (same order).
+type chunkRec struct {
+	c      chunk.Chunk
+	tokens []int32
+	// flen is the analyzed length (number of terms) of each field of
+	// searchFields in the chunk's bleve document: the BM25 statistics.
+	flen [numSearchFields]uint32
+}
+
+// sortChunks puts chunks in ordinal order: by start line, start byte, then
+// the enclosing (longer) chunk first.
+func sortChunks(cs []chunkRec) {
+	slices.SortStableFunc(cs, func(a, b chunkRec) int {
+		return cmp.Or(
+			cmp.Compare(a.c.StartLine, b.c.StartLine),
+			cmp.Compare(a.c.StartByte, b.c.StartByte),
+			cmp.Compare(b.c.EndByte, a.c.EndByte),
+			cmp.Compare(a.c.Kind, b.c.Kind),
+		)
+	})
+}
+
+// chunkRef addresses one chunk of a tables value.
+type chunkRef struct {
+	file *fileRec
+	ord  int32
+}
+
+func (r chunkRef) rec() *chunkRec { return &r.file.chunks[r.ord] }
+func (r chunkRef) id() ChunkID    { return makeChunkID(r.file.info.Path, int(r.ord)) }
+
+// tables is the immutable base of a snapshot: every file with its chunks,
+// and the symbol maps over them. Snapshots share one tables value and add
+// a small delta of changed files on top (see Snapshot).
+type tables struct {
+	encodings []string
+	files     map[string]*fileRec
+	paths     []string // sorted keys of files
+	all       []chunkRef
+	// defs maps a name (symbol, qualified name, or a name the chunk
+	// defines) to indexes into all; refs maps an identifier to the chunks
+	// that use it. Both are sorted by (path, line) because all is.
+	defs map[string][]int32
+	refs map[string][]int32
+	// flen is the sum of chunkRec.flen over all chunks.
+	flen [numSearchFields]uint64
+}
+
+// newTables indexes files (which it takes ownership of).
+func newTables(encodings []string, files map[string]*fileRec) *tables {
+	t := &tables{encodings: encodings, files: files}
+	t.paths = make([]string, 0, len(files))
+	n := 0
+	for p, f := range files {
+		t.paths = append(t.paths, p)
+		n += len(f.chunks)
+	}
+	slices.Sort(t.paths)
+	t.all = make([]chunkRef, 0, n)
+	t.defs = make(map[string][]int32)
+	t.refs = make(map[string][]int32)
+	for _, p := range t.paths {
+		f := files[p]
+		for i := range f.chunks {
+			idx := int32(len(t.all))
+			t.all = append(t.all, chunkRef{f, int32(i)})
+			c := &f.chunks[i].c
+			for j, l := range f.chunks[i].flen {
+				t.flen[j] += uint64(l)
+			}
+			forEachDefName(c, func(name string) {
+				t.defs[name] = append(t.defs[name], idx)
+			})
+			for _, r := range c.References {
+				t.refs[r] = append(t.refs[r], idx)
+			}
+		}
+	}
+	return t
+}
+
+// forEachDefName calls fn once for each distinct name chunk c defines:
+// its symbol, its qualified name and its Defines.
+func forEachDefName(c *chunk.Chunk, fn func(string)) {
+	if c.Symbol != "" {
+		fn(c.Symbol)
+	}
+	if c.QualifiedName != "" && c.QualifiedName != c.Symbol {
+		fn(c.QualifiedName)
+	}
+	for _, d := range c.Defines {
+		if d != c.Symbol && d != c.QualifiedName {
+			fn(d)
+		}
+	}
+}
+
+// definesName reports whether chunk c defines name (see forEachDefName).
+func definesName(c *chunk.Chunk, name string) bool {
+	if name == "" {
+		return false
+	}
+	if c.Symbol == name || c.QualifiedName == name {
+		return true
+	}
+	return containsSorted(c.Defines, name)
+}
+
+// containsSorted reports whether s, sorted ascending, contains x; it falls
+// back to a linear scan if s turns out not to be sorted.
+func containsSorted(s []string, x string) bool {
+	if _, ok := slices.BinarySearch(s, x); ok {
+		return true
+	}
+	if slices.IsSorted(s) {
+		return false
+	}
+	return slices.Contains(s, x)
+}
+
+// stateRoot is the hex SHA-256 over the sorted (path, content hash) pairs.
+func stateRoot(paths []string, hashOf func(string) string) string {
+	h := sha256.New()
+	var buf []byte
+	for _, p := range paths {
+		buf = append(buf[:0], p...)
+		buf = append(buf, 0)
+		buf = append(buf, hashOf(p)...)
+		buf = append(buf, '\n')
+		h.Write(buf)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// StateRoot computes the state root of a set of files given as path →
+// content hash: hex SHA-256 over "path\x00hash\n" for each path in sorted
+// order. It is what Snapshot.StateRoot returns for the snapshot's files.
+func StateRoot(hashes map[string]string) string {
+	paths := make([]string, 0, len(hashes))
+	for p := range hashes {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return stateRoot(paths, func(p string) string { return hashes[p] })
+}
+
+// contentHash is the file table's content hash: hex SHA-256.
+func contentHash(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// lineStarts returns the byte offset of the start of each line of src
+// (line 1 at index 0).
+func lineStarts(src []byte) []int {
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return starts
+		}
+		i += j + 1
+		starts = append(starts, i)
+	}
+}
+
+// lineSpan returns the byte range of lines [from, to] (1-based, inclusive)
+// including the last line's newline, clamped to a file of n bytes with the
+// given line starts.
+func lineSpan(starts []int, n, from, to int) (int, int) {
+	if from < 1 {
+		from = 1
+	}
+	if from > len(starts) {
+		return n, n
+	}
+	start := starts[from-1]
+	end := n
+	if to < len(starts) {
+		end = starts[to]
+	}
+	if end < start {
+		end = start
+	}
+	return start, end
+}
+
+// checkChunk validates the ranges of c against a file of n bytes.
+func checkChunk(c *chunk.Chunk, n int) error {
+	if c.StartByte < 0 || c.EndByte < c.StartByte || c.EndByte > n {
+		return fmt.Errorf("chunk %s %q: byte range [%d,%d) outside file of %d bytes",
+			c.Kind, c.Symbol, c.StartByte, c.EndByte, n)
+	}
+	if c.StartLine < 1 || c.EndLine < c.StartLine {
+		return fmt.Errorf("chunk %s %q: bad line range %d-%d", c.Kind, c.Symbol, c.StartLine, c.EndLine)
+	}
+	return nil
+}

@@ -1,0 +1,423 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// ErrClosed is returned by changes made after Close.
+var ErrClosed = errors.New("index closed")
+
+// Update re-indexes one file: content is its new content, or nil to read
+// it from disk (a missing file is removed). The old chunks of the file are
+// replaced in bleve and in the tables, and a new snapshot is published
+// before Update returns. While an editor overlay is set for the path the
+// overlay stays indexed and Update does nothing. Content given here is
+// treated as the file's disk content; use SetOverlay for unsaved buffers.
+// During a background build the change is queued and applied after it.
+func (x *Index) Update(ctx context.Context, path string, content []byte) error {
+	p, err := x.relPath(path)
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	if content != nil {
+		content = slices.Clip(content)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return fmt.Errorf("update %s: %w", p, ErrClosed)
+	}
+	if x.building {
+		x.pending = append(x.pending, pendingOp{path: p, content: content})
+		return nil
+	}
+	if _, ok := x.overlays[p]; ok {
+		return nil
+	}
+	if err := x.changeLocked(ctx, p, content, false); err != nil {
+		return fmt.Errorf("update %s: %w", p, err)
+	}
+	return nil
+}
+
+// Remove drops one file from the index (unless an editor overlay is set
+// for it) and publishes a new snapshot.
+func (x *Index) Remove(ctx context.Context, path string) error {
+	p, err := x.relPath(path)
+	if err != nil {
+		return fmt.Errorf("remove: %w", err)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return fmt.Errorf("remove %s: %w", p, ErrClosed)
+	}
+	if x.building {
+		x.pending = append(x.pending, pendingOp{path: p, remove: true})
+		return nil
+	}
+	if _, ok := x.overlays[p]; ok {
+		return nil
+	}
+	if _, _, err := x.applyLocked(ctx, nil, []string{p}); err != nil {
+		return fmt.Errorf("remove %s: %w", p, err)
+	}
+	x.scheduleCheckpointLocked()
+	return nil
+}
+
+// SetOverlay makes content (an open editor buffer) the indexed content of
+// path until ClearOverlay, whatever happens on disk: Search, Chunk, File
+// and the symbol table all answer from it. The index keeps its own copy.
+func (x *Index) SetOverlay(ctx context.Context, path string, content []byte) error {
+	p, err := x.relPath(path)
+	if err != nil {
+		return fmt.Errorf("set overlay: %w", err)
+	}
+	c := append(make([]byte, 0, len(content)), content...)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return fmt.Errorf("set overlay %s: %w", p, ErrClosed)
+	}
+	x.overlays[p] = c
+	if x.building {
+		x.pending = append(x.pending, pendingOp{path: p, overlay: +1})
+		return nil
+	}
+	if err := x.changeLocked(ctx, p, c, true); err != nil {
+		return fmt.Errorf("set overlay %s: %w", p, err)
+	}
+	return nil
+}
+
+// ClearOverlay drops the overlay of path (if any) and re-indexes the file
+// from disk, or removes it if it is not on disk.
+func (x *Index) ClearOverlay(ctx context.Context, path string) error {
+	p, err := x.relPath(path)
+	if err != nil {
+		return fmt.Errorf("clear overlay: %w", err)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return fmt.Errorf("clear overlay %s: %w", p, ErrClosed)
+	}
+	if _, ok := x.overlays[p]; !ok {
+		return nil
+	}
+	delete(x.overlays, p)
+	if x.building {
+		x.pending = append(x.pending, pendingOp{path: p, overlay: -1})
+		return nil
+	}
+	if err := x.changeLocked(ctx, p, nil, false); err != nil {
+		return fmt.Errorf("clear overlay %s: %w", p, err)
+	}
+	return nil
+}
+
+// Refresh brings the index up to date with the disk: it lists the files,
+// re-reads those whose size or modification time differ from the file
+// table (re-indexing only those whose content hash changed), drops the
+// files that are gone, and checkpoints. Overlays are left alone.
+func (x *Index) Refresh(ctx context.Context) (Stats, error) {
+	if err := x.Wait(ctx); err != nil {
+		return Stats{}, err
+	}
+	start := time.Now()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return Stats{}, fmt.Errorf("refresh: %w", ErrClosed)
+	}
+	st, err := x.refreshLocked(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.DurationMs = msSince(start)
+	x.stats = st
+	return st, nil
+}
+
+// Checkpoint writes the tables and the completeness marker of the live
+// generation if anything changed since the last checkpoint, after making
+// sure bleve has persisted every change. It runs by itself
+// Options.CheckpointDelay after the last change, and on Close.
+func (x *Index) Checkpoint(ctx context.Context) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.checkpointLocked(ctx)
+}
+
+func (x *Index) checkpointLocked(ctx context.Context) error {
+	if x.gen == "" || x.private || x.building || (!x.dirty && !x.tablesDirty) {
+		return nil
+	}
+	snap := x.cur.Load()
+	if snap == nil {
+		return nil
+	}
+	if x.dirty {
+		if err := persistIndex(ctx, x.bidx, snap.stateRoot); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	if err := x.writeStateLocked(x.gen, snap); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
+func (x *Index) scheduleCheckpointLocked() {
+	if x.gen == "" || x.private || x.set.CheckpointDelay < 0 || (!x.dirty && !x.tablesDirty) {
+		return
+	}
+	if x.ckTimer == nil {
+		x.ckTimer = time.AfterFunc(x.set.CheckpointDelay, func() {
+			x.mu.Lock()
+			defer x.mu.Unlock()
+			if x.closed {
+				return
+			}
+			if err := x.checkpointLocked(context.Background()); err != nil {
+				x.set.Logf("index: %v", err)
+			}
+		})
+		return
+	}
+	x.ckTimer.Reset(x.set.CheckpointDelay)
+}
+
+// beginChangeLocked runs before the first change to a live generation's
+// bleve index after a checkpoint: it removes the completeness marker, so
+// that a crash before the next checkpoint leads to a rebuild rather than
+// to tables that disagree with bleve.
+func (x *Index) beginChangeLocked() error {
+	if x.gen != "" && !x.dirty && !x.building {
+		if err := removeMarker(x.gen); err != nil {
+			return err
+		}
+	}
+	x.dirty = true
+	return nil
+}
+
+// changeLocked re-indexes path from content (nil: from disk) and
+// schedules a checkpoint.
+func (x *Index) changeLocked(ctx context.Context, p string, content []byte, overlay bool) error {
+	job := fileJob{entry: Entry{Path: p}, content: content, overlay: overlay}
+	if content == nil {
+		fi, err := os.Stat(filepath.Join(x.env.root, filepath.FromSlash(p)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			_, _, err := x.applyLocked(ctx, nil, []string{p})
+			x.scheduleCheckpointLocked()
+			return err
+		case err != nil:
+			return err
+		case !fi.Mode().IsRegular():
+			return fmt.Errorf("not a regular file")
+		}
+		job.entry.Size, job.entry.ModTime = fi.Size(), fi.ModTime()
+	} else {
+		job.entry.Size = int64(len(content))
+	}
+	if _, _, err := x.applyLocked(ctx, []fileJob{job}, nil); err != nil {
+		return err
+	}
+	x.scheduleCheckpointLocked()
+	return nil
+}
+
+// applyLocked indexes jobs and removes paths, in one stream of bleve
+// batches, then publishes a new snapshot. A job whose content hash equals
+// the indexed one only updates the file table's size and time. A job
+// that cannot be read removes the file.
+func (x *Index) applyLocked(ctx context.Context, jobs []fileJob, removed []string) (changed, dropped int, err error) {
+	cur := x.cur.Load()
+	delta := maps.Clone(cur.delta)
+	if delta == nil {
+		delta = make(map[string]*fileRec)
+	}
+	w := x.newBatchWriter(x.bidx)
+	w.before = x.beginChangeLocked
+	drop := func(p string) error {
+		old := cur.file(p)
+		if old == nil {
+			return nil
+		}
+		dropped++
+		delta[p] = nil
+		return w.remove(old)
+	}
+	var prog Progress
+	prog.FilesTotal = len(jobs)
+	for i := range jobs {
+		j := &jobs[i]
+		prog.BytesTotal += j.entry.Size
+		if old := cur.file(j.entry.Path); old != nil && !old.info.Overlay && !j.overlay {
+			j.knownHash = old.info.Hash
+		}
+	}
+	consume := func(r *fileResult) error {
+		p := r.job.entry.Path
+		prog.FilesDone++
+		prog.BytesDone += r.job.entry.Size
+		if x.set.Progress != nil && len(jobs) > 1 {
+			defer x.set.Progress(prog)
+		}
+		if r.skip != "" {
+			x.set.Logf("index: %s: %s: %v", p, r.skip, r.err)
+			return drop(p)
+		}
+		old := cur.file(p)
+		if r.same && old != nil && old.info.Hash == r.rec.info.Hash {
+			g := *old
+			g.info.Size, g.info.ModTime = r.rec.info.Size, r.rec.info.ModTime
+			delta[p] = &g
+			x.tablesDirty = true
+			return nil
+		}
+		changed++
+		prog.Chunks += len(r.rec.chunks)
+		return w.add(r, old)
+	}
+	if len(jobs) == 1 {
+		ch, cerr := x.writerChunker()
+		if cerr != nil {
+			return 0, 0, cerr
+		}
+		r := x.processFile(ch, &jobs[0])
+		err = consume(&r)
+	} else {
+		err = x.runPipeline(ctx, jobs, consume)
+	}
+	for _, p := range removed {
+		if err != nil {
+			break
+		}
+		err = drop(p)
+	}
+	if err == nil {
+		err = w.flush()
+	}
+	if err != nil {
+		// bleve may hold part of the change: publish what was written so
+		// that tables and bleve agree, and leave the rest to a refresh.
+		maps.Copy(delta, w.out)
+		if perr := x.publishLocked(cur.base, delta, cur.complete); perr != nil {
+			err = errors.Join(err, perr)
+		}
+		return changed, dropped, err
+	}
+	maps.Copy(delta, w.out)
+	if err := x.publishLocked(cur.base, delta, cur.complete); err != nil {
+		return changed, dropped, err
+	}
+	return changed, dropped, nil
+}
+
+// writerChunker returns the writer's own chunker, creating it once.
+func (x *Index) writerChunker() (Chunker, error) {
+	if x.chunker == nil {
+		ch, err := x.set.NewChunker()
+		if err != nil {
+			return nil, fmt.Errorf("new chunker: %w", err)
+		}
+		x.chunker = ch
+	}
+	return x.chunker, nil
+}
+
+// refreshLocked compares a fresh listing with the current snapshot and
+// applies the difference, then checkpoints.
+func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
+	entries, skipped, err := x.set.Lister.List(ctx, x.env.root)
+	if err != nil {
+		return Stats{}, fmt.Errorf("refresh: %w", err)
+	}
+	st := Stats{Mode: "open", Skipped: map[string]int{}, Dir: x.dir}
+	for _, s := range skipped {
+		st.Skipped[s.Reason]++
+	}
+	cur := x.cur.Load()
+	listed := make(map[string]bool, len(entries))
+	var jobs []fileJob
+	for _, e := range entries {
+		listed[e.Path] = true
+		if _, ok := x.overlays[e.Path]; ok {
+			continue
+		}
+		old := cur.file(e.Path)
+		if old != nil && !old.info.Overlay && old.info.Size == e.Size &&
+			!e.ModTime.IsZero() && old.info.ModTime.Equal(e.ModTime) {
+			continue
+		}
+		jobs = append(jobs, fileJob{entry: e})
+	}
+	var removed []string
+	for _, p := range cur.paths {
+		if _, ov := x.overlays[p]; !listed[p] && !ov {
+			removed = append(removed, p)
+		}
+	}
+	if len(jobs) > 0 || len(removed) > 0 {
+		st.Changed, st.Removed, err = x.applyLocked(ctx, jobs, removed)
+		if err != nil {
+			return st, fmt.Errorf("refresh: %w", err)
+		}
+		if st.Changed > 0 || st.Removed > 0 {
+			st.Mode = "refresh"
+		}
+	}
+	if err := x.checkpointLocked(ctx); err != nil {
+		return st, err
+	}
+	snap := x.cur.Load()
+	st.Files, st.Chunks, st.StateRoot = len(snap.paths), snap.nchunks, snap.stateRoot
+	for _, p := range snap.paths {
+		st.Bytes += snap.file(p).info.Size
+	}
+	return st, nil
+}
+
+// applyPendingLocked applies the changes queued during a background
+// build, the last one per path winning.
+func (x *Index) applyPendingLocked(ctx context.Context) error {
+	if len(x.pending) == 0 {
+		return nil
+	}
+	last := make(map[string]pendingOp)
+	for _, op := range x.pending {
+		last[op.path] = op
+	}
+	x.pending = nil
+	paths := slices.Sorted(maps.Keys(last))
+	var errs []error
+	for _, p := range paths {
+		op := last[p]
+		var err error
+		switch c, ov := x.overlays[p]; {
+		case ov:
+			err = x.changeLocked(ctx, p, c, true)
+		case op.remove:
+			_, _, err = x.applyLocked(ctx, nil, []string{p})
+		default:
+			err = x.changeLocked(ctx, p, op.content, false)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", p, err))
+		}
+	}
+	x.scheduleCheckpointLocked()
+	return errors.Join(errs...)
+}
