@@ -62,8 +62,11 @@
 //     and .js/.mjs/.cjs/.css/.json files averaging more than 500 bytes per
 //     line over their first 8 KiB (minified).
 //   - Symlinks are followed unless Options.NoFollowSymlinks is set, but never
-//     to a target outside the root, and never into a directory that contains
-//     the link (a loop). A symlink is judged by the ignore rules as what it
+//     to a target outside the root, never into a directory that contains
+//     the link (a loop), and never into VCS metadata. A file reached through
+//     a symlink must pass the secret and generated name rules under its real
+//     path as well, so a link cannot bring .env in as "config.txt". A
+//     symlink is judged by the ignore rules as what it
 //     points to (a link to a directory matches "dir/" patterns). A directory
 //     or file reachable through several paths is listed once, preferably
 //     under its own path; see Matcher.Walk for the exact rule.

@@ -545,7 +545,7 @@ func (m *Matcher) CheckFile(relPath string) (File, *Skipped, error) {
 	if t.isDir {
 		return File{}, nil, fmt.Errorf("walk: %s is a directory", rel)
 	}
-	f, skipped := m.checkFile(rel, name, abs, t.info, make([]byte, sniffSize))
+	f, skipped := m.checkFile(rel, name, abs, t.real, t.info, make([]byte, sniffSize))
 	return f, skipped, nil
 }
 
@@ -596,10 +596,33 @@ func (m *Matcher) resolveLink(abs, realDir string) target {
 		return t
 	}
 	t.info, t.isDir = info, info.IsDir()
-	if t.isDir && within(real, realDir) {
+	switch {
+	case t.isDir && within(real, realDir):
 		t.reason, t.detail = ReasonSymlinkLoop, "-> "+real
+	case m.inVCSDir(real):
+		t.reason, t.detail = ReasonVCS, "-> "+real
 	}
 	return t
+}
+
+// realRel returns the slash path relative to the resolved root of real, a
+// resolved path within it.
+func (m *Matcher) realRel(real string) string {
+	if len(real) <= len(m.realRoot) {
+		return ""
+	}
+	return filepath.ToSlash(strings.TrimLeft(real[len(m.realRoot):], string(filepath.Separator)))
+}
+
+// inVCSDir reports whether the resolved path real, within the root, is or
+// lies in a VCS metadata directory, which a symlink must not lead into.
+func (m *Matcher) inVCSDir(real string) bool {
+	for _, e := range strings.Split(m.realRel(real), "/") {
+		if isVCSDir(e) {
+			return true
+		}
+	}
+	return false
 }
 
 // within reports whether p is dir or below it (both clean absolute paths).
@@ -622,11 +645,19 @@ func joinReal(dir, name string) string {
 }
 
 // checkFile applies the name, size and content rules to the file abs whose
-// stat result (following symlinks) is info. The file is opened only when its
-// name and size pass; buf must have room for sniffSize bytes.
-func (m *Matcher) checkFile(rel, name, abs string, info fs.FileInfo, buf []byte) (File, *Skipped) {
+// stat result (following symlinks) is info. real is the file's resolved path
+// when abs has symlinks (else ""): the file's own name must pass the name
+// rules too, so that a link cannot smuggle a credential file in under an
+// innocent name. The file is opened only when its names and size pass; buf
+// must have room for sniffSize bytes.
+func (m *Matcher) checkFile(rel, name, abs, real string, info fs.FileInfo, buf []byte) (File, *Skipped) {
 	if r, detail := checkName(rel, name); r != "" {
 		return File{}, &Skipped{Path: rel, Reason: r, Detail: detail}
+	}
+	if real != "" {
+		if r, detail := checkName(m.realRel(real), filepath.Base(real)); r != "" {
+			return File{}, &Skipped{Path: rel, Reason: r, Detail: detail + " (-> " + real + ")"}
+		}
 	}
 	if !info.Mode().IsRegular() {
 		return File{}, &Skipped{Path: rel, Reason: ReasonSpecial, Detail: info.Mode().Type().String()}

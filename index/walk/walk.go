@@ -151,7 +151,7 @@ func (w *walker) work(r *workerResult) {
 					continue
 				}
 			}
-			f, s := w.m.checkFile(t.rel, t.name, t.abs, info, buf)
+			f, s := w.m.checkFile(t.rel, t.name, t.abs, t.real, info, buf)
 			if s != nil {
 				r.skipped = append(r.skipped, *s)
 				continue

@@ -304,6 +304,16 @@ func TestSymlinks(t *testing.T) {
 	symlink(t, "build/docs", filepath.Join(root, "docs"))           // into an ignored dir: listed via the link
 	symlink(t, "missing", filepath.Join(root, "dangling"))          // broken
 	symlink(t, "../../z", filepath.Join(root, "real", "sub", "zl")) // a dir walked later in the first pass
+	// Links must not smuggle secrets or VCS metadata in under other names.
+	writeTree(t, root, map[string]string{
+		".env":                       "TOKEN=x\n",
+		"build/aws/.aws/credentials": "[default]\n",
+		".git/config":                "",
+	})
+	symlink(t, ".env", filepath.Join(root, "innocent.txt"))
+	symlink(t, "build/aws/.aws", filepath.Join(root, "awslink"))
+	symlink(t, ".git/config", filepath.Join(root, "gitconfig.txt"))
+	symlink(t, ".git", filepath.Join(root, "meta"))
 
 	files, skipped, err := Walk(context.Background(), root, Options{})
 	if err != nil {
@@ -314,15 +324,21 @@ func TestSymlinks(t *testing.T) {
 		t.Errorf("files = %q, want %q", got, want)
 	}
 	wantSkipped := map[string]Reason{
-		"out-dir":       ReasonSymlinkOutside,
-		"out-file.txt":  ReasonSymlinkOutside,
-		"real/up":       ReasonSymlinkLoop,
-		"real/sub/self": ReasonSymlinkLoop,
-		"alias":         ReasonDuplicate,
-		"a-link.txt":    ReasonDuplicate,
-		"dangling":      ReasonBrokenSymlink,
-		"build":         ReasonIgnored,
-		"real/sub/zl":   ReasonDuplicate,
+		"out-dir":             ReasonSymlinkOutside,
+		"out-file.txt":        ReasonSymlinkOutside,
+		"real/up":             ReasonSymlinkLoop,
+		"real/sub/self":       ReasonSymlinkLoop,
+		"alias":               ReasonDuplicate,
+		"a-link.txt":          ReasonDuplicate,
+		"dangling":            ReasonBrokenSymlink,
+		"build":               ReasonIgnored,
+		"real/sub/zl":         ReasonDuplicate,
+		".env":                ReasonSecret,
+		"innocent.txt":        ReasonSecret,
+		"awslink/credentials": ReasonSecret,
+		".git":                ReasonVCS,
+		"gitconfig.txt":       ReasonVCS,
+		"meta":                ReasonVCS,
 	}
 	if got := reasons(skipped); !reflect.DeepEqual(got, wantSkipped) {
 		t.Errorf("skipped = %v\nwant %v", got, wantSkipped)
@@ -343,6 +359,9 @@ func TestSymlinks(t *testing.T) {
 		"out-file.txt":             ReasonSymlinkOutside,
 		"real/up/file.txt":         ReasonSymlinkLoop,
 		"dangling":                 ReasonBrokenSymlink,
+		"innocent.txt":             ReasonSecret,
+		"awslink/credentials":      ReasonSecret,
+		"meta/config":              ReasonVCS,
 	} {
 		if _, s, err := m.CheckFile(rel); err != nil || s == nil || s.Reason != reason {
 			t.Errorf("CheckFile(%q) = %+v, %v; want %q", rel, s, err, reason)
@@ -361,7 +380,7 @@ func TestSymlinks(t *testing.T) {
 		t.Errorf("NoFollowSymlinks: files = %q, want %q", got, want)
 	}
 	for _, s := range skipped {
-		if s.Reason != ReasonSymlink && s.Path != "build" {
+		if s.Reason != ReasonSymlink && s.Path != "build" && s.Path != ".env" && s.Path != ".git" {
 			t.Errorf("NoFollowSymlinks: unexpected skip %+v", s)
 		}
 	}
