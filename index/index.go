@@ -118,7 +118,10 @@ func Build(ctx context.Context, root string, opts Options) (Stats, error) {
 // Open returns at once; snapshots are then partial until Wait returns.
 // The caller must Close the Index.
 func Open(ctx context.Context, root string, opts Options) (*Index, error) {
-	set := opts.settings()
+	set, err := opts.settings()
+	if err != nil {
+		return nil, fmt.Errorf("open index of %s: %w", root, err)
+	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("open index of %s: %w", root, err)

@@ -485,3 +485,35 @@ func TestStateRoot(t *testing.T) {
 		t.Errorf("state roots differ: %s %s", roots[0], roots[1])
 	}
 }
+
+func TestChangesAreFilteredLikeTheWalk(t *testing.T) {
+	x, root := openFixture(t, testOptions(t))
+	// A secret opened in the editor is never indexed.
+	if err := x.SetOverlay(ctx, ".env", []byte("API_TOKEN=supersecretvalue\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitPaths(t, x, Query{Text: "supersecretvalue"}); len(got) != 0 {
+		t.Errorf("secret indexed: %v", got)
+	}
+	// Editing .gitignore re-applies the rules to the whole tree.
+	writeTree(t, root, map[string]string{".gitignore": "server/\n"})
+	if err := x.Update(ctx, ".gitignore", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitPaths(t, x, Query{Identifiers: []string{"parseHTTPRequest"}}); len(got) != 0 {
+		t.Errorf("newly ignored directory still indexed: %v", got)
+	}
+	// An ignored file stays out of the index when it changes.
+	writeTree(t, root, map[string]string{"server/http.go": "package server\nfunc ignoredchange() {}\n"})
+	if err := x.Update(ctx, "server/http.go", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitPaths(t, x, Query{Text: "ignoredchange"}); len(got) != 0 {
+		t.Errorf("ignored file indexed: %v", got)
+	}
+	s, release := x.Snapshot()
+	defer release()
+	if _, ok := s.Stat("server/http.go"); ok {
+		t.Error("ignored file in the file table")
+	}
+}

@@ -13,6 +13,9 @@ import (
 	"github.com/ctxls/ctxls/tokens"
 )
 
+// DefaultEncoding is the encoding counted when Options.Counters is nil.
+const DefaultEncoding = "cl100k_base"
+
 // EnvCacheDir names the environment variable that, when set, replaces
 // os.UserCacheDir()/ctxls as the parent of all index directories.
 const EnvCacheDir = "CTXLS_CACHE_DIR"
@@ -32,12 +35,14 @@ type Options struct {
 	Rebuild bool
 
 	// Counters are the encodings whose token counts are computed for every
-	// chunk at index time, by encoding name. Callers normally pass
-	// cl100k_base; nil computes none (TokenCount then reports false).
+	// chunk at index time, by encoding name. nil means cl100k_base from a
+	// new tokens.Registry; an empty map computes none (TokenCount then
+	// reports false). Pass the process's shared counters when there are.
 	Counters map[string]tokens.Counter
 
-	// Lister lists the files to index; nil uses a plain directory walk
-	// that skips hidden, large and binary files.
+	// Lister lists the files to index; nil means a new WalkLister with
+	// walk's default options. A Lister that is also a FileFilter filters
+	// single-file changes too.
 	Lister Lister
 	// NewChunker creates one Chunker per worker; nil uses line windows.
 	NewChunker func() (Chunker, error)
@@ -114,10 +119,17 @@ type settings struct {
 	counters  []tokens.Counter
 }
 
-func (o Options) settings() settings {
+func (o Options) settings() (settings, error) {
 	s := settings{Options: o}
 	if s.Lister == nil {
-		s.Lister = simpleLister{}
+		s.Lister = &WalkLister{}
+	}
+	if s.Counters == nil {
+		c, err := tokens.NewRegistry().Get(DefaultEncoding)
+		if err != nil {
+			return s, fmt.Errorf("default token counter: %w", err)
+		}
+		s.Counters = map[string]tokens.Counter{DefaultEncoding: c}
 	}
 	if s.NewChunker == nil {
 		s.NewChunker = func() (Chunker, error) { return windowChunker{}, nil }
@@ -137,12 +149,12 @@ func (o Options) settings() settings {
 	if s.Logf == nil {
 		s.Logf = func(string, ...any) {}
 	}
-	for name := range o.Counters {
+	for name := range s.Counters {
 		s.encodings = append(s.encodings, name)
 	}
 	slices.Sort(s.encodings)
 	for _, name := range s.encodings {
-		s.counters = append(s.counters, o.Counters[name])
+		s.counters = append(s.counters, s.Counters[name])
 	}
-	return s
+	return s, nil
 }

@@ -1,13 +1,8 @@
 package index
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -45,83 +40,6 @@ type Lister interface {
 type Chunker interface {
 	Chunk(path string, src []byte) ([]chunk.Chunk, error)
 	Close()
-}
-
-// simpleLister is the Lister used when Options.Lister is nil: every regular
-// file under root except hidden files and directories (".git", ".cache",
-// …), files over maxFileSize and files with a NUL byte in their first 8 KiB.
-// It does not read ignore files; the workspace walker replaces it.
-type simpleLister struct{}
-
-const maxFileSize = 1 << 20
-
-func (simpleLister) List(ctx context.Context, root string) ([]Entry, []Skipped, error) {
-	var entries []Entry
-	var skipped []Skipped
-	n := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if n++; n%256 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		rel, rerr := filepath.Rel(root, p)
-		if rerr != nil {
-			return rerr
-		}
-		rel = filepath.ToSlash(rel)
-		if err != nil {
-			if rel == "." {
-				return err
-			}
-			skipped = append(skipped, Skipped{rel, "read error"})
-			if d != nil && d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if rel == "." {
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			skipped = append(skipped, Skipped{rel, "hidden"})
-			return nil
-		}
-		if d.IsDir() || !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			skipped = append(skipped, Skipped{rel, "read error"})
-			return nil
-		}
-		if info.Size() > maxFileSize {
-			skipped = append(skipped, Skipped{rel, "too large"})
-			return nil
-		}
-		if isBinaryFile(p) {
-			skipped = append(skipped, Skipped{rel, "binary"})
-			return nil
-		}
-		entries = append(entries, Entry{Path: rel, Size: info.Size(), ModTime: info.ModTime()})
-		return nil
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("list %s: %w", root, err)
-	}
-	return entries, skipped, nil
-}
-
-func isBinaryFile(p string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	buf := make([]byte, 8<<10)
-	n, _ := f.Read(buf)
-	return bytes.IndexByte(buf[:n], 0) >= 0
 }
 
 // windowChunker is the Chunker used when Options.NewChunker is nil: line

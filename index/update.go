@@ -214,6 +214,28 @@ func (x *Index) beginChangeLocked() error {
 // changeLocked re-indexes path from content (nil: from disk) and
 // schedules a checkpoint.
 func (x *Index) changeLocked(ctx context.Context, p string, content []byte, overlay bool) error {
+	if ff, ok := x.set.Lister.(FileFilter); ok {
+		if allowed, reason := ff.Allow(x.env.root, p, content); !allowed {
+			x.set.Logf("index: %s not indexed: %s", p, reason)
+			_, _, err := x.applyLocked(ctx, nil, []string{p})
+			x.scheduleCheckpointLocked()
+			return err
+		}
+	}
+	if err := x.changeFileLocked(ctx, p, content, overlay); err != nil {
+		return err
+	}
+	if _, ok := x.set.Lister.(*WalkLister); ok && isIgnoreFile(p) {
+		// The rules changed: list again, indexing what they now admit and
+		// dropping what they now exclude.
+		if _, err := x.refreshLocked(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x *Index) changeFileLocked(ctx context.Context, p string, content []byte, overlay bool) error {
 	job := fileJob{entry: Entry{Path: p}, content: content, overlay: overlay}
 	if content == nil {
 		fi, err := os.Stat(filepath.Join(x.env.root, filepath.FromSlash(p)))
