@@ -48,4 +48,12 @@ type Chunk struct {
 	TrackingHash string
 	// ContentHash is hex SHA-256 (first 16 bytes) of the exact bytes.
 	ContentHash string
+
+	// Part is 0 for a unit that fits in one chunk. A unit longer than
+	// Options.MaxLines is cut into pieces numbered 1, 2, … in file order;
+	// all carry the unit's Kind, Symbol, QualifiedName and Signature, only
+	// the piece holding the unit's start has its Doc, and the others have
+	// SigEndLine = StartLine. Markdown sections split into windows are
+	// numbered the same way.
+	Part int
 }

@@ -4,5 +4,102 @@
 // heading sections, and overlapping line windows for any other text.
 //
 // It parses one file at a time and holds no state between calls except
-// reusable parsers and compiled queries, which the caller must Close.
+// reusable parsers and scratch buffers, which the caller must Close. A
+// Chunker is not safe for concurrent use; use one per goroutine.
+//
+// # Languages
+//
+// Go, Python, Rust, JavaScript (.js .mjs .cjs .jsx), TypeScript (.ts .mts
+// .cts), TSX, Java, C (.c .h), C++ (.cc .cpp .cxx .hpp .hh .hxx), C#, Ruby
+// and PHP are parsed (grammars from github.com/smacker/go-tree-sitter).
+// Each language is one langSpec value in a table (lang.go): which node types
+// are units, wrappers, transparent scopes, header items, fields. The tree is
+// walked only at the top level and inside class-like bodies; identifiers
+// for References come from a small lexer over the text (lex.go), because a
+// full tree walk through cgo would cost as much as the parse.
+//
+// # Units and nesting
+//
+// Functions, methods, types (struct, type alias, typedef), classes (and
+// Ruby modules), interfaces (and Rust traits, PHP traits), enums and Rust
+// impl blocks are units. Members of a class-like unit (methods, nested
+// classes) are units of their own: the outer chunk spans the whole class
+// and overlaps its members' chunks. Functions nested inside functions are
+// not units. Namespaces, Rust `mod` blocks, `extern "C"` blocks and
+// preprocessor conditionals are transparent: their items are treated as if
+// at top level, and they add nothing to qualified names.
+//
+// Top-level variable and constant declarations after the header are
+// KindVar units (Symbol is the first declared name, Defines lists all).
+// Other top-level code that belongs to no unit (statements, C prototypes,
+// a Python `if __name__ == "__main__":` block) becomes KindWindow chunks cut
+// at statement boundaries, so that no code is left out of the index;
+// comments on their own between units are dropped.
+//
+// # Qualified names
+//
+// QualifiedName is the names of the enclosing class-like units and the
+// unit's own name joined with "." ("Outer.Inner.method"). In Go, top-level
+// functions, types and variables are qualified with the package name
+// ("server.New"), and methods with their receiver's base type, without
+// pointer or type parameters and without the package ("Server.handle" for
+// func (s *Server[T]) handle). A C++ definition `int Foo::bar()` is
+// "Foo.bar". A Rust impl block's Symbol is its self type; its
+// QualifiedName is "Point" for an inherent impl and "<Point as Display>"
+// for a trait impl, and the methods inside are "Point.fmt".
+//
+// # Ranges, signatures, docs
+//
+// A unit's range starts at its doc comment when it has one: the block of
+// comment lines directly above the declaration (no blank line between;
+// Rust attribute lines may sit in between and are included too), so a
+// chunk shows its doc. DocStartLine is the first line of that comment and
+// Doc its text, each line trimmed, comment markers kept. For Python the
+// docstring inside the body is preferred as Doc (DocStartLine is then the
+// docstring's line, after StartLine). Decorators and annotations are part
+// of the range. StartByte/EndByte are the exact syntactic range (doc
+// included) without surrounding white space; windows cover whole lines.
+//
+// Signature is the declaration from its first token (after decorators; an
+// `export` or `template<…>` prefix included) up to where the body opens,
+// without the opening brace or colon; for units without a body it is the
+// first line. SigEndLine is the line where it ends.
+//
+// # Header
+//
+// At most one KindHeader chunk per code file: from the first non-blank
+// byte through the last item of the leading run of header items (package
+// clause, imports/uses/includes, leading constants, a module docstring, a
+// Rust `mod x;`), comments among them included, as long as it fits in
+// MaxLines. Its Defines are the constants it declares. A file that starts
+// directly with a unit has no header.
+//
+// # Long units
+//
+// A unit longer than Options.MaxLines is cut into parts (Part 1, 2, …) at
+// child boundaries: the first part holds the doc, signature and the first
+// statements or members, and each part is at most MaxLines lines. In a
+// class-like unit the nested units already have chunks of their own, so
+// the parts cover only what lies between them (the head with fields, and
+// runs of other members). A single child longer than MaxLines is cut into
+// line windows.
+//
+// # Fallbacks
+//
+// Markdown: one KindSection chunk per heading (ATX or setext; headings in
+// fenced code and front matter do not count), from the heading to the next
+// heading; text before the first heading is a section without Symbol;
+// QualifiedName is the heading path joined with " > ". Other text files,
+// code files larger than Options.MaxParseBytes, and code files whose tree
+// has errors and yields no unit at all become KindWindow windows of
+// WindowLines lines overlapping by WindowOverlap. Windows of code files
+// get References; text and Markdown chunks do not.
+//
+// # Hashes and references
+//
+// TrackingHash and ContentHash are over the chunk's bytes (doc included);
+// TrackingHash collapses every run of ASCII white space to one space.
+// References are the identifiers in the chunk outside comments and string
+// literals, minus the language's keywords (and true/false/nil/null/None,
+// self/this), minus the chunk's own Symbol.
 package chunk

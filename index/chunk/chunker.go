@@ -1,0 +1,253 @@
+package chunk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Options tune how files are cut. Zero fields take their defaults.
+type Options struct {
+	// MaxLines is the longest a chunk may be; longer units are split at
+	// child boundaries. Default 150.
+	MaxLines int
+	// WindowLines is the size of a line window (text files, unparsable
+	// code, oversized statements). Default 60; never more than MaxLines.
+	WindowLines int
+	// WindowOverlap is how many lines consecutive windows share. Default
+	// 10 (pass a negative value for none); always less than WindowLines.
+	WindowOverlap int
+	// MaxParseBytes: code files larger than this are cut into windows
+	// without parsing (generated code, bundles). Default 4 MiB.
+	MaxParseBytes int
+}
+
+// withDefaults fills zero fields and repairs inconsistent ones.
+func (o Options) withDefaults() Options {
+	if o.MaxLines <= 0 {
+		o.MaxLines = 150
+	}
+	if o.WindowLines <= 0 {
+		o.WindowLines = 60
+	}
+	o.WindowLines = min(o.WindowLines, o.MaxLines)
+	if o.WindowOverlap < 0 {
+		o.WindowOverlap = 0
+	} else if o.WindowOverlap == 0 {
+		o.WindowOverlap = 10
+	}
+	if o.WindowOverlap >= o.WindowLines {
+		o.WindowOverlap = o.WindowLines / 4
+	}
+	if o.MaxParseBytes <= 0 {
+		o.MaxParseBytes = 4 << 20
+	}
+	o.MaxParseBytes = min(o.MaxParseBytes, math.MaxInt32)
+	return o
+}
+
+// Chunker cuts files into chunks. It keeps one tree-sitter parser per
+// language, created on first use, and scratch buffers reused between
+// files.
+//
+// A Chunker is not safe for concurrent use: give each goroutine its own.
+// Close it when done to free the parsers' C memory.
+type Chunker struct {
+	opts    Options
+	parsers map[string]*sitter.Parser
+	li      lineIndex
+	lx      lexer
+	scratch []byte
+	closed  bool
+
+	// liveTrees counts syntax trees parsed and not yet closed; it is zero
+	// whenever Chunk has returned (tests check this).
+	liveTrees int
+}
+
+// NewChunker returns a Chunker with opts (zero fields take defaults).
+func NewChunker(opts Options) *Chunker {
+	return &Chunker{opts: opts.withDefaults(), parsers: map[string]*sitter.Parser{}}
+}
+
+// Options returns the options in effect, defaults filled in.
+func (c *Chunker) Options() Options { return c.opts }
+
+// Close frees the parsers. The Chunker must not be used afterwards.
+func (c *Chunker) Close() {
+	for name, p := range c.parsers {
+		p.Close()
+		delete(c.parsers, name)
+	}
+	c.closed = true
+}
+
+// ErrClosed is returned by Chunk after Close.
+var ErrClosed = errors.New("chunk: Chunker is closed")
+
+// Chunk cuts the content src of the file at path into chunks, sorted by
+// (StartLine, EndLine, Kind, Symbol) and then by byte range and name, so
+// the result is deterministic. The language comes from the extension (see
+// LanguageOf). Code files are parsed with tree-sitter; Markdown is cut at
+// headings; everything else, and code that does not parse, into
+// overlapping line windows. An empty or all-blank file has no chunks.
+func (c *Chunker) Chunk(path string, src []byte) ([]Chunk, error) {
+	if c.closed {
+		return nil, ErrClosed
+	}
+	if blank(src) {
+		return nil, nil
+	}
+	if len(src) > math.MaxInt32 {
+		return nil, fmt.Errorf("chunk %s: file of %d bytes is too large", path, len(src))
+	}
+	lang := LanguageOf(path)
+	spec := specFor(lang)
+	c.li.reset(src)
+
+	var out []Chunk
+	switch {
+	case spec != nil:
+		c.lx.reset(&spec.lex, spec.keywords, src)
+		c.lx.run()
+		if len(src) <= c.opts.MaxParseBytes {
+			var err error
+			out, err = c.chunkCode(spec, src)
+			if err != nil {
+				return nil, fmt.Errorf("chunk %s: %w", path, err)
+			}
+		}
+		if out == nil {
+			out = c.windows(src)
+		}
+	case lang == "markdown":
+		out = c.markdown(src)
+	default:
+		out = c.windows(src)
+	}
+	c.finish(out, path, lang, spec != nil)
+	sortChunks(out)
+	return out, nil
+}
+
+// parser returns the parser for spec, creating it on first use.
+func (c *Chunker) parser(spec *langSpec) *sitter.Parser {
+	if p, ok := c.parsers[spec.name]; ok {
+		return p
+	}
+	p := sitter.NewParser()
+	p.SetLanguage(spec.grammar())
+	c.parsers[spec.name] = p
+	return p
+}
+
+// chunkCode parses src and walks its tree. A nil result (without error)
+// asks for the window fallback: the parser gave up, or the tree has errors
+// and no unit was found in it.
+func (c *Chunker) chunkCode(spec *langSpec, src []byte) ([]Chunk, error) {
+	tree, err := c.parser(spec).ParseCtx(context.Background(), nil, src)
+	if err != nil {
+		if errors.Is(err, sitter.ErrNoLanguage) {
+			return nil, fmt.Errorf("parse %s: %w", spec.name, err)
+		}
+		return nil, nil // operation limit: fall back to windows
+	}
+	if tree == nil {
+		return nil, nil
+	}
+	c.liveTrees++
+	defer func() {
+		tree.Close()
+		c.liveTrees--
+	}()
+	root := tree.RootNode()
+	w := walker{opts: c.opts, spec: spec, src: src, li: &c.li}
+	w.run(root)
+	if w.units == 0 && root.HasError() {
+		return nil, nil
+	}
+	if w.out == nil {
+		w.out = []Chunk{}
+	}
+	return w.out, nil
+}
+
+// windows cuts the whole file into KindWindow line windows.
+func (c *Chunker) windows(src []byte) []Chunk {
+	var out []Chunk
+	for _, w := range windowRanges(&c.li, c.opts, 0, len(src)) {
+		out = append(out, Chunk{Kind: KindWindow, StartByte: w.start, EndByte: w.end})
+	}
+	return out
+}
+
+// finish fills the fields every chunk gets the same way: path, language,
+// lines, hashes, references, tidy Defines.
+func (c *Chunker) finish(out []Chunk, path, lang string, code bool) {
+	src := c.src()
+	for i := range out {
+		ch := &out[i]
+		ch.Path, ch.Language = path, lang
+		ch.StartLine = c.li.lineOf(ch.StartByte)
+		ch.EndLine = c.li.lastLine(ch.StartByte, ch.EndByte)
+		ch.SigEndLine = min(max(ch.SigEndLine, ch.StartLine), ch.EndLine)
+		body := src[ch.StartByte:ch.EndByte]
+		ch.ContentHash = contentHash(body)
+		ch.TrackingHash, c.scratch = trackingHash(body, c.scratch)
+		if code {
+			ch.References = c.lx.refs(ch.StartByte, ch.EndByte, ch.Symbol)
+		}
+		ch.Defines = uniqueSorted(ch.Defines)
+	}
+}
+
+// src returns the content being chunked.
+func (c *Chunker) src() []byte { return c.li.src }
+
+// uniqueSorted sorts ss and removes duplicates and empty strings.
+func uniqueSorted(ss []string) []string {
+	if len(ss) == 0 {
+		return nil
+	}
+	sort.Strings(ss)
+	out := ss[:0]
+	for _, s := range ss {
+		if s == "" || (len(out) > 0 && s == out[len(out)-1]) {
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// sortChunks orders chunks by (StartLine, EndLine, Kind, Symbol), then by
+// bytes, qualified name and part so that the order is total.
+func sortChunks(cs []Chunk) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := &cs[i], &cs[j]
+		switch {
+		case a.StartLine != b.StartLine:
+			return a.StartLine < b.StartLine
+		case a.EndLine != b.EndLine:
+			return a.EndLine < b.EndLine
+		case a.Kind != b.Kind:
+			return a.Kind < b.Kind
+		case a.Symbol != b.Symbol:
+			return a.Symbol < b.Symbol
+		case a.StartByte != b.StartByte:
+			return a.StartByte < b.StartByte
+		case a.EndByte != b.EndByte:
+			return a.EndByte < b.EndByte
+		case a.QualifiedName != b.QualifiedName:
+			return a.QualifiedName < b.QualifiedName
+		}
+		return a.Part < b.Part
+	})
+}

@@ -1,0 +1,729 @@
+package chunk
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// maxNesting bounds recursion into scopes and containers, so that
+// pathological inputs cannot exhaust the stack.
+const maxNesting = 64
+
+// nameAt is a declared name and where it is declared.
+type nameAt struct {
+	name string
+	pos  int
+}
+
+// kid is one child of a unit's body: a statement, a member, a comment. A
+// skip kid is a nested unit with chunks of its own.
+type kid struct {
+	start, end int
+	skip       bool
+	comment    bool
+}
+
+// span is a half-open byte range.
+type span struct{ start, end int }
+
+// unit is a declaration found in the tree, before it becomes chunks.
+type unit struct {
+	kind       Kind
+	name       string
+	qual       string
+	prefix     string // qualifies members: "Server" makes "Server.handle"
+	start, end int    // the whole unit, doc comment and attributes included
+	sig        string
+	sigEndLine int
+	headEnd    int // end of the declaration's first part: doc, signature, opening line
+	doc        string
+	docLine    int
+	defs       []nameAt // names the unit defines besides its own
+	kids       []kid
+}
+
+// walker turns one parsed file into chunks. It reads nodes only while the
+// tree is open and keeps nothing that points into it.
+type walker struct {
+	opts  Options
+	spec  *langSpec
+	src   []byte
+	li    *lineIndex
+	pkg   string
+	out   []Chunk
+	units int // units emitted (the header and windows excluded)
+	depth int
+}
+
+// str returns the trimmed text of n as a valid UTF-8 Go string.
+func (w *walker) str(n *sitter.Node) string {
+	return cleanString(text(n, w.src))
+}
+
+// cleanString copies b into a trimmed, valid UTF-8 string.
+func cleanString(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if !utf8.Valid(b) {
+		return string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
+	}
+	return string(b)
+}
+
+// run chunks the file whose syntax tree root is root.
+func (w *walker) run(root *sitter.Node) {
+	items := w.items(root, nil, false)
+	spec := w.spec
+	if spec.pkgQualify {
+		for _, n := range items {
+			if n.Type() == "package_clause" && n.NamedChildCount() > 0 {
+				w.pkg = w.str(n.NamedChild(0))
+				break
+			}
+		}
+	}
+
+	// The header: the leading run of header items (and the comments among
+	// them), from the start of the file, as long as it fits in MaxLines.
+	hs, _ := trimRange(w.src, 0, len(w.src))
+	hdrEnd, next := -1, 0
+	var defs []nameAt
+	for i, n := range items {
+		typ := n.Type()
+		if spec.comments[typ] {
+			continue
+		}
+		p, ok := spec.header[typ]
+		if !ok || (p != nil && !p(n, w.src)) {
+			break
+		}
+		e := int(n.EndByte())
+		if w.li.span(hs, e) > w.opts.MaxLines {
+			break
+		}
+		hdrEnd, next = e, i+1
+		defs = append(defs, w.varNames(n)...)
+	}
+	if hdrEnd > hs {
+		w.out = append(w.out, Chunk{
+			Kind:      KindHeader,
+			StartByte: hs, EndByte: hdrEnd,
+			Defines: namesOf(defs),
+		})
+	}
+	w.sequence(items[next:], hdrEnd, nil)
+}
+
+// varNames returns the names a header item declares (constants).
+func (w *walker) varNames(n *sitter.Node) []nameAt {
+	if _, ok := w.spec.vars[n.Type()]; ok {
+		return w.names(n, nil, 0)
+	}
+	if _, ok := w.spec.wrappers[n.Type()]; ok {
+		var out []nameAt
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			ch := n.NamedChild(i)
+			if _, ok := w.spec.vars[ch.Type()]; ok {
+				out = w.names(ch, out, 0)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// items lists the named children of parent, expanding scopes (namespaces,
+// preprocessor conditionals, …) into their own items. With ownChildren the
+// parent is itself such a scope and its name/condition children are not
+// items.
+func (w *walker) items(parent *sitter.Node, out []*sitter.Node, ownChildren bool) []*sitter.Node {
+	if w.depth > maxNesting {
+		return out
+	}
+	w.depth++
+	defer func() { w.depth-- }()
+	cur := sitter.NewTreeCursor(parent)
+	defer cur.Close()
+	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
+		ch := cur.CurrentNode()
+		if !ch.IsNamed() {
+			continue
+		}
+		if ownChildren {
+			if f := cur.CurrentFieldName(); f == "name" || f == "condition" {
+				continue
+			}
+		}
+		if body, own := w.scopeBody(ch); body != nil {
+			out = w.items(body, out, own)
+			continue
+		}
+		if _, ok := w.spec.wrappers[ch.Type()]; ok && len(w.spec.scopes) > 0 {
+			// export namespace N { … }, declare module "m" { … }
+			expanded := false
+			for j := 0; j < int(ch.NamedChildCount()); j++ {
+				if body, own := w.scopeBody(ch.NamedChild(j)); body != nil {
+					out = w.items(body, out, own)
+					expanded = true
+				}
+			}
+			if expanded {
+				continue
+			}
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// scopeBody returns the node holding a scope's items, or nil if n is not a
+// scope (or is a scope declaration without a body, like Rust's `mod m;`).
+func (w *walker) scopeBody(n *sitter.Node) (body *sitter.Node, ownChildren bool) {
+	field, ok := w.spec.scopes[n.Type()]
+	if !ok {
+		return nil, false
+	}
+	if field == "" {
+		return n, true
+	}
+	return n.ChildByFieldName(field), false
+}
+
+// ruleFor returns how n declares a unit; member says n sits in a class-like
+// body, where variables are fields rather than units.
+func (w *walker) ruleFor(n *sitter.Node, typ string, member bool) (unitRule, bool) {
+	if r, ok := w.spec.units[typ]; ok {
+		if (r.when == nil || r.when(n, w.src)) && (!r.needBody || w.bodyOf(r, n) != nil) && !(r.topLevel && member) {
+			return r, true
+		}
+	}
+	if !member {
+		if p, ok := w.spec.vars[typ]; ok && (p == nil || p(n, w.src)) {
+			return unitRule{kind: KindVar, body: selfBody}, true
+		}
+	}
+	return unitRule{}, false
+}
+
+// bodyOf returns the node holding n's members or statements.
+func (w *walker) bodyOf(r unitRule, n *sitter.Node) *sitter.Node {
+	if r.body != nil {
+		return r.body(n)
+	}
+	return n.ChildByFieldName("body")
+}
+
+// sequence processes the items of one level: the file's top level
+// (parent == nil) or a container's body. lower is where the previous
+// sibling ended: no doc comment reaches above it.
+func (w *walker) sequence(items []*sitter.Node, lower int, parent *unit) {
+	var run []kid // top level: pending items that are no unit
+	add := func(k kid) {
+		if parent != nil {
+			parent.kids = append(parent.kids, k)
+		} else {
+			run = append(run, k)
+		}
+	}
+	prevEnd := lower
+	for _, n := range items {
+		s, e := int(n.StartByte()), int(n.EndByte())
+		typ := n.Type()
+		if w.spec.comments[typ] {
+			add(kid{start: s, end: e, comment: true})
+			continue
+		}
+		us := w.declare(n, prevEnd, parent)
+		if len(us) == 0 {
+			if parent != nil && w.spec.fields[typ] {
+				parent.defs = w.names(n, parent.defs, 0)
+			}
+			add(kid{start: s, end: e})
+		}
+		for _, u := range us {
+			if parent != nil {
+				parent.kids = dropFrom(parent.kids, u.start)
+				parent.kids = append(parent.kids, kid{start: u.start, end: u.end, skip: true})
+				if u.name != "" {
+					parent.defs = append(parent.defs, nameAt{u.name, u.start})
+				}
+			} else {
+				w.leftovers(dropFrom(run, u.start))
+				run = run[:0]
+			}
+		}
+		prevEnd = e
+	}
+	if parent == nil {
+		w.leftovers(run)
+	}
+}
+
+// dropFrom removes the trailing kids that start at or after pos (comments
+// that turned out to be the doc of the unit starting at pos).
+func dropFrom(kids []kid, pos int) []kid {
+	for len(kids) > 0 && kids[len(kids)-1].start >= pos {
+		kids = kids[:len(kids)-1]
+	}
+	return kids
+}
+
+// declare turns n into units if it declares any, emitting their chunks.
+func (w *walker) declare(n *sitter.Node, lower int, parent *unit) []*unit {
+	typ := n.Type()
+	member := parent != nil
+	if sigOuter, ok := w.spec.wrappers[typ]; ok {
+		type inner struct {
+			n *sitter.Node
+			r unitRule
+		}
+		var in []inner
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			ch := n.NamedChild(i)
+			if r, ok := w.ruleFor(ch, ch.Type(), member); ok {
+				in = append(in, inner{ch, r})
+			}
+		}
+		switch len(in) {
+		case 0:
+			return nil
+		case 1:
+			return []*unit{w.unit(in[0].n, n, sigOuter, in[0].r, lower, parent)}
+		}
+		us := make([]*unit, 0, len(in))
+		for _, x := range in {
+			us = append(us, w.unit(x.n, x.n, true, x.r, lower, parent))
+			lower = int(x.n.EndByte())
+		}
+		return us
+	}
+	if r, ok := w.ruleFor(n, typ, member); ok {
+		return []*unit{w.unit(n, n, true, r, lower, parent)}
+	}
+	return nil
+}
+
+// unit builds the unit declared by n (wrapped in outer, possibly n itself),
+// walks its members and emits its chunks.
+func (w *walker) unit(n, outer *sitter.Node, sigOuter bool, r unitRule, lower int, parent *unit) *unit {
+	src := w.src
+	s, e := int(outer.StartByte()), int(outer.EndByte())
+
+	kind := r.kind
+	if r.kindOf != nil {
+		kind = r.kindOf(n)
+	}
+	if r.fn && parent != nil {
+		kind = KindMethod
+	}
+
+	var name, owner string
+	var declared []nameAt
+	if r.name != nil {
+		name, owner = r.name(n, src)
+		name = cleanString([]byte(name))
+	} else if nm := n.ChildByFieldName("name"); kind != KindVar && nm != nil && identTypes[nm.Type()] {
+		name = strings.TrimPrefix(w.str(nm), "$")
+	} else {
+		declared = w.names(n, nil, 0)
+		if len(declared) > 0 {
+			name = declared[0].name
+		}
+	}
+
+	qual := name
+	switch {
+	case name == "":
+	case owner != "":
+		qual = owner + "." + name
+	case parent != nil && parent.prefix != "":
+		qual = parent.prefix + "." + name
+	case parent == nil && w.spec.pkgQualify && w.pkg != "":
+		qual = w.pkg + "." + name
+	}
+	prefix := qual
+	if r.qual != nil && name != "" {
+		qual = r.qual(n, src, name)
+		prefix = name
+	}
+
+	body := w.bodyOf(r, n)
+	start, doc, docLine := w.docAbove(s, lower)
+	if w.spec.docstring && body != nil {
+		if d, l, ok := w.docstring(body); ok {
+			doc, docLine = d, l
+		}
+	}
+
+	sigStart := s
+	if !sigOuter {
+		sigStart = int(n.StartByte())
+	}
+	sig, sigEnd := w.signature(n, body, sigStart, e)
+
+	u := &unit{
+		kind: kind, name: name, qual: qual, prefix: prefix,
+		start: start, end: e,
+		sig: sig, sigEndLine: w.li.lastLine(sigStart, sigEnd),
+		doc: doc, docLine: docLine,
+	}
+	u.headEnd = w.li.end(w.li.lastLine(sigStart, sigEnd))
+	if u.headEnd > e {
+		u.headEnd = e
+	}
+	if u.headEnd < sigEnd {
+		u.headEnd = sigEnd
+	}
+	if kind == KindVar && len(declared) > 1 {
+		u.defs = append(u.defs, declared[1:]...)
+	}
+
+	if body != nil && w.depth <= maxNesting {
+		w.depth++
+		switch {
+		case r.container:
+			w.sequence(w.items(body, nil, false), sigEnd, u)
+		case w.li.span(start, e) > w.opts.MaxLines:
+			// Statements are needed only to split a unit that is too long.
+			w.children(body, func(ch *sitter.Node) {
+				u.kids = append(u.kids, kid{
+					start: int(ch.StartByte()), end: int(ch.EndByte()),
+					comment: w.spec.comments[ch.Type()],
+				})
+			})
+		}
+		w.depth--
+	}
+	if len(u.kids) > 0 && u.kids[0].start < u.headEnd && u.kids[0].start >= sigEnd {
+		u.headEnd = u.kids[0].start
+	}
+	w.emit(u)
+	return u
+}
+
+// signature returns the declaration text up to where the body opens, with
+// the opening brace or colon removed, and the offset where it ends. Units
+// without a body (or whose body is the unit itself) get their first line.
+func (w *walker) signature(n, body *sitter.Node, sigStart, end int) (string, int) {
+	src := w.src
+	cut := -1
+	if body != nil && int(body.StartByte()) > sigStart {
+		cut = int(body.StartByte())
+		// A body opened by a keyword ("interface {"): cut at its brace.
+		if ch := body.Child(0); ch != nil && !ch.IsNamed() && ch.Type() != "{" {
+			for i := 1; i < int(body.ChildCount()) && i < 4; i++ {
+				if c := body.Child(i); c.Type() == "{" {
+					cut = int(c.StartByte())
+					break
+				}
+			}
+		}
+	}
+	if cut < 0 || cut > end {
+		cut = w.li.end(w.li.lineOf(sigStart))
+		if cut > end {
+			cut = end
+		}
+	}
+	if cut < sigStart {
+		cut = sigStart
+	}
+	b := bytes.TrimRight(src[sigStart:cut], " \t\r\n\v\f")
+	for len(b) > 0 && (b[len(b)-1] == '{' || b[len(b)-1] == ':') {
+		b = bytes.TrimRight(b[:len(b)-1], " \t\r\n\v\f")
+	}
+	if len(b) == 0 {
+		b = bytes.TrimRight(src[sigStart:max(sigStart, min(end, w.li.end(w.li.lineOf(sigStart))))], " \t\r\n\v\f")
+	}
+	return cleanString(b), sigStart + len(b)
+}
+
+// docAbove finds the comment block (and attributes) directly above the
+// unit starting at s, not reaching above lower. It returns the unit's new
+// start, the doc text (comment lines, each trimmed) and its first line.
+func (w *walker) docAbove(s, lower int) (int, string, int) {
+	li, src := w.li, w.src
+	L := li.lineOf(s)
+	if !blank(src[li.start(L):s]) {
+		return s, "", 0
+	}
+	minLine := 1
+	if lower > 0 {
+		minLine = li.lineOf(lower-1) + 1
+	}
+	top, first, last := L, 0, 0
+	isComment := func(t []byte) bool {
+		return (w.spec.lex.slashComments && bytes.HasPrefix(t, []byte("//"))) ||
+			(w.spec.lex.hashComments && bytes.HasPrefix(t, []byte("#")))
+	}
+scan:
+	for l := L - 1; l >= minLine; l-- {
+		t := bytes.TrimSpace(li.text(l))
+		switch {
+		case len(t) == 0:
+			break scan
+		case isComment(t):
+			top, first = l, l
+			if last == 0 {
+				last = l
+			}
+		case w.spec.attrPrefix != "" && bytes.HasPrefix(t, []byte(w.spec.attrPrefix)):
+			top = l
+		case w.spec.lex.slashComments && bytes.HasSuffix(t, []byte("*/")):
+			k := l
+			for ; k >= minLine; k-- {
+				tk := bytes.TrimSpace(li.text(k))
+				if i := bytes.Index(tk, []byte("/*")); i >= 0 {
+					if i != 0 {
+						break scan
+					}
+					break
+				}
+			}
+			if k < minLine {
+				break scan
+			}
+			top, first = k, k
+			if last == 0 {
+				last = l
+			}
+			l = k
+		default:
+			break scan
+		}
+	}
+	if top == L {
+		return s, "", 0
+	}
+	start, _ := trimRange(src, li.start(top), s)
+	if first == 0 {
+		return start, "", 0
+	}
+	var doc []byte
+	for l := first; l <= last; l++ {
+		t := bytes.TrimSpace(li.text(l))
+		if w.spec.attrPrefix != "" && bytes.HasPrefix(t, []byte(w.spec.attrPrefix)) {
+			continue
+		}
+		if len(doc) > 0 {
+			doc = append(doc, '\n')
+		}
+		doc = append(doc, t...)
+	}
+	return start, cleanString(doc), first
+}
+
+// docstring returns a Python docstring: a string first in the body.
+func (w *walker) docstring(body *sitter.Node) (string, int, bool) {
+	for i := 0; i < int(body.NamedChildCount()); i++ {
+		ch := body.NamedChild(i)
+		if w.spec.comments[ch.Type()] {
+			continue
+		}
+		if ch.Type() == "expression_statement" && ch.NamedChildCount() == 1 && ch.NamedChild(0).Type() == "string" {
+			return w.str(ch), w.li.lineOf(int(ch.StartByte())), true
+		}
+		return "", 0, false
+	}
+	return "", 0, false
+}
+
+// identTypes are the node types that hold a plain name.
+var identTypes = set("identifier", "field_identifier", "type_identifier", "property_identifier",
+	"constant", "name", "shorthand_property_identifier", "shorthand_property_identifier_pattern",
+	"private_property_identifier", "destructor_name", "operator_name", "package_identifier",
+	"namespace_identifier", "simple_identifier")
+
+// names collects the names n declares: through its name, declarator, left
+// and property fields and through the spec nodes of its language.
+func (w *walker) names(n *sitter.Node, out []nameAt, depth int) []nameAt {
+	if depth > 8 {
+		return out
+	}
+	if identTypes[n.Type()] {
+		if s := strings.TrimPrefix(w.str(n), "$"); s != "" {
+			out = append(out, nameAt{s, int(n.StartByte())})
+		}
+		return out
+	}
+	found := false
+	cur := sitter.NewTreeCursor(n)
+	defer cur.Close()
+	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
+		ch := cur.CurrentNode()
+		if !ch.IsNamed() {
+			continue
+		}
+		switch cur.CurrentFieldName() {
+		case "name", "declarator", "left", "property":
+			out = w.names(ch, out, depth+1)
+			found = true
+		case "":
+			if w.spec.specs[ch.Type()] {
+				out = w.names(ch, out, depth+1)
+				found = true
+			}
+		}
+	}
+	if !found && depth > 0 && w.spec.specs[n.Type()] {
+		w.children(n, func(ch *sitter.Node) {
+			if identTypes[ch.Type()] {
+				out = w.names(ch, out, depth+1)
+			}
+		})
+	}
+	return out
+}
+
+// children calls f for each named child of n, in order. A tree cursor
+// makes this linear; Node.NamedChild(i) rescans from the first child.
+func (w *walker) children(n *sitter.Node, f func(ch *sitter.Node)) {
+	cur := sitter.NewTreeCursor(n)
+	defer cur.Close()
+	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
+		if ch := cur.CurrentNode(); ch.IsNamed() {
+			f(ch)
+		}
+	}
+}
+
+// namesOf returns the names of ns.
+func namesOf(ns []nameAt) []string {
+	if len(ns) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, n.name)
+	}
+	return out
+}
+
+// emit appends the chunks of u: the whole unit if it fits in MaxLines,
+// otherwise its parts.
+func (w *walker) emit(u *unit) {
+	w.units++
+	if w.li.span(u.start, u.end) <= w.opts.MaxLines {
+		w.out = append(w.out, w.unitChunk(u, u.start, u.end, 0, true))
+		return
+	}
+	part := 0
+	for _, p := range w.group(u.kids, u.start, u.headEnd, u.end) {
+		first := p.start == u.start
+		if w.li.span(p.start, p.end) <= w.opts.MaxLines {
+			part++
+			w.out = append(w.out, w.unitChunk(u, p.start, p.end, part, first))
+			continue
+		}
+		for i, win := range w.windowRanges(p.start, p.end) {
+			part++
+			w.out = append(w.out, w.unitChunk(u, win.start, win.end, part, first && i == 0))
+		}
+	}
+}
+
+// unitChunk makes the chunk for [s, e) of u; first says it holds the
+// unit's start (and so its signature and doc).
+func (w *walker) unitChunk(u *unit, s, e, part int, first bool) Chunk {
+	s, e = trimRange(w.src, s, e)
+	c := Chunk{
+		Kind: u.kind, StartByte: s, EndByte: e,
+		Symbol: u.name, QualifiedName: u.qual, Signature: u.sig,
+		Part: part,
+	}
+	if u.name != "" {
+		c.Defines = append(c.Defines, u.name)
+	}
+	if first {
+		c.SigEndLine = u.sigEndLine
+		c.Doc, c.DocStartLine = u.doc, u.docLine
+		c.Defines = append(c.Defines, namesOf(u.defs)...)
+		return c
+	}
+	for _, d := range u.defs {
+		if d.pos >= s && d.pos < e {
+			c.Defines = append(c.Defines, d.name)
+		}
+	}
+	return c
+}
+
+// leftovers emits top-level code that belongs to no unit (statements,
+// prototypes, macros) as KindWindow chunks cut at item boundaries.
+func (w *walker) leftovers(run []kid) {
+	for _, p := range w.group(run, -1, -1, -1) {
+		if w.li.span(p.start, p.end) <= w.opts.MaxLines {
+			s, e := trimRange(w.src, p.start, p.end)
+			w.out = append(w.out, Chunk{Kind: KindWindow, StartByte: s, EndByte: e})
+			continue
+		}
+		for _, win := range w.windowRanges(p.start, p.end) {
+			w.out = append(w.out, Chunk{Kind: KindWindow, StartByte: win.start, EndByte: win.end})
+		}
+	}
+}
+
+// group packs kids into parts of at most MaxLines lines, cutting only
+// between kids. Skip kids (nested units with chunks of their own) are left
+// out and end the current part. With start ≥ 0 the first part begins at
+// start and holds at least [start, headEnd); with end ≥ 0 the last part is
+// stretched to end if it still fits (the closing brace). Parts made only of
+// comments are dropped; a part may exceed MaxLines only when one kid does.
+func (w *walker) group(kids []kid, start, headEnd, end int) []span {
+	limit := w.opts.MaxLines
+	var parts []span
+	var cur span
+	open, code := false, false
+	if start >= 0 {
+		cur, open, code = span{start, headEnd}, true, true
+	}
+	flush := func() {
+		if open && code {
+			parts = append(parts, cur)
+		}
+		open, code = false, false
+	}
+	for _, k := range kids {
+		if k.skip {
+			flush()
+			continue
+		}
+		if open && w.li.span(cur.start, max(cur.end, k.end)) <= limit {
+			cur.end = max(cur.end, k.end)
+			code = code || !k.comment
+			continue
+		}
+		flush()
+		cur, open, code = span{k.start, k.end}, true, !k.comment
+	}
+	if open && end >= 0 && end > cur.end && w.li.span(cur.start, end) <= limit {
+		cur.end = end
+	}
+	flush()
+	return parts
+}
+
+// windowRanges cuts [s, e) into windows of WindowLines lines (at most
+// MaxLines) that overlap by WindowOverlap lines, trimmed of surrounding
+// white space; blank windows are skipped.
+func windowRanges(li *lineIndex, opts Options, s, e int) []span {
+	size := min(opts.WindowLines, opts.MaxLines)
+	step := max(size-opts.WindowOverlap, 1)
+	l0, l1 := li.lineOf(s), li.lastLine(s, e)
+	var out []span
+	for a := l0; ; a += step {
+		b := min(a+size-1, l1)
+		ws, we := trimRange(li.src, max(s, li.start(a)), min(e, li.end(b)))
+		if we > ws {
+			out = append(out, span{ws, we})
+		}
+		if b >= l1 {
+			break
+		}
+	}
+	return out
+}
+
+func (w *walker) windowRanges(s, e int) []span { return windowRanges(w.li, w.opts, s, e) }
