@@ -12,6 +12,7 @@ var fragments = []string{
 	"a", "Z", "foo", "Bar", "HTTP", "9", "123", " ", "  ", "\t", "\n", "\r\n", "\r", "\v", "/", "//",
 	"'s", "'LL", "'", "+=", "{", "}", "(", ".", "-", "*", "#", "\x00", "\u00a0", "\u2028", "\u0085",
 	"\u3000", "\u0301", "ǅ", "ʰ", "😀", "日本", "\xff", "\xe2\x82", "<|endoftext|>",
+	"Ab", "aB", "ÀÉ", "ऄ", "ſ", "\u212a", "İ", "'re", "'VE", "'d", "'t", "'m", "'ll", "١", "Ⅻ", "é",
 }
 
 func randomText(rnd interface{ IntN(int) int }, maxFragments int) string {

@@ -1,14 +1,12 @@
 package tokens
 
 import (
-	"strings"
 	"sync/atomic"
 )
 
 // Piece cache limits. Pieces longer than cacheMaxPiece bytes are rare and
-// merged every time; the cache holds at most cacheSlots entries, so a
-// counter's cache stays under about cacheSlots*(8+16+8+cacheMaxPiece)
-// bytes (about 4 MB).
+// merged every time; the cache holds at most cacheSlots entries of 48 bytes
+// and their pointers, so a counter's cache stays under 3.5 MB.
 const (
 	cacheMaxPiece = 32
 	cacheSlots    = 1 << 16
@@ -24,10 +22,12 @@ type pieceCache struct {
 	slots [cacheSlots]atomic.Pointer[cacheEntry]
 }
 
-// cacheEntry is immutable once stored.
+// cacheEntry is immutable once stored. It holds its piece inline, so that
+// caching a piece costs one allocation.
 type cacheEntry struct {
-	piece string
-	count int
+	count int32
+	n     uint8
+	piece [cacheMaxPiece]byte
 }
 
 // slot returns the slot for hash h. The long rank table uses the low bits
@@ -38,16 +38,18 @@ func (c *pieceCache) slot(h uint64) *atomic.Pointer[cacheEntry] {
 
 // get returns the cached count of piece p with hash h.
 func (c *pieceCache) get(h uint64, p string) (int, bool) {
-	if e := c.slot(h).Load(); e != nil && e.piece == p {
-		return e.count, true
+	if e := c.slot(h).Load(); e != nil && string(e.piece[:e.n]) == p {
+		return int(e.count), true
 	}
 	return 0, false
 }
 
-// put caches the count of piece p with hash h. It copies p, which is
-// usually a substring of a much larger text.
+// put caches the count of piece p (at most cacheMaxPiece bytes) with hash
+// h, copying p, which is usually a substring of a much larger text.
 func (c *pieceCache) put(h uint64, p string, count int) {
-	c.slot(h).Store(&cacheEntry{piece: strings.Clone(p), count: count})
+	e := &cacheEntry{count: int32(count), n: uint8(len(p))}
+	copy(e.piece[:], p)
+	c.slot(h).Store(e)
 }
 
 // tinyBits is the log2 of the number of entries of a tinyCache.

@@ -102,6 +102,12 @@ func classAt(s string, i int) (uint8, int) {
 	if b := s[i]; b < utf8.RuneSelf {
 		return bmpClass[b], 1
 	}
+	return classAtMultibyte(s, i)
+}
+
+// classAtMultibyte is classAt for a rune of more than one byte, kept apart
+// so that classAt inlines.
+func classAtMultibyte(s string, i int) (uint8, int) {
 	r, n := utf8.DecodeRuneInString(s[i:])
 	return runeClass(r), n
 }

@@ -275,3 +275,22 @@ func TestMatchesTiktokenCorpus(t *testing.T) {
 		t.Fatal("no corpus files")
 	}
 }
+
+// TestRandomTextsMatchTiktoken compares pieces and counts on random texts
+// made of the fragments that exercise the pre-tokenizers' corner cases.
+func TestRandomTextsMatchTiktoken(t *testing.T) {
+	for _, name := range tiktokenEncodings {
+		e := encoding(t, name)
+		c := e.exact(name)
+		rnd := newRand(11)
+		for range 2000 {
+			text := randomText(rnd, 30)
+			if got, want := e.pieces(text), e.regexPieces(t, text); !slices.Equal(got, want) {
+				t.Fatalf("%s %q: pieces %q, regexp2 %q", name, text, got, want)
+			}
+			if got, want := c.Count(text), e.oracle.Count(text); got != want {
+				t.Fatalf("%s %q: count %d, tiktoken-go %d", name, text, got, want)
+			}
+		}
+	}
+}
