@@ -421,3 +421,41 @@ func TestOptionsDefaults(t *testing.T) {
 		t.Errorf("negative overlap should mean none: %+v", o)
 	}
 }
+
+func TestReferencesSkipCommentsAndLiterals(t *testing.T) {
+	for _, tc := range []struct {
+		path, src string
+		want      []string
+	}{
+		{"a.js", "function f(a) {\n  const r = /ab+c[/]x/gi; // note\n  return `t ${a.b} u` + r.test('q w') / 2;\n}\n",
+			[]string{"a", "b", "r", "test"}},
+		{"a.rs", "fn f<'a>(x: &'a str) -> String {\n    let s = r#\"raw \"quoted\" words\"#;\n    /* outer /* nested */ still */\n    format!(\"{}\", x) + s + 'c'\n}\n",
+			[]string{"String", "format", "s", "str", "x"}},
+		{"a.py", "def g(x):\n    '''doc words'''\n    s = f\"hi {x}\" + r'raw'\n    return s.upper()  # comment\n",
+			[]string{"s", "upper", "x"}},
+		{"a.php", "<?php\nfunction f($x) {\n  # hash comment\n  return $x->name . 'str words' . CONST_A;\n}\n",
+			[]string{"CONST_A", "name", "x"}},
+		{"a.c", "#include <stdio.h>\nint f(char c) {\n  return c == 'x' ? puts(\"s t\") : 0;\n}\n",
+			[]string{"c", "puts"}},
+		{"a.rb", "def f(a)\n  # comment\n  b = \"str #{a}\"\n  :sym\nend\n",
+			[]string{"a", "b", "sym"}},
+		{"a.java", "class A {\n  String q() { return \"\"\"\n    select words\n    \"\"\" + 'c'; }\n}\n",
+			[]string{"String", "q"}},
+	} {
+		cs := chunkOf(t, Options{}, tc.path, tc.src)
+		var unit *Chunk
+		for i := range cs {
+			if cs[i].Kind == KindFunction || cs[i].Kind == KindClass {
+				unit = &cs[i]
+				break
+			}
+		}
+		if unit == nil {
+			t.Errorf("%s: no unit:\n%s", tc.path, snapshot(cs))
+			continue
+		}
+		if !reflect.DeepEqual(unit.References, tc.want) {
+			t.Errorf("%s: References = %q, want %q", tc.path, unit.References, tc.want)
+		}
+	}
+}

@@ -33,7 +33,7 @@ var jsKeywords = set(
 	"for", "from", "function", "if", "import", "in", "instanceof", "let", "new",
 	"null", "of", "return", "static", "super", "switch", "this", "throw",
 	"true", "try", "typeof", "undefined", "var", "void", "while", "with",
-	"yield", "async", "get", "set",
+	"yield", "async",
 )
 
 var tsKeywords = set(

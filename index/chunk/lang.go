@@ -373,7 +373,7 @@ func rubyRequire(n *sitter.Node, src []byte) bool {
 
 // --- the table -------------------------------------------------------------
 
-var cFamilyLex = lexSpec{slashComments: true}
+var cFamilyLex = lexSpec{slashComments: true, includes: true}
 
 var (
 	cUnits = map[string]unitRule{
@@ -403,7 +403,21 @@ func cppScopes() map[string]string {
 	return m
 }
 
+// jsDefaultName names an anonymous default export "default".
+func jsDefaultName(n *sitter.Node, src []byte) (string, string) {
+	if nm := n.ChildByFieldName("name"); nm != nil {
+		return string(text(nm, src)), ""
+	}
+	return "default", ""
+}
+
 var jsUnits = map[string]unitRule{
+	// Anonymous classes and functions are items only as default exports.
+	"class":               {kind: KindClass, container: true, name: jsDefaultName},
+	"function_expression": {kind: KindFunction, fn: true, name: jsDefaultName},
+	"function":            {kind: KindFunction, fn: true, name: jsDefaultName},
+	"arrow_function":      {kind: KindFunction, fn: true, name: jsDefaultName},
+
 	"function_declaration":           {kind: KindFunction, fn: true},
 	"generator_function_declaration": {kind: KindFunction, fn: true},
 	"class_declaration":              {kind: KindClass, container: true},
@@ -448,7 +462,7 @@ func jsSpec(name string, exts []string, grammar func() *sitter.Language, ts bool
 		comments: set("comment", "hash_bang_line"),
 		fields:   jsFields,
 		specs:    set("variable_declarator"),
-		lex:      lexSpec{slashComments: true, quoteString: true, backtick: 't', dollar: 'i'},
+		lex:      lexSpec{slashComments: true, quoteString: true, backtick: 't', dollar: 'i', regex: true},
 		keywords: kw,
 	}
 }
@@ -531,7 +545,7 @@ var languages = []*langSpec{
 		comments: set("line_comment", "block_comment"),
 		fields:   set("field_declaration", "constant_declaration", "enum_constant", "method_declaration", "annotation_type_element_declaration"),
 		specs:    set("variable_declarator"),
-		lex:      cFamilyLex,
+		lex:      lexSpec{slashComments: true, triple: true},
 		keywords: javaKeywords,
 	},
 	{
@@ -580,7 +594,7 @@ var languages = []*langSpec{
 		fields: set("field_declaration", "property_declaration", "event_field_declaration", "enum_member_declaration",
 			"method_declaration", "event_declaration", "indexer_declaration"),
 		specs:    set("variable_declaration", "variable_declarator"),
-		lex:      cFamilyLex,
+		lex:      lexSpec{slashComments: true, triple: true},
 		keywords: csKeywords,
 	},
 	{

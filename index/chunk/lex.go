@@ -22,6 +22,8 @@ type lexSpec struct {
 	triple        bool // triple-quoted strings (Python)
 	rawHash       bool // r#"..."# raw strings (Rust)
 	dollar        byte // 0: '$' separates; 'i': '$' is an identifier character (JS); 's': '$x' names x (PHP)
+	regex         bool // /…/ regular expression literals (JS)
+	includes      bool // #include <…> / #import lines are skipped (C family)
 }
 
 // tok is one identifier occurrence: its byte offset and interned id.
@@ -81,69 +83,135 @@ func (lx *lexer) run() {
 func (lx *lexer) scan(i int, untilBrace bool) int {
 	src, sp := lx.src, lx.spec
 	depth := 0
+	// prev classifies the last significant token, to tell a JavaScript
+	// regular expression from a division: 'a' after a value (word, number,
+	// literal, closing bracket), 0 at the start, else the punctuation byte.
+	prev := byte(0)
 	for i < len(src) {
 		c := src[i]
 		switch {
 		case c == '\n' || c == ' ' || c == '\t' || c == '\r':
 			i++
+			continue
 		case c == '{':
 			depth++
 			i++
 		case c == '}':
 			i++
-			if untilBrace {
-				if depth == 0 {
-					return i
-				}
+			if untilBrace && depth == 0 {
+				return i
 			}
 			if depth > 0 {
 				depth--
 			}
 		case c == '/' && sp.slashComments && i+1 < len(src) && src[i+1] == '*':
 			i = lx.skipBlock(i)
+			continue
 		case (c == '/' && sp.slashComments && i+1 < len(src) && src[i+1] == '/') || (c == '#' && sp.hashComments):
 			i = skipLine(src, i)
+			continue
+		case c == '#' && sp.includes && (bytes.HasPrefix(src[i:], []byte("#include")) || bytes.HasPrefix(src[i:], []byte("#import"))):
+			i = skipLine(src, i)
+			continue
+		case c == '/' && sp.regex && prev != 'a' && prev != ')' && prev != ']' && prev != '}':
+			i = lx.skipRegex(i)
+			prev = 'a'
+			continue
 		case sp.triple && (c == '"' || c == '\'') && bytes.HasPrefix(src[i:], []byte{c, c, c}):
 			j := bytes.Index(src[i+3:], []byte{c, c, c})
 			if j < 0 {
 				return len(src)
 			}
 			i += 3 + j + 3
+			prev = 'a'
+			continue
 		case c == '"':
 			i = lx.skipQuoted(i, '"', sp.multiline)
+			prev = 'a'
+			continue
 		case c == '\'':
 			if sp.quoteString {
 				i = lx.skipQuoted(i, '\'', sp.multiline)
 			} else {
 				i = lx.skipCharOrLifetime(i)
 			}
+			prev = 'a'
+			continue
 		case c == '`' && sp.backtick == 'r':
 			j := bytes.IndexByte(src[i+1:], '`')
 			if j < 0 {
 				return len(src)
 			}
 			i += 1 + j + 1
+			prev = 'a'
+			continue
 		case c == '`' && sp.backtick == 't':
 			i = lx.skipTemplate(i)
+			prev = 'a'
+			continue
 		case c >= '0' && c <= '9':
 			i++
 			for i < len(src) && (isIdentByte(src[i]) || src[i] == '.') {
 				i++
 			}
+			prev = 'a'
+			continue
 		case c == '$' && sp.dollar == 's':
 			i++ // PHP variables: $name is the identifier name
+			continue
 		case isIdentStart(c) || (c == '$' && sp.dollar == 'i') || c >= utf8.RuneSelf:
 			j, ok := lx.identEnd(i)
 			if !ok {
 				i++ // invalid UTF-8 or a non-letter rune
 				continue
 			}
+			word := src[i:j]
 			i = lx.ident(i, j)
+			prev = 'a'
+			if sp.regex && jsBeforeExpr[string(word)] {
+				prev = '='
+			}
+			continue
 		default:
 			i++
 		}
+		prev = c
 	}
 	return i
+}
+
+// jsBeforeExpr are the JavaScript keywords after which a '/' starts a
+// regular expression rather than a division.
+var jsBeforeExpr = set("return", "typeof", "case", "do", "else", "in", "instanceof", "new",
+	"delete", "void", "throw", "yield", "await", "of")
+
+// skipRegex skips the JavaScript regular expression literal starting at i
+// (with its flags). A '/' that finds no closing '/' on its line is taken
+// for a division.
+func (lx *lexer) skipRegex(i int) int {
+	src := lx.src
+	inClass := false
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\\':
+			j++
+		case '\n':
+			return i + 1
+		case '[':
+			inClass = true
+		case ']':
+			inClass = false
+		case '/':
+			if !inClass {
+				j++
+				for j < len(src) && isIdentByte(src[j]) {
+					j++
+				}
+				return j
+			}
+		}
+	}
+	return i + 1
 }
 
 // identEnd returns where the identifier starting at i ends; ok is false if

@@ -321,18 +321,24 @@ func (w *walker) unit(n, outer *sitter.Node, sigOuter bool, r unitRule, lower in
 
 	var name, owner string
 	var declared []nameAt
+	var nm *sitter.Node
 	if r.name != nil {
 		name, owner = r.name(n, src)
 		name = cleanString([]byte(name))
-	} else if nm := n.ChildByFieldName("name"); kind != KindVar && nm != nil && identTypes[nm.Type()] {
-		name = strings.TrimPrefix(w.str(nm), "$")
+	} else if nm = n.ChildByFieldName("name"); kind != KindVar && nm != nil && identTypes[nm.Type()] {
+		name = strings.TrimLeft(w.str(nm), "$#")
 	} else {
 		declared = w.names(n, nil, 0)
 		if len(declared) > 0 {
 			name = declared[0].name
+		} else if nm != nil && nm.StartPoint().Row == nm.EndPoint().Row && nm.EndByte()-nm.StartByte() <= 80 {
+			name = w.str(nm) // a computed name: [Symbol.iterator]
 		}
 	}
 
+	if r.fn && owner != "" {
+		kind = KindMethod
+	}
 	qual := name
 	switch {
 	case name == "":
@@ -357,10 +363,11 @@ func (w *walker) unit(n, outer *sitter.Node, sigOuter bool, r unitRule, lower in
 		}
 	}
 
-	sigStart := s
+	sigNode := outer
 	if !sigOuter {
-		sigStart = int(n.StartByte())
+		sigNode = n
 	}
+	sigStart := w.afterDecorators(sigNode)
 	sig, sigEnd := w.signature(n, body, sigStart, e)
 
 	u := &unit{
@@ -409,7 +416,8 @@ func (w *walker) unit(n, outer *sitter.Node, sigOuter bool, r unitRule, lower in
 func (w *walker) signature(n, body *sitter.Node, sigStart, end int) (string, int) {
 	src := w.src
 	cut := -1
-	if body != nil && int(body.StartByte()) > sigStart {
+	self := body != nil && body.StartByte() == n.StartByte() && body.EndByte() == n.EndByte()
+	if body != nil && !self && int(body.StartByte()) > sigStart {
 		cut = int(body.StartByte())
 		// A body opened by a keyword ("interface {"): cut at its brace.
 		if ch := body.Child(0); ch != nil && !ch.IsNamed() && ch.Type() != "{" {
@@ -431,6 +439,15 @@ func (w *walker) signature(n, body *sitter.Node, sigStart, end int) (string, int
 		cut = sigStart
 	}
 	b := bytes.TrimRight(src[sigStart:cut], " \t\r\n\v\f")
+	// Comment lines between the declaration and its body (Ruby puts a
+	// member's doc comment before the body) are not the signature.
+	for {
+		i := bytes.LastIndexByte(b, '\n')
+		if i < 0 || !w.commentLine(bytes.TrimSpace(b[i+1:])) {
+			break
+		}
+		b = bytes.TrimRight(b[:i], " \t\r\n\v\f")
+	}
 	for len(b) > 0 && (b[len(b)-1] == '{' || b[len(b)-1] == ':') {
 		b = bytes.TrimRight(b[:len(b)-1], " \t\r\n\v\f")
 	}
@@ -438,6 +455,48 @@ func (w *walker) signature(n, body *sitter.Node, sigStart, end int) (string, int
 		b = bytes.TrimRight(src[sigStart:max(sigStart, min(end, w.li.end(w.li.lineOf(sigStart))))], " \t\r\n\v\f")
 	}
 	return cleanString(b), sigStart + len(b)
+}
+
+// decoratorTypes are the nodes of decorators, annotations and attributes
+// that lead a declaration; the signature starts after them.
+var decoratorTypes = set("decorator", "annotation", "marker_annotation", "attribute_list", "attribute_item")
+
+// afterDecorators returns where n's signature starts: its start, or the
+// first token after its leading decorators, annotations and attributes
+// (also those among Java's modifiers).
+func (w *walker) afterDecorators(n *sitter.Node) int {
+	start := int(n.StartByte())
+	cur := sitter.NewTreeCursor(n)
+	defer cur.Close()
+	skipped := false
+	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
+		ch := cur.CurrentNode()
+		t := ch.Type()
+		if decoratorTypes[t] {
+			start, skipped = int(ch.EndByte()), true
+			continue
+		}
+		if t == "modifiers" {
+			all := true
+			w.children(ch, func(m *sitter.Node) {
+				if all && decoratorTypes[m.Type()] {
+					start, skipped = int(m.EndByte()), true
+				} else {
+					all = false
+				}
+			})
+			if all {
+				continue
+			}
+		}
+		break
+	}
+	if skipped {
+		for start < int(n.EndByte()) && isSpace(w.src[start]) {
+			start++
+		}
+	}
+	return start
 }
 
 // docAbove finds the comment block (and attributes) directly above the
@@ -454,10 +513,7 @@ func (w *walker) docAbove(s, lower int) (int, string, int) {
 		minLine = li.lineOf(lower-1) + 1
 	}
 	top, first, last := L, 0, 0
-	isComment := func(t []byte) bool {
-		return (w.spec.lex.slashComments && bytes.HasPrefix(t, []byte("//"))) ||
-			(w.spec.lex.hashComments && bytes.HasPrefix(t, []byte("#")))
-	}
+	isComment := w.lineComment
 scan:
 	for l := L - 1; l >= minLine; l-- {
 		t := bytes.TrimSpace(li.text(l))
@@ -515,6 +571,22 @@ scan:
 	return start, cleanString(doc), first
 }
 
+// lineComment reports whether the trimmed line t is a line comment.
+func (w *walker) lineComment(t []byte) bool {
+	return (w.spec.lex.slashComments && bytes.HasPrefix(t, []byte("//"))) ||
+		(w.spec.lex.hashComments && bytes.HasPrefix(t, []byte("#")))
+}
+
+// commentLine reports whether the trimmed line t is a whole comment line:
+// a line comment, or a line of a block comment.
+func (w *walker) commentLine(t []byte) bool {
+	if w.lineComment(t) {
+		return true
+	}
+	return w.spec.lex.slashComments && (bytes.HasPrefix(t, []byte("/*")) || bytes.Equal(t, []byte("*")) ||
+		bytes.HasPrefix(t, []byte("* ")) || bytes.HasPrefix(t, []byte("*/")))
+}
+
 // docstring returns a Python docstring: a string first in the body.
 func (w *walker) docstring(body *sitter.Node) (string, int, bool) {
 	for i := 0; i < int(body.NamedChildCount()); i++ {
@@ -543,7 +615,7 @@ func (w *walker) names(n *sitter.Node, out []nameAt, depth int) []nameAt {
 		return out
 	}
 	if identTypes[n.Type()] {
-		if s := strings.TrimPrefix(w.str(n), "$"); s != "" {
+		if s := strings.TrimLeft(w.str(n), "$#"); s != "" {
 			out = append(out, nameAt{s, int(n.StartByte())})
 		}
 		return out
