@@ -96,7 +96,7 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 		if len(rec.chunks) > 0 {
 			rec.info.Language = rec.chunks[0].c.Language
 		} else {
-			rec.info.Language = languageOf(info.Path)
+			rec.info.Language = chunk.LanguageOf(info.Path)
 		}
 	}
 	rec.info.Chunks = len(rec.chunks)

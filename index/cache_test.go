@@ -142,7 +142,7 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 		}},
 		{"old schema in marker", "schema version", func(t *testing.T, dir, gen string) {
 			b, _ := os.ReadFile(filepath.Join(gen, completeName))
-			os.WriteFile(filepath.Join(gen, completeName), []byte(strings.Replace(string(b), `"schema": 1`, `"schema": 0`, 1)), 0o644)
+			os.WriteFile(filepath.Join(gen, completeName), []byte(strings.Replace(string(b), `"schema": 2`, `"schema": 1`, 1)), 0o644)
 		}},
 		{"truncated tables", "damaged", func(t *testing.T, dir, gen string) {
 			p := filepath.Join(gen, tablesName)

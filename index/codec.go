@@ -27,7 +27,8 @@ import (
 //	       str symbol, str qualifiedName, str signature, uvarint sigEndLine,
 //	       str doc, uvarint docStartLine, uvarint n + n × str defines,
 //	       uvarint n + n × str references, str trackingHash, str contentHash,
-//	       encodings × uvarint tokens, numSearchFields × uvarint field length
+//	       uvarint part, encodings × uvarint tokens,
+//	       numSearchFields × uvarint field length
 //	trailer: SHA-256 of everything before it
 //
 // str is interned: uvarint 0, uvarint len, bytes for a string's first
@@ -130,6 +131,7 @@ func writeTables(path string, encodings []string, files []*fileRec) (err error) 
 			w.strList(c.References)
 			w.str(c.TrackingHash)
 			w.str(c.ContentHash)
+			w.int(c.Part)
 			for j := range encodings {
 				var n int32
 				if j < len(cr.tokens) {
@@ -298,6 +300,7 @@ func readTables(path string) (encodings []string, files map[string]*fileRec, err
 			c.References = r.strList()
 			c.TrackingHash = r.str()
 			c.ContentHash = r.str()
+			c.Part = r.int()
 			if len(encodings) > 0 {
 				cr.tokens = make([]int32, len(encodings))
 				for j := range cr.tokens {

@@ -219,3 +219,29 @@ func hitPaths(t testing.TB, x *Index, q Query) []string {
 	}
 	return ps
 }
+
+// identifiers returns the distinct identifiers of text, sorted.
+func identifiers(text []byte) []string {
+	var rv []string
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == '_' || ('a' <= c|0x20 && c|0x20 <= 'z') {
+			j := i + 1
+			for j < len(text) && (text[j] == '_' || ('a' <= text[j]|0x20 && text[j]|0x20 <= 'z') || ('0' <= text[j] && text[j] <= '9')) {
+				j++
+			}
+			rv = append(rv, string(text[i:j]))
+			i = j
+			continue
+		}
+		i++
+	}
+	slices.Sort(rv)
+	return slices.Compact(rv)
+}
+
+// trackingHash imitates the chunk package's tracking hash.
+func trackingHash(text []byte) string {
+	norm := strings.Join(strings.Fields(string(text)), " ")
+	return contentHash([]byte(norm))[:32]
+}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/tokens"
 )
 
 var ctx = context.Background()
@@ -515,5 +517,54 @@ func TestChangesAreFilteredLikeTheWalk(t *testing.T) {
 	defer release()
 	if _, ok := s.Stat("server/http.go"); ok {
 		t.Error("ignored file in the file table")
+	}
+}
+
+func TestDefaultChunkerAndWalker(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"ranges/stitch.go": `package ranges
+
+// Stitch joins ranges whose gap is small.
+func Stitch(rs []Range, gap int) []Range {
+	return mergeRanges(rs, gap)
+}
+
+// Range is a line range.
+type Range struct{ Start, End int }
+
+func (r Range) Len() int { return r.End - r.Start + 1 }
+`,
+		"tool/main.py": "def parse_http_request(conn):\n    return conn.read()\n",
+		"node_modules/x/index.js": "function ignoredByDefault() {}\n",
+		".env":                    "SECRET=1\n",
+	})
+	x, err := Open(ctx, root, Options{CacheDir: filepath.Join(t.TempDir(), "c"), Counters: map[string]tokens.Counter{}, CheckpointDelay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	s, release := x.Snapshot()
+	defer release()
+	if got := s.Paths(); !slices.Equal(got, []string{"ranges/stitch.go", "tool/main.py"}) {
+		t.Errorf("paths %v", got)
+	}
+	if st := x.Stats(); st.Skipped["secret"] != 1 || st.Skipped["ignored"] != 1 {
+		t.Errorf("skipped %v", st.Skipped)
+	}
+	d := s.Defs("Stitch")
+	if len(d) != 1 {
+		t.Fatalf("Defs(Stitch) = %v", d)
+	}
+	c, _ := s.Chunk(d[0])
+	if c.Kind != "function" || c.SigEndLine != 4 || !strings.Contains(c.Doc, "joins ranges") {
+		t.Errorf("Stitch chunk %+v", c)
+	}
+	hits, err := s.Search(ctx, Query{Words: []string{"http", "request"}}, 1)
+	if err != nil || len(hits) != 1 || hits[0].Path != "tool/main.py" {
+		t.Errorf("search: %+v %v", hits, err)
+	}
+	if len(s.Defs("Range.Len")) != 1 && len(s.Defs("Len")) != 1 {
+		t.Errorf("method not found by name")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ctxls/ctxls/index/chunk"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -44,9 +45,13 @@ type Options struct {
 	// walk's default options. A Lister that is also a FileFilter filters
 	// single-file changes too.
 	Lister Lister
-	// NewChunker creates one Chunker per worker; nil uses line windows.
+	// NewChunker creates one Chunker per worker; nil means
+	// chunk.NewChunker(Chunking).
 	NewChunker func() (Chunker, error)
-	// ConfigKey identifies the lister and chunker configuration. It is
+	// Chunking configures the default chunker.
+	Chunking chunk.Options
+	// ConfigKey identifies the chunker configuration when NewChunker is
+	// set (the default chunker's options are accounted for already). It is
 	// stored with the index; an index built under another key is rebuilt.
 	ConfigKey string
 
@@ -132,7 +137,9 @@ func (o Options) settings() (settings, error) {
 		s.Counters = map[string]tokens.Counter{DefaultEncoding: c}
 	}
 	if s.NewChunker == nil {
-		s.NewChunker = func() (Chunker, error) { return windowChunker{}, nil }
+		copts := s.Chunking
+		s.NewChunker = func() (Chunker, error) { return chunk.NewChunker(copts), nil }
+		s.ConfigKey = fmt.Sprintf("%s|chunk.Options%+v", s.ConfigKey, chunk.NewChunker(copts).Options())
 	}
 	if s.Workers <= 0 {
 		s.Workers = runtime.GOMAXPROCS(0)

@@ -35,7 +35,7 @@ import (
 // or whose tables or bleve index fail to open is never served: the index
 // is rebuilt.
 const (
-	schemaVersion = 1
+	schemaVersion = 2
 
 	lockName     = "lock"
 	currentName  = "CURRENT"
