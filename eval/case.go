@@ -1,0 +1,134 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/ranges"
+)
+
+// Tasks.
+const (
+	// TaskQuery: the request is the commit message; the tree is the parent.
+	TaskQuery = "query"
+	// TaskDiff: the request is the diff of one changed file; the tree is the
+	// parent with that file at its new version.
+	TaskDiff = "diff"
+)
+
+// GoldFile is one file of a case's gold: the changed lines on the parent
+// side (deleted or modified lines; for a pure insertion, the lines just
+// before and after the insertion point).
+type GoldFile struct {
+	Path  string         `json:"path"`
+	Lines []ranges.Range `json:"lines"`
+}
+
+// Case is one evaluation case.
+type Case struct {
+	ID     string `json:"id"`   // "<repo>/<task>/<commit[:12]>"
+	Task   string `json:"task"` // TaskQuery or TaskDiff
+	Repo   string `json:"repo"` // owner/name
+	Commit string `json:"commit"`
+	Parent string `json:"parent"`
+	// Subject is the commit's first line, for people reading results.
+	Subject string `json:"subject"`
+	// Query is the cleaned commit message (query task).
+	Query string `json:"query,omitempty"`
+	// DiffFile is the file whose new version is in the tree and whose
+	// diff (Diff, `git diff -U3 parent commit -- DiffFile`) is the request
+	// (diff task).
+	DiffFile string     `json:"diffFile,omitempty"`
+	Diff     string     `json:"diff,omitempty"`
+	Gold     []GoldFile `json:"gold"`
+}
+
+// Tree names the source tree a case runs over: the parent commit, or for
+// a diff case the parent with DiffFile at the case's commit.
+func (c *Case) Tree() string {
+	if c.Task == TaskDiff {
+		return c.Parent + "+" + c.Commit[:12]
+	}
+	return c.Parent
+}
+
+// GoldLines is the number of gold lines.
+func (c *Case) GoldLines() int {
+	n := 0
+	for _, g := range c.Gold {
+		n += ranges.Total(g.Lines)
+	}
+	return n
+}
+
+// Repo is a repository the cases come from.
+type Repo struct {
+	Name     string `json:"name"`     // owner/name on GitHub
+	Language string `json:"language"` // main language
+	// Head is the commit whose history was mined.
+	Head string `json:"head"`
+	// Eligible counts the commits that passed the filters, by task; the
+	// cases are a deterministic sample of them.
+	Eligible map[string]int `json:"eligible"`
+}
+
+// File is the content of cases.json.
+type File struct {
+	// Rules summarizes the selection rules the cases were mined with.
+	Rules []string `json:"rules"`
+	Repos []Repo   `json:"repos"`
+	Cases []Case   `json:"cases"`
+}
+
+// Load reads a cases file.
+func Load(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for i := range f.Cases {
+		if err := f.Cases[i].validate(); err != nil {
+			return nil, fmt.Errorf("%s: case %d: %w", path, i, err)
+		}
+	}
+	return &f, nil
+}
+
+func (c *Case) validate() error {
+	switch {
+	case c.Task != TaskQuery && c.Task != TaskDiff:
+		return fmt.Errorf("%s: unknown task %q", c.ID, c.Task)
+	case len(c.Commit) < 12 || c.Parent == "" || c.Repo == "":
+		return fmt.Errorf("%s: commit, parent and repo are required", c.ID)
+	case len(c.Gold) == 0:
+		return fmt.Errorf("%s: no gold", c.ID)
+	case c.Task == TaskQuery && strings.TrimSpace(c.Query) == "":
+		return fmt.Errorf("%s: empty query", c.ID)
+	case c.Task == TaskDiff && (c.DiffFile == "" || c.Diff == ""):
+		return fmt.Errorf("%s: a diff case needs diffFile and diff", c.ID)
+	}
+	return nil
+}
+
+// Save writes f as indented JSON, cases sorted by repo, task and commit.
+func Save(path string, f *File) error {
+	slices.SortFunc(f.Repos, func(a, b Repo) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(f.Cases, func(a, b Case) int { return strings.Compare(a.ID, b.ID) })
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// CaseID is the id of a case.
+func CaseID(repo, task, commit string) string {
+	return repo + "/" + task + "/" + commit[:min(12, len(commit))]
+}

@@ -1,0 +1,79 @@
+// Command mine adds one repository's cases to eval/cases.json: it walks the
+// repository's history, keeps the commits that make good cases and records
+// a deterministic sample of them (replacing that repository's earlier
+// cases).
+//
+//	go run ./eval/cmd/mine -repo /path/to/owner+name.git -name owner/name [-query 18] [-diff 8]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/eval"
+	"github.com/ctxls/ctxls/eval/mine"
+)
+
+func main() {
+	o := mine.DefaultOptions()
+	dir := flag.String("repo", "", "the repository's git directory (bare or .git)")
+	out := flag.String("out", "eval/cases.json", "the cases file to update")
+	flag.StringVar(&o.Name, "name", "", "the repository's owner/name on GitHub")
+	flag.StringVar(&o.Rev, "rev", o.Rev, "the history to mine")
+	flag.IntVar(&o.QueryCases, "query", o.QueryCases, "query cases to keep (0: all eligible)")
+	flag.IntVar(&o.DiffCases, "diff", o.DiffCases, "diff cases to keep (0: all eligible)")
+	flag.IntVar(&o.MaxFiles, "max-files", o.MaxFiles, "skip commits changing more files")
+	flag.IntVar(&o.MaxLines, "max-lines", o.MaxLines, "skip commits changing more source lines")
+	flag.IntVar(&o.MinWords, "min-words", o.MinWords, "query cases need this many words")
+	flag.Parse()
+	if *dir == "" || !strings.Contains(o.Name, "/") || flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: mine -repo GITDIR -name OWNER/NAME [flags]")
+		flag.PrintDefaults()
+		os.Exit(2)
+	}
+	if err := run(context.Background(), *dir, *out, o); err != nil {
+		fmt.Fprintln(os.Stderr, "mine:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, dir, out string, o mine.Options) error {
+	repo, cases, st, err := mine.Mine(ctx, mine.Git{Dir: dir}, o)
+	if err != nil {
+		return err
+	}
+	f, err := eval.Load(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err = &eval.File{}, nil
+	}
+	if err != nil {
+		return err
+	}
+	f.Rules = o.Rules()
+	f.Repos = slices.DeleteFunc(f.Repos, func(r eval.Repo) bool { return r.Name == o.Name })
+	f.Repos = append(f.Repos, repo)
+	f.Cases = slices.DeleteFunc(f.Cases, func(c eval.Case) bool { return c.Repo == o.Name })
+	f.Cases = append(f.Cases, cases...)
+	if err := eval.Save(out, f); err != nil {
+		return err
+	}
+	n := map[string]int{}
+	for _, c := range cases {
+		n[c.Task]++
+	}
+	var reasons []string
+	for r, k := range st.Skipped {
+		reasons = append(reasons, fmt.Sprintf("%s %d", r, k))
+	}
+	slices.Sort(reasons)
+	fmt.Fprintf(os.Stderr, "%s (%s) at %s: %d commits; eligible query %d, diff %d; kept query %d, diff %d; skipped: %s\n",
+		o.Name, repo.Language, repo.Head[:12], st.Commits, st.Eligible[eval.TaskQuery], st.Eligible[eval.TaskDiff],
+		n[eval.TaskQuery], n[eval.TaskDiff], strings.Join(reasons, ", "))
+	return nil
+}

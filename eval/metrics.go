@@ -1,0 +1,84 @@
+package eval
+
+import (
+	"math"
+
+	"github.com/ctxls/ctxls/ranges"
+)
+
+// Part is one piece of an assembled context: a file and the lines of it
+// that are actually shown (1-based, inclusive).
+type Part struct {
+	Path   string         `json:"path"`
+	Ranges []ranges.Range `json:"ranges"`
+}
+
+// Score is how well one context covers one case's gold.
+type Score struct {
+	// FileRecall is the share of gold files with at least one line (any
+	// line, gold or not) in the context.
+	FileRecall float64 `json:"fileRecall"`
+	// AllFiles is 1 when every gold file is in the context, else 0.
+	AllFiles float64 `json:"allFiles"`
+	// LineRecall is the share of gold lines in the context.
+	LineRecall float64 `json:"lineRecall"`
+	// MRR is 1/rank of the first part (in rendered order) of a gold file,
+	// 0 when no part is.
+	MRR float64 `json:"mrr"`
+}
+
+// ScoreParts scores parts (in rendered order) against gold.
+func ScoreParts(gold []GoldFile, parts []Part) Score {
+	shown := map[string][]ranges.Range{}
+	for _, p := range parts {
+		shown[p.Path] = ranges.Union(shown[p.Path], ranges.Normalize(p.Ranges, math.MaxInt32))
+	}
+	var s Score
+	if len(gold) == 0 {
+		return s
+	}
+	goldSet := map[string]bool{}
+	filesHit, lines, linesHit := 0, 0, 0
+	for _, g := range gold {
+		goldSet[g.Path] = true
+		gl := ranges.Normalize(g.Lines, math.MaxInt32)
+		lines += ranges.Total(gl)
+		if rs, ok := shown[g.Path]; ok && ranges.Total(rs) > 0 {
+			filesHit++
+			linesHit += ranges.Total(ranges.Intersect(gl, rs))
+		}
+	}
+	s.FileRecall = float64(filesHit) / float64(len(gold))
+	if filesHit == len(gold) {
+		s.AllFiles = 1
+	}
+	if lines > 0 {
+		s.LineRecall = float64(linesHit) / float64(lines)
+	}
+	for i, p := range parts {
+		if goldSet[p.Path] && ranges.Total(ranges.Normalize(p.Ranges, math.MaxInt32)) > 0 {
+			s.MRR = 1 / float64(i+1)
+			break
+		}
+	}
+	return s
+}
+
+// Result is one system's answer to one case at one budget: a line of
+// eval/results/*.jsonl.
+type Result struct {
+	Case   string `json:"case"`
+	Repo   string `json:"repo"`
+	Task   string `json:"task"`
+	System string `json:"system"` // "ctxls", "bm25", "ctxls-no-<channel>"
+	Budget int    `json:"budget"`
+	Score
+	Tokens int    `json:"tokens"` // tokens of the rendered context, counted again
+	Over   bool   `json:"over"`   // Tokens > Budget
+	Error  string `json:"error,omitempty"`
+	// LatencyMs is the request's wall time (retrieval and assembly; the
+	// index is built beforehand).
+	LatencyMs float64 `json:"latencyMs"`
+	// Files are the context's files in rendered order.
+	Files []string `json:"files,omitempty"`
+}

@@ -1,0 +1,131 @@
+package eval
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/ranges"
+)
+
+func rs(s string) []ranges.Range {
+	r, err := ranges.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func TestScoreParts(t *testing.T) {
+	gold := []GoldFile{{Path: "a.go", Lines: rs("10-19")}, {Path: "b.go", Lines: rs("5")}}
+	for _, tc := range []struct {
+		name  string
+		parts []Part
+		want  Score
+	}{
+		{"empty", nil, Score{}},
+		{"other files only", []Part{{"c.go", rs("1-50")}}, Score{}},
+		{"a.go second, half its lines", []Part{{"c.go", rs("1-5")}, {"a.go", rs("1-14")}},
+			Score{FileRecall: 0.5, LineRecall: 5.0 / 11, MRR: 0.5}},
+		{"a file without gold lines still counts for file recall", []Part{{"b.go", rs("100-110")}, {"a.go", rs("10-19")}},
+			Score{FileRecall: 1, AllFiles: 1, LineRecall: 10.0 / 11, MRR: 1}},
+		{"everything, split parts", []Part{{"x.go", rs("1")}, {"x.go", rs("3")}, {"b.go", rs("5")}, {"a.go", rs("10-12,13-19")}},
+			Score{FileRecall: 1, AllFiles: 1, LineRecall: 1, MRR: 1.0 / 3}},
+		{"an empty part is not a part of the file", []Part{{"a.go", nil}, {"b.go", rs("1-9")}},
+			Score{FileRecall: 0.5, LineRecall: 1.0 / 11, MRR: 0.5}},
+	} {
+		got := ScoreParts(gold, tc.parts)
+		if !near(got.FileRecall, tc.want.FileRecall) || got.AllFiles != tc.want.AllFiles ||
+			!near(got.LineRecall, tc.want.LineRecall) || !near(got.MRR, tc.want.MRR) {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestSummarize(t *testing.T) {
+	res := []Result{
+		{Repo: "o/a", Task: TaskQuery, System: "bm25", Budget: 2000, Score: Score{FileRecall: 0, MRR: 0}, Tokens: 1900, LatencyMs: 5},
+		{Repo: "o/a", Task: TaskQuery, System: "ctxls", Budget: 2000, Score: Score{FileRecall: 1, AllFiles: 1, LineRecall: 0.5, MRR: 1}, Tokens: 1990, LatencyMs: 10},
+		{Repo: "o/b", Task: TaskQuery, System: "ctxls", Budget: 2000, Score: Score{FileRecall: 0.5, LineRecall: 0.25, MRR: 0.5}, Tokens: 2010, Over: true, LatencyMs: 30},
+		{Repo: "o/b", Task: TaskQuery, System: "ctxls-no-lexical", Budget: 2000, Error: "boom", LatencyMs: 1},
+		{Repo: "o/b", Task: TaskDiff, System: "ctxls", Budget: 2000, Score: Score{FileRecall: 1}},
+	}
+	all := Summarize(res, false)
+	if len(all) != 4 || all[0].System != "ctxls" || all[1].System != "bm25" || all[2].System != "ctxls-no-lexical" || all[3].Task != TaskDiff {
+		t.Fatalf("order: %+v", all)
+	}
+	c := all[0]
+	if c.N != 2 || !near(c.FileRecall, 0.75) || !near(c.AllFiles, 0.5) || !near(c.LineRecall, 0.375) ||
+		!near(c.MRR, 0.75) || !near(c.Tokens, 2000) || !near(c.OverShare, 0.5) || c.P50 != 10 || c.P95 != 30 {
+		t.Errorf("ctxls summary = %+v", c)
+	}
+	if all[2].Errors != 1 {
+		t.Errorf("errors = %d", all[2].Errors)
+	}
+	per := Summarize(res, true)
+	if len(per) != 5 || per[0].Repo != "o/a" || per[0].System != "ctxls" {
+		t.Errorf("per repo: %+v", per)
+	}
+	var buf bytes.Buffer
+	WriteTable(&buf, all[:2], false)
+	want := "| system | budget | n | file recall | all files | line recall | MRR | tokens | over | errors | p50 ms | p95 ms |\n" +
+		"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" +
+		"| ctxls | 2000 | 2 | 0.750 | 0.500 | 0.375 | 0.750 | 2000 | 0.500 | 0 | 10.0 | 30.0 |\n" +
+		"| bm25 | 2000 | 1 | 0.000 | 0.000 | 0.000 | 0.000 | 1900 | 0.000 | 0 | 5.0 | 5.0 |\n"
+	if buf.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", buf.String(), want)
+	}
+	buf.Reset()
+	WriteAblation(&buf, all[:3], "ctxls")
+	if !strings.Contains(buf.String(), "| ctxls-no-lexical | 2000 | 1 | 0.000 | -0.750 |") || strings.Contains(buf.String(), "bm25") {
+		t.Errorf("ablation table:\n%s", buf.String())
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	xs := []float64{5, 1, 4, 2, 3}
+	for p, want := range map[float64]float64{0: 1, 50: 3, 95: 5, 100: 5, 20: 1, 21: 2} {
+		if got := Percentile(xs, p); got != want {
+			t.Errorf("Percentile(%v) = %v, want %v", p, got, want)
+		}
+	}
+	if Percentile(nil, 50) != 0 {
+		t.Error("empty")
+	}
+}
+
+func TestCasesFileIsValid(t *testing.T) {
+	f, err := Load("cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	ids := map[string]bool{}
+	for _, c := range f.Cases {
+		n[c.Task]++
+		if ids[c.ID] {
+			t.Errorf("duplicate case %s", c.ID)
+		}
+		ids[c.ID] = true
+		if c.ID != CaseID(c.Repo, c.Task, c.Commit) {
+			t.Errorf("case %s: id does not match repo/task/commit", c.ID)
+		}
+		for _, g := range c.Gold {
+			if !ranges.IsNormalized(g.Lines) || len(g.Lines) == 0 {
+				t.Errorf("case %s: gold %s lines %v not normalized", c.ID, g.Path, g.Lines)
+			}
+			if c.Task == TaskDiff && g.Path == c.DiffFile {
+				t.Errorf("case %s: the diff's own file is gold", c.ID)
+			}
+		}
+	}
+	if n[TaskQuery] < 150 || n[TaskDiff] < 60 {
+		t.Errorf("cases: %v; want ≥ 150 query and ≥ 60 diff cases", n)
+	}
+	if len(f.Repos) < 8 {
+		t.Errorf("%d repositories", len(f.Repos))
+	}
+}

@@ -1,0 +1,167 @@
+package eval
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Summary aggregates results of one (task, system, budget[, repo]) group.
+type Summary struct {
+	Task, System, Repo string
+	Budget             int
+	N                  int
+	FileRecall         float64
+	AllFiles           float64
+	LineRecall         float64
+	MRR                float64
+	Tokens             float64 // mean tokens used
+	OverShare          float64 // share of results over budget
+	Errors             int
+	P50, P95           float64 // latency, ms
+}
+
+// Key groups results.
+type Key struct {
+	Task, System, Repo string
+	Budget             int
+}
+
+// Summarize groups results by task, system and budget, and by repo too when
+// perRepo is set, and averages each group. Groups are sorted by task,
+// repo, budget, then system (ctxls first, then bm25, then ablations).
+func Summarize(results []Result, perRepo bool) []Summary {
+	groups := map[Key][]Result{}
+	for _, r := range results {
+		k := Key{Task: r.Task, System: r.System, Budget: r.Budget}
+		if perRepo {
+			k.Repo = r.Repo
+		}
+		groups[k] = append(groups[k], r)
+	}
+	var out []Summary
+	for k, rs := range groups {
+		s := Summary{Task: k.Task, System: k.System, Repo: k.Repo, Budget: k.Budget, N: len(rs)}
+		var lat []float64
+		for _, r := range rs {
+			s.FileRecall += r.FileRecall
+			s.AllFiles += r.AllFiles
+			s.LineRecall += r.LineRecall
+			s.MRR += r.MRR
+			s.Tokens += float64(r.Tokens)
+			if r.Over {
+				s.OverShare++
+			}
+			if r.Error != "" {
+				s.Errors++
+			}
+			lat = append(lat, r.LatencyMs)
+		}
+		n := float64(len(rs))
+		s.FileRecall /= n
+		s.AllFiles /= n
+		s.LineRecall /= n
+		s.MRR /= n
+		s.Tokens /= n
+		s.OverShare /= n
+		s.P50, s.P95 = Percentile(lat, 50), Percentile(lat, 95)
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Summary) int {
+		return cmp.Or(cmp.Compare(taskOrder(a.Task), taskOrder(b.Task)), cmp.Compare(a.Repo, b.Repo),
+			cmp.Compare(a.Budget, b.Budget), cmp.Compare(systemOrder(a.System), systemOrder(b.System)),
+			cmp.Compare(a.System, b.System))
+	})
+	return out
+}
+
+func taskOrder(t string) int {
+	if t == TaskQuery {
+		return 0
+	}
+	return 1
+}
+
+func systemOrder(s string) int {
+	switch s {
+	case "ctxls":
+		return 0
+	case "bm25":
+		return 1
+	}
+	return 2
+}
+
+// Percentile returns the p-th percentile of xs (nearest rank), 0 for none.
+func Percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+// WriteTable writes summaries as a markdown table. With repo set, the first
+// column names the repository.
+func WriteTable(w io.Writer, sums []Summary, repo bool) {
+	var head []string
+	if repo {
+		head = append(head, "repo")
+	}
+	head = append(head, "system", "budget", "n", "file recall", "all files", "line recall", "MRR", "tokens", "over", "errors", "p50 ms", "p95 ms")
+	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
+	seps := make([]string, len(head))
+	for i := range seps {
+		seps[i] = "---:"
+		if i == 0 || (repo && i == 1) {
+			seps[i] = "---"
+		}
+	}
+	fmt.Fprintf(w, "|%s|\n", strings.Join(seps, "|"))
+	for _, s := range sums {
+		var row []string
+		if repo {
+			row = append(row, cmp.Or(s.Repo, "**all**"))
+		}
+		row = append(row, s.System, fmt.Sprint(s.Budget), fmt.Sprint(s.N),
+			f3(s.FileRecall), f3(s.AllFiles), f3(s.LineRecall), f3(s.MRR),
+			fmt.Sprintf("%.0f", s.Tokens), f3(s.OverShare), fmt.Sprint(s.Errors),
+			fmt.Sprintf("%.1f", s.P50), fmt.Sprintf("%.1f", s.P95))
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+}
+
+func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
+
+// WriteAblation writes, for each budget, the full system's metrics and
+// each ablation's difference from it, as a markdown table.
+func WriteAblation(w io.Writer, sums []Summary, full string) {
+	fmt.Fprintln(w, "| system | budget | n | file recall | Δ | line recall | Δ | MRR | Δ | all files | Δ |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	base := map[int]Summary{}
+	for _, s := range sums {
+		if s.System == full {
+			base[s.Budget] = s
+		}
+	}
+	for _, s := range sums {
+		b, ok := base[s.Budget]
+		if !ok || (s.System != full && !strings.HasPrefix(s.System, full+"-")) {
+			continue
+		}
+		d := func(x, y float64) string {
+			if s.System == full {
+				return ""
+			}
+			return fmt.Sprintf("%+.3f", x-y)
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.System, s.Budget, s.N,
+			f3(s.FileRecall), d(s.FileRecall, b.FileRecall), f3(s.LineRecall), d(s.LineRecall, b.LineRecall),
+			f3(s.MRR), d(s.MRR, b.MRR), f3(s.AllFiles), d(s.AllFiles, b.AllFiles))
+	}
+}
