@@ -89,13 +89,14 @@ func (c *bpeCounter) countPiece(p string) int {
 		c.tiny.put(h, key, n, count)
 		return count
 	}
+	if n == shortToken && c.ranks.lookupShort(p) != noRank {
+		return 1
+	}
 	h := maphash.String(c.ranks.seed, p)
-	if n == shortToken {
-		if c.ranks.lookupShort(p) != noRank {
+	if n > shortToken {
+		if _, ok := c.ranks.lookupLong(h, p); ok {
 			return 1
 		}
-	} else if _, ok := c.ranks.lookupLong(h, p); ok {
-		return 1
 	}
 	if n > cacheMaxPiece {
 		return c.ranks.mergeCount(p)

@@ -119,7 +119,23 @@ func digits(s string, j int) int {
 // W (Lm, Lo, M), and W+ then matches that single rune (the next rune is
 // either Lu/Lt or not in W).
 func upperLower(s string, st int) int {
-	k, oEnd := st, 0
+	// ASCII fast path: capitals are U but not W, small letters W but not
+	// U, and nothing else ASCII is in either.
+	k := st
+	for k < len(s) && 'A' <= s[k] && s[k] <= 'Z' {
+		k++
+	}
+	if k == len(s) {
+		return 0
+	}
+	if b := s[k]; b < utf8.RuneSelf {
+		if 'a' <= b && b <= 'z' {
+			e := spanAny(s, k+1, clsW)
+			return e + contraction(s, e)
+		}
+		return 0
+	}
+	oEnd := 0
 	for k < len(s) {
 		c, n := classAt(s, k)
 		if c&clsU == 0 {

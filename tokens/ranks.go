@@ -28,7 +28,7 @@ const shortToken = 8
 // hash/maphash.
 type rankTable struct {
 	// short is an open-addressing hash table (linear probing, load factor
-	// under 0.65) indexed by the top bits of shortHash.
+	// at most 2/3) indexed by the top bits of shortHash.
 	short      []shortSlot
 	shortShift uint
 
@@ -89,14 +89,8 @@ func loadRankTable(name string) (*rankTable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read embedded %s: %w", file, err)
 	}
-	lines := bytes.Count(raw, []byte{'\n'}) + 1
 	t := &rankTable{seed: maphash.MakeSeed(), longOff: []uint32{0}}
-	shortBits := uint(1)
-	for 1<<shortBits < lines*3/2 { // over-sized: only ~80% are short
-		shortBits++
-	}
-	t.short = make([]shortSlot, 1<<shortBits)
-	t.shortShift = 64 - shortBits
+	var short []shortSlot
 	var long strings.Builder
 	var buf [256]byte
 	for lineNo := 1; len(raw) > 0; lineNo++ {
@@ -124,14 +118,24 @@ func loadRankTable(name string) (*rankTable, error) {
 		t.tokens++
 		tok := buf[:n]
 		if n <= shortToken {
-			if !t.insertShort(string(tok), uint32(rank)) {
-				return nil, fmt.Errorf("%s:%d: token %q appears twice", file, lineNo, tok)
-			}
+			short = append(short, shortSlot{key: pack(string(tok)), n: uint32(n), rank: uint32(rank)})
 			continue
 		}
 		long.Write(tok)
 		t.longOff = append(t.longOff, uint32(long.Len()))
 		t.longRank = append(t.longRank, uint32(rank))
+	}
+	// Size the short table for a load factor between 0.33 and 0.66.
+	shortBits := uint(1)
+	for 1<<shortBits < len(short)*3/2 {
+		shortBits++
+	}
+	t.short = make([]shortSlot, 1<<shortBits)
+	t.shortShift = 64 - shortBits
+	for _, tok := range short {
+		if !t.insertShort(tok) {
+			return nil, fmt.Errorf("%s: token %q appears twice", file, unpack(tok.key, int(tok.n)))
+		}
 	}
 	t.longData = long.String()
 	nLong := len(t.longRank)
@@ -156,20 +160,28 @@ func loadRankTable(name string) (*rankTable, error) {
 	return t, nil
 }
 
-// insertShort adds a short token; it reports false if tok is already there.
-func (t *rankTable) insertShort(tok string, rank uint32) bool {
-	key, n := pack(tok), uint32(len(tok))
+// insertShort adds a short token; it reports false if it is already there.
+func (t *rankTable) insertShort(tok shortSlot) bool {
 	mask := uint64(len(t.short) - 1)
-	for i := shortHash(key, len(tok)) >> t.shortShift; ; i = (i + 1) & mask {
+	for i := shortHash(tok.key, int(tok.n)) >> t.shortShift; ; i = (i + 1) & mask {
 		s := &t.short[i]
 		if s.n == 0 {
-			*s = shortSlot{key: key, n: n, rank: rank}
+			*s = tok
 			return true
 		}
-		if s.key == key && s.n == n {
+		if s.key == tok.key && s.n == tok.n {
 			return false
 		}
 	}
+}
+
+// unpack is the inverse of pack.
+func unpack(key uint64, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(key >> (8 * i))
+	}
+	return string(b)
 }
 
 // parseUint parses a decimal number of at most 9 digits.
