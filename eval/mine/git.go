@@ -247,3 +247,34 @@ func (g Git) Extract(ctx context.Context, rev, dst string) error {
 	}
 	return nil
 }
+
+// FindRepo looks for the git directory of repo (owner/name) under dir, in
+// the layouts people and tools use: dir/owner+name/repo, dir/owner+name.git,
+// dir/owner+name, dir/owner/name.git, dir/owner/name, dir/name.git,
+// dir/name (a bare repository, or a clone whose .git is used).
+func FindRepo(dir, repo string) (string, bool) {
+	owner, name, _ := strings.Cut(repo, "/")
+	plus := owner + "+" + name
+	for _, c := range []string{
+		filepath.Join(dir, plus, "repo"), filepath.Join(dir, plus+".git"), filepath.Join(dir, plus),
+		filepath.Join(dir, owner, name+".git"), filepath.Join(dir, owner, name),
+		filepath.Join(dir, name+".git"), filepath.Join(dir, name),
+	} {
+		if isGitDir(filepath.Join(c, ".git")) {
+			return filepath.Join(c, ".git"), true
+		}
+		if isGitDir(c) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+func isGitDir(d string) bool {
+	st, err := os.Stat(filepath.Join(d, "objects"))
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(d, "HEAD"))
+	return err == nil
+}

@@ -38,7 +38,7 @@ type Options struct {
 
 // DefaultOptions are the rules cases.json was mined with.
 func DefaultOptions() Options {
-	return Options{Rev: "HEAD", QueryCases: 18, DiffCases: 8, MaxFiles: 10, MaxLines: 300, MinWords: 4, MaxMessage: 2000, Workers: 2}
+	return Options{Rev: "HEAD", QueryCases: 16, DiffCases: 7, MaxFiles: 10, MaxLines: 300, MinWords: 4, MaxMessage: 2000, Workers: 2}
 }
 
 // Rules describes o in words, for cases.json.

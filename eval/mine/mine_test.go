@@ -246,3 +246,29 @@ M "img.png" "img.png" bin=true [] changed=0
 		t.Errorf("ParsePatch:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestFindRepo(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"a+b/repo", "c/d.git", "e+f/.git"} {
+		for _, sub := range []string{"objects", "refs"} {
+			if err := os.MkdirAll(filepath.Join(dir, d, sub), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, d, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for repo, want := range map[string]string{"a/b": "a+b/repo", "c/d": "c/d.git", "e/f": "e+f/.git", "x/y": ""} {
+		got, ok := FindRepo(dir, repo)
+		if want == "" {
+			if ok {
+				t.Errorf("FindRepo(%s) = %s", repo, got)
+			}
+			continue
+		}
+		if !ok || got != filepath.Join(dir, want) {
+			t.Errorf("FindRepo(%s) = %s, %v; want %s", repo, got, ok, want)
+		}
+	}
+}

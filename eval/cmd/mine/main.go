@@ -1,9 +1,11 @@
 // Command mine adds one repository's cases to eval/cases.json: it walks the
 // repository's history, keeps the commits that make good cases and records
 // a deterministic sample of them (replacing that repository's earlier
-// cases).
+// cases). With -all it mines again every repository of the cases file at
+// its recorded head, which reproduces the file.
 //
-//	go run ./eval/cmd/mine -repo /path/to/owner+name.git -name owner/name [-query 18] [-diff 8]
+//	go run ./eval/cmd/mine -repo GITDIR -name owner/name [-query 16] [-diff 7]
+//	go run ./eval/cmd/mine -all -repos-dir DIR
 package main
 
 import (
@@ -23,6 +25,8 @@ import (
 func main() {
 	o := mine.DefaultOptions()
 	dir := flag.String("repo", "", "the repository's git directory (bare or .git)")
+	all := flag.Bool("all", false, "mine every repository of the cases file again, at its recorded head")
+	reposDir := flag.String("repos-dir", os.Getenv("EVAL_REPOS_DIR"), "with -all: where the git directories are (owner+name/repo, owner+name.git, owner/name.git, …)")
 	out := flag.String("out", "eval/cases.json", "the cases file to update")
 	flag.StringVar(&o.Name, "name", "", "the repository's owner/name on GitHub")
 	flag.StringVar(&o.Rev, "rev", o.Rev, "the history to mine")
@@ -32,15 +36,47 @@ func main() {
 	flag.IntVar(&o.MaxLines, "max-lines", o.MaxLines, "skip commits changing more source lines")
 	flag.IntVar(&o.MinWords, "min-words", o.MinWords, "query cases need this many words")
 	flag.Parse()
-	if *dir == "" || !strings.Contains(o.Name, "/") || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: mine -repo GITDIR -name OWNER/NAME [flags]")
-		flag.PrintDefaults()
-		os.Exit(2)
+	ctx := context.Background()
+	var err error
+	switch {
+	case flag.NArg() > 0:
+		usage()
+	case *all:
+		err = mineAll(ctx, *reposDir, *out, o)
+	case *dir == "" || !strings.Contains(o.Name, "/"):
+		usage()
+	default:
+		err = run(ctx, *dir, *out, o)
 	}
-	if err := run(context.Background(), *dir, *out, o); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "mine:", err)
 		os.Exit(1)
 	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: mine -repo GITDIR -name OWNER/NAME [flags] | mine -all -repos-dir DIR [flags]")
+	flag.PrintDefaults()
+	os.Exit(2)
+}
+
+func mineAll(ctx context.Context, reposDir, out string, o mine.Options) error {
+	f, err := eval.Load(out)
+	if err != nil {
+		return err
+	}
+	for _, r := range f.Repos {
+		dir, ok := mine.FindRepo(reposDir, r.Name)
+		if !ok {
+			return fmt.Errorf("no git directory for %s under %q", r.Name, reposDir)
+		}
+		ro := o
+		ro.Name, ro.Rev = r.Name, r.Head
+		if err := run(ctx, dir, out, ro); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func run(ctx context.Context, dir, out string, o mine.Options) error {

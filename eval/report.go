@@ -1,0 +1,154 @@
+package eval
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Targets of issue 5, checked by WriteTargets.
+const (
+	TargetFileRecallGain = 0.15 // query task, budget 2000, over the baseline
+	TargetLineRecallGain = 0.15
+	TargetMRRGain        = 0.10
+	TargetFileRecall8000 = 0.95 // query task, budget 8000, absolute
+	TargetDiffFileGain   = 0.20 // diff task, budget 2000, over the baseline
+)
+
+func pick(sums []Summary, task, system string, budget int) (Summary, bool) {
+	for _, s := range sums {
+		if s.Task == task && s.System == system && s.Budget == budget && s.Repo == "" {
+			return s, true
+		}
+	}
+	return Summary{}, false
+}
+
+// WriteTargets writes the issue's targets and whether the results meet
+// them, as a markdown table.
+func WriteTargets(w io.Writer, sums []Summary, full, base string) {
+	fmt.Fprintln(w, "| target | wanted | ctxls | baseline | difference | met |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---|")
+	row := func(name string, want, got, bl float64, gain bool) {
+		diff, met := got-bl, got-bl >= want-1e-9
+		d, b := fmt.Sprintf("%+.3f", diff), f3(bl)
+		if !gain {
+			diff, met, d, b = got, got >= want-1e-9, "", ""
+		}
+		mark := "yes"
+		if !met {
+			mark = fmt.Sprintf("no (short by %.3f)", want-diff)
+		}
+		wanted := fmt.Sprintf("≥ %.2f", want)
+		if gain {
+			wanted = fmt.Sprintf("+%.2f", want)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", name, wanted, f3(got), b, d, mark)
+	}
+	if c, ok := pick(sums, TaskQuery, full, 2000); ok {
+		if b, ok := pick(sums, TaskQuery, base, 2000); ok {
+			row("query, 2 000: file recall", TargetFileRecallGain, c.FileRecall, b.FileRecall, true)
+			row("query, 2 000: line recall", TargetLineRecallGain, c.LineRecall, b.LineRecall, true)
+			row("query, 2 000: MRR", TargetMRRGain, c.MRR, b.MRR, true)
+		}
+	}
+	if c, ok := pick(sums, TaskQuery, full, 8000); ok {
+		row("query, 8 000: file recall", TargetFileRecall8000, c.FileRecall, 0, false)
+	}
+	if c, ok := pick(sums, TaskDiff, full, 2000); ok {
+		if b, ok := pick(sums, TaskDiff, base, 2000); ok {
+			row("diff, 2 000: file recall", TargetDiffFileGain, c.FileRecall, b.FileRecall, true)
+		}
+	}
+	over := 0.0
+	for _, s := range sums {
+		if s.Repo == "" {
+			over += s.OverShare * float64(s.N)
+		}
+	}
+	mark := "yes"
+	if over > 0 {
+		mark = "no"
+	}
+	fmt.Fprintf(w, "| never over budget | 0 | %.0f |  |  | %s |\n", over, mark)
+}
+
+// Report writes the markdown report of results: targets, the overall and
+// per-repository tables of each task for the full system and the baseline,
+// and the ablation tables.
+func Report(w io.Writer, results []Result, full, base string) {
+	all := Summarize(results, false)
+	perRepo := Summarize(results, true)
+	main := func(s Summary) bool { return s.System == full || s.System == base }
+	filter := func(sums []Summary, task string, keep func(Summary) bool) []Summary {
+		var out []Summary
+		for _, s := range sums {
+			if s.Task == task && keep(s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	fmt.Fprintf(w, "### Targets\n\n")
+	WriteTargets(w, all, full, base)
+	for _, task := range []string{TaskQuery, TaskDiff} {
+		overall := filter(all, task, main)
+		if len(overall) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n### %s task: overall\n\n", titleCase(task))
+		WriteTable(w, overall, false)
+		fmt.Fprintf(w, "\n### %s task: per repository\n\n", titleCase(task))
+		WriteTable(w, filter(perRepo, task, main), true)
+		abl := filter(all, task, func(s Summary) bool {
+			return strings.HasPrefix(s.System, full+"-") || s.System == full
+		})
+		if slices.ContainsFunc(abl, func(s Summary) bool { return s.System != full }) {
+			fmt.Fprintf(w, "\n### %s task: ablations (one channel's weight set to 0)\n\n", titleCase(task))
+			var ab []Summary
+			budgets := map[int]bool{}
+			for _, s := range abl {
+				if s.System != full {
+					budgets[s.Budget] = true
+				}
+			}
+			for _, s := range abl {
+				if budgets[s.Budget] {
+					ab = append(ab, s)
+				}
+			}
+			WriteAblation(w, ab, full)
+		}
+	}
+}
+
+func titleCase(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// Markers delimit the generated part of docs/quality.md.
+const (
+	BeginMarker = "<!-- BEGIN GENERATED: go run ./eval/cmd/run -doc -->"
+	EndMarker   = "<!-- END GENERATED -->"
+)
+
+// ReplaceGenerated replaces the text between the markers of the file at
+// path by text.
+func ReplaceGenerated(path, text string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	i := bytes.Index(b, []byte(BeginMarker))
+	j := bytes.Index(b, []byte(EndMarker))
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: no %q … %q section", path, BeginMarker, EndMarker)
+	}
+	var out bytes.Buffer
+	out.Write(b[:i+len(BeginMarker)])
+	out.WriteString("\n")
+	out.WriteString(text)
+	out.Write(b[j:])
+	return os.WriteFile(path, out.Bytes(), 0o644)
+}
