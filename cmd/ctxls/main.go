@@ -3,11 +3,26 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/ctxls/ctxls/cli"
 )
 
 func main() {
-	fmt.Fprintln(os.Stderr, "usage: ctxls <assemble|index|serve> [flags]")
-	os.Exit(2)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	args := os.Args[1:]
+	var code int
+	if len(args) > 0 && args[0] == "serve" {
+		code = serve(ctx, args[1:])
+	} else {
+		code = cli.Main(ctx, args, cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+			StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd()))})
+	}
+	stop()
+	os.Exit(code)
 }

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/retrieve"
+)
+
+const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--explain]`
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+func runAssemble(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet("assemble")
+	root := fs.String("root", "", "workspace root (required)")
+	query := fs.String("query", "", "the question or task")
+	queryFile := fs.String("query-file", "", "read the query from a file (- for stdin)")
+	focus := fs.String("focus", "", "the cursor: PATH:LINE[:COL], 1-based, PATH relative to --root")
+	diffRev := fs.String("diff", "", "use `git diff REV` in the root as the diff")
+	diffFile := fs.String("diff-file", "", "read a unified diff from a file (- for stdin)")
+	budget := fs.Int("budget", 8000, "maximum tokens of the rendered context")
+	perFile := fs.Int("per-file", 0, "maximum tokens per file (0 = no cap)")
+	perPart := fs.Int("per-part", 0, "maximum tokens per part (0 = no cap)")
+	encoding := fs.String("encoding", retrieve.DefaultEncoding, "token encoding: cl100k_base, o200k_base or approx")
+	format := fs.String("format", "markdown", "output: markdown, xml or json (the full result object)")
+	strategy := fs.String("strategy", "grouped", "order: grouped, interleaved or score")
+	explain := fs.Bool("explain", false, "print why each part is in and each candidate out (stderr, or in the JSON)")
+	cacheDir := fs.String("cache-dir", "", "index directory for this root (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
+	var include, exclude multiFlag
+	fs.Var(&include, "include", "only paths matching this glob (repeatable)")
+	fs.Var(&exclude, "exclude", "leave out paths matching this glob (repeatable)")
+	if help, err := parseFlags(fs, args, assembleUsage, env); help || err != nil {
+		return err
+	}
+	dir, err := rootDir(*root, assembleUsage)
+	if err != nil {
+		return err
+	}
+	req := retrieve.Request{
+		Query: *query, Budget: assemble.Budget{MaxTokens: *budget, PerFileMaxTokens: *perFile, PerPartMaxTokens: *perPart},
+		Format: assemble.Format(*format), Strategy: assemble.Strategy(*strategy), Encoding: *encoding,
+		Include: include, Exclude: exclude, Explain: *explain,
+	}
+	if *queryFile != "" {
+		if *query != "" {
+			return &usageError{assembleUsage, "give --query or --query-file, not both"}
+		}
+		b, err := readInput(*queryFile, env.Stdin)
+		if err != nil {
+			return fmt.Errorf("--query-file: %w", err)
+		}
+		req.Query = string(b)
+	}
+	if *focus != "" {
+		f, err := parseFocus(*focus, dir)
+		if err != nil {
+			return &usageError{assembleUsage, err.Error()}
+		}
+		req.Focus = f
+	}
+	switch {
+	case *diffRev != "" && *diffFile != "":
+		return &usageError{assembleUsage, "give --diff or --diff-file, not both"}
+	case *diffRev != "":
+		out, err := gitDiff(ctx, dir, *diffRev)
+		if err != nil {
+			return err
+		}
+		req.Diff = out
+	case *diffFile != "":
+		b, err := readInput(*diffFile, env.Stdin)
+		if err != nil {
+			return fmt.Errorf("--diff-file: %w", err)
+		}
+		req.Diff = string(b)
+	}
+	engine := retrieve.NewEngine(env.Tokens)
+	if strings.TrimSpace(req.Query) == "" && req.Focus == nil && strings.TrimSpace(req.Diff) == "" {
+		return &usageError{assembleUsage, "give at least one of --query, --query-file, --focus, --diff and --diff-file (non-empty)"}
+	}
+	if err := engine.Validate(&req); err != nil {
+		return err
+	}
+	start := time.Now()
+	opts, err := indexOptions(env, *cacheDir, req.Encoding)
+	if err != nil {
+		return err
+	}
+	var bar *progressBar
+	if env.StderrIsTerminal {
+		bar = newProgressBar(env.Stderr)
+		opts.Progress = bar.update
+	}
+	x, err := index.Open(ctx, dir, opts)
+	bar.finish()
+	if err != nil {
+		return fmt.Errorf("index %s: %w", dir, err)
+	}
+	defer x.Close()
+	snap, release := x.Snapshot()
+	defer release()
+	resp, err := engine.Assemble(ctx, snap, req)
+	if err != nil {
+		return err
+	}
+	if req.Format == assemble.JSON {
+		out := struct {
+			*retrieve.Response
+			Timing map[string]float64 `json:"timing"`
+		}{resp, map[string]float64{"elapsedMs": float64(time.Since(start).Microseconds()) / 1000}}
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	if _, err := io.WriteString(env.Stdout, resp.Rendered); err != nil {
+		return err
+	}
+	if *explain {
+		writeExplain(env.Stderr, resp)
+	}
+	return nil
+}
+
+// parseFocus reads PATH:LINE[:COL]; PATH may be absolute (inside root) or
+// relative to root.
+func parseFocus(s, root string) (*retrieve.Focus, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return nil, fmt.Errorf("--focus %q: want PATH:LINE[:COL]", s)
+	}
+	line, err := strconv.Atoi(parts[1])
+	if err != nil || line < 1 {
+		return nil, fmt.Errorf("--focus %q: LINE must be a number ≥ 1", s)
+	}
+	col := 0
+	if len(parts) == 3 {
+		if col, err = strconv.Atoi(parts[2]); err != nil || col < 1 {
+			return nil, fmt.Errorf("--focus %q: COL must be a number ≥ 1", s)
+		}
+	}
+	p := parts[0]
+	if filepath.IsAbs(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, fmt.Errorf("--focus %s: outside the root %s", parts[0], root)
+		}
+		p = rel
+	}
+	p = filepath.ToSlash(filepath.Clean(p))
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return nil, fmt.Errorf("--focus %s: outside the root %s", parts[0], root)
+	}
+	return &retrieve.Focus{Path: p, Line: line, Col: col}, nil
+}
+
+func readInput(name string, stdin io.Reader) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(stdin)
+	}
+	return os.ReadFile(name)
+}
+
+func gitDiff(ctx context.Context, dir, rev string) (string, error) {
+	if strings.HasPrefix(rev, "-") {
+		return "", &usageError{assembleUsage, fmt.Sprintf("--diff %q: not a revision", rev)}
+	}
+	cmd := exec.CommandContext(ctx, "git", "diff", "--no-color", "--no-ext-diff", rev, "--")
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git diff %s in %s: %v: %s", rev, dir, err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+func writeExplain(w io.Writer, resp *retrieve.Response) {
+	for _, e := range resp.Explain {
+		status := "in " + e.Part
+		if e.Part == "" {
+			status = "out: " + e.Reason
+		}
+		var chans []string
+		for _, name := range []string{retrieve.ChanFocus, retrieve.ChanDiff, retrieve.ChanSymbol, retrieve.ChanLexical, retrieve.ChanPath, retrieve.ChanGraph, retrieve.ChanNeighbor} {
+			if v, ok := e.Channels[name]; ok {
+				chans = append(chans, fmt.Sprintf("%s=%.3f", name, v))
+			}
+		}
+		fmt.Fprintf(w, "%-8s %s %s score=%.3f [%s]\n", status, e.Handle, e.Symbol, e.Score, strings.Join(chans, " "))
+	}
+}

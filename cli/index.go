@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/retrieve"
+)
+
+const indexUsage = `ctxls index --root DIR [--json] [--rebuild] [--encoding E] [--cache-dir DIR]`
+
+func runIndex(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet("index")
+	root := fs.String("root", "", "workspace root (required)")
+	asJSON := fs.Bool("json", false, "print the build statistics as JSON")
+	rebuild := fs.Bool("rebuild", false, "rebuild from scratch even if a valid index exists")
+	encoding := fs.String("encoding", retrieve.DefaultEncoding, "token encoding counted for every chunk")
+	cacheDir := fs.String("cache-dir", "", "index directory for this root (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
+	if help, err := parseFlags(fs, args, indexUsage, env); help || err != nil {
+		return err
+	}
+	dir, err := rootDir(*root, indexUsage)
+	if err != nil {
+		return err
+	}
+	opts, err := indexOptions(env, *cacheDir, *encoding)
+	if err != nil {
+		return err
+	}
+	opts.Rebuild = *rebuild
+	var bar *progressBar
+	if env.StderrIsTerminal && !*asJSON {
+		bar = newProgressBar(env.Stderr)
+		opts.Progress = bar.update
+	}
+	st, err := index.Build(ctx, dir, opts)
+	bar.finish()
+	if err != nil {
+		return fmt.Errorf("index %s: %w", dir, err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	fmt.Fprintln(env.Stdout, summary(st))
+	return nil
+}
+
+// summary is the one line `ctxls index` prints.
+func summary(st index.Stats) string {
+	var skipped []string
+	keys := make([]string, 0, len(st.Skipped))
+	for k := range st.Skipped {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		skipped = append(skipped, fmt.Sprintf("%s %d", k, st.Skipped[k]))
+	}
+	s := fmt.Sprintf("%s: %d files, %d chunks, %.1f MB in %.2f s (%d changed, %d removed), index %.1f MB",
+		st.Mode, st.Files, st.Chunks, float64(st.Bytes)/1e6, st.DurationMs/1000, st.Changed, st.Removed, float64(st.IndexBytes)/1e6)
+	if st.Reason != "" {
+		s += " [" + st.Reason + "]"
+	}
+	if len(skipped) > 0 {
+		s += "; skipped: " + strings.Join(skipped, ", ")
+	}
+	return s
+}

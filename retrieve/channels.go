@@ -1,0 +1,322 @@
+package retrieve
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/index/chunk"
+)
+
+// lexical is BM25 over chunk text, symbol names, paths and doc comments.
+func (r *run) lexical() ([]index.ChunkID, error) {
+	if r.q.Empty() {
+		return nil, nil
+	}
+	hits, err := r.snap.Search(r.ctx, index.Query{Identifiers: r.q.Identifiers, Words: r.q.Words, Text: strings.Join(r.q.Paths, " ")}, r.e.opts.LexicalK)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]index.ChunkID, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return ids, nil
+}
+
+// symbol maps identifiers of the request to the chunks that define them,
+// most specific names first: long camelCase/snake_case names rank high
+// (aider weights them ×10), names defined in many places rank low.
+func (r *run) symbol() ([]index.ChunkID, error) {
+	type named struct {
+		name   string
+		weight float64
+		defs   []index.ChunkID
+	}
+	var names []named
+	seen := map[string]bool{}
+	consider := func(name string, base float64) {
+		if seen[name] || len(name) < 2 {
+			return
+		}
+		seen[name] = true
+		defs := r.snap.Defs(name)
+		if len(defs) == 0 {
+			return
+		}
+		w := base
+		if len(name) >= 8 && codeLike(name) {
+			w *= 2
+		}
+		if len(defs) > 5 {
+			w /= float64(len(defs)) / 5
+		}
+		names = append(names, named{name, w, defs})
+	}
+	for _, id := range r.q.Identifiers {
+		consider(id, 1)
+	}
+	for _, w := range r.q.Words {
+		if len(w) >= 4 {
+			consider(w, 0.5)
+			consider(capitalize(w), 0.5)
+		}
+	}
+	slices.SortStableFunc(names, func(a, b named) int { return cmp.Compare(b.weight, a.weight) })
+	var ids []index.ChunkID
+	added := map[index.ChunkID]bool{}
+	for _, n := range names {
+		for _, d := range n.defs {
+			if !added[d] {
+				added[d] = true
+				ids = append(ids, d)
+			}
+		}
+	}
+	return ids, nil
+}
+
+func capitalize(s string) string {
+	rs := []rune(s)
+	rs[0] = unicode.ToUpper(rs[0])
+	return string(rs)
+}
+
+// path matches request words and paths against file paths; each matching
+// file contributes its best chunk: the one that defines or mentions most
+// request terms, else its header.
+func (r *run) path() ([]index.ChunkID, error) {
+	if len(r.q.Paths)+len(r.q.Words)+len(r.q.Identifiers) == 0 {
+		return nil, nil
+	}
+	type fileScore struct {
+		path  string
+		score float64
+	}
+	var files []fileScore
+	words := map[string]bool{}
+	for _, w := range r.q.Words {
+		if len(w) >= 3 {
+			words[w] = true
+		}
+	}
+	for _, id := range r.q.Identifiers {
+		if len(id) >= 3 {
+			words[strings.ToLower(id)] = true
+		}
+	}
+	for _, p := range r.snap.Paths() {
+		if !r.allowed(p) {
+			continue
+		}
+		s := 0.0
+		for _, qp := range r.q.Paths {
+			if p == qp || strings.HasSuffix(p, "/"+qp) {
+				s += 10
+			} else if strings.HasSuffix(strings.TrimSuffix(p, pathExt(p)), "/"+strings.TrimSuffix(qp, pathExt(qp))) {
+				s += 5
+			}
+		}
+		segs := strings.Split(p, "/")
+		base := strings.ToLower(strings.TrimSuffix(segs[len(segs)-1], pathExt(segs[len(segs)-1])))
+		if words[base] {
+			s += 3
+		} else {
+			for _, part := range strings.FieldsFunc(base, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+				if words[part] && len(part) >= 4 {
+					s += 1
+				}
+			}
+		}
+		for _, d := range segs[:len(segs)-1] {
+			if words[strings.ToLower(d)] {
+				s += 0.5
+			}
+		}
+		if s > 0 {
+			files = append(files, fileScore{p, s})
+		}
+	}
+	slices.SortStableFunc(files, func(a, b fileScore) int { return cmp.Compare(b.score, a.score) })
+	if len(files) > 20 {
+		files = files[:20]
+	}
+	ids := make([]index.ChunkID, 0, len(files))
+	for _, f := range files {
+		if id, ok := r.bestChunk(f.path, words); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+func pathExt(p string) string {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		return base[i:]
+	}
+	return ""
+}
+
+// bestChunk is the chunk of path that names most request words (by symbol
+// and identifiers), else the header chunk, else the first chunk.
+func (r *run) bestChunk(path string, words map[string]bool) (index.ChunkID, bool) {
+	cs := r.snap.ChunksOf(path)
+	if len(cs) == 0 {
+		return "", false
+	}
+	best, bestScore := -1, 0
+	header := -1
+	for i, c := range cs {
+		if c.Kind == chunk.KindHeader && header < 0 {
+			header = i
+		}
+		n := 0
+		if words[strings.ToLower(c.Symbol)] {
+			n += 3
+		}
+		for _, d := range c.Defines {
+			if words[strings.ToLower(d)] {
+				n++
+			}
+		}
+		if n > bestScore {
+			best, bestScore = i, n
+		}
+	}
+	switch {
+	case best >= 0:
+		return cs[best].ID, true
+	case header >= 0:
+		return cs[header].ID, true
+	}
+	return cs[0].ID, true
+}
+
+// focus is the chunk around the cursor, its file's header, and the
+// definitions of what that chunk uses (go-to-definition context).
+func (r *run) focus() ([]index.ChunkID, error) {
+	f := r.req.Focus
+	cs := r.snap.ChunksOf(f.Path)
+	var enclosing, header index.ChunkID
+	bestSpan := -1
+	for _, c := range cs {
+		if c.Kind == chunk.KindHeader {
+			if header == "" {
+				header = c.ID
+			}
+			continue
+		}
+		if c.StartLine <= f.Line && f.Line <= c.EndLine {
+			if span := c.EndLine - c.StartLine; bestSpan < 0 || span < bestSpan {
+				enclosing, bestSpan = c.ID, span
+			}
+		}
+	}
+	var ids []index.ChunkID
+	if enclosing != "" {
+		ids = append(ids, enclosing)
+		r.focusChunk = enclosing
+	}
+	if header != "" && header != enclosing {
+		ids = append(ids, header)
+	}
+	if enclosing != "" {
+		ids = append(ids, r.snap.Uses(enclosing, 5)...)
+	}
+	return ids, nil
+}
+
+// diff is the chunks a diff touches, the callers of the symbols they
+// define and the definitions they use — what a reviewer needs to see.
+func (r *run) diff(files []FileDiff) []index.ChunkID {
+	var touched []index.ChunkID
+	for _, fd := range files {
+		if fd.Path == "" {
+			continue
+		}
+		for _, c := range r.snap.ChunksOf(fd.Path) {
+			if c.Kind == chunk.KindHeader {
+				continue
+			}
+			for _, ch := range fd.Changed {
+				if ch.Start <= c.EndLine && c.StartLine <= ch.End {
+					touched = append(touched, c.ID)
+					break
+				}
+			}
+		}
+	}
+	seen := map[index.ChunkID]bool{}
+	for _, id := range touched {
+		seen[id] = true
+	}
+	var callers, used []index.ChunkID
+	for _, id := range touched {
+		for _, u := range r.snap.UsedBy(id) {
+			if !seen[u] {
+				seen[u] = true
+				callers = append(callers, u)
+			}
+		}
+	}
+	for _, id := range touched {
+		for _, d := range r.snap.Uses(id, 3) {
+			if !seen[d] {
+				seen[d] = true
+				used = append(used, d)
+			}
+		}
+	}
+	// Other files first: the reviewer has the diff already.
+	out := append(callers, used...)
+	return append(out, touched...)
+}
+
+// graph is a one-step personalized PageRank over the reference graph,
+// seeded by the best candidates so far: code that the seeds use, or that
+// uses them, gains score in proportion to the seeds' scores.
+func (r *run) graph() []index.ChunkID {
+	seeds := r.ranked()
+	if len(seeds) > 12 {
+		seeds = seeds[:12]
+	}
+	if r.focusChunk != "" {
+		if s := r.scores[r.focusChunk]; s != nil && !slices.Contains(seeds, s) {
+			seeds = append(seeds, s)
+		}
+	}
+	acc := map[index.ChunkID]float64{}
+	for _, s := range seeds {
+		uses := r.snap.Uses(s.id, 5)
+		for _, d := range uses {
+			acc[d] += s.score * 0.6 / float64(len(uses))
+		}
+		usedBy := r.snap.UsedBy(s.id)
+		if len(usedBy) > 40 {
+			usedBy = usedBy[:40]
+		}
+		for _, u := range usedBy {
+			acc[u] += s.score * 0.4 / float64(len(usedBy))
+		}
+	}
+	type kv struct {
+		id index.ChunkID
+		v  float64
+	}
+	var all []kv
+	for id, v := range acc {
+		all = append(all, kv{id, v})
+	}
+	slices.SortFunc(all, func(a, b kv) int { return cmp.Or(cmp.Compare(b.v, a.v), cmp.Compare(a.id, b.id)) })
+	if len(all) > 50 {
+		all = all[:50]
+	}
+	ids := make([]index.ChunkID, len(all))
+	for i, x := range all {
+		ids[i] = x.id
+	}
+	return ids
+}

@@ -1,0 +1,479 @@
+package retrieve
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/index/chunk"
+	"github.com/ctxls/ctxls/ranges"
+	"github.com/ctxls/ctxls/tokens"
+)
+
+// DefaultEncoding is the encoding used when a request names none.
+const DefaultEncoding = "cl100k_base"
+
+// DefaultWeights are the per-channel weights of the rank fusion.
+func DefaultWeights() map[string]float64 {
+	return map[string]float64{
+		ChanLexical: 1.0,
+		ChanSymbol:  1.0,
+		ChanPath:    0.7,
+		ChanFocus:   2.0,
+		ChanDiff:    2.0,
+		ChanGraph:   0.4,
+		// Neighbor is not a ranked channel: a neighbor gets half of its
+		// parent's fused score (seed 001), times this weight.
+		ChanNeighbor: 1.0,
+	}
+}
+
+// Options tune an Engine.
+type Options struct {
+	// RRFK is the rank offset of reciprocal rank fusion: a channel's i-th
+	// result (1-based) contributes weight/(RRFK+i).
+	RRFK float64
+	// MaxCandidates is how many fused candidates go to the assembler.
+	MaxCandidates int
+	// LexicalK is how many BM25 hits the lexical channel asks for.
+	LexicalK int
+	// Neighbors is how many top candidates get their adjacent chunks added.
+	Neighbors int
+	// TestPenalty multiplies the fused score of test, vendored and
+	// generated-looking files (zoekt ranks them down).
+	TestPenalty float64
+}
+
+// DefaultOptions returns the tuned defaults (see docs/quality.md).
+func DefaultOptions() Options {
+	return Options{RRFK: 20, MaxCandidates: 250, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6}
+}
+
+// Engine runs requests. It is safe for concurrent use.
+type Engine struct {
+	tokens *tokens.Registry
+	opts   Options
+}
+
+// NewEngine returns an engine counting tokens with reg.
+func NewEngine(reg *tokens.Registry) *Engine { return NewEngineWith(reg, DefaultOptions()) }
+
+// NewEngineWith returns an engine with explicit options.
+func NewEngineWith(reg *tokens.Registry, opts Options) *Engine {
+	return &Engine{tokens: reg, opts: opts}
+}
+
+// Validate checks a request's parameters without running it. Errors are
+// *assemble.ParamError naming the field.
+func (e *Engine) Validate(req *Request) error {
+	if strings.TrimSpace(req.Query) == "" && req.Focus == nil && strings.TrimSpace(req.Diff) == "" {
+		return &assemble.ParamError{Field: "query", Msg: "give at least one of query, focus and diff"}
+	}
+	if err := req.Budget.Validate(); err != nil {
+		return err
+	}
+	var err error
+	if req.Format, err = assemble.ParseFormat(string(req.Format)); err != nil {
+		return err
+	}
+	if req.Strategy, err = assemble.ParseStrategy(string(req.Strategy)); err != nil {
+		return err
+	}
+	if req.Encoding == "" {
+		req.Encoding = DefaultEncoding
+	}
+	if _, err := e.tokens.Get(req.Encoding); err != nil {
+		return &assemble.ParamError{Field: "encoding", Msg: err.Error()}
+	}
+	if f := req.Focus; f != nil {
+		if f.Path == "" {
+			return &assemble.ParamError{Field: "focus", Msg: "focus needs a path"}
+		}
+		if f.Line < 1 {
+			return &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("focus line must be ≥ 1, got %d", f.Line)}
+		}
+	}
+	for _, g := range append(slices.Clone(req.Include), req.Exclude...) {
+		if !doublestar.ValidatePattern(g) {
+			field := "include"
+			if slices.Contains(req.Exclude, g) {
+				field = "exclude"
+			}
+			return &assemble.ParamError{Field: field, Msg: fmt.Sprintf("bad glob %q", g)}
+		}
+	}
+	if req.Diff != "" {
+		if _, err := ParseDiff(req.Diff); err != nil {
+			return &assemble.ParamError{Field: "diff", Msg: err.Error()}
+		}
+	}
+	for name, w := range req.Weights {
+		if _, ok := DefaultWeights()[name]; !ok {
+			return &assemble.ParamError{Field: "weights", Msg: fmt.Sprintf("unknown channel %q", name)}
+		}
+		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+			return &assemble.ParamError{Field: "weights." + name, Msg: "must be a finite weight ≥ 0"}
+		}
+	}
+	return nil
+}
+
+// Assemble retrieves candidates for req from snap and assembles them.
+func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request) (*Response, error) {
+	if err := e.Validate(&req); err != nil {
+		return nil, err
+	}
+	counter, _ := e.tokens.Get(req.Encoding)
+	if f := req.Focus; f != nil {
+		if _, ok := snap.Stat(f.Path); !ok {
+			return nil, &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("%s is not in the index (outside the workspace, ignored or not a text file)", f.Path)}
+		}
+	}
+	r := &run{e: e, ctx: ctx, snap: snap, req: req, weights: DefaultWeights(), scores: map[index.ChunkID]*scored{}}
+	for k, v := range req.Weights {
+		r.weights[k] = v
+	}
+	if err := r.collect(); err != nil {
+		return nil, err
+	}
+	cands := r.candidates()
+	policy := assemble.DefaultPolicy()
+	if req.Policy != nil {
+		policy = *req.Policy
+	}
+	res, err := assemble.Assemble(ctx, assemble.Request{Budget: req.Budget, Format: req.Format, Strategy: req.Strategy, Policy: policy},
+		cands, snapFiles{snap}, counter)
+	if err != nil {
+		return nil, err
+	}
+	res.Stats.IndexState = snap.StateRoot()
+	res.Stats.IndexComplete = snap.Complete()
+	resp := &Response{Result: res}
+	if req.Explain {
+		resp.Explain = r.explain(res)
+	}
+	return resp, nil
+}
+
+// snapFiles serves file texts from a snapshot.
+type snapFiles struct{ snap *index.Snapshot }
+
+func (f snapFiles) Text(path string) (string, bool) {
+	file, err := f.snap.File(path)
+	if err != nil {
+		return "", false
+	}
+	return string(file.Content), true
+}
+
+// scored is one chunk's fused state.
+type scored struct {
+	id       index.ChunkID
+	c        chunk.Chunk
+	score    float64
+	channels map[string]float64
+	matched  []string
+	hits     []int
+}
+
+// run is the state of one request.
+type run struct {
+	e       *Engine
+	ctx     context.Context
+	snap    *index.Snapshot
+	req     Request
+	weights map[string]float64
+	q       Analyzed
+	scores  map[index.ChunkID]*scored
+	// focusChunk and diffTouched seed the graph channel with the request's
+	// own code.
+	focusChunk index.ChunkID
+	fileLines  map[string][]string
+}
+
+// collect runs every channel and fuses their rankings.
+func (r *run) collect() error {
+	text := r.req.Query
+	var diff []FileDiff
+	if r.req.Diff != "" {
+		diff, _ = ParseDiff(r.req.Diff)
+		text += "\n" + diffQueryText(diff)
+	}
+	r.q = Analyze(text)
+	type channel struct {
+		name string
+		fn   func() ([]index.ChunkID, error)
+	}
+	chans := []channel{
+		{ChanLexical, r.lexical},
+		{ChanSymbol, r.symbol},
+		{ChanPath, r.path},
+	}
+	if r.req.Focus != nil {
+		chans = append(chans, channel{ChanFocus, r.focus})
+	}
+	if len(diff) > 0 {
+		chans = append(chans, channel{ChanDiff, func() ([]index.ChunkID, error) { return r.diff(diff), nil }})
+	}
+	for _, ch := range chans {
+		if r.weights[ch.name] == 0 {
+			continue
+		}
+		ids, err := ch.fn()
+		if err != nil {
+			return fmt.Errorf("%s channel: %w", ch.name, err)
+		}
+		r.fuse(ch.name, ids)
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if r.weights[ChanGraph] > 0 {
+		r.fuse(ChanGraph, r.graph())
+	}
+	r.penalize()
+	if r.weights[ChanNeighbor] > 0 {
+		r.neighbors()
+	}
+	return nil
+}
+
+// fuse adds a channel's ranking with reciprocal rank fusion.
+func (r *run) fuse(name string, ids []index.ChunkID) {
+	w := r.weights[name]
+	for i, id := range ids {
+		s := r.get(id)
+		if s == nil {
+			continue
+		}
+		x := w / (r.e.opts.RRFK + float64(i+1))
+		s.score += x
+		s.channels[name] += x
+	}
+}
+
+func (r *run) get(id index.ChunkID) *scored {
+	if s, ok := r.scores[id]; ok {
+		return s
+	}
+	c, ok := r.snap.Chunk(id)
+	if !ok || !r.allowed(c.Path) {
+		return nil
+	}
+	s := &scored{id: id, c: c, channels: map[string]float64{}}
+	r.scores[id] = s
+	return s
+}
+
+func (r *run) allowed(path string) bool {
+	if len(r.req.Include) > 0 {
+		ok := false
+		for _, g := range r.req.Include {
+			if m, _ := doublestar.Match(g, path); m {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	for _, g := range r.req.Exclude {
+		if m, _ := doublestar.Match(g, path); m {
+			return false
+		}
+	}
+	return true
+}
+
+// ranked returns the fused chunks by score, ties by path then line.
+func (r *run) ranked() []*scored {
+	out := make([]*scored, 0, len(r.scores))
+	for _, s := range r.scores {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b *scored) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.c.Path, b.c.Path),
+			cmp.Compare(a.c.StartLine, b.c.StartLine), cmp.Compare(a.c.EndLine, b.c.EndLine), cmp.Compare(a.id, b.id))
+	})
+	return out
+}
+
+// penalize ranks test, vendored and generated-looking files down.
+func (r *run) penalize() {
+	p := r.e.opts.TestPenalty
+	if p <= 0 || p == 1 {
+		return
+	}
+	for _, s := range r.scores {
+		if isSecondary(s.c.Path) {
+			s.score *= p
+		}
+	}
+}
+
+func isSecondary(path string) bool {
+	base := path[strings.LastIndexByte(path, '/')+1:]
+	lower := strings.ToLower(path)
+	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") || strings.Contains(base, ".test.") ||
+		strings.Contains(base, ".spec.") || strings.HasSuffix(strings.TrimSuffix(base, ".py"), "_test") ||
+		strings.Contains(lower, "/vendor/") || strings.HasPrefix(lower, "vendor/") || strings.Contains(lower, "testdata/") ||
+		strings.Contains(lower, "/test/") || strings.HasPrefix(lower, "test/") || strings.Contains(lower, "/tests/") || strings.HasPrefix(lower, "tests/") ||
+		strings.Contains(base, ".pb.") || strings.Contains(base, "_generated")
+}
+
+// neighbors adds the chunks before and after the best candidates at half
+// their score (seed 001).
+func (r *run) neighbors() {
+	top := r.ranked()
+	if len(top) > r.e.opts.Neighbors {
+		top = top[:r.e.opts.Neighbors]
+	}
+	w := r.weights[ChanNeighbor]
+	for _, s := range top {
+		cs := r.snap.ChunksOf(s.c.Path)
+		i := slices.IndexFunc(cs, func(c index.IndexedChunk) bool { return c.ID == s.id })
+		if i < 0 {
+			continue
+		}
+		for _, j := range []int{i - 1, i + 1} {
+			if j < 0 || j >= len(cs) || cs[j].Kind == chunk.KindHeader {
+				continue
+			}
+			// Skip chunks that contain or are contained in s (nesting).
+			if cs[j].StartLine <= s.c.StartLine && cs[j].EndLine >= s.c.EndLine ||
+				cs[j].StartLine >= s.c.StartLine && cs[j].EndLine <= s.c.EndLine {
+				continue
+			}
+			n := r.get(cs[j].ID)
+			if n == nil {
+				continue
+			}
+			if x := s.score / 2 * w; x > n.score {
+				n.channels[ChanNeighbor] += x - n.score
+				n.score = x
+			}
+		}
+	}
+}
+
+// candidates turns the best fused chunks into assembler candidates.
+func (r *run) candidates() []assemble.Candidate {
+	top := r.ranked()
+	if len(top) > r.e.opts.MaxCandidates {
+		top = top[:r.e.opts.MaxCandidates]
+	}
+	maxScore := 0.0
+	if len(top) > 0 {
+		maxScore = top[0].score
+	}
+	terms := hitTerms(r.q)
+	out := make([]assemble.Candidate, 0, len(top))
+	for _, s := range top {
+		c := s.c
+		sources := make([]string, 0, len(s.channels))
+		for name := range s.channels {
+			sources = append(sources, name)
+		}
+		slices.Sort(sources)
+		cand := assemble.Candidate{
+			ID: string(s.id), Path: c.Path, Ranges: []ranges.Range{{Start: c.StartLine, End: c.EndLine}},
+			Score: s.score / maxScore, Sources: sources, Kind: kindOf(c), Language: c.Language,
+			Symbol: symbolOf(c), TrackingHash: c.TrackingHash,
+		}
+		sigStart := c.StartLine
+		if c.DocStartLine > 0 {
+			sigStart = max(c.StartLine, c.SigEndLine-strings.Count(strings.TrimRight(c.Signature, "\n"), "\n"))
+			cand.Doc = ranges.Range{Start: c.DocStartLine, End: sigStart - 1}
+		}
+		if c.SigEndLine >= sigStart {
+			cand.Signature = ranges.Range{Start: sigStart, End: c.SigEndLine}
+		}
+		if n, ok := r.snap.TokenCount(s.id, r.req.Encoding); ok {
+			cand.Tokens = n
+		}
+		cand.Hits = r.hitLines(s, terms)
+		out = append(out, cand)
+	}
+	return out
+}
+
+func kindOf(c chunk.Chunk) string {
+	switch c.Kind {
+	case chunk.KindHeader:
+		return "header"
+	case chunk.KindSection:
+		return "doc"
+	case chunk.KindWindow:
+		return "text"
+	}
+	if isSecondary(c.Path) {
+		return "test"
+	}
+	return "code"
+}
+
+func symbolOf(c chunk.Chunk) string {
+	if c.QualifiedName != "" {
+		return c.QualifiedName
+	}
+	return c.Symbol
+}
+
+// hitTerms are the lower-cased terms whose lines a trimmed part keeps.
+func hitTerms(q Analyzed) []string {
+	var out []string
+	for _, t := range q.Terms() {
+		if len(t) >= 3 {
+			out = append(out, strings.ToLower(t))
+		}
+	}
+	return out
+}
+
+// hitLines returns the lines of s's chunk that contain a query term (at
+// most 16, the first ones).
+func (r *run) hitLines(s *scored, terms []string) []int {
+	if len(s.hits) > 0 || len(terms) == 0 {
+		return s.hits
+	}
+	lines := r.lines(s.c.Path)
+	var hits []int
+	for l := s.c.StartLine; l <= s.c.EndLine && l <= len(lines) && len(hits) < 16; l++ {
+		text := strings.ToLower(lines[l-1])
+		for _, t := range terms {
+			if strings.Contains(text, t) {
+				hits = append(hits, l)
+				break
+			}
+		}
+	}
+	return hits
+}
+
+// lines returns a file's lines (cached for the run).
+func (r *run) lines(path string) []string {
+	if ls, ok := r.fileLines[path]; ok {
+		return ls
+	}
+	var ls []string
+	if f, err := r.snap.File(path); err == nil {
+		ls = strings.Split(string(f.Content), "\n")
+	}
+	if r.fileLines == nil {
+		r.fileLines = map[string][]string{}
+	}
+	r.fileLines[path] = ls
+	return ls
+}
+
+// ErrNoIndex is returned when a snapshot has no files at all.
+var ErrNoIndex = errors.New("the index is empty")
