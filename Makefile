@@ -27,6 +27,12 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
+# The retrieval quality eval (docs/quality.md). EVAL_REPOS_DIR names the
+# directory holding the eval repositories' git directories; see
+# scripts/eval.sh (-clone fetches them where a network allows).
+eval:
+	./scripts/eval.sh $(EVAL_FLAGS)
+
 # Each fuzz target for FUZZTIME (CI runs them briefly with FUZZTIME=5s).
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
