@@ -147,7 +147,7 @@ func (c *Chunker) parser(spec *langSpec) *sitter.Parser {
 
 // chunkCode parses src and walks its tree. A nil result (without error)
 // asks for the window fallback: the parser gave up, or the tree has errors
-// and no unit was found in it.
+// and neither a unit nor a header was found in it.
 func (c *Chunker) chunkCode(spec *langSpec, src []byte) ([]Chunk, error) {
 	tree, err := c.parser(spec).ParseCtx(context.Background(), nil, src)
 	if err != nil {
@@ -167,7 +167,7 @@ func (c *Chunker) chunkCode(spec *langSpec, src []byte) ([]Chunk, error) {
 	root := tree.RootNode()
 	w := walker{opts: c.opts, spec: spec, src: src, li: &c.li}
 	w.run(root)
-	if w.units == 0 && root.HasError() {
+	if w.units == 0 && !w.header && root.HasError() {
 		return nil, nil
 	}
 	if w.out == nil {

@@ -34,7 +34,10 @@
 // Other top-level code that belongs to no unit (statements, C prototypes,
 // a Python `if __name__ == "__main__":` block) becomes KindWindow chunks cut
 // at statement boundaries, so that no code is left out of the index;
-// comments on their own between units are dropped.
+// runs of comments between units that are not a unit's doc get a window
+// when they span at least three lines and are dropped otherwise. Leading
+// comments too long to share the header's MaxLines (a package doc of
+// hundreds of lines) become windows before the header.
 //
 // # Qualified names
 //
@@ -91,7 +94,7 @@
 // heading; text before the first heading is a section without Symbol;
 // QualifiedName is the heading path joined with " > ". Other text files,
 // code files larger than Options.MaxParseBytes, and code files whose tree
-// has errors and yields no unit at all become KindWindow windows of
+// has errors and yields neither a unit nor a header become KindWindow windows of
 // WindowLines lines overlapping by WindowOverlap. Windows of code files
 // get References; text and Markdown chunks do not.
 //

@@ -384,7 +384,8 @@ var (
 		"type_definition":     {kind: KindType, container: true, body: cTypedefBody},
 	}
 	cSpecs  = set("init_declarator", "pointer_declarator", "array_declarator", "function_declarator", "parenthesized_declarator", "reference_declarator")
-	cScopes = map[string]string{"preproc_ifdef": "", "preproc_if": "", "preproc_else": "", "preproc_elif": "", "preproc_elifdef": ""}
+	cScopes = map[string]string{"preproc_ifdef": "", "preproc_if": "", "preproc_else": "", "preproc_elif": "", "preproc_elifdef": "",
+		"linkage_specification": "body"}
 )
 
 func cppUnits() map[string]unitRule {
@@ -396,17 +397,36 @@ func cppUnits() map[string]unitRule {
 }
 
 func cppScopes() map[string]string {
-	m := map[string]string{"namespace_definition": "body", "linkage_specification": "body"}
+	m := map[string]string{"namespace_definition": "body"}
 	for k, v := range cScopes {
 		m[k] = v
 	}
 	return m
 }
 
-// jsDefaultName names an anonymous default export "default".
+// jsDefaultName names a class or function expression: by its own name if
+// it has one; assigned to a property (CommonJS exports.f = function …,
+// Foo.prototype.bar = function …) by the property, owned by the object;
+// module.exports = … as "module.exports"; else (export default) "default".
 func jsDefaultName(n *sitter.Node, src []byte) (string, string) {
 	if nm := n.ChildByFieldName("name"); nm != nil {
 		return string(text(nm, src)), ""
+	}
+	if p := n.Parent(); p != nil && p.Type() == "assignment_expression" {
+		if l := p.ChildByFieldName("left"); l != nil {
+			left := string(text(l, src))
+			if left == "module.exports" {
+				return left, ""
+			}
+			if i := strings.LastIndexByte(left, '.'); i >= 0 {
+				owner := strings.TrimSuffix(left[:i], ".prototype")
+				if owner == "exports" || owner == "module.exports" {
+					owner = ""
+				}
+				return left[i+1:], owner
+			}
+			return left, ""
+		}
 	}
 	return "default", ""
 }
@@ -453,10 +473,11 @@ func jsSpec(name string, exts []string, grammar func() *sitter.Language, ts bool
 	}
 	return &langSpec{
 		name: name, exts: exts, grammar: grammar,
-		units:    units,
-		wrappers: map[string]bool{"export_statement": true, "ambient_declaration": true, "expression_statement": true},
-		scopes:   scopes,
-		vars:     map[string]pred{"lexical_declaration": jsNotFuncDecl, "variable_declaration": jsNotFuncDecl},
+		units: units,
+		wrappers: map[string]bool{"export_statement": true, "ambient_declaration": true, "expression_statement": true,
+			"assignment_expression": true},
+		scopes: scopes,
+		vars:   map[string]pred{"lexical_declaration": jsNotFuncDecl, "variable_declaration": jsNotFuncDecl},
 		header: map[string]pred{"import_statement": nil, "expression_statement": jsDirective, "export_statement": jsReexport,
 			"lexical_declaration": jsRequire, "variable_declaration": jsRequire, "hash_bang_line": nil},
 		comments: set("comment", "hash_bang_line"),

@@ -8,6 +8,11 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
+// minCommentLines is how long a run of comments outside any unit must be
+// to get a chunk of its own; shorter ones are separators ("// ---"),
+// closing-brace remarks or stray notes.
+const minCommentLines = 3
+
 // maxNesting bounds recursion into scopes and containers, so that
 // pathological inputs cannot exhaust the stack.
 const maxNesting = 64
@@ -48,14 +53,15 @@ type unit struct {
 // walker turns one parsed file into chunks. It reads nodes only while the
 // tree is open and keeps nothing that points into it.
 type walker struct {
-	opts  Options
-	spec  *langSpec
-	src   []byte
-	li    *lineIndex
-	pkg   string
-	out   []Chunk
-	units int // units emitted (the header and windows excluded)
-	depth int
+	opts   Options
+	spec   *langSpec
+	src    []byte
+	li     *lineIndex
+	pkg    string
+	out    []Chunk
+	units  int  // units emitted (the header and windows excluded)
+	header bool // a header chunk was emitted
+	depth  int
 }
 
 // str returns the trimmed text of n as a valid UTF-8 Go string.
@@ -101,12 +107,23 @@ func (w *walker) run(root *sitter.Node) {
 		}
 		e := int(n.EndByte())
 		if w.li.span(hs, e) > w.opts.MaxLines {
-			break
+			// Leading comments too long to share a chunk with the first
+			// header item (a package doc of hundreds of lines) become
+			// windows of their own; the header starts at the item.
+			s := int(n.StartByte())
+			if hdrEnd >= 0 || w.li.span(s, e) > w.opts.MaxLines {
+				break
+			}
+			for _, win := range w.windowRanges(hs, s) {
+				w.out = append(w.out, Chunk{Kind: KindWindow, StartByte: win.start, EndByte: win.end})
+			}
+			hs = s
 		}
 		hdrEnd, next = e, i+1
 		defs = append(defs, w.varNames(n)...)
 	}
 	if hdrEnd > hs {
+		w.header = true
 		w.out = append(w.out, Chunk{
 			Kind:      KindHeader,
 			StartByte: hs, EndByte: hdrEnd,
@@ -180,8 +197,15 @@ func (w *walker) items(parent *sitter.Node, out []*sitter.Node, ownChildren bool
 
 // scopeBody returns the node holding a scope's items, or nil if n is not a
 // scope (or is a scope declaration without a body, like Rust's `mod m;`).
+// ERROR nodes count as scopes.
 func (w *walker) scopeBody(n *sitter.Node) (body *sitter.Node, ownChildren bool) {
-	field, ok := w.spec.scopes[n.Type()]
+	typ := n.Type()
+	if typ == "ERROR" {
+		// Error recovery may wrap well-formed declarations in an ERROR
+		// node; look inside it for them.
+		return n, true
+	}
+	field, ok := w.spec.scopes[typ]
 	if !ok {
 		return nil, false
 	}
@@ -275,17 +299,7 @@ func (w *walker) declare(n *sitter.Node, lower int, parent *unit) []*unit {
 	typ := n.Type()
 	member := parent != nil
 	if sigOuter, ok := w.spec.wrappers[typ]; ok {
-		type inner struct {
-			n *sitter.Node
-			r unitRule
-		}
-		var in []inner
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			ch := n.NamedChild(i)
-			if r, ok := w.ruleFor(ch, ch.Type(), member); ok {
-				in = append(in, inner{ch, r})
-			}
-		}
+		in := w.unwrap(n, member, nil, 0)
 		switch len(in) {
 		case 0:
 			return nil
@@ -303,6 +317,30 @@ func (w *walker) declare(n *sitter.Node, lower int, parent *unit) []*unit {
 		return []*unit{w.unit(n, n, true, r, lower, parent)}
 	}
 	return nil
+}
+
+// inner is a declaration found inside a wrapper, with its rule.
+type inner struct {
+	n *sitter.Node
+	r unitRule
+}
+
+// unwrap finds the declarations inside wrapper n, looking through nested
+// wrappers (module.exports = class … is a statement wrapping an assignment
+// wrapping a class).
+func (w *walker) unwrap(n *sitter.Node, member bool, out []inner, depth int) []inner {
+	if depth > 4 {
+		return out
+	}
+	w.children(n, func(ch *sitter.Node) {
+		typ := ch.Type()
+		if r, ok := w.ruleFor(ch, typ, member); ok {
+			out = append(out, inner{ch, r})
+		} else if _, ok := w.spec.wrappers[typ]; ok {
+			out = w.unwrap(ch, member, out, depth+1)
+		}
+	})
+	return out
 }
 
 // unit builds the unit declared by n (wrapped in outer, possibly n itself),
@@ -454,8 +492,20 @@ func (w *walker) signature(n, body *sitter.Node, sigStart, end int) (string, int
 	if len(b) == 0 {
 		b = bytes.TrimRight(src[sigStart:max(sigStart, min(end, w.li.end(w.li.lineOf(sigStart))))], " \t\r\n\v\f")
 	}
-	return cleanString(b), sigStart + len(b)
+	sigEnd := sigStart + len(b)
+	if len(b) > maxSignature {
+		// Minified code and giant initializers: keep a readable prefix.
+		cut := maxSignature
+		for cut > 0 && !utf8.RuneStart(b[cut]) {
+			cut--
+		}
+		return cleanString(b[:cut]) + "…", sigEnd
+	}
+	return cleanString(b), sigEnd
 }
+
+// maxSignature is the most bytes of declaration text kept as Signature.
+const maxSignature = 400
 
 // decoratorTypes are the nodes of decorators, annotations and attributes
 // that lead a declaration; the signature starts after them.
@@ -739,38 +789,45 @@ func (w *walker) leftovers(run []kid) {
 
 // group packs kids into parts of at most MaxLines lines, cutting only
 // between kids. Skip kids (nested units with chunks of their own) are left
-// out and end the current part. With start ≥ 0 the first part begins at
-// start and holds at least [start, headEnd); with end ≥ 0 the last part is
-// stretched to end if it still fits (the closing brace). Parts made only of
-// comments are dropped; a part may exceed MaxLines only when one kid does.
+// out and end the current part. Parts made only of comments are dropped
+// unless they span minCommentLines lines or more. With start ≥ 0 the first
+// part begins at start and holds at least [start, headEnd); with end ≥ 0
+// the last part is stretched to end if it still fits (the closing brace).
+// A part exceeds MaxLines only when one kid does; the caller cuts such a
+// part into windows. An oversized kid right after the head takes the head
+// with it, and an oversized last kid the closing lines, so that the
+// windows keep the signature and the end of the unit.
 func (w *walker) group(kids []kid, start, headEnd, end int) []span {
 	limit := w.opts.MaxLines
 	var parts []span
 	var cur span
-	open, code := false, false
+	open, code, headOnly := false, false, false
 	if start >= 0 {
-		cur, open, code = span{start, headEnd}, true, true
+		cur, open, code, headOnly = span{start, headEnd}, true, true, true
 	}
 	flush := func() {
-		if open && code {
+		if open && (code || w.li.span(cur.start, cur.end) >= minCommentLines) {
 			parts = append(parts, cur)
 		}
-		open, code = false, false
+		open, code, headOnly = false, false, false
 	}
 	for _, k := range kids {
 		if k.skip {
 			flush()
 			continue
 		}
-		if open && w.li.span(cur.start, max(cur.end, k.end)) <= limit {
+		if open && (w.li.span(cur.start, max(cur.end, k.end)) <= limit ||
+			(headOnly && w.li.span(k.start, k.end) > limit)) {
 			cur.end = max(cur.end, k.end)
 			code = code || !k.comment
+			headOnly = false
 			continue
 		}
 		flush()
 		cur, open, code = span{k.start, k.end}, true, !k.comment
 	}
-	if open && end >= 0 && end > cur.end && w.li.span(cur.start, end) <= limit {
+	if open && end >= 0 && end > cur.end &&
+		(w.li.span(cur.start, end) <= limit || w.li.span(cur.start, cur.end) > limit) {
 		cur.end = end
 	}
 	flush()
