@@ -89,17 +89,41 @@ func loadRankTable(name string) (*rankTable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read embedded %s: %w", file, err)
 	}
-	t := &rankTable{seed: maphash.MakeSeed(), longOff: []uint32{0}}
-	var short []shortSlot
+	// A first pass sizes the tables from the lengths of the base64 fields,
+	// so that the second one allocates nothing but them.
+	nShort, nLong, longBytes := 0, 0, 0
+	for rest := raw; len(rest) > 0; {
+		var line []byte
+		line, rest = nextLine(rest)
+		if sp := bytes.IndexByte(line, ' '); sp > 0 {
+			n := base64.StdEncoding.DecodedLen(sp) - (sp - len(bytes.TrimRight(line[:sp], "=")))
+			if n <= shortToken {
+				nShort++
+			} else {
+				nLong++
+				longBytes += n
+			}
+		}
+	}
+	t := &rankTable{
+		seed:     maphash.MakeSeed(),
+		longOff:  make([]uint32, 1, nLong+1),
+		longRank: make([]uint32, 0, nLong),
+	}
+	// Load factors: between 1/3 and 2/3 for the short table, at most 1/2
+	// for the long one.
+	shortBits := uint(1)
+	for 1<<shortBits < nShort*3/2 {
+		shortBits++
+	}
+	t.short = make([]shortSlot, 1<<shortBits)
+	t.shortShift = 64 - shortBits
 	var long strings.Builder
+	long.Grow(longBytes)
 	var buf [256]byte
 	for lineNo := 1; len(raw) > 0; lineNo++ {
-		line := raw
-		if k := bytes.IndexByte(raw, '\n'); k >= 0 {
-			line, raw = raw[:k], raw[k+1:]
-		} else {
-			raw = nil
-		}
+		var line []byte
+		line, raw = nextLine(raw)
 		if len(line) == 0 {
 			continue
 		}
@@ -118,34 +142,23 @@ func loadRankTable(name string) (*rankTable, error) {
 		t.tokens++
 		tok := buf[:n]
 		if n <= shortToken {
-			short = append(short, shortSlot{key: pack(string(tok)), n: uint32(n), rank: uint32(rank)})
+			if !t.insertShort(shortSlot{key: pack(string(tok)), n: uint32(n), rank: uint32(rank)}) {
+				return nil, fmt.Errorf("%s:%d: token %q appears twice", file, lineNo, tok)
+			}
 			continue
 		}
 		long.Write(tok)
 		t.longOff = append(t.longOff, uint32(long.Len()))
 		t.longRank = append(t.longRank, uint32(rank))
 	}
-	// Size the short table for a load factor between 0.33 and 0.66.
-	shortBits := uint(1)
-	for 1<<shortBits < len(short)*3/2 {
-		shortBits++
-	}
-	t.short = make([]shortSlot, 1<<shortBits)
-	t.shortShift = 64 - shortBits
-	for _, tok := range short {
-		if !t.insertShort(tok) {
-			return nil, fmt.Errorf("%s: token %q appears twice", file, unpack(tok.key, int(tok.n)))
-		}
-	}
 	t.longData = long.String()
-	nLong := len(t.longRank)
 	size := 1
-	for size < 2*nLong {
+	for size < 2*len(t.longRank) {
 		size <<= 1
 	}
 	t.long = make([]uint64, size)
 	t.longMask = uint64(size - 1)
-	for i := range nLong {
+	for i := range t.longRank {
 		tok := t.longData[t.longOff[i]:t.longOff[i+1]]
 		h := maphash.String(t.seed, tok)
 		if _, dup := t.lookupLong(h, tok); dup {
@@ -158,6 +171,14 @@ func loadRankTable(name string) (*rankTable, error) {
 		t.long[j] = h&^0xFFFFFFFF | uint64(i+1)
 	}
 	return t, nil
+}
+
+// nextLine splits b after its first line, without the '\n'.
+func nextLine(b []byte) (line, rest []byte) {
+	if k := bytes.IndexByte(b, '\n'); k >= 0 {
+		return b[:k], b[k+1:]
+	}
+	return b, nil
 }
 
 // insertShort adds a short token; it reports false if it is already there.
@@ -173,15 +194,6 @@ func (t *rankTable) insertShort(tok shortSlot) bool {
 			return false
 		}
 	}
-}
-
-// unpack is the inverse of pack.
-func unpack(key uint64, n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(key >> (8 * i))
-	}
-	return string(b)
 }
 
 // parseUint parses a decimal number of at most 9 digits.
@@ -211,11 +223,11 @@ func (t *rankTable) lookupShortKey(h, key uint64, n int) uint32 {
 	mask := uint64(len(t.short) - 1)
 	for i := h >> t.shortShift; ; i = (i + 1) & mask {
 		s := &t.short[i]
-		if s.key == key && s.n == uint32(n) {
-			return s.rank
-		}
 		if s.n == 0 {
 			return noRank
+		}
+		if s.key == key && s.n == uint32(n) {
+			return s.rank
 		}
 	}
 }

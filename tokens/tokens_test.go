@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"unicode"
+
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 func TestRegistry(t *testing.T) {
@@ -290,6 +292,31 @@ func TestRandomTextsMatchTiktoken(t *testing.T) {
 			}
 			if got, want := c.Count(text), e.oracle.Count(text); got != want {
 				t.Fatalf("%s %q: count %d, tiktoken-go %d", name, text, got, want)
+			}
+		}
+	}
+}
+
+// TestRankTableMatchesLoader checks every token's rank against
+// tiktoken-go-loader's own parse of the same file.
+func TestRankTableMatchesLoader(t *testing.T) {
+	for name, size := range map[string]int{"cl100k_base": 100256, "o200k_base": 199998} {
+		ranks, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(name + ".tiktoken")
+		if err != nil {
+			t.Fatal(err)
+		}
+		table := encoding(t, name).ranks
+		if table.size() != size || len(ranks) != size {
+			t.Errorf("%s: %d tokens, loader %d, want %d", name, table.size(), len(ranks), size)
+		}
+		for tok, want := range ranks {
+			if got := table.rank(tok); got != uint32(want) {
+				t.Fatalf("%s: rank(%q) = %d, want %d", name, tok, got, want)
+			}
+		}
+		for _, p := range []string{"", "\x00\x00\x00\x00\x00\x00\x00\x00\x00", "not a token at all, surely"} {
+			if got := table.rank(p); got != noRank {
+				t.Errorf("%s: rank(%q) = %d, want none", name, p, got)
 			}
 		}
 	}
