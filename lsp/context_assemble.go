@@ -1,0 +1,183 @@
+package lsp
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/retrieve"
+)
+
+// AssembleResult is context/assemble's result: the engine's response
+// (parts, rendered, stats, omitted, explain) plus timing.
+type AssembleResult struct {
+	*retrieve.Response
+	Timing Timing `json:"timing"`
+}
+
+// Timing says how long the server took; it is the only part of a result
+// that is not deterministic.
+type Timing struct {
+	ElapsedMs float64 `json:"elapsedMs"`
+}
+
+// contextAssemble handles "context/assemble" (DESIGN §3): it checks the
+// params (InvalidParams naming the field), picks the folder (the focus's,
+// else the last edited document's, else the first), reads one snapshot
+// that includes every change sent before the request, and runs the engine.
+// The snapshot is then held for context/expand.
+func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any, error) {
+	start := time.Now()
+	settings := s.currentSettings()
+	var p AssembleParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	focus, err := decodeFocus(p.Focus)
+	if err != nil {
+		return nil, err
+	}
+	query, diff := orDefault(p.Query, ""), orDefault(p.Diff, "")
+	if strings.TrimSpace(query) == "" && focus == nil && strings.TrimSpace(diff) == "" {
+		return nil, paramError("query", "give at least one of query, focus and diff")
+	}
+	req := retrieve.Request{
+		Query: query, Diff: diff, Explain: p.Explain,
+		Encoding: orDefault(p.Encoding, settings.Encoding),
+		Include:  settings.Include,
+		Exclude:  append(append([]string(nil), settings.Exclude...), p.Exclude...),
+	}
+	if p.Include != nil {
+		req.Include = p.Include
+	}
+	if req.Budget, err = decodeBudget(p.Budget, settings.Budget); err != nil {
+		return nil, err
+	}
+	if req.Format, err = assemble.ParseFormat(orDefault(p.Format, string(settings.Format))); err != nil {
+		return nil, err
+	}
+	if req.Strategy, err = assemble.ParseStrategy(orDefault(p.Strategy, string(settings.Strategy))); err != nil {
+		return nil, err
+	}
+	if err := s.checkEncoding(req.Encoding); err != nil {
+		return nil, err
+	}
+	if err := validGlobs(req.Include); err != nil {
+		return nil, paramError("include", "%v", err)
+	}
+	if err := validGlobs(p.Exclude); err != nil {
+		return nil, paramError("exclude", "%v", err)
+	}
+
+	f, rel, err := s.requestFolder(focus)
+	if err != nil {
+		return nil, err
+	}
+	v, err := f.acquire(ctx, settings.IndexWait)
+	if err != nil {
+		return nil, err
+	}
+	kept := false
+	defer func() {
+		if !kept { // an error, or a panic in the engine
+			v.done()
+		}
+	}()
+	if focus != nil {
+		if req.Focus, err = s.focusOf(v.snap, f, rel, focus); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := s.opts.Engine.Assemble(ctx, v.snap, req)
+	if err != nil {
+		return nil, err
+	}
+	fillURIs(f, resp.Result)
+	v.keep(resultHandles(resp.Result))
+	kept = true
+	return AssembleResult{Response: resp, Timing: elapsed(start)}, nil
+}
+
+// requestFolder picks the folder that answers: the focus's (an error when
+// it is outside every folder), else the default folder.
+func (s *session) requestFolder(focus *FocusParam) (*folder, string, error) {
+	if focus == nil {
+		if f := s.defaultFolder(); f != nil {
+			return f, "", nil
+		}
+		return nil, "", errNoFolder(methodContextAssemble)
+	}
+	p, err := uriToPath(focus.URI)
+	if err != nil {
+		return nil, "", paramError("focus.uri", "%v", err)
+	}
+	f, rel, ok := s.folderOf(p)
+	if !ok {
+		return nil, "", paramError("focus.uri", "%s is outside every workspace folder (folders: %s)", focus.URI, s.folderNames())
+	}
+	return f, rel, nil
+}
+
+// focusOf converts the LSP focus (0-based line, UTF-16 character) into the
+// engine's (1-based line, 1-based byte column), checked against the text
+// the request reads: the open buffer, else the indexed file.
+func (s *session) focusOf(snap *index.Snapshot, f *folder, rel string, focus *FocusParam) (*retrieve.Focus, error) {
+	out := &retrieve.Focus{Path: rel, Line: focus.Position.Line + 1, Col: focus.Position.Character + 1}
+	text, ok := s.docText(joinPath(f.root, rel))
+	if !ok {
+		file, err := snap.File(rel)
+		if err != nil {
+			if errors.Is(err, index.ErrNotFound) {
+				return nil, paramError("focus.uri", "%s is not indexed (ignored, excluded, binary or too large)", focus.URI)
+			}
+			return out, nil // stale or unreadable: let the engine decide
+		}
+		text = string(file.Content)
+	}
+	if n := lineCount(text); focus.Position.Line >= n {
+		return nil, paramError("focus.position.line", "line %d is past the end of %s (%d lines, 0-based)", focus.Position.Line, rel, n)
+	}
+	start, _ := lineStart(text, focus.Position.Line)
+	line := text[start:lineContentEnd(text, start)]
+	out.Col = utf16ToBytes(line, focus.Position.Character) + 1
+	return out, nil
+}
+
+// fillURIs sets each part's uri from the folder's URI and its path.
+func fillURIs(f *folder, res *assemble.Result) {
+	if res == nil {
+		return
+	}
+	for i := range res.Parts {
+		res.Parts[i].URI = joinURI(f.uri, res.Parts[i].Path)
+	}
+	if res.Parts == nil {
+		res.Parts = []assemble.Part{}
+	}
+	if res.Omitted == nil {
+		res.Omitted = []assemble.Omitted{}
+	}
+}
+
+// resultHandles lists the handles a result names (parts and omissions):
+// what a later context/expand may ask for.
+func resultHandles(res *assemble.Result) []string {
+	var hs []string
+	for _, p := range res.Parts {
+		hs = append(hs, p.Handles...)
+	}
+	for _, o := range res.Omitted {
+		hs = append(hs, o.Handle)
+	}
+	return hs
+}
+
+// elapsed is the time since start, in milliseconds to 0.01.
+func elapsed(start time.Time) Timing {
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	return Timing{ElapsedMs: math.Round(ms*100) / 100}
+}

@@ -1,0 +1,19 @@
+// Package lsp is the ctxls language server: one session per connection,
+// speaking the LSP base protocol (JSON-RPC 2.0 with Content-Length framing)
+// over stdio or a socket.
+//
+// It decodes messages, keeps the per-connection state (workspace folders,
+// open buffers, settings, in-flight requests), picks the index snapshot a
+// request reads and dispatches to the engine; the retrieval and assembly
+// logic lives in packages retrieve, assemble and index, which never import
+// this one. Each LSP method has its handler in the file named after it
+// (context_assemble.go, did_change.go, …); dispatch.go lists them.
+//
+// Ordering: notifications, initialize, shutdown and $/cancelRequest are
+// handled on the connection's read goroutine in arrival order; other
+// requests run on goroutines of their own, so a slow request never blocks
+// a cancellation or an edit, and a handler may call the client. Edits are
+// applied to a folder's index by one worker per folder; a request waits
+// until the edits sent before it are applied, then reads one immutable
+// snapshot. See docs/protocol.md for what a client sees.
+package lsp
