@@ -459,3 +459,51 @@ func TestReferencesSkipCommentsAndLiterals(t *testing.T) {
 		}
 	}
 }
+
+func TestCPlusPlusHeaderDetected(t *testing.T) {
+	cpp := "#pragma once\n#include <vector>\n\nnamespace a {\nclass B {\n public:\n  int f() { return 1; }\n};\n}\n"
+	cs := chunkOf(t, Options{}, "include/b.h", cpp)
+	found := false
+	for _, c := range cs {
+		if c.Language != "cpp" {
+			t.Errorf("want cpp, got %s", c.Language)
+		}
+		if c.Kind == KindClass && c.Symbol == "B" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("class B not found:\n%s", snapshot(cs))
+	}
+	cs = chunkOf(t, Options{}, "include/c.h", "#include <stdio.h>\nstruct s { int a; };\nint f(void);\n")
+	if cs[0].Language != "c" {
+		t.Errorf("plain C header labelled %s", cs[0].Language)
+	}
+}
+
+func TestHeaderFromLeadingComments(t *testing.T) {
+	cs := chunkOf(t, Options{}, "a.py", "# Copyright 2024.\n# Licensed under MIT.\n\n# f does it.\ndef f():\n    pass\n")
+	if len(cs) != 2 || cs[0].Kind != KindHeader || cs[0].EndLine != 2 || cs[1].StartLine != 4 || cs[1].DocStartLine != 4 {
+		t.Errorf("licence should be the header and the comment above f its doc:\n%s", snapshot(cs))
+	}
+	cs = chunkOf(t, Options{}, "b.py", "# f does it.\ndef f():\n    pass\n")
+	if len(cs) != 1 || cs[0].Kind != KindFunction || cs[0].StartLine != 1 {
+		t.Errorf("a doc comment is not a header:\n%s", snapshot(cs))
+	}
+	// A package doc too long for the header becomes windows; the header
+	// still holds the package clause and imports.
+	var b strings.Builder
+	for i := 0; i < 200; i++ {
+		b.WriteString("// Package doc line.\n")
+	}
+	b.WriteString("package big\n\nimport \"fmt\"\n\nfunc F() { fmt.Println() }\n")
+	cs = chunkOf(t, Options{}, "doc.go", b.String())
+	var kinds []string
+	for _, c := range cs {
+		kinds = append(kinds, fmt.Sprintf("%s %d-%d", c.Kind, c.StartLine, c.EndLine))
+	}
+	want := []string{"window 1-60", "window 51-110", "window 101-160", "window 151-200", "header 201-203", "function 205-205"}
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("got %q, want %q", kinds, want)
+	}
+}

@@ -1,11 +1,14 @@
 package chunk
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	pathpkg "path"
 	"sort"
+	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -106,8 +109,12 @@ func (c *Chunker) Chunk(path string, src []byte) ([]Chunk, error) {
 		return nil, fmt.Errorf("chunk %s: file of %d bytes is too large", path, len(src))
 	}
 	lang := LanguageOf(path)
+	if lang == "c" && strings.EqualFold(pathpkg.Ext(path), ".h") && looksLikeCPP(src) {
+		lang = "cpp"
+	}
 	spec := specFor(lang)
 	c.li.reset(src)
+	defer c.release()
 
 	var out []Chunk
 	switch {
@@ -129,10 +136,48 @@ func (c *Chunker) Chunk(path string, src []byte) ([]Chunk, error) {
 	default:
 		out = c.windows(src)
 	}
-	c.finish(out, path, lang, spec != nil)
+	out = c.finish(out, path, lang, spec != nil)
 	sortChunks(out)
 	return out, nil
 }
+
+// release drops the references to the caller's content kept in scratch
+// state, so that it can be collected after Chunk returns.
+func (c *Chunker) release() {
+	c.li.src = nil
+	c.lx.src = nil
+}
+
+// looksLikeCPP reports whether a .h file is C++ rather than C, from lines
+// that only C++ has (class/namespace/template declarations, access
+// specifiers, extension-less standard includes). It looks at the first
+// 64 KiB.
+func looksLikeCPP(src []byte) bool {
+	if len(src) > 64<<10 {
+		src = src[:64<<10]
+	}
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		line = bytes.TrimSpace(line)
+		for _, p := range cppMarkers {
+			if bytes.HasPrefix(line, []byte(p)) {
+				return true
+			}
+		}
+		if bytes.HasPrefix(line, []byte("#include <")) && !bytes.Contains(line, []byte(".h")) {
+			return true // <vector>, <memory>
+		}
+	}
+	return false
+}
+
+var cppMarkers = []string{"class ", "namespace ", "template <", "template<", "public:", "private:",
+	"protected:", "using namespace ", "extern \"C++\""}
 
 // parser returns the parser for spec, creating it on first use.
 func (c *Chunker) parser(spec *langSpec) *sitter.Parser {
@@ -186,11 +231,17 @@ func (c *Chunker) windows(src []byte) []Chunk {
 }
 
 // finish fills the fields every chunk gets the same way: path, language,
-// lines, hashes, references, tidy Defines.
-func (c *Chunker) finish(out []Chunk, path, lang string, code bool) {
+// lines, hashes, references, tidy Defines. It trims white space off the
+// ranges and drops chunks left empty.
+func (c *Chunker) finish(out []Chunk, path, lang string, code bool) []Chunk {
 	src := c.src()
+	kept := out[:0]
 	for i := range out {
-		ch := &out[i]
+		ch := out[i]
+		ch.StartByte, ch.EndByte = trimRange(src, ch.StartByte, ch.EndByte)
+		if ch.EndByte <= ch.StartByte {
+			continue
+		}
 		ch.Path, ch.Language = path, lang
 		ch.StartLine = c.li.lineOf(ch.StartByte)
 		ch.EndLine = c.li.lastLine(ch.StartByte, ch.EndByte)
@@ -202,7 +253,9 @@ func (c *Chunker) finish(out []Chunk, path, lang string, code bool) {
 			ch.References = c.lx.refs(ch.StartByte, ch.EndByte, ch.Symbol)
 		}
 		ch.Defines = uniqueSorted(ch.Defines)
+		kept = append(kept, ch)
 	}
+	return kept
 }
 
 // src returns the content being chunked.

@@ -11,7 +11,9 @@
 //
 // Go, Python, Rust, JavaScript (.js .mjs .cjs .jsx), TypeScript (.ts .mts
 // .cts), TSX, Java, C (.c .h), C++ (.cc .cpp .cxx .hpp .hh .hxx), C#, Ruby
-// and PHP are parsed (grammars from github.com/smacker/go-tree-sitter).
+// and PHP are parsed (grammars from github.com/smacker/go-tree-sitter). A
+// .h file whose lines show C++ (class, namespace, template, access
+// specifiers, <vector>-style includes) is parsed, and labelled, as "cpp".
 // Each language is one langSpec value in a table (lang.go): which node types
 // are units, wrappers, transparent scopes, header items, fields. The tree is
 // walked only at the top level and inside class-like bodies; identifiers
@@ -74,8 +76,10 @@
 // byte through the last item of the leading run of header items (package
 // clause, imports/uses/includes, leading constants, a module docstring, a
 // Rust `mod x;`), comments among them included, as long as it fits in
-// MaxLines. Its Defines are the constants it declares. A file that starts
-// directly with a unit has no header.
+// MaxLines. Its Defines are the constants it declares. A file without
+// header items gets as header its leading comments (a licence, a file
+// comment) that are not the doc of its first declaration; a file that
+// starts directly with a declaration has no header.
 //
 // # Long units
 //

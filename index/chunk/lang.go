@@ -145,18 +145,6 @@ func baseName(t string) string {
 	return strings.TrimRight(t, ")")
 }
 
-// fieldBody returns a function that finds the member list under field f
-// and then, optionally, under field g of that node.
-func fieldBody(f string, g string) func(*sitter.Node) *sitter.Node {
-	return func(n *sitter.Node) *sitter.Node {
-		b := n.ChildByFieldName(f)
-		if b != nil && g != "" {
-			b = b.ChildByFieldName(g)
-		}
-		return b
-	}
-}
-
 // selfBody makes a unit's own children its statements (Go var blocks).
 func selfBody(n *sitter.Node) *sitter.Node { return n }
 
@@ -656,7 +644,7 @@ var languages = []*langSpec{
 	},
 }
 
-// extLanguages maps a lower-case extension to its language.
+// specFor returns the table entry of a code language, or nil.
 func specFor(lang string) *langSpec {
 	for _, l := range languages {
 		if l.name == lang {

@@ -122,6 +122,28 @@ func (w *walker) run(root *sitter.Node) {
 		hdrEnd, next = e, i+1
 		defs = append(defs, w.varNames(n)...)
 	}
+	if hdrEnd < 0 {
+		// No header items: leading comments that are not the doc of the
+		// first declaration (a licence, a file comment) form the header.
+		first := len(items)
+		for i, n := range items {
+			if !spec.comments[n.Type()] {
+				first = i
+				break
+			}
+		}
+		limit := len(w.src)
+		if first < len(items) {
+			limit, _, _ = w.docAbove(int(items[first].StartByte()), -1)
+		}
+		for i := 0; i < first; i++ {
+			e := int(items[i].EndByte())
+			if e > limit || w.li.span(hs, e) > w.opts.MaxLines {
+				break
+			}
+			hdrEnd, next = e, i+1
+		}
+	}
 	if hdrEnd > hs {
 		w.header = true
 		w.out = append(w.out, Chunk{
@@ -254,6 +276,9 @@ func (w *walker) sequence(items []*sitter.Node, lower int, parent *unit) {
 	prevEnd := lower
 	for _, n := range items {
 		s, e := int(n.StartByte()), int(n.EndByte())
+		if e <= s {
+			continue // a MISSING node inserted by error recovery
+		}
 		typ := n.Type()
 		if w.spec.comments[typ] {
 			add(kid{start: s, end: e, comment: true})
