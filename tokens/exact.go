@@ -24,8 +24,9 @@ type bpeCounter struct {
 
 // NewBPE builds a new exact counter for the tiktoken encoding name
 // ("cl100k_base" or "o200k_base"). Building parses the embedded rank file
-// (about 20 ms and 3 to 6 MB); the counter is safe for concurrent use and
-// meant to be shared, so prefer Registry.Get, which builds each encoding once.
+// (10 to 30 ms; 5.5 MB for cl100k_base, 11 MB for o200k_base, caches
+// included); the counter is safe for concurrent use and meant to be shared,
+// so prefer Registry.Get, which builds each encoding once.
 func NewBPE(name string) (Counter, error) {
 	var o200k bool
 	switch name {

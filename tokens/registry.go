@@ -75,9 +75,9 @@ func (r *Registry) Get(name string) (Counter, error) {
 
 // NewTiktoken builds a new, unshared Counter backed by tiktoken-go's
 // EncodeOrdinary for the tiktoken encoding name. It is the reference
-// implementation that the exact counters are tested against: slow (about
-// 3 MB/s) and expensive to build (about 100 ms and 20 MB), so production code
-// should use Get.
+// implementation that the exact counters are tested against: slow (2 to
+// 3 MB/s) and expensive to build (0.1 to 0.3 s), so production code should
+// use Get.
 //
 // The first call on a Registry installs tiktoken-go's offline loader with
 // tiktoken.SetBpeLoader, a process-wide setting of tiktoken-go, so that no
