@@ -51,7 +51,12 @@
 // func (s *Server[T]) handle). A C++ definition `int Foo::bar()` is
 // "Foo.bar". A Rust impl block's Symbol is its self type; its
 // QualifiedName is "Point" for an inherent impl and "<Point as Display>"
-// for a trait impl, and the methods inside are "Point.fmt".
+// for a trait impl, and the methods inside are "Point.fmt". JavaScript
+// functions assigned to properties are named by the property and owned by
+// the object (Foo.prototype.bar = function … is method "Foo.bar",
+// exports.f = … is function "f"); module.exports = … is "module.exports"
+// unless the class or function has a name of its own, and an anonymous
+// default export is "default".
 //
 // # Ranges, signatures, docs
 //

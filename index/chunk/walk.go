@@ -699,16 +699,16 @@ func (w *walker) names(n *sitter.Node, out []nameAt, depth int) []nameAt {
 	cur := sitter.NewTreeCursor(n)
 	defer cur.Close()
 	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
-		ch := cur.CurrentNode()
-		if !ch.IsNamed() {
-			continue
-		}
+		// The field name first: children in other fields (types, values)
+		// are never looked at.
 		switch cur.CurrentFieldName() {
 		case "name", "declarator", "left", "property":
-			out = w.names(ch, out, depth+1)
-			found = true
+			if ch := cur.CurrentNode(); ch.IsNamed() {
+				out = w.names(ch, out, depth+1)
+				found = true
+			}
 		case "":
-			if w.spec.specs[ch.Type()] {
+			if ch := cur.CurrentNode(); ch.IsNamed() && w.spec.specs[ch.Type()] {
 				out = w.names(ch, out, depth+1)
 				found = true
 			}
