@@ -507,3 +507,19 @@ func TestHeaderFromLeadingComments(t *testing.T) {
 		t.Errorf("got %q, want %q", kinds, want)
 	}
 }
+
+func TestCRLFMatchesLF(t *testing.T) {
+	lf := chunkOf(t, Options{}, "a.go", hashSrc)
+	crlf := chunkOf(t, Options{}, "a.go", strings.ReplaceAll(hashSrc, "\n", "\r\n"))
+	if len(lf) != len(crlf) {
+		t.Fatalf("%d chunks with LF, %d with CRLF", len(lf), len(crlf))
+	}
+	for i := range lf {
+		a, b := lf[i], crlf[i]
+		if a.StartLine != b.StartLine || a.EndLine != b.EndLine || a.SigEndLine != b.SigEndLine ||
+			a.Signature != b.Signature || a.Doc != b.Doc || a.TrackingHash != b.TrackingHash ||
+			!reflect.DeepEqual(a.References, b.References) {
+			t.Errorf("chunk %d differs:\n LF   %+v\n CRLF %+v", i, a, b)
+		}
+	}
+}
