@@ -70,10 +70,17 @@
 // of the range. StartByte/EndByte are the exact syntactic range (doc
 // included) without surrounding white space; windows cover whole lines.
 //
-// Signature is the declaration from its first token (after decorators; an
-// `export` or `template<…>` prefix included) up to where the body opens,
-// without the opening brace or colon; for units without a body it is the
-// first line. SigEndLine is the line where it ends.
+// Signature is the declaration from its first token (after decorators,
+// annotations and attributes; an `export` or `template<…>` prefix
+// included) up to where the body opens, without the opening brace or
+// colon; for units without a body it is the first line; it is cut at 400
+// bytes. SigEndLine is the line where it ends. The later parts of a split
+// unit repeat its Signature but have SigEndLine = StartLine; header and
+// window chunks have no Signature and SigEndLine = StartLine.
+//
+// Defines holds the unit's own name and the names it declares directly:
+// fields, enum members, methods and nested types of a class-like unit, all
+// names of a var block, the constants of a header.
 //
 // # Header
 //
@@ -103,9 +110,10 @@
 // heading; text before the first heading is a section without Symbol;
 // QualifiedName is the heading path joined with " > ". Other text files,
 // code files larger than Options.MaxParseBytes, and code files whose tree
-// has errors and yields neither a unit nor a header become KindWindow windows of
-// WindowLines lines overlapping by WindowOverlap. Windows of code files
-// get References; text and Markdown chunks do not.
+// has errors and yields neither a unit nor a header become KindWindow
+// windows of WindowLines lines overlapping by WindowOverlap. Declarations
+// that error recovery wrapped in an ERROR node are still found. Windows of
+// code files get References; text and Markdown chunks do not.
 //
 // # Hashes and references
 //
