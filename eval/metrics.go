@@ -11,6 +11,23 @@ import (
 type Part struct {
 	Path   string         `json:"path"`
 	Ranges []ranges.Range `json:"ranges"`
+	Tokens int            `json:"tokens,omitempty"` // the part's rendered tokens
+}
+
+// OwnShare is the share of the parts' tokens spent on file path (in the
+// diff task: the diff's own file, which is never gold).
+func OwnShare(parts []Part, path string) float64 {
+	own, total := 0, 0
+	for _, p := range parts {
+		total += p.Tokens
+		if p.Path == path {
+			own += p.Tokens
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(own) / float64(total)
 }
 
 // Score is how well one context covers one case's gold.
@@ -76,6 +93,9 @@ type Result struct {
 	Tokens int    `json:"tokens"` // tokens of the rendered context, counted again
 	Over   bool   `json:"over"`   // Tokens > Budget
 	Error  string `json:"error,omitempty"`
+	// OwnShare (diff task) is the share of the context's part tokens
+	// spent on the diff's own file.
+	OwnShare float64 `json:"ownShare,omitempty"`
 	// LatencyMs is the request's wall time (retrieval and assembly; the
 	// index is built beforehand).
 	LatencyMs float64 `json:"latencyMs"`

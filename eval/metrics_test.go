@@ -25,14 +25,14 @@ func TestScoreParts(t *testing.T) {
 		want  Score
 	}{
 		{"empty", nil, Score{}},
-		{"other files only", []Part{{"c.go", rs("1-50")}}, Score{}},
-		{"a.go second, half its lines", []Part{{"c.go", rs("1-5")}, {"a.go", rs("1-14")}},
+		{"other files only", []Part{{Path: "c.go", Ranges: rs("1-50")}}, Score{}},
+		{"a.go second, half its lines", []Part{{Path: "c.go", Ranges: rs("1-5")}, {Path: "a.go", Ranges: rs("1-14")}},
 			Score{FileRecall: 0.5, LineRecall: 5.0 / 11, MRR: 0.5}},
-		{"a file without gold lines still counts for file recall", []Part{{"b.go", rs("100-110")}, {"a.go", rs("10-19")}},
+		{"a file without gold lines still counts for file recall", []Part{{Path: "b.go", Ranges: rs("100-110")}, {Path: "a.go", Ranges: rs("10-19")}},
 			Score{FileRecall: 1, AllFiles: 1, LineRecall: 10.0 / 11, MRR: 1}},
-		{"everything, split parts", []Part{{"x.go", rs("1")}, {"x.go", rs("3")}, {"b.go", rs("5")}, {"a.go", rs("10-12,13-19")}},
+		{"everything, split parts", []Part{{Path: "x.go", Ranges: rs("1")}, {Path: "x.go", Ranges: rs("3")}, {Path: "b.go", Ranges: rs("5")}, {Path: "a.go", Ranges: rs("10-12,13-19")}},
 			Score{FileRecall: 1, AllFiles: 1, LineRecall: 1, MRR: 1.0 / 3}},
-		{"an empty part is not a part of the file", []Part{{"a.go", nil}, {"b.go", rs("1-9")}},
+		{"an empty part is not a part of the file", []Part{{Path: "a.go"}, {Path: "b.go", Ranges: rs("1-9")}},
 			Score{FileRecall: 0.5, LineRecall: 1.0 / 11, MRR: 0.5}},
 	} {
 		got := ScoreParts(gold, tc.parts)
@@ -40,6 +40,16 @@ func TestScoreParts(t *testing.T) {
 			!near(got.LineRecall, tc.want.LineRecall) || !near(got.MRR, tc.want.MRR) {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestOwnShare(t *testing.T) {
+	parts := []Part{{Path: "d.go", Tokens: 30}, {Path: "a.go", Tokens: 60}, {Path: "d.go", Tokens: 10}}
+	if got := OwnShare(parts, "d.go"); !near(got, 0.4) {
+		t.Errorf("OwnShare = %v", got)
+	}
+	if OwnShare(nil, "d.go") != 0 {
+		t.Error("empty")
 	}
 }
 

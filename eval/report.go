@@ -34,7 +34,7 @@ func WriteTargets(w io.Writer, sums []Summary, full, base string) {
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---|")
 	row := func(name string, want, got, bl float64, gain bool) {
 		diff, met := got-bl, got-bl >= want-1e-9
-		d, b := fmt.Sprintf("%+.3f", diff), f3(bl)
+		d, b := signed(diff), f3(bl)
 		if !gain {
 			diff, met, d, b = got, got >= want-1e-9, "", ""
 		}
@@ -101,6 +101,13 @@ func Report(w io.Writer, results []Result, full, base string) {
 		}
 		fmt.Fprintf(w, "\n### %s task: overall\n\n", titleCase(task))
 		WriteTable(w, overall, false)
+		if task == TaskDiff {
+			fmt.Fprintf(w, "\nShare of the context's tokens spent on the diff's own file (never gold):")
+			for _, s := range overall {
+				fmt.Fprintf(w, " %s@%d %.2f;", s.System, s.Budget, s.OwnShare)
+			}
+			fmt.Fprintln(w)
+		}
 		fmt.Fprintf(w, "\n### %s task: per repository\n\n", titleCase(task))
 		WriteTable(w, filter(perRepo, task, main), true)
 		abl := filter(all, task, func(s Summary) bool {

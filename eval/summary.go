@@ -20,6 +20,7 @@ type Summary struct {
 	MRR                float64
 	Tokens             float64 // mean tokens used
 	OverShare          float64 // share of results over budget
+	OwnShare           float64 // diff task: mean share of tokens on the diff's own file
 	Errors             int
 	P50, P95           float64 // latency, ms
 }
@@ -52,6 +53,7 @@ func Summarize(results []Result, perRepo bool) []Summary {
 			s.LineRecall += r.LineRecall
 			s.MRR += r.MRR
 			s.Tokens += float64(r.Tokens)
+			s.OwnShare += r.OwnShare
 			if r.Over {
 				s.OverShare++
 			}
@@ -67,6 +69,7 @@ func Summarize(results []Result, perRepo bool) []Summary {
 		s.MRR /= n
 		s.Tokens /= n
 		s.OverShare /= n
+		s.OwnShare /= n
 		s.P50, s.P95 = Percentile(lat, 50), Percentile(lat, 95)
 		out = append(out, s)
 	}
@@ -158,10 +161,19 @@ func WriteAblation(w io.Writer, sums []Summary, full string) {
 			if s.System == full {
 				return ""
 			}
-			return fmt.Sprintf("%+.3f", x-y)
+			return signed(x - y)
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.System, s.Budget, s.N,
 			f3(s.FileRecall), d(s.FileRecall, b.FileRecall), f3(s.LineRecall), d(s.LineRecall, b.LineRecall),
 			f3(s.MRR), d(s.MRR, b.MRR), f3(s.AllFiles), d(s.AllFiles, b.AllFiles))
 	}
+}
+
+// signed formats a difference with its sign and three decimals, never as
+// "-0.000".
+func signed(d float64) string {
+	if math.Abs(d) < 0.0005 {
+		d = 0
+	}
+	return fmt.Sprintf("%+.3f", d)
 }

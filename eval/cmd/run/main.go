@@ -1,0 +1,343 @@
+// Command run is the quality evaluation of ctxls: it runs ctxls, its
+// ablations and the BM25 baseline over the cases of eval/cases.json and
+// prints the summary tables (see docs/quality.md).
+//
+//	go run ./eval/cmd/run -repos-dir DIR [-repo logrus,click] [-limit 5] [-budgets 2000] [-ablations=false]
+//	                      [-weights lexical=1,symbol=2] [-opts rrfk=30,lexicalk=200] [-out FILE] [-doc FILE]
+//
+// Repositories are git directories found under -repos-dir (or
+// $EVAL_REPOS_DIR) as owner+name/repo, owner+name.git, owner/name.git, …,
+// or named one by one with -repos owner/name=DIR,….
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/eval"
+	"github.com/ctxls/ctxls/eval/baseline"
+	"github.com/ctxls/ctxls/eval/mine"
+	"github.com/ctxls/ctxls/eval/runner"
+	"github.com/ctxls/ctxls/retrieve"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "eval:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var (
+		casesPath  = flag.String("cases", "eval/cases.json", "the cases file")
+		reposDir   = flag.String("repos-dir", os.Getenv("EVAL_REPOS_DIR"), "directory holding the repositories' git directories (default $EVAL_REPOS_DIR)")
+		repoMap    = flag.String("repos", "", "owner/name=GITDIR,… (overrides -repos-dir for those repositories)")
+		work       = flag.String("work", "eval/work", "where the source trees are built")
+		keep       = flag.Bool("keep-trees", true, "keep the built trees for the next run")
+		repoSel    = flag.String("repo", "", "only these repositories (comma-separated owner/name or name substrings)")
+		taskSel    = flag.String("task", "all", "query, diff or all")
+		caseSel    = flag.String("case", "", "only cases whose id contains this")
+		limit      = flag.Int("limit", 0, "at most N cases per repository and task (0: all)")
+		budgets    = flag.String("budgets", "2000,8000", "token budgets")
+		systems    = flag.String("systems", "ctxls,bm25", "systems to run: ctxls, bm25")
+		ablations  = flag.Bool("ablations", true, "also run ctxls with each channel off in turn")
+		ablBudget  = flag.String("ablation-budgets", "2000", "budgets of the ablations")
+		weights    = flag.String("weights", "", "channel weight overrides, e.g. lexical=1,symbol=2 ("+strings.Join(runner.Channels(), ", ")+")")
+		opts       = flag.String("opts", "", "engine option overrides by field name, e.g. rrfk=30,lexicalk=200 (fields of retrieve.Options: "+optionNames()+")")
+		rrfk       = flag.Float64("rrfk", 0, "shortcut for -opts rrfk=X")
+		window     = flag.Int("baseline-window", 60, "baseline window lines")
+		stride     = flag.Int("baseline-stride", 60, "baseline window stride (60: no overlap)")
+		encoding   = flag.String("encoding", "cl100k_base", "token encoding")
+		format     = flag.String("format", "markdown", "context format")
+		out        = flag.String("out", "", "write per-case results as JSON lines to this file")
+		doc        = flag.String("doc", "", "replace the generated section of this markdown file (docs/quality.md) with the report")
+		verbose    = flag.Bool("v", false, "a line per case")
+		listRepos  = flag.Bool("list-repos", false, "print the repositories of the cases file (owner/name head) and exit")
+		checkRepos = flag.Bool("check-repos", false, "check that every repository's git directory is found and holds its recorded head, and exit")
+	)
+	flag.Parse()
+	if flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	f, err := eval.Load(*casesPath)
+	if err != nil {
+		return err
+	}
+	if *listRepos {
+		for _, r := range f.Repos {
+			fmt.Printf("%s %s\n", r.Name, r.Head)
+		}
+		return nil
+	}
+	if *checkRepos {
+		return check(f, *reposDir, *repoMap)
+	}
+	cfg := runner.Config{
+		Work: *work, KeepTrees: *keep, Encoding: *encoding, Format: assemble.Format(*format),
+		Options: retrieve.DefaultOptions(), Log: os.Stderr, Verbose: *verbose,
+		Baseline: baseline.DefaultOptions(),
+	}
+	cfg.Baseline.WindowLines, cfg.Baseline.Stride = *window, *stride
+	if cfg.Budgets, err = ints(*budgets); err != nil {
+		return err
+	}
+	if *ablations {
+		if cfg.AblationBudgets, err = ints(*ablBudget); err != nil {
+			return err
+		}
+	}
+	cfg.Systems = splitList(*systems)
+	for _, s := range cfg.Systems {
+		if s != runner.SystemCtxls && s != runner.SystemBaseline {
+			return fmt.Errorf("unknown system %q", s)
+		}
+	}
+	if cfg.Weights, err = parseWeights(*weights); err != nil {
+		return err
+	}
+	if err := setOptions(&cfg.Options, *opts); err != nil {
+		return err
+	}
+	if *rrfk > 0 {
+		cfg.Options.RRFK = *rrfk
+	}
+	cfg.Cases = selectCases(f.Cases, splitList(*repoSel), *taskSel, *caseSel, *limit)
+	if len(cfg.Cases) == 0 {
+		return fmt.Errorf("no case selected")
+	}
+	if cfg.RepoDirs, err = repoDirs(cfg.Cases, *reposDir, *repoMap); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	fmt.Fprintf(os.Stderr, "eval: %d cases, budgets %v, systems %v, ablations at %v, options %+v, weights %v\n",
+		len(cfg.Cases), cfg.Budgets, cfg.Systems, cfg.AblationBudgets, cfg.Options, cfg.Weights)
+	results, st, err := runner.Run(ctx, cfg)
+	if err != nil && len(results) == 0 {
+		return err
+	}
+	if *out != "" {
+		if werr := writeJSONL(*out, results); werr != nil {
+			return werr
+		}
+	}
+	var rep bytes.Buffer
+	eval.Report(&rep, results, runner.SystemCtxls, runner.SystemBaseline)
+	fmt.Fprintf(&rep, "\n%d cases over %d trees (%d tree errors, %d gold files not indexed), %d files indexed; "+
+		"trees built in %.0fs, indexed in %.0fs, total %.0fs.\n",
+		len(cfg.Cases), st.Trees, st.TreeErrors, st.MissingGold, st.Files, st.Extract.Seconds(), st.Index.Seconds(), st.Total.Seconds())
+	os.Stdout.Write(rep.Bytes())
+	if *doc != "" {
+		if derr := eval.ReplaceGenerated(*doc, rep.String()); derr != nil {
+			return derr
+		}
+	}
+	return err
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, x := range splitList(s) {
+		n, err := strconv.Atoi(x)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("bad budget %q", x)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func parseWeights(s string) (map[string]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	w := map[string]float64{}
+	for _, kv := range splitList(s) {
+		k, v, ok := strings.Cut(kv, "=")
+		x, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil || x < 0 {
+			return nil, fmt.Errorf("bad weight %q (want channel=number)", kv)
+		}
+		if !slices.Contains(runner.Channels(), k) {
+			return nil, fmt.Errorf("unknown channel %q (channels: %s)", k, strings.Join(runner.Channels(), ", "))
+		}
+		w[k] = x
+	}
+	return w, nil
+}
+
+func optionNames() string {
+	t := reflect.TypeFor[retrieve.Options]()
+	var names []string
+	for i := range t.NumField() {
+		if t.Field(i).IsExported() {
+			names = append(names, strings.ToLower(t.Field(i).Name))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// setOptions sets fields of o named case-insensitively in s
+// ("rrfk=30,lexicalk=200").
+func setOptions(o *retrieve.Options, s string) error {
+	v := reflect.ValueOf(o).Elem()
+	for _, kv := range splitList(s) {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("bad option %q (want name=value)", kv)
+		}
+		fv := v.FieldByNameFunc(func(n string) bool { return strings.EqualFold(n, k) })
+		if !fv.IsValid() || !fv.CanSet() {
+			return fmt.Errorf("unknown option %q (options: %s)", k, optionNames())
+		}
+		switch fv.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Int32:
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return fmt.Errorf("option %s: %w", k, err)
+			}
+			fv.SetInt(n)
+		case reflect.Float64, reflect.Float32:
+			x, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return fmt.Errorf("option %s: %w", k, err)
+			}
+			fv.SetFloat(x)
+		case reflect.Bool:
+			b, err := strconv.ParseBool(val)
+			if err != nil {
+				return fmt.Errorf("option %s: %w", k, err)
+			}
+			fv.SetBool(b)
+		case reflect.String:
+			fv.SetString(val)
+		default:
+			return fmt.Errorf("option %s: cannot set a %s from the command line", k, fv.Kind())
+		}
+	}
+	return nil
+}
+
+func selectCases(cs []eval.Case, repos []string, task, id string, limit int) []eval.Case {
+	var out []eval.Case
+	n := map[string]int{}
+	for _, c := range cs {
+		if len(repos) > 0 && !slices.ContainsFunc(repos, func(r string) bool { return strings.Contains(c.Repo, r) }) {
+			continue
+		}
+		if task != "all" && task != "" && c.Task != task {
+			continue
+		}
+		if id != "" && !strings.Contains(c.ID, id) {
+			continue
+		}
+		if limit > 0 && n[c.Repo+"/"+c.Task] >= limit {
+			continue
+		}
+		n[c.Repo+"/"+c.Task]++
+		out = append(out, c)
+	}
+	return out
+}
+
+func repoDirs(cs []eval.Case, dir, list string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range splitList(list) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("bad -repos entry %q (want owner/name=DIR)", kv)
+		}
+		m[k] = v
+	}
+	var missing []string
+	for _, c := range cs {
+		if _, ok := m[c.Repo]; ok {
+			continue
+		}
+		if dir != "" {
+			if d, ok := mine.FindRepo(dir, c.Repo); ok {
+				m[c.Repo] = d
+				continue
+			}
+		}
+		if !slices.Contains(missing, c.Repo) {
+			missing = append(missing, c.Repo)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("no git directory for %s: set -repos-dir / EVAL_REPOS_DIR or -repos (scripts/eval.sh -clone fetches them)", strings.Join(missing, ", "))
+	}
+	return m, nil
+}
+
+// check verifies that every repository of f is found and holds its head.
+func check(f *eval.File, dir, list string) error {
+	var cs []eval.Case
+	for _, r := range f.Repos {
+		cs = append(cs, eval.Case{Repo: r.Name})
+	}
+	dirs, err := repoDirs(cs, dir, list)
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, r := range f.Repos {
+		if _, err := (mine.Git{Dir: dirs[r.Name]}).Resolve(context.Background(), r.Head); err != nil {
+			fmt.Printf("MISSING %s: %s has no commit %s\n", r.Name, dirs[r.Name], r.Head)
+			bad++
+			continue
+		}
+		fmt.Printf("ok %s %s\n", r.Name, dirs[r.Name])
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d repositories lack their recorded head", bad)
+	}
+	return nil
+}
+
+func writeJSONL(path string, results []eval.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	round := func(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+	for _, r := range results {
+		r.FileRecall, r.LineRecall, r.MRR, r.OwnShare = round(r.FileRecall), round(r.LineRecall), round(r.MRR), round(r.OwnShare)
+		r.LatencyMs = math.Round(r.LatencyMs*100) / 100
+		if err := enc.Encode(r); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/ctxls/ctxls/eval"
+	"github.com/ctxls/ctxls/retrieve"
+)
+
+func TestSetOptions(t *testing.T) {
+	o := retrieve.DefaultOptions()
+	if err := setOptions(&o, "rrfk=35, LexicalK=99"); err != nil {
+		t.Fatal(err)
+	}
+	if o.RRFK != 35 || o.LexicalK != 99 {
+		t.Errorf("options = %+v", o)
+	}
+	for _, bad := range []string{"nosuch=1", "rrfk", "lexicalk=x"} {
+		if err := setOptions(&o, bad); err == nil {
+			t.Errorf("setOptions(%q): no error", bad)
+		}
+	}
+}
+
+func TestParseWeights(t *testing.T) {
+	w, err := parseWeights("lexical=1,symbol=2.5")
+	if err != nil || w["lexical"] != 1 || w["symbol"] != 2.5 || len(w) != 2 {
+		t.Errorf("parseWeights = %v, %v", w, err)
+	}
+	for _, bad := range []string{"nosuch=1", "lexical", "lexical=-1"} {
+		if _, err := parseWeights(bad); err == nil {
+			t.Errorf("parseWeights(%q): no error", bad)
+		}
+	}
+}
+
+func TestSelectCases(t *testing.T) {
+	var cs []eval.Case
+	for _, r := range []string{"a/x", "b/y"} {
+		for _, task := range []string{eval.TaskQuery, eval.TaskDiff} {
+			for i := range 3 {
+				cs = append(cs, eval.Case{ID: r + "/" + task + "/" + string(rune('0'+i)), Repo: r, Task: task})
+			}
+		}
+	}
+	count := func(cs []eval.Case) int { return len(cs) }
+	for _, tc := range []struct {
+		repos []string
+		task  string
+		id    string
+		limit int
+		want  int
+	}{
+		{nil, "all", "", 0, 12},
+		{[]string{"y"}, "all", "", 0, 6},
+		{nil, eval.TaskDiff, "", 0, 6},
+		{nil, "all", "", 2, 8},
+		{[]string{"x"}, eval.TaskQuery, "", 1, 1},
+		{nil, "all", "query/2", 0, 2},
+	} {
+		if got := count(selectCases(cs, tc.repos, tc.task, tc.id, tc.limit)); got != tc.want {
+			t.Errorf("selectCases(%v, %s, %q, %d) = %d cases, want %d", tc.repos, tc.task, tc.id, tc.limit, got, tc.want)
+		}
+	}
+}

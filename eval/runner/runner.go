@@ -1,0 +1,361 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/eval"
+	"github.com/ctxls/ctxls/eval/baseline"
+	"github.com/ctxls/ctxls/eval/mine"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/tokens"
+)
+
+// Systems.
+const (
+	SystemCtxls    = "ctxls"
+	SystemBaseline = "bm25"
+	// AblationPrefix + channel names ctxls with that channel's weight 0.
+	AblationPrefix = "ctxls-no-"
+)
+
+// Config is one evaluation run.
+type Config struct {
+	Cases    []eval.Case
+	RepoDirs map[string]string // owner/name → git directory
+	Work     string            // where trees are built (eval/work)
+	// KeepTrees keeps built trees for the next run; otherwise each tree
+	// is removed once its cases are done.
+	KeepTrees bool
+
+	Budgets []int    // e.g. 2000, 8000
+	Systems []string // SystemCtxls and/or SystemBaseline
+	// AblationBudgets are the budgets ablations run at; none: no
+	// ablations.
+	AblationBudgets []int
+
+	Weights  map[string]float64 // overrides of retrieve.DefaultWeights
+	Options  retrieve.Options   // the engine's options
+	Baseline baseline.Options
+	Encoding string
+	Format   assemble.Format
+
+	Log     io.Writer // progress; nil: none
+	Verbose bool      // a line per case
+}
+
+// Stats describe a run.
+type Stats struct {
+	Trees      int
+	TreeErrors int
+	Files      int // indexed files, summed over trees
+	// MissingGold counts gold files that are not in their tree's index
+	// (ignored or filtered by the walker); they still count as misses.
+	MissingGold int
+	Extract     time.Duration
+	Index       time.Duration
+	Total       time.Duration
+}
+
+type treeKey struct{ repo, tree string }
+
+// Run evaluates cfg.Cases. Results are in case order (by repo and tree),
+// systems and budgets in cfg order, then ablations.
+func Run(ctx context.Context, cfg Config) ([]eval.Result, Stats, error) {
+	start := time.Now()
+	logf := func(format string, args ...any) {
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, format, args...)
+		}
+	}
+	reg := tokens.NewRegistry()
+	counter, err := reg.Get(cfg.Encoding)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	eng := retrieve.NewEngineWith(reg, cfg.Options)
+
+	groups := map[treeKey][]*eval.Case{}
+	for i := range cfg.Cases {
+		c := &cfg.Cases[i]
+		k := treeKey{c.Repo, c.Tree()}
+		groups[k] = append(groups[k], c)
+	}
+	keys := slices.SortedFunc(maps.Keys(groups), func(a, b treeKey) int {
+		return cmp.Or(strings.Compare(a.repo, b.repo), strings.Compare(a.tree, b.tree))
+	})
+	for _, k := range keys {
+		if _, ok := cfg.RepoDirs[k.repo]; !ok {
+			return nil, Stats{}, fmt.Errorf("no git directory for %s (give -repos-dir or -repos)", k.repo)
+		}
+	}
+	if err := prepareWork(cfg.Work); err != nil {
+		return nil, Stats{}, err
+	}
+	var st Stats
+	var results []eval.Result
+	for i, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return results, st, err
+		}
+		cases := groups[k]
+		t := &tree{cfg: &cfg, eng: eng, counter: counter}
+		t0 := time.Now()
+		dir, err := treeDir(ctx, cfg.Work, mine.Git{Dir: cfg.RepoDirs[k.repo]}, cases[0])
+		st.Extract += time.Since(t0)
+		if err == nil {
+			t1 := time.Now()
+			err = t.open(ctx, dir)
+			st.Index += time.Since(t1)
+		}
+		if err != nil {
+			st.TreeErrors++
+			logf("[%d/%d] %s %s: %v\n", i+1, len(keys), k.repo, short(k.tree), err)
+			for _, c := range cases {
+				results = append(results, t.failAll(c, err)...)
+			}
+			continue
+		}
+		st.Trees++
+		st.Files += len(t.snap.Paths())
+		logf("[%d/%d] %s %s: %d files, %d chunks, indexed in %.1fs\n", i+1, len(keys), k.repo, short(k.tree),
+			len(t.snap.Paths()), t.snap.NumChunks(), time.Since(t0).Seconds())
+		for _, c := range cases {
+			rs, missing := t.runCase(ctx, c)
+			st.MissingGold += missing
+			results = append(results, rs...)
+			if cfg.Verbose {
+				logf("  %s\n", caseLine(c, rs))
+			}
+		}
+		t.close()
+		if !cfg.KeepTrees {
+			os.RemoveAll(dir)
+		}
+	}
+	st.Total = time.Since(start)
+	return results, st, nil
+}
+
+func short(tree string) string {
+	if len(tree) > 12 && !strings.Contains(tree, "+") {
+		return tree[:12]
+	}
+	if a, b, ok := strings.Cut(tree, "+"); ok {
+		return a[:min(12, len(a))] + "+" + b
+	}
+	return tree
+}
+
+// caseLine summarizes one case's results at its first budget.
+func caseLine(c *eval.Case, rs []eval.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-48s", c.ID)
+	for _, r := range rs {
+		if r.System == SystemCtxls || r.System == SystemBaseline {
+			fmt.Fprintf(&b, " %s@%d fr=%.2f lr=%.2f mrr=%.2f", r.System, r.Budget, r.FileRecall, r.LineRecall, r.MRR)
+			if r.Error != "" {
+				fmt.Fprintf(&b, " ERR %s", r.Error)
+			}
+		}
+	}
+	return b.String()
+}
+
+// tree is one indexed tree and what runs over it.
+type tree struct {
+	cfg     *Config
+	eng     *retrieve.Engine
+	counter tokens.Counter
+	x       *index.Index
+	snap    *index.Snapshot
+	release func()
+	bm25    *baseline.Index
+}
+
+func (t *tree) open(ctx context.Context, dir string) error {
+	x, err := index.Open(ctx, dir, index.Options{InMemory: true, Counters: map[string]tokens.Counter{t.cfg.Encoding: t.counter}})
+	if err != nil {
+		return err
+	}
+	if err := x.Wait(ctx); err != nil {
+		x.Close()
+		return err
+	}
+	t.x = x
+	t.snap, t.release = x.Snapshot()
+	if slices.Contains(t.cfg.Systems, SystemBaseline) {
+		files := map[string]string{}
+		for _, p := range t.snap.Paths() {
+			if f, err := t.snap.File(p); err == nil {
+				files[p] = string(f.Content)
+			}
+		}
+		t.bm25 = baseline.Build(files, t.cfg.Baseline)
+	}
+	return nil
+}
+
+func (t *tree) close() {
+	if t.release != nil {
+		t.release()
+	}
+	if t.x != nil {
+		t.x.Close()
+	}
+}
+
+// run is one request of one system.
+type run struct {
+	system  string
+	budget  int
+	weights map[string]float64 // ctxls only
+}
+
+// runs lists the requests for c: each system at each budget, then each
+// applicable ablation at each ablation budget.
+func (t *tree) runs(c *eval.Case) []run {
+	var out []run
+	for _, b := range t.cfg.Budgets {
+		for _, s := range t.cfg.Systems {
+			out = append(out, run{system: s, budget: b, weights: t.cfg.Weights})
+		}
+	}
+	if !slices.Contains(t.cfg.Systems, SystemCtxls) {
+		return out
+	}
+	for _, b := range t.cfg.AblationBudgets {
+		for _, ch := range Channels() {
+			if !applies(ch, c.Task) {
+				continue
+			}
+			w := maps.Clone(t.cfg.Weights)
+			if w == nil {
+				w = map[string]float64{}
+			}
+			w[ch] = 0
+			out = append(out, run{system: AblationPrefix + ch, budget: b, weights: w})
+		}
+	}
+	return out
+}
+
+// Channels are the engine's channels, sorted.
+func Channels() []string { return slices.Sorted(maps.Keys(retrieve.DefaultWeights())) }
+
+// applies tells whether switching channel ch off can change a task's
+// result: the cases have no cursor, and only diff cases have a diff.
+func applies(ch, task string) bool {
+	switch ch {
+	case retrieve.ChanFocus:
+		return false
+	case retrieve.ChanDiff:
+		return task == eval.TaskDiff
+	}
+	return true
+}
+
+func (t *tree) failAll(c *eval.Case, err error) []eval.Result {
+	var out []eval.Result
+	for _, r := range t.runs(c) {
+		out = append(out, eval.Result{Case: c.ID, Repo: c.Repo, Task: c.Task, System: r.system, Budget: r.budget, Error: err.Error()})
+	}
+	return out
+}
+
+func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
+	missing := 0
+	for _, g := range c.Gold {
+		if _, ok := t.snap.Stat(g.Path); !ok {
+			missing++
+		}
+	}
+	var out []eval.Result
+	for _, r := range t.runs(c) {
+		res := eval.Result{Case: c.ID, Repo: c.Repo, Task: c.Task, System: r.system, Budget: r.budget}
+		parts, rendered, lat, err := t.request(ctx, c, r)
+		res.LatencyMs = float64(lat.Microseconds()) / 1000
+		if err != nil {
+			res.Error = err.Error()
+		} else {
+			res.Score = eval.ScoreParts(c.Gold, parts)
+			res.Tokens = t.counter.Count(rendered)
+			res.Over = res.Tokens > r.budget
+			if c.Task == eval.TaskDiff {
+				res.OwnShare = eval.OwnShare(parts, c.DiffFile)
+			}
+			if r.system == SystemCtxls || r.system == SystemBaseline {
+				for _, p := range parts {
+					if len(res.Files) == 0 || res.Files[len(res.Files)-1] != p.Path {
+						res.Files = append(res.Files, p.Path)
+					}
+				}
+			}
+		}
+		out = append(out, res)
+	}
+	return out, missing
+}
+
+// request runs one system on one case and returns the context's parts in
+// rendered order, the rendered text and the request's latency.
+func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.Part, rendered string, lat time.Duration, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	budget := assemble.Budget{MaxTokens: r.budget}
+	var res *assemble.Result
+	start := time.Now()
+	if r.system == SystemBaseline {
+		q := c.Query
+		if c.Task == eval.TaskDiff {
+			q = c.Diff
+		}
+		cands := t.bm25.Candidates(q)
+		res, err = assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: t.cfg.Format, Policy: assemble.DefaultPolicy()},
+			cands, snapFiles{t.snap}, t.counter)
+	} else {
+		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights}
+		if c.Task == eval.TaskDiff {
+			req.Diff = c.Diff
+		} else {
+			req.Query = c.Query
+		}
+		var resp *retrieve.Response
+		resp, err = t.eng.Assemble(ctx, t.snap, req)
+		if err == nil {
+			res = resp.Result
+		}
+	}
+	lat = time.Since(start)
+	if err != nil {
+		return nil, "", lat, err
+	}
+	for _, p := range res.Parts {
+		parts = append(parts, eval.Part{Path: p.Path, Ranges: p.Ranges, Tokens: p.Tokens})
+	}
+	return parts, res.Rendered, lat, nil
+}
+
+// snapFiles serves file texts from a snapshot to the assembler.
+type snapFiles struct{ snap *index.Snapshot }
+
+func (f snapFiles) Text(path string) (string, bool) {
+	file, err := f.snap.File(path)
+	if err != nil {
+		return "", false
+	}
+	return string(file.Content), true
+}

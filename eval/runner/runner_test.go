@@ -1,0 +1,147 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/eval"
+	"github.com/ctxls/ctxls/eval/baseline"
+	"github.com/ctxls/ctxls/eval/mine"
+	"github.com/ctxls/ctxls/retrieve"
+)
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
+		"GIT_AUTHOR_NAME=Dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=Dev", "GIT_COMMITTER_EMAIL=dev@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, s := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// filler is Go code that matches no query term.
+func filler(name string, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "package demo\n\n")
+	for i := range n {
+		fmt.Fprintf(&b, "// %s%d computes a value.\nfunc %s%d(x int) int {\n\treturn x + %d\n}\n\n", name, i, name, i, i)
+	}
+	return b.String()
+}
+
+// TestRunSyntheticRepo runs the whole pipeline (mining, tree building,
+// indexing, ctxls, ablations, baseline, scoring) on a repository made here.
+func TestRunSyntheticRepo(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	retry := "package demo\n\n// RetryPolicy says how often a request is retried.\ntype RetryPolicy struct {\n\tAttempts int\n}\n\n" +
+		"// Backoff returns the delay before the n-th retry.\nfunc (p RetryPolicy) Backoff(n int) int {\n\treturn n * 100\n}\n"
+	client := "package demo\n\n// Client sends requests.\ntype Client struct {\n\tPolicy RetryPolicy\n}\n\n" +
+		"// Do sends a request, retrying with the policy's backoff.\nfunc (c *Client) Do() int {\n\treturn c.Policy.Backoff(1)\n}\n"
+	write(t, dir, map[string]string{"retry.go": retry, "client.go": client, "util.go": filler("helper", 60), "more.go": filler("other", 60)})
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "Initial import")
+	write(t, dir, map[string]string{
+		"retry.go":  strings.Replace(retry, "return n * 100", "return n * n * 100", 1),
+		"client.go": strings.Replace(client, "Backoff(1)", "Backoff(2)", 1),
+	})
+	git(t, dir, "commit", "-q", "-am", "Make the retry backoff of RetryPolicy quadratic")
+	head := git(t, dir, "rev-parse", "HEAD")
+
+	g := mine.Git{Dir: filepath.Join(dir, ".git")}
+	o := mine.DefaultOptions()
+	o.Name = "dev/demo"
+	cases, reason, err := mine.Examine(context.Background(), g, o, &mine.Commit{SHA: head, Parents: []string{git(t, dir, "rev-parse", "HEAD^")},
+		Message: "Make the retry backoff of RetryPolicy quadratic"})
+	if err != nil || len(cases) != 2 {
+		t.Fatalf("Examine: %d cases, reason %q, err %v", len(cases), reason, err)
+	}
+	work := t.TempDir()
+	cfg := Config{
+		Cases: cases, RepoDirs: map[string]string{"dev/demo": g.Dir}, Work: work,
+		Budgets: []int{300, 4000}, Systems: []string{SystemCtxls, SystemBaseline}, AblationBudgets: []int{300},
+		Options: retrieve.DefaultOptions(), Baseline: baseline.DefaultOptions(), Encoding: "cl100k_base", Format: assemble.Markdown,
+	}
+	results, st, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Trees != 2 || st.TreeErrors != 0 || st.MissingGold != 0 {
+		t.Errorf("stats = %+v", st)
+	}
+	// Query: 2 budgets × 2 systems + 5 ablations (not focus, not diff);
+	// diff: 4 + 6.
+	if len(results) != 4+5+4+6 {
+		t.Errorf("%d results", len(results))
+	}
+	for _, r := range results {
+		if r.Error != "" || r.Over || r.Tokens > r.Budget || r.Tokens == 0 {
+			t.Errorf("%s %s@%d: error %q, %d tokens", r.Case, r.System, r.Budget, r.Error, r.Tokens)
+		}
+		if r.Task == eval.TaskQuery && r.Budget == 4000 && (r.System == SystemCtxls || r.System == SystemBaseline) && r.FileRecall != 1 {
+			t.Errorf("%s@%d misses gold files: %+v", r.System, r.Budget, r)
+		}
+	}
+	// The trees were built, with the module marker, and kept only on request.
+	if _, err := os.Stat(filepath.Join(work, "go.mod")); err != nil {
+		t.Error(err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(work, "dev+demo")); len(entries) != 0 {
+		t.Errorf("trees left behind: %v", entries)
+	}
+}
+
+func TestTreeDirDiffCase(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	write(t, dir, map[string]string{"a.go": "old a\n", "b.go": "old b\n"})
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "one")
+	parent := git(t, dir, "rev-parse", "HEAD")
+	write(t, dir, map[string]string{"a.go": "new a\n", "b.go": "new b\n"})
+	git(t, dir, "commit", "-q", "-am", "two")
+	commit := git(t, dir, "rev-parse", "HEAD")
+	c := &eval.Case{Task: eval.TaskDiff, Repo: "o/n", Commit: commit, Parent: parent, DiffFile: "a.go"}
+	work := t.TempDir()
+	tree, err := treeDir(context.Background(), work, mine.Git{Dir: filepath.Join(dir, ".git")}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(work, "o+n", parent+"+"+commit[:12]); tree != want {
+		t.Errorf("tree = %s, want %s", tree, want)
+	}
+	for p, want := range map[string]string{"a.go": "new a\n", "b.go": "old b\n"} {
+		if b, _ := os.ReadFile(filepath.Join(tree, p)); string(b) != want {
+			t.Errorf("%s = %q, want %q", p, b, want)
+		}
+	}
+}

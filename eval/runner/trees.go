@@ -1,0 +1,75 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxls/ctxls/eval"
+	"github.com/ctxls/ctxls/eval/mine"
+)
+
+// workMarker is the go.mod written at the top of the work directory: a
+// module boundary, so that `go build ./...`, `go vet ./...` and `go test
+// ./...` of the ctxls module never walk into the Go trees under it.
+const workMarker = `// Source trees of the quality eval (not committed). This go.mod keeps
+// them out of the ctxls module: ./... never walks into them.
+module ctxls.eval/work
+`
+
+// prepareWork creates the work directory with its go.mod marker.
+func prepareWork(work string) error {
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	p := filepath.Join(work, "go.mod")
+	if _, err := os.Stat(p); err == nil {
+		return nil
+	}
+	return os.WriteFile(p, []byte(workMarker), 0o644)
+}
+
+// treeDir returns the directory of c's tree under work, building it first
+// if it is not there: the parent's files and, for a diff case, the diff's
+// file at the case's commit. Trees are built in a temporary directory and
+// renamed into place, so an interrupted run never leaves a partial tree.
+func treeDir(ctx context.Context, work string, g mine.Git, c *eval.Case) (string, error) {
+	dir := filepath.Join(work, strings.ReplaceAll(c.Repo, "/", "+"), c.Tree())
+	if _, err := os.Stat(dir); err == nil {
+		return dir, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".tmp-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := g.Extract(ctx, c.Parent, tmp); err != nil {
+		return "", err
+	}
+	if c.Task == eval.TaskDiff {
+		b, err := g.Blob(ctx, c.Commit, c.DiffFile)
+		if err != nil {
+			return "", err
+		}
+		p := filepath.Join(tmp, filepath.FromSlash(c.DiffFile))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return "", err
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", fmt.Errorf("tree %s: %w", dir, err)
+	}
+	return dir, nil
+}

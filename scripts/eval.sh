@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Quality eval of ctxls against a BM25 baseline on real commits of public
+# repositories (method and numbers: docs/quality.md).
+#
+#   EVAL_REPOS_DIR=DIR scripts/eval.sh              full run: rewrites eval/results/latest.jsonl
+#                                                   and the generated tables of docs/quality.md
+#   EVAL_REPOS_DIR=DIR scripts/eval.sh FLAGS…       a tuning run (e.g. -repo click -limit 5
+#                                                   -budgets 2000 -ablations=false -weights symbol=2
+#                                                   -opts rrfk=30); results go to eval/work/last.jsonl
+#   EVAL_REPOS_DIR=DIR scripts/eval.sh -clone       clone the missing repositories (bare) into DIR
+#   EVAL_REPOS_DIR=DIR scripts/eval.sh -mine        mine eval/cases.json again from the recorded heads
+#
+# DIR holds one git directory per repository of eval/cases.json, as
+# owner+name/repo, owner+name.git, owner/name.git or owner/name (a clone).
+# `go run ./eval/cmd/run -h` lists every flag.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CGO_ENABLED=1
+
+if [ -z "${EVAL_REPOS_DIR:-}" ]; then
+	echo "eval.sh: set EVAL_REPOS_DIR to the directory holding the repositories' git directories" >&2
+	echo "         (EVAL_REPOS_DIR=DIR scripts/eval.sh -clone clones them there)" >&2
+	exit 2
+fi
+
+case "${1:-}" in
+-clone)
+	mkdir -p "$EVAL_REPOS_DIR"
+	go run ./eval/cmd/run -list-repos | while read -r name head; do
+		plus=${name/\//+}
+		found=
+		for d in "$plus/repo" "$plus.git" "$plus" "$name.git" "$name" "${name#*/}.git" "${name#*/}"; do
+			if [ -e "$EVAL_REPOS_DIR/$d/HEAD" ] || [ -e "$EVAL_REPOS_DIR/$d/.git/HEAD" ]; then found=$d; break; fi
+		done
+		if [ -n "$found" ]; then
+			echo "have $name ($EVAL_REPOS_DIR/$found)"
+		else
+			echo "cloning $name into $EVAL_REPOS_DIR/$plus.git"
+			git clone --quiet --bare "https://github.com/$name.git" "$EVAL_REPOS_DIR/$plus.git"
+		fi
+	done
+	# Every recorded head must be there: the cases are pinned to it.
+	go run ./eval/cmd/run -repos-dir "$EVAL_REPOS_DIR" -check-repos
+	exit 0
+	;;
+-mine)
+	shift
+	exec go run ./eval/cmd/mine -all -repos-dir "$EVAL_REPOS_DIR" "$@"
+	;;
+esac
+
+if [ $# -eq 0 ]; then
+	mkdir -p eval/results
+	exec go run ./eval/cmd/run -repos-dir "$EVAL_REPOS_DIR" -out eval/results/latest.jsonl -doc docs/quality.md
+fi
+mkdir -p eval/work
+exec go run ./eval/cmd/run -repos-dir "$EVAL_REPOS_DIR" -out eval/work/last.jsonl "$@"
