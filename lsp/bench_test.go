@@ -108,6 +108,12 @@ func benchOptions(cache string) Options {
 type latencies []time.Duration
 
 func (l latencies) report(b *testing.B) {
+	l.reportAs(b, "")
+	b.ReportMetric(0, "ns/op")
+}
+
+// reportAs reports the percentiles with a prefix.
+func (l latencies) reportAs(b *testing.B, prefix string) {
 	if len(l) == 0 {
 		return
 	}
@@ -116,9 +122,8 @@ func (l latencies) report(b *testing.B) {
 	pct := func(p float64) float64 {
 		return float64(s[min(len(s)-1, int(p*float64(len(s))))].Microseconds()) / 1000
 	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.95), "p95-ms")
-	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(pct(0.50), prefix+"p50-ms")
+	b.ReportMetric(pct(0.95), prefix+"p95-ms")
 }
 
 // rssMB reads the process's resident set size (VmRSS) and peak (VmHWM).
@@ -143,18 +148,22 @@ func rssMB() (rss, peak float64) {
 func BenchmarkTreeAssemble(b *testing.B) {
 	s := benchTree(b)
 	b.Logf("tree %s indexed (or opened) in %v", s.root, s.indexTime)
-	var lat latencies
+	var lat, server latencies
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		q := benchQueries[i%len(benchQueries)]
 		start := time.Now()
 		r := mustResult[assembleResultJSON](b, s.c.call(methodContextAssemble, map[string]any{"query": q, "budget": map[string]any{"maxTokens": 8000}}))
 		lat = append(lat, time.Since(start))
+		server = append(server, time.Duration(r.Timing.ElapsedMs*float64(time.Millisecond)))
 		if len(r.Parts) == 0 || !r.Stats.IndexComplete {
 			b.Fatalf("%q: %d parts, complete %v", q, len(r.Parts), r.Stats.IndexComplete)
 		}
 	}
 	lat.report(b)
+	// The server's own timing (params to result, before encoding): the
+	// difference to p50-ms is the transport (JSON and the pipe, both ends).
+	server.reportAs(b, "server-")
 	rss, peak := rssMB()
 	b.ReportMetric(rss, "rss-MB")
 	b.ReportMetric(peak, "peak-rss-MB")

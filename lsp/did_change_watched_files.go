@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // didChangeWatchedFiles handles "workspace/didChangeWatchedFiles": each
@@ -21,9 +22,25 @@ func (s *session) didChangeWatchedFiles(params json.RawMessage) error {
 		if err != nil {
 			continue
 		}
-		if f, rel, ok := s.folderOfLocked(path); ok {
+		if f, rel, ok := s.folderOfLocked(path); ok && !inVCSDir(rel) {
 			f.queue.push(change{kind: changeDisk, rel: rel})
 		}
 	}
 	return nil
+}
+
+// inVCSDir reports whether rel lies in version-control metadata, which is
+// never indexed (a commit changes hundreds of files there), except
+// .git/info/exclude, whose rules decide what is indexed.
+func inVCSDir(rel string) bool {
+	if rel == ".git/info/exclude" {
+		return false
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		switch seg {
+		case ".git", ".hg", ".svn", ".jj", ".bzr":
+			return true
+		}
+	}
+	return false
 }

@@ -233,8 +233,6 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 	s.mu.Unlock()
 
 	run := func() {
-		var result any
-		var err error
 		defer func() {
 			s.mu.Lock()
 			delete(s.inflight, req.ID)
@@ -242,7 +240,7 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 			cancel()
 		}()
 		defer s.recoverPanic(req.Method, func(e *jsonrpc2.Error) { s.reply(req, nil, e) })
-		result, err = h(s, rc, rawParams(req))
+		result, err := h(s, rc, rawParams(req))
 		if err != nil {
 			s.reply(req, nil, toRPCError(ctx, req.Method, err))
 			return

@@ -3,6 +3,7 @@ package lsp
 import (
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/ctxls/ctxls/index"
@@ -118,4 +119,10 @@ func (s *session) folderBuilt(f *folder) {
 	}
 	s.logf("%s", msg)
 	s.logMessage(messageTypeInfo, msg)
+	if st.Mode == "build" {
+		// A full build leaves hundreds of MB of garbage behind (parse trees,
+		// batches); hand it back to the OS now rather than keep it resident
+		// for the life of the session.
+		debug.FreeOSMemory()
+	}
 }

@@ -221,3 +221,14 @@ func TestExpand(t *testing.T) {
 		t.Fatalf("expand by lines: %q", x.Rendered)
 	}
 }
+
+func TestInVCSDir(t *testing.T) {
+	for rel, want := range map[string]bool{
+		".git/objects/ab/cd": true, "sub/.hg/store": true, ".git/info/exclude": false,
+		"src/main.go": false, ".github/workflows/ci.yml": false, "a.git/x": false,
+	} {
+		if got := inVCSDir(rel); got != want {
+			t.Errorf("inVCSDir(%q) = %v", rel, got)
+		}
+	}
+}

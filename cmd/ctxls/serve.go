@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/lsp"
@@ -89,7 +90,9 @@ func serverOptions(logger *log.Logger, cacheDir string) lsp.Options {
 		Engine: retrieve.NewEngine(reg),
 		Tokens: reg,
 		IndexOptions: func(root string) index.Options {
-			opts := index.Options{PrivateWhenLocked: true}
+			// Another process (an editor, ctxls index) holding the
+			// folder's index: wait 2 s, then index privately.
+			opts := index.Options{PrivateWhenLocked: true, LockTimeout: 2 * time.Second}
 			if c, err := reg.Get(index.DefaultEncoding); err == nil {
 				opts.Counters = map[string]tokens.Counter{index.DefaultEncoding: c}
 			}
