@@ -320,3 +320,51 @@ func (r *run) graph() []index.ChunkID {
 	}
 	return ids
 }
+
+// overview ranks the definitions of source files by how many chunks refer
+// to their name: the workspace's central code, for requests whose terms
+// match little. Names defined in many places (String, New) count less.
+// It is skipped on large workspaces (Options.OverviewMaxFiles).
+func (r *run) overview() []index.ChunkID {
+	paths := r.snap.Paths()
+	if len(paths) > r.e.opts.OverviewMaxFiles {
+		return nil
+	}
+	type ranked struct {
+		id    index.ChunkID
+		path  string
+		line  int
+		score float64
+	}
+	var all []ranked
+	for i, p := range paths {
+		if i%64 == 0 && r.ctx.Err() != nil {
+			return nil
+		}
+		if !r.allowed(p) || isSecondary(p) {
+			continue
+		}
+		for _, c := range r.snap.ChunksOf(p) {
+			if c.Symbol == "" || isProse(c.Chunk) || c.Kind == chunk.KindHeader || c.Kind == chunk.KindWindow {
+				continue
+			}
+			refs := len(r.snap.Refs(c.Symbol))
+			if refs == 0 {
+				continue
+			}
+			defs := max(1, len(r.snap.Defs(c.Symbol)))
+			all = append(all, ranked{c.ID, p, c.StartLine, float64(refs) / float64(defs)})
+		}
+	}
+	slices.SortFunc(all, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.path, b.path), cmp.Compare(a.line, b.line))
+	})
+	if len(all) > 60 {
+		all = all[:60]
+	}
+	ids := make([]index.ChunkID, len(all))
+	for i, x := range all {
+		ids[i] = x.id
+	}
+	return ids
+}

@@ -33,6 +33,9 @@ func DefaultWeights() map[string]float64 {
 		// Neighbor is not a ranked channel: a neighbor gets half of its
 		// parent's fused score (seed 001), times this weight.
 		ChanNeighbor: 1.0,
+		// Overview fills what room the other channels leave with the
+		// workspace's most-referenced definitions (a repo map).
+		ChanOverview: 0.2,
 	}
 }
 
@@ -50,11 +53,30 @@ type Options struct {
 	// TestPenalty multiplies the fused score of test, vendored and
 	// generated-looking files (zoekt ranks them down).
 	TestPenalty float64
+	// DiffSelfPenalty multiplies the fused score of chunks of the files a
+	// request's diff changes: the reader has the diff already and needs
+	// the code around it.
+	DiffSelfPenalty float64
+	// DiffGraphWeight replaces the graph channel's weight in requests with
+	// a diff (unless the request sets it): the reference graph around
+	// changed code is what a reviewer needs.
+	DiffGraphWeight float64
+	// DocPenalty multiplies the fused score of prose and configuration
+	// files (Markdown, reStructuredText, HTML, YAML, …): the reader asked
+	// about code.
+	DocPenalty float64
+	// OverviewMaxFiles bounds the overview channel's work: it is skipped
+	// on workspaces with more files.
+	OverviewMaxFiles int
+	// Levels and Outlines set the assembler's policy flags (detail levels
+	// under a tight budget; summary substitution of dropped candidates)
+	// for requests that bring no Policy of their own.
+	Levels, Outlines bool
 }
 
 // DefaultOptions returns the tuned defaults (see docs/quality.md).
 func DefaultOptions() Options {
-	return Options{RRFK: 20, MaxCandidates: 250, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6}
+	return Options{RRFK: 20, MaxCandidates: 250, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000, Levels: true}
 }
 
 // Engine runs requests. It is safe for concurrent use.
@@ -138,6 +160,9 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 		}
 	}
 	r := &run{e: e, ctx: ctx, snap: snap, req: req, weights: DefaultWeights(), scores: map[index.ChunkID]*scored{}}
+	if req.Diff != "" && e.opts.DiffGraphWeight > 0 {
+		r.weights[ChanGraph] = e.opts.DiffGraphWeight
+	}
 	for k, v := range req.Weights {
 		r.weights[k] = v
 	}
@@ -146,6 +171,7 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	}
 	cands := r.candidates()
 	policy := assemble.DefaultPolicy()
+	policy.Levels, policy.Outlines = e.opts.Levels, e.opts.Outlines
 	if req.Policy != nil {
 		policy = *req.Policy
 	}
@@ -239,7 +265,19 @@ func (r *run) collect() error {
 	if r.weights[ChanGraph] > 0 {
 		r.fuse(ChanGraph, r.graph())
 	}
+	if r.weights[ChanOverview] > 0 {
+		r.fuse(ChanOverview, r.overview())
+	}
 	r.penalize()
+	if p := r.e.opts.DiffSelfPenalty; p > 0 && p != 1 {
+		for _, s := range r.scores {
+			for _, fd := range diff {
+				if s.c.Path == fd.Path {
+					s.score *= p
+				}
+			}
+		}
+	}
 	if r.weights[ChanNeighbor] > 0 {
 		r.neighbors()
 	}
@@ -310,14 +348,27 @@ func (r *run) ranked() []*scored {
 // penalize ranks test, vendored and generated-looking files down.
 func (r *run) penalize() {
 	p := r.e.opts.TestPenalty
-	if p <= 0 || p == 1 {
-		return
+	if p <= 0 {
+		p = 1
 	}
 	for _, s := range r.scores {
 		if isSecondary(s.c.Path) {
 			s.score *= p
 		}
+		if d := r.e.opts.DocPenalty; d > 0 && d != 1 && isProse(s.c) {
+			s.score *= d
+		}
 	}
+}
+
+// isProse reports whether a chunk is from a prose, markup or configuration
+// file rather than source code.
+func isProse(c chunk.Chunk) bool {
+	switch c.Language {
+	case "go", "python", "rust", "javascript", "typescript", "tsx", "java", "c", "cpp", "csharp", "ruby", "php":
+		return false
+	}
+	return true
 }
 
 func isSecondary(path string) bool {

@@ -13,6 +13,7 @@ const (
 	ChanDiff     = "diff"
 	ChanGraph    = "graph"
 	ChanNeighbor = "neighbor"
+	ChanOverview = "overview"
 )
 
 // Focus is a cursor: a workspace-relative slash path and a 1-based line
