@@ -18,7 +18,7 @@ func main() {
 	args := os.Args[1:]
 	var code int
 	if len(args) > 0 && args[0] == "serve" {
-		code = serve(ctx, args[1:])
+		code = runServe(ctx, args[1:], os.Stdin, os.Stdout, os.Stderr)
 	} else {
 		code = cli.Main(ctx, args, cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 			StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd()))})
