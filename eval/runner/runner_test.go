@@ -95,9 +95,10 @@ func TestRunSyntheticRepo(t *testing.T) {
 	if st.Trees != 2 || st.TreeErrors != 0 || st.MissingGold != 0 {
 		t.Errorf("stats = %+v", st)
 	}
-	// Query: 2 budgets × 2 systems + 5 ablations (not focus, not diff);
-	// diff: 4 + 6.
-	if len(results) != 4+5+4+6 {
+	// Query: 2 budgets × 2 systems + one ablation per channel but focus and
+	// diff; diff: 4 + one per channel but focus.
+	nchan := len(retrieve.DefaultWeights())
+	if len(results) != 4+(nchan-2)+4+(nchan-1) {
 		t.Errorf("%d results", len(results))
 	}
 	for _, r := range results {
