@@ -3,12 +3,14 @@ package index
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,7 +35,31 @@ func benchTree(b *testing.B) string {
 // benchOptions: the production defaults (walker, chunker, cl100k_base),
 // with the cache in a directory of the benchmark.
 func benchOptions(b *testing.B, cache string) Options {
-	return Options{CacheDir: cache, CheckpointDelay: -1}
+	o := Options{CacheDir: cache, CheckpointDelay: -1}
+	// Tuning experiments: CTXLS_BENCH_BATCH, CTXLS_BENCH_SAFE=1,
+	// CTXLS_BENCH_MERGE={"maxSegmentsPerTier":…} (scorch merge plan JSON).
+	if n, err := strconv.Atoi(os.Getenv("CTXLS_BENCH_BATCH")); err == nil {
+		o.BatchSize = n
+	}
+	o.bleveExtra = map[string]any{}
+	if os.Getenv("CTXLS_BENCH_SAFE") == "1" {
+		o.bleveExtra["unsafe_batch"] = false
+	}
+	if m := os.Getenv("CTXLS_BENCH_MERGE"); m != "" {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(m), &v); err != nil {
+			b.Fatal(err)
+		}
+		o.bleveExtra["scorchMergePlanOptions"] = v
+	}
+	return o
+}
+
+// cpuTime returns the process's user+system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // peakRSS returns VmHWM in bytes.
@@ -61,21 +87,29 @@ func BenchmarkColdBuild(b *testing.B) {
 	b.ReportAllocs()
 	var st Stats
 	var peak int64
+	var cpu time.Duration
 	for i := 0; b.Loop(); i++ {
 		resetPeakRSS()
+		c0 := cpuTime()
 		var err error
 		st, err = Build(ctx, tree, benchOptions(b, filepath.Join(b.TempDir(), strconv.Itoa(i))))
 		if err != nil {
 			b.Fatal(err)
 		}
+		cpu += cpuTime() - c0
 		peak = max(peak, peakRSS())
 	}
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu_s/op")
 	b.ReportMetric(float64(st.Files), "files")
 	b.ReportMetric(float64(st.Chunks), "chunks")
 	b.ReportMetric(float64(st.Bytes)/1e6, "srcMB")
 	b.ReportMetric(float64(st.IndexBytes)/1e6, "diskMB")
 	b.ReportMetric(float64(st.IndexBytes)/float64(st.Bytes), "disk/src")
 	b.ReportMetric(float64(peak)/1e6, "peakRSS_MB")
+	if gen, err := readCurrent(st.Dir); err == nil {
+		zaps, _ := filepath.Glob(filepath.Join(gen, bleveName, "store", "*.zap"))
+		b.ReportMetric(float64(len(zaps)), "segments")
+	}
 	b.Logf("stats: %+v", st)
 }
 
@@ -160,7 +194,7 @@ func BenchmarkUpdateVisible(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		word := fmt.Sprintf("benchword%d", i)
-		content := append(slices.Clip(orig), "\n// "+word+"\n"...)
+		content := append(slices.Clip(orig), "\nfunc "+word+"() {}\n"...)
 		if err := x.Update(ctx, path, content); err != nil {
 			b.Fatal(err)
 		}

@@ -87,7 +87,6 @@ func newMapping() *mapping.IndexMappingImpl {
 // Nothing is stored: bleve returns IDs and scores, the tables hold the rest.
 func chunkDocument(id ChunkID, c *chunk.Chunk, body []byte) *document.Document {
 	const opts = bindex.IndexField
-	an := analysis.Analyzer{}
 	name := c.QualifiedName
 	if name == "" {
 		name = c.Symbol
@@ -100,17 +99,17 @@ func chunkDocument(id ChunkID, c *chunk.Chunk, body []byte) *document.Document {
 	text = append(text, body...)
 
 	d := document.NewDocument(string(id))
-	d.AddField(document.NewTextFieldCustom(fieldText, nil, text, opts, an))
+	d.AddField(&codeField{name: fieldText, value: text})
 	sym := c.Symbol
 	if c.QualifiedName != "" && c.QualifiedName != c.Symbol {
 		sym += " " + c.QualifiedName
 	}
 	if sym != "" {
-		d.AddField(document.NewTextFieldCustom(fieldSymbol, nil, []byte(sym), opts, an))
+		d.AddField(&codeField{name: fieldSymbol, value: []byte(sym)})
 	}
-	d.AddField(document.NewTextFieldCustom(fieldPath, nil, []byte(c.Path), opts, an))
+	d.AddField(&codeField{name: fieldPath, value: []byte(c.Path)})
 	if c.Doc != "" {
-		d.AddField(document.NewTextFieldCustom(fieldDoc, nil, []byte(c.Doc), opts, an))
+		d.AddField(&codeField{name: fieldDoc, value: []byte(c.Doc)})
 	}
 	if c.Kind != "" {
 		d.AddField(document.NewTextFieldCustom(fieldKind, nil, []byte(c.Kind), opts, nil))
@@ -120,6 +119,34 @@ func chunkDocument(id ChunkID, c *chunk.Chunk, body []byte) *document.Document {
 	}
 	return d
 }
+
+// codeField is a bleve document field analyzed with the code analyzer
+// (analysis.AnalyzerName): indexed, not stored, no term vectors. It
+// computes its term frequencies directly (analysis.Frequencies) instead of
+// materializing a token stream, which halves the allocations of indexing.
+type codeField struct {
+	name   string
+	value  []byte
+	length int
+	freqs  bindex.TokenFrequencies
+}
+
+var _ document.Field = (*codeField)(nil)
+
+func (f *codeField) Name() string                         { return f.name }
+func (f *codeField) ArrayPositions() []uint64             { return nil }
+func (f *codeField) Options() bindex.FieldIndexingOptions { return bindex.IndexField }
+func (f *codeField) Value() []byte                        { return f.value }
+func (f *codeField) NumPlainTextBytes() uint64            { return uint64(len(f.value)) }
+func (f *codeField) EncodedFieldType() byte               { return 't' }
+func (f *codeField) AnalyzedLength() int                  { return f.length }
+func (f *codeField) AnalyzedTokenFrequencies() bindex.TokenFrequencies {
+	return f.freqs
+}
+func (f *codeField) Size() int { return 64 + len(f.name) + len(f.value) + f.freqs.Size() }
+
+// Analyze implements document.Field.
+func (f *codeField) Analyze() { f.freqs, f.length = analysis.Frequencies(f.value) }
 
 // Query is a lexical query. Give the raw text, or let the retrieval layer
 // say which words are identifiers and which are prose; all three may be

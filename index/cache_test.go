@@ -361,7 +361,13 @@ func TestBackgroundBuild(t *testing.T) {
 	if err != nil || len(hits) != 0 {
 		t.Errorf("search during build: %v %v", hits, err)
 	}
-	release()
+	// s is still held when the build ends (and the index is reopened).
+	defer func() {
+		if _, err := s.Search(ctx, Query{Text: "stitch"}, 5); err != nil {
+			t.Errorf("partial snapshot after the build: %v", err)
+		}
+		release()
+	}()
 	// Changes during the build are applied after it.
 	if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte("package ranges\nfunc overlaidwhilebuilding() {}\n")); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 )
 
 // compactAfter is the number of changed files a snapshot's delta may hold
@@ -218,7 +219,7 @@ func (x *Index) openExisting() string {
 	if !slices.Equal(encs, x.set.encodings) || len(files) != m.Files {
 		return "damaged: tables do not match the completeness marker"
 	}
-	bidx, err := bleve.OpenUsing(filepath.Join(gen, bleveName), bleveConfig())
+	bidx, err := bleve.OpenUsing(filepath.Join(gen, bleveName), x.bleveConfig())
 	if err != nil {
 		return "damaged: " + err.Error()
 	}
@@ -239,8 +240,8 @@ func (x *Index) openExisting() string {
 	return ""
 }
 
-func bleveConfig() map[string]interface{} {
-	return map[string]interface{}{
+func (x *Index) bleveConfig() map[string]interface{} {
+	cfg := map[string]interface{}{
 		// A second writer in another process waits this long for bolt's
 		// own lock instead of forever (ours is taken first anyway).
 		"bolt_timeout": "2s",
@@ -248,6 +249,8 @@ func bleveConfig() map[string]interface{} {
 		// persistIndex before every completeness marker.
 		"unsafe_batch": true,
 	}
+	maps.Copy(cfg, x.set.bleveExtra)
+	return cfg
 }
 
 func (x *Index) wantMarker() marker {
@@ -270,7 +273,15 @@ func (x *Index) startBuild(ctx context.Context, reason string) error {
 		}
 		bpath = filepath.Join(gen, bleveName)
 	}
-	bidx, err := bleve.NewUsing(bpath, newMapping(), scorch.Name, scorch.Name, bleveConfig())
+	cfg := x.bleveConfig()
+	if gen != "" {
+		// No merging while the build adds segments: merging them as they
+		// come rewrites every document two or three times; one merge at
+		// the end (compactBuild) rewrites it once.
+		cfg["scorchMergePlanOptions"] = map[string]any{"MaxSegmentsPerTier": 1 << 30}
+		maps.Copy(cfg, x.set.bleveExtra)
+	}
+	bidx, err := bleve.NewUsing(bpath, newMapping(), scorch.Name, scorch.Name, cfg)
 	if err != nil {
 		if gen != "" {
 			os.RemoveAll(gen)
@@ -365,6 +376,12 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	}
 	maps.Copy(files, w.out)
 	base := newTables(x.set.encodings, files)
+	if gen != "" {
+		if err := x.compactBuild(ctx, gen); err != nil {
+			x.abandonBuild(gen)
+			return fmt.Errorf("build index: %w", err)
+		}
+	}
 
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -393,6 +410,53 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	st.StateRoot = x.cur.Load().stateRoot
 	st.DurationMs = msSince(start)
 	x.stats = st
+	return nil
+}
+
+// finalMerge merges all segments of a fresh build in one round, into
+// groups of up to 16: a handful of segments, each document rewritten once.
+func finalMerge() *mergeplan.MergePlanOptions {
+	return &mergeplan.MergePlanOptions{
+		MaxSegmentsPerTier:   1,
+		MaxSegmentSize:       mergeplan.DefaultMergePlanOptions.MaxSegmentSize,
+		TierGrowth:           10,
+		SegmentsPerMergeTask: 16,
+		FloorSegmentSize:     1 << 40,
+		ReclaimDeletesWeight: 2,
+	}
+}
+
+// compactBuild merges the segments of a freshly built on-disk index once,
+// then reopens it with the normal merge policy for incremental changes.
+// Snapshots taken during a background build keep reading the segments of
+// the closed index until released.
+func (x *Index) compactBuild(ctx context.Context, gen string) error {
+	if err := persistIndex(ctx, x.bidx, "built"); err != nil {
+		return err
+	}
+	adv, err := x.bidx.Advanced()
+	if err != nil {
+		return err
+	}
+	if sc, ok := adv.(*scorch.Scorch); ok {
+		if err := sc.ForceMerge(ctx, finalMerge()); err != nil {
+			return fmt.Errorf("merge segments: %w", err)
+		}
+		if err := persistIndex(ctx, x.bidx, "merged"); err != nil {
+			return err
+		}
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.bidx.Close(); err != nil {
+		return fmt.Errorf("reopen index: %w", err)
+	}
+	x.bidx = nil
+	bidx, err := bleve.OpenUsing(filepath.Join(gen, bleveName), x.bleveConfig())
+	if err != nil {
+		return fmt.Errorf("reopen index: %w", err)
+	}
+	x.bidx = bidx
 	return nil
 }
 

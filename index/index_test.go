@@ -535,7 +535,7 @@ type Range struct{ Start, End int }
 
 func (r Range) Len() int { return r.End - r.Start + 1 }
 `,
-		"tool/main.py": "def parse_http_request(conn):\n    return conn.read()\n",
+		"tool/main.py":            "def parse_http_request(conn):\n    return conn.read()\n",
 		"node_modules/x/index.js": "function ignoredByDefault() {}\n",
 		".env":                    "SECRET=1\n",
 	})

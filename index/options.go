@@ -85,6 +85,10 @@ type Options struct {
 	// index writes its tables and completeness marker to disk; 0 means
 	// 5 s, negative means only on Checkpoint and Close.
 	CheckpointDelay time.Duration
+
+	// bleveExtra overrides bleve (scorch) configuration; for tests and
+	// benchmarks.
+	bleveExtra map[string]any
 }
 
 // Progress reports how far a build or refresh has come.

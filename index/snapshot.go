@@ -288,13 +288,15 @@ func (s *Snapshot) Search(ctx context.Context, q Query, k int) ([]Hit, error) {
 // qualified name ("ranges.Stitch", "Server.handle") or one of their
 // Defines — sorted by path, then line.
 func (s *Snapshot) Defs(name string) []ChunkID {
-	return s.lookup(name, s.base.defs, func(c *chunk.Chunk) bool { return definesName(c, name) })
+	defs, _ := s.base.symbols()
+	return s.lookup(name, defs, func(c *chunk.Chunk) bool { return definesName(c, name) })
 }
 
 // Refs returns the chunks whose References include the identifier name,
 // sorted by path, then line.
 func (s *Snapshot) Refs(name string) []ChunkID {
-	return s.lookup(name, s.base.refs, func(c *chunk.Chunk) bool { return containsSorted(c.References, name) })
+	_, refs := s.base.symbols()
+	return s.lookup(name, refs, func(c *chunk.Chunk) bool { return containsSorted(c.References, name) })
 }
 
 func (s *Snapshot) lookup(name string, m map[string][]int32, match func(*chunk.Chunk) bool) []ChunkID {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxls/ctxls/index/chunk"
@@ -106,13 +107,17 @@ type tables struct {
 	files     map[string]*fileRec
 	paths     []string // sorted keys of files
 	all       []chunkRef
+	// flen is the sum of chunkRec.flen over all chunks.
+	flen [numSearchFields]uint64
+
+	// The symbol maps are built on first use (a build never needs them,
+	// and they are a fifth of the tables' memory).
+	symOnce sync.Once
 	// defs maps a name (symbol, qualified name, or a name the chunk
 	// defines) to indexes into all; refs maps an identifier to the chunks
 	// that use it. Both are sorted by (path, line) because all is.
 	defs map[string][]int32
 	refs map[string][]int32
-	// flen is the sum of chunkRec.flen over all chunks.
-	flen [numSearchFields]uint64
 }
 
 // newTables indexes files (which it takes ownership of).
@@ -126,26 +131,59 @@ func newTables(encodings []string, files map[string]*fileRec) *tables {
 	}
 	slices.Sort(t.paths)
 	t.all = make([]chunkRef, 0, n)
-	t.defs = make(map[string][]int32)
-	t.refs = make(map[string][]int32)
 	for _, p := range t.paths {
 		f := files[p]
 		for i := range f.chunks {
-			idx := int32(len(t.all))
 			t.all = append(t.all, chunkRef{f, int32(i)})
-			c := &f.chunks[i].c
 			for j, l := range f.chunks[i].flen {
 				t.flen[j] += uint64(l)
-			}
-			forEachDefName(c, func(name string) {
-				t.defs[name] = append(t.defs[name], idx)
-			})
-			for _, r := range c.References {
-				t.refs[r] = append(t.refs[r], idx)
 			}
 		}
 	}
 	return t
+}
+
+// symbols returns the symbol maps, building them on the first call. Safe
+// for concurrent use.
+func (t *tables) symbols() (defs, refs map[string][]int32) {
+	t.symOnce.Do(func() {
+		// Count first, so that every list is allocated once, in one slab.
+		ndefs := make(map[string]int32)
+		nrefs := make(map[string]int32, len(t.all))
+		totalDefs, totalRefs := 0, 0
+		for _, r := range t.all {
+			c := &r.rec().c
+			forEachDefName(c, func(name string) { ndefs[name]++; totalDefs++ })
+			for _, ref := range c.References {
+				nrefs[ref]++
+			}
+			totalRefs += len(c.References)
+		}
+		t.defs = slabLists(ndefs, totalDefs)
+		t.refs = slabLists(nrefs, totalRefs)
+		for i, r := range t.all {
+			idx := int32(i)
+			c := &r.rec().c
+			forEachDefName(c, func(name string) { t.defs[name] = append(t.defs[name], idx) })
+			for _, ref := range c.References {
+				t.refs[ref] = append(t.refs[ref], idx)
+			}
+		}
+	})
+	return t.defs, t.refs
+}
+
+// slabLists returns a map with an empty list of capacity counts[k] for
+// each key k, all carved from one slice of total elements.
+func slabLists(counts map[string]int32, total int) map[string][]int32 {
+	slab := make([]int32, total)
+	m := make(map[string][]int32, len(counts))
+	off := 0
+	for k, n := range counts {
+		m[k] = slab[off : off : off+int(n)]
+		off += int(n)
+	}
+	return m
 }
 
 // forEachDefName calls fn once for each distinct name chunk c defines:

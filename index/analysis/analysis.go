@@ -5,6 +5,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/registry"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // Names under which init registers the analysis components with bleve.
@@ -46,10 +47,101 @@ func must(err error) {
 // It is stateless and safe for concurrent use.
 type Analyzer struct{}
 
-// Analyze returns the terms of input with their byte offsets. The returned
-// tokens' terms share one freshly allocated buffer; input is not retained.
+// Analyze returns the terms of input with their byte offsets; it gives the
+// same tokens as Tokenizer followed by PartsFilter, in one pass. The
+// returned tokens' terms share one freshly allocated buffer; input is not
+// retained.
 func (Analyzer) Analyze(input []byte) analysis.TokenStream {
-	return PartsFilter{}.Filter(Tokenizer{}.Tokenize(input))
+	var slab []analysis.Token
+	var out analysis.TokenStream
+	Visit(input, func(term []byte, start, end int, numeric bool) {
+		if len(slab) == cap(slab) {
+			slab = make([]analysis.Token, 0, max(16, len(input)/8))
+		}
+		typ := analysis.AlphaNumeric
+		if numeric {
+			typ = analysis.Numeric
+		}
+		slab = append(slab, analysis.Token{Start: start, End: end, Term: term, Position: len(out) + 1, Type: typ})
+		out = append(out, &slab[len(slab)-1])
+	})
+	return out
+}
+
+// Visit calls emit for each term of input in order, exactly the terms
+// Analyze returns: lowercased, with the byte offsets of the text they come
+// from. Terms share one buffer allocated by Visit, valid after it returns;
+// emit must not modify them.
+func Visit(input []byte, emit func(term []byte, start, end int, numeric bool)) {
+	buf := make([]byte, 0, len(input))
+	var parts []span
+	for i := 0; i < len(input); {
+		c := input[i]
+		if isDigit(c) {
+			j := i + 1
+			for j < len(input) && isDigit(input[j]) {
+				j++
+			}
+			if j-i > 1 {
+				from := len(buf)
+				buf = append(buf, input[i:j]...)
+				emit(buf[from:len(buf):len(buf)], i, j, true)
+			}
+			i = j
+			continue
+		}
+		if !isLetter(c) && c != '_' {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(input) && isIdent(input[j]) {
+			j++
+		}
+		orig := input[i:j]
+		from := len(buf)
+		for _, b := range orig {
+			buf = append(buf, lower(b))
+		}
+		low := buf[from:len(buf):len(buf)]
+		if len(low) > 1 {
+			emit(low, i, j, false)
+		}
+		parts = splitSpans(orig, parts[:0])
+		if !(len(parts) == 1 && parts[0].start == 0 && parts[0].end == len(orig)) {
+			for _, p := range parts {
+				if p.end-p.start >= 2 {
+					emit(low[p.start:p.end:p.end], i+p.start, i+p.end, false)
+				}
+			}
+		}
+		i = j
+	}
+}
+
+// Frequencies analyzes input like Analyze and returns each distinct term's
+// frequency, and the number of terms: what bleve computes from Analyze's
+// tokens for a field indexed without term vectors, at a fraction of the
+// allocations. The map's terms share one buffer.
+func Frequencies(input []byte) (index.TokenFrequencies, int) {
+	freqs := make(index.TokenFrequencies, len(input)/16+1)
+	var slab []index.TokenFreq
+	n := 0
+	Visit(input, func(term []byte, _, _ int, _ bool) {
+		n++
+		if tf, ok := freqs[string(term)]; ok {
+			tf.SetFrequency(tf.Frequency() + 1)
+			return
+		}
+		if len(slab) == cap(slab) {
+			slab = make([]index.TokenFreq, 0, max(16, len(input)/32))
+		}
+		slab = append(slab, index.TokenFreq{Term: term})
+		tf := &slab[len(slab)-1]
+		tf.SetFrequency(1)
+		freqs[string(term)] = tf
+	})
+	return freqs, n
 }
 
 // Tokenizer splits text into identifiers ([A-Za-z_][A-Za-z0-9_]*) and

@@ -67,6 +67,49 @@ func TestAnalyzerOffsetsAndPositions(t *testing.T) {
 	}
 }
 
+// The fused Analyze and Frequencies agree with Tokenizer + PartsFilter.
+func TestFusedAnalysisAgrees(t *testing.T) {
+	inputs := []string{
+		"func (s *Server) handleHTTPRequest(ctx context.Context) error { return s.next_handler.ServeHTTP(w, r, 42) }",
+		"x86_64 __init__ ParseHTTP2Request IOError a b 7 12 naïve café _ __ A1b2C3",
+		"",
+		"   \n\t",
+	}
+	for _, in := range inputs {
+		want := PartsFilter{}.Filter(Tokenizer{}.Tokenize([]byte(in)))
+		got := (Analyzer{}).Analyze([]byte(in))
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d tokens, want %d", in, len(got), len(want))
+		}
+		counts := map[string]int{}
+		for i := range want {
+			g, w := got[i], want[i]
+			if string(g.Term) != string(w.Term) || g.Start != w.Start || g.End != w.End || g.Position != w.Position || g.Type != w.Type {
+				t.Errorf("%q token %d: %v, want %v", in, i, g, w)
+			}
+			counts[string(w.Term)]++
+		}
+		freqs, n := Frequencies([]byte(in))
+		if n != len(want) || len(freqs) != len(counts) {
+			t.Errorf("%q: Frequencies %d terms, %d distinct; want %d, %d", in, n, len(freqs), len(want), len(counts))
+		}
+		for term, c := range counts {
+			if tf := freqs[term]; tf == nil || tf.Frequency() != c || string(tf.Term) != term {
+				t.Errorf("%q: frequency of %q = %v, want %d", in, term, tf, c)
+			}
+		}
+	}
+}
+
+func BenchmarkFrequencies(b *testing.B) {
+	src := []byte(strings.Repeat("func (s *Server) handleHTTPRequest(ctx context.Context, req *http.Request) error {\n\treturn s.next_handler.ServeHTTP(w, req, 42)\n}\n", 50))
+	b.ReportAllocs()
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		Frequencies(src)
+	}
+}
+
 func TestAnalyzerDoesNotModifyInput(t *testing.T) {
 	in := []byte("FooBar baz_Qux")
 	orig := string(in)
