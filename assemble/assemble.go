@@ -66,7 +66,7 @@ func assembleWith(ctx context.Context, req Request, candidates []Candidate, file
 	}
 	a := &assembly{
 		ctx: ctx, req: req, r: r, counter: counter,
-		memo: map[string]int{}, files: fileCache{src: files, files: map[string]*fileText{}},
+		memo: make(map[string]int, 512), files: fileCache{src: files, files: map[string]*fileText{}},
 		emptyCost: map[string]int{}, omitReason: map[*cand]string{}, omitTokens: map[*cand]int{},
 		dupOf: map[*cand]*cand{},
 	}

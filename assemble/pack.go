@@ -154,10 +154,39 @@ func (p *packer) try(c *cand, limit int) outcome {
 		return outcome{reason: reason, fullCost: fullCost}
 	}
 	total := ranges.Total(rs)
-	for _, o := range reducedOptions(c, rs, pol.HitContext, pol.Levels) {
-		// Prune options that cannot fit by a generous lower bound: half the
-		// full text's tokens per line (markers and headers only add).
-		if lb := floor + (fullCost-floor)*ranges.Total(o.rs)/(2*total); p.check(c.Path, lb, limit) != "" {
+	rate := float64(fullCost-floor) / float64(total)
+	// lowerBound is a generous lower bound of an option's cost: its header
+	// and fences, half its lines at the full text's rate, and 5 tokens per
+	// elision marker.
+	lowerBound := func(o option) int {
+		gaps := len(o.rs) - 1
+		if o.rs[0].Start > span.Start {
+			gaps++
+		}
+		if o.rs[len(o.rs)-1].End < span.End {
+			gaps++
+		}
+		return floor + int(rate*float64(ranges.Total(o.rs))/2) + 5*gaps
+	}
+	// The cheapest option is a single declaration line: rule everything
+	// out at once when even that cannot fit.
+	sig := signatureOf(c, rs)
+	if p.check(c.Path, lowerBound(option{rs: []ranges.Range{{Start: sig.Start, End: sig.Start}}}), limit) != "" {
+		return outcome{reason: reason, fullCost: fullCost}
+	}
+	opts := reducedOptions(c, rs, pol.HitContext, pol.Levels)
+	if len(opts) == 0 {
+		return outcome{reason: reason, fullCost: fullCost}
+	}
+	// Every option holds the declaration line; the last (the reference, or
+	// the skeleton) is the cheapest. If it does not fit, none does.
+	if least := opts[len(opts)-1]; p.check(c.Path, lowerBound(least), limit) != "" {
+		return outcome{reason: reason, fullCost: fullCost}
+	} else if len(opts) > 1 && p.check(c.Path, p.cost(a.draftFor(c, least, span)), limit) != "" {
+		return outcome{reason: reason, fullCost: fullCost}
+	}
+	for _, o := range opts {
+		if p.check(c.Path, lowerBound(o), limit) != "" {
 			continue
 		}
 		d := a.draftFor(c, o, span)
