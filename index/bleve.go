@@ -287,10 +287,10 @@ type fieldTerm struct {
 }
 
 // search runs q over reader and returns up to k hits, best first, ties
-// broken by path, then start line, then ordinal. resolve maps a document
-// ID to its chunk (false: not in this snapshot, dropped).
+// broken by path, then start line, then ordinal. resolve gives the lines
+// of a document's chunk (false: not in this snapshot, dropped).
 func search(ctx context.Context, reader bindex.IndexReader, pool *scorerPool, st corpusStats,
-	q Query, k int, resolve func(ChunkID) (*chunk.Chunk, bool)) ([]Hit, error) {
+	q Query, k int, resolve func(ChunkID) (startLine, endLine int, ok bool)) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -419,12 +419,12 @@ func search(ctx context.Context, reader bindex.IndexReader, pool *scorerPool, st
 			return nil, fmt.Errorf("search: document %d: %w", num, err)
 		}
 		id := ChunkID(ext)
-		c, ok := resolve(id)
+		start, end, ok := resolve(id)
 		if !ok {
 			continue
 		}
-		_, ord, _ := id.Split()
-		hits = append(hits, Hit{ID: id, Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine, Score: sc.acc[num]})
+		path, ord, _ := id.Split()
+		hits = append(hits, Hit{ID: id, Path: path, StartLine: start, EndLine: end, Score: sc.acc[num]})
 		ords = append(ords, ord)
 	}
 	idx := make([]int, len(hits))

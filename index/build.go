@@ -29,9 +29,12 @@ type fileJob struct {
 // fileResult is a processed fileJob: the file's new table row and the
 // bleve documents of its chunks (nil after they are written).
 type fileResult struct {
-	job  *fileJob
-	rec  *fileRec
-	docs []*document.Document
+	job *fileJob
+	// rec is the file's new row; its chunks are filled in by the writer
+	// (batchWriter.add) from chunks, which interns their names.
+	rec    *fileRec
+	chunks []chunk.Chunk
+	docs   []*document.Document
 	skip string // non-empty: the file is not indexed, for this reason
 	err  error  // detail for skip
 	// same: the content hash equals job.knownHash; rec holds only the
@@ -81,45 +84,46 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 	if j.overlay {
 		rec.content = src
 	}
-	rec.chunks = make([]chunkRec, 0, len(chunks))
+	kept := chunks[:0]
 	for i := range chunks {
-		c := chunks[i]
+		c := &chunks[i]
 		c.Path = info.Path
-		if err := checkChunk(&c, len(src)); err != nil {
+		if err := checkChunk(c, len(src)); err != nil {
 			x.set.Logf("index: %s: dropping chunk: %v", info.Path, err)
 			continue
 		}
-		rec.chunks = append(rec.chunks, chunkRec{c: c})
+		kept = append(kept, *c)
 	}
-	sortChunks(rec.chunks)
+	chunks = kept
+	sortChunks(chunks)
 	if rec.info.Language == "" {
-		if len(rec.chunks) > 0 {
-			rec.info.Language = rec.chunks[0].c.Language
+		if len(chunks) > 0 {
+			rec.info.Language = chunks[0].Language
 		} else {
 			rec.info.Language = chunk.LanguageOf(info.Path)
 		}
 	}
-	rec.info.Chunks = len(rec.chunks)
+	rec.info.Chunks = len(chunks)
 
+	nenc := len(x.set.counters)
 	var starts []int
-	if len(x.set.counters) > 0 {
+	if nenc > 0 {
 		starts = lineStarts(src)
+		rec.tokens = make([]int32, len(chunks)*nenc)
 	}
-	r.docs = make([]*document.Document, len(rec.chunks))
-	for i := range rec.chunks {
-		cr := &rec.chunks[i]
-		c := &cr.c
-		if len(x.set.counters) > 0 {
+	r.docs = make([]*document.Document, len(chunks))
+	for i := range chunks {
+		c := &chunks[i]
+		if nenc > 0 {
 			s, e := lineSpan(starts, len(src), c.StartLine, c.EndLine)
 			text := string(src[s:e])
-			cr.tokens = make([]int32, len(x.set.counters))
 			for k, cnt := range x.set.counters {
-				cr.tokens[k] = int32(cnt.Count(text))
+				rec.tokens[i*nenc+k] = int32(cnt.Count(text))
 			}
 		}
 		r.docs[i] = chunkDocument(makeChunkID(info.Path, i), c, src[c.StartByte:c.EndByte])
 	}
-	r.rec = rec
+	r.rec, r.chunks = rec, chunks
 	return r
 }
 
@@ -201,7 +205,6 @@ type batchWriter struct {
 	batch   *bleve.Batch
 	size    int
 	pending []*fileResult
-	intern  map[string]string
 	out     map[string]*fileRec // files written, by path
 	// before runs once, before the first batch that changes bleve.
 	before func() error
@@ -212,14 +215,20 @@ type batchWriter struct {
 func (x *Index) newBatchWriter(bidx bleve.Index) *batchWriter {
 	return &batchWriter{
 		x: x, bidx: bidx, batch: bidx.NewBatch(), size: x.set.BatchSize,
-		intern: make(map[string]string), out: make(map[string]*fileRec),
+		out: make(map[string]*fileRec),
 	}
 }
 
 // add queues r's documents, replacing old (the file's previous row, if
 // any) in bleve.
 func (w *batchWriter) add(r *fileResult, old *fileRec) error {
-	w.internRec(r.rec)
+	nt := w.x.names
+	r.rec.info.Language = nt.canonical(r.rec.info.Language)
+	r.rec.chunks = make([]chunkRec, len(r.chunks))
+	for i := range r.chunks {
+		r.rec.chunks[i] = newChunkRec(&r.chunks[i], nt)
+	}
+	r.chunks = nil
 	if old != nil {
 		for i := len(r.rec.chunks); i < len(old.chunks); i++ {
 			w.batch.Delete(string(makeChunkID(old.info.Path, i)))
@@ -317,31 +326,6 @@ func fieldLengths(d *document.Document, flen *[numSearchFields]uint32) {
 			if f.Name() == name {
 				flen[j] = uint32(f.AnalyzedLength())
 			}
-		}
-	}
-}
-
-// internRec makes repeated strings of rec's chunks (identifiers above all)
-// share memory with earlier files of this writer.
-func (w *batchWriter) internRec(rec *fileRec) {
-	in := func(s string) string {
-		if v, ok := w.intern[s]; ok {
-			return v
-		}
-		w.intern[s] = s
-		return s
-	}
-	rec.info.Language = in(rec.info.Language)
-	for i := range rec.chunks {
-		c := &rec.chunks[i].c
-		c.Path = rec.info.Path
-		c.Language = in(c.Language)
-		c.Kind = chunk.Kind(in(string(c.Kind)))
-		for k, s := range c.Defines {
-			c.Defines[k] = in(s)
-		}
-		for k, s := range c.References {
-			c.References[k] = in(s)
 		}
 	}
 }

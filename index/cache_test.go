@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -461,10 +462,11 @@ func TestTablesCodec(t *testing.T) {
 		files = append(files, s.file(p))
 	}
 	p := filepath.Join(t.TempDir(), "t.bin")
-	if err := writeTables(p, []string{"words"}, files); err != nil {
+	if err := writeTables(p, []string{"words"}, s.names, files); err != nil {
 		t.Fatal(err)
 	}
-	encs, got, err := readTables(p)
+	nt := newNameTable()
+	encs, got, err := readTables(p, nt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,19 +478,20 @@ func TestTablesCodec(t *testing.T) {
 		if g == nil || g.info.Hash != f.info.Hash || !g.info.ModTime.Equal(f.info.ModTime) || len(g.chunks) != len(f.chunks) {
 			t.Fatalf("file %s: %+v vs %+v", f.info.Path, g, f.info)
 		}
+		if !slices.Equal(f.tokens, g.tokens) {
+			t.Errorf("%s: tokens %v vs %v", f.info.Path, f.tokens, g.tokens)
+		}
 		for i := range f.chunks {
-			a, b := f.chunks[i], g.chunks[i]
-			if a.c.Symbol != b.c.Symbol || a.c.Doc != b.c.Doc || !slices.Equal(a.c.References, b.c.References) ||
-				a.c.StartByte != b.c.StartByte || a.c.TrackingHash != b.c.TrackingHash || a.flen != b.flen ||
-				!slices.Equal(a.tokens, b.tokens) {
-				t.Errorf("%s chunk %d differs: %+v vs %+v", f.info.Path, i, a, b)
+			a, b := f.chunks[i].toChunk(f.info.Path, s.names), g.chunks[i].toChunk(f.info.Path, nt.view())
+			if !reflect.DeepEqual(a, b) || f.chunks[i].flen != g.chunks[i].flen {
+				t.Errorf("%s chunk %d differs:\n%+v\n%+v", f.info.Path, i, a, b)
 			}
 		}
 	}
 	b, _ := os.ReadFile(p)
 	for _, cut := range []int{0, 5, len(b) / 2, len(b) - 1} {
 		os.WriteFile(p, b[:cut], 0o644)
-		if _, _, err := readTables(p); !errors.Is(err, errCorrupt) {
+		if _, _, err := readTables(p, newNameTable()); !errors.Is(err, errCorrupt) {
 			t.Errorf("truncated at %d: %v", cut, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/ctxls/ctxls/index/chunk"
@@ -77,8 +78,9 @@ func (w *tablesWriter) strList(ss []string) {
 }
 
 // writeTables writes the tables of files (in the given order) to path
-// atomically: a temporary file, fsync, rename.
-func writeTables(path string, encodings []string, files []*fileRec) (err error) {
+// atomically: a temporary file, fsync, rename. names resolves the chunks'
+// name ids.
+func writeTables(path string, encodings, names []string, files []*fileRec) (err error) {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -95,6 +97,7 @@ func writeTables(path string, encodings []string, files []*fileRec) (err error) 
 	w.bytes([]byte(tablesMagic))
 	w.strList(encodings)
 	w.uvarint(uint64(len(files)))
+	nenc := len(encodings)
 	for _, fr := range files {
 		fi := &fr.info
 		w.str(fi.Path)
@@ -113,33 +116,36 @@ func writeTables(path string, encodings []string, files []*fileRec) (err error) 
 		w.uvarint(flags)
 		w.uvarint(uint64(len(fr.chunks)))
 		for i := range fr.chunks {
-			cr := &fr.chunks[i]
-			c := &cr.c
-			w.str(c.Language)
-			w.str(string(c.Kind))
-			w.int(c.StartByte)
-			w.int(c.EndByte)
-			w.int(c.StartLine)
-			w.int(c.EndLine)
-			w.str(c.Symbol)
-			w.str(c.QualifiedName)
-			w.str(c.Signature)
-			w.int(c.SigEndLine)
-			w.str(c.Doc)
-			w.int(c.DocStartLine)
-			w.strList(c.Defines)
-			w.strList(c.References)
-			w.str(c.TrackingHash)
-			w.str(c.ContentHash)
-			w.int(c.Part)
-			for j := range encodings {
+			c := &fr.chunks[i]
+			w.str(c.language)
+			w.str(string(c.kind))
+			w.int(int(c.startByte))
+			w.int(int(c.endByte))
+			w.int(int(c.startLine))
+			w.int(int(c.endLine))
+			w.str(c.symbol)
+			w.str(c.qualifiedName)
+			w.str(c.signature)
+			w.int(int(c.sigEndLine))
+			w.str(c.doc)
+			w.int(int(c.docStartLine))
+			for _, list := range [][]uint32{c.defines(), c.references()} {
+				w.uvarint(uint64(len(list)))
+				for _, id := range list {
+					w.str(names[id])
+				}
+			}
+			w.str(c.trackingHash)
+			w.str(c.contentHash)
+			w.int(int(c.part))
+			for j := range nenc {
 				var n int32
-				if j < len(cr.tokens) {
-					n = cr.tokens[j]
+				if k := i*nenc + j; k < len(fr.tokens) {
+					n = fr.tokens[k]
 				}
 				w.int(int(n))
 			}
-			for _, l := range cr.flen {
+			for _, l := range c.flen {
 				w.uvarint(uint64(l))
 			}
 		}
@@ -169,6 +175,10 @@ type tablesReader struct {
 	b    []byte
 	strs []string
 	err  error
+	// nt interns names; ids caches the name id of each string of strs
+	// (-1: not interned yet).
+	nt  *nameTable
+	ids []int64
 }
 
 func (r *tablesReader) fail() {
@@ -207,6 +217,15 @@ func (r *tablesReader) int() int {
 	return int(x)
 }
 
+func (r *tablesReader) int32() int32 {
+	x := r.uvarint()
+	if x > 1<<31-1 {
+		r.fail()
+		return 0
+	}
+	return int32(x)
+}
+
 func (r *tablesReader) count(minSize int) int {
 	n := r.int()
 	if n*max(minSize, 1) > len(r.b) {
@@ -225,6 +244,13 @@ func (r *tablesReader) str() string {
 		}
 		return r.strs[i-1]
 	}
+	s := r.strAfterTag()
+	r.ids = append(r.ids, -1)
+	return s
+}
+
+// strAfterTag reads the length and bytes of a string's first occurrence.
+func (r *tablesReader) strAfterTag() string {
 	n := r.uvarint()
 	if n > uint64(len(r.b)) {
 		r.fail()
@@ -234,6 +260,27 @@ func (r *tablesReader) str() string {
 	r.b = r.b[n:]
 	r.strs = append(r.strs, s)
 	return s
+}
+
+// name reads a string and returns its id in the name table.
+func (r *tablesReader) name() uint32 {
+	i := r.uvarint()
+	if i == 0 {
+		s := r.strAfterTag()
+		id := r.nt.intern(s)
+		r.ids = append(r.ids, int64(id))
+		return id
+	}
+	if i > uint64(len(r.strs)) {
+		r.fail()
+		return 0
+	}
+	if id := r.ids[i-1]; id >= 0 {
+		return uint32(id)
+	}
+	id := r.nt.intern(r.strs[i-1])
+	r.ids[i-1] = int64(id)
+	return id
 }
 
 func (r *tablesReader) strList() []string {
@@ -250,7 +297,7 @@ func (r *tablesReader) strList() []string {
 
 // readTables reads a tables file written by writeTables. Any truncation,
 // bit flip or format change is reported as an error wrapping errCorrupt.
-func readTables(path string) (encodings []string, files map[string]*fileRec, err error) {
+func readTables(path string, nt *nameTable) (encodings []string, files map[string]*fileRec, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read tables: %w", err)
@@ -262,7 +309,7 @@ func readTables(path string) (encodings []string, files map[string]*fileRec, err
 	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
 		return nil, nil, fmt.Errorf("read tables %s: checksum mismatch: %w", path, errCorrupt)
 	}
-	r := &tablesReader{b: body[len(tablesMagic):]}
+	r := &tablesReader{b: body[len(tablesMagic):], nt: nt}
 	encodings = r.strList()
 	nf := r.count(8)
 	files = make(map[string]*fileRec, nf)
@@ -279,36 +326,46 @@ func readTables(path string) (encodings []string, files map[string]*fileRec, err
 		fi.Overlay = r.uvarint()&1 != 0
 		nc := r.count(20)
 		fi.Chunks = nc
+		fi.Language = nt.canonical(fi.Language)
 		fr.chunks = make([]chunkRec, nc)
+		nenc := len(encodings)
+		if nenc > 0 {
+			fr.tokens = make([]int32, nc*nenc)
+		}
 		for i := range fr.chunks {
-			cr := &fr.chunks[i]
-			c := &cr.c
-			c.Path = fi.Path
-			c.Language = r.str()
-			c.Kind = chunk.Kind(r.str())
-			c.StartByte = r.int()
-			c.EndByte = r.int()
-			c.StartLine = r.int()
-			c.EndLine = r.int()
-			c.Symbol = r.str()
-			c.QualifiedName = r.str()
-			c.Signature = r.str()
-			c.SigEndLine = r.int()
-			c.Doc = r.str()
-			c.DocStartLine = r.int()
-			c.Defines = r.strList()
-			c.References = r.strList()
-			c.TrackingHash = r.str()
-			c.ContentHash = r.str()
-			c.Part = r.int()
-			if len(encodings) > 0 {
-				cr.tokens = make([]int32, len(encodings))
-				for j := range cr.tokens {
-					cr.tokens[j] = int32(r.int())
-				}
+			c := &fr.chunks[i]
+			c.language = nt.canonical(r.str())
+			c.kind = chunk.Kind(nt.canonical(r.str()))
+			c.startByte = r.int32()
+			c.endByte = r.int32()
+			c.startLine = r.int32()
+			c.endLine = r.int32()
+			c.symbol = r.str()
+			c.qualifiedName = r.str()
+			c.signature = r.str()
+			c.sigEndLine = r.int32()
+			c.doc = r.str()
+			c.docStartLine = r.int32()
+			nd := r.count(1)
+			for range nd {
+				c.names = append(c.names, r.name())
 			}
-			for j := range cr.flen {
-				cr.flen[j] = uint32(r.uvarint())
+			nr := r.count(1)
+			if nd+nr > 0 {
+				c.names = slices.Grow(c.names, nr)
+			}
+			for range nr {
+				c.names = append(c.names, r.name())
+			}
+			c.ndefs = int32(nd)
+			c.trackingHash = r.str()
+			c.contentHash = r.str()
+			c.part = r.int32()
+			for j := range nenc {
+				fr.tokens[i*nenc+j] = r.int32()
+			}
+			for j := range c.flen {
+				c.flen[j] = uint32(r.uvarint())
 			}
 		}
 		if r.err != nil {

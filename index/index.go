@@ -48,7 +48,10 @@ type Index struct {
 	doneBuild chan struct{}
 	buildErr  error
 
-	mu       sync.Mutex // the writer mutex; guards everything below
+	mu sync.Mutex // the writer mutex; guards everything below
+
+	// names is the name table of all chunk records; the writer interns.
+	names    *nameTable
 	gen      string     // live generation directory; "" when in memory
 	bidx     bleve.Index
 	chunker  Chunker // the writer's, for single-file changes
@@ -138,6 +141,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		env:       &env{root: abs, encodings: set.encodings, pool: &scorerPool{}},
 		overlays:  make(map[string][]byte),
 		doneBuild: make(chan struct{}),
+		names:     newNameTable(),
 	}
 	if set.InMemory {
 		return x, x.startBuild(ctx, "in memory")
@@ -212,7 +216,7 @@ func (x *Index) openExisting() string {
 	if reason != "" {
 		return reason
 	}
-	encs, files, err := readTables(filepath.Join(gen, tablesName))
+	encs, files, err := readTables(filepath.Join(gen, tablesName), x.names)
 	if err != nil {
 		return "damaged: " + err.Error()
 	}
@@ -223,7 +227,7 @@ func (x *Index) openExisting() string {
 	if err != nil {
 		return "damaged: " + err.Error()
 	}
-	base := newTables(encs, files)
+	base := newTables(encs, x.names.view(), files)
 	if n, err := bidx.DocCount(); err != nil || n != uint64(len(base.all)) || len(base.all) != m.Chunks {
 		bidx.Close()
 		return fmt.Sprintf("damaged: %d documents for %d chunks (%v)", n, len(base.all), err)
@@ -291,7 +295,7 @@ func (x *Index) startBuild(ctx context.Context, reason string) error {
 	x.mu.Lock()
 	x.bidx = bidx
 	x.building = true
-	err = x.publishLocked(newTables(x.set.encodings, nil), nil, false)
+	err = x.publishLocked(newTables(x.set.encodings, nil, nil), nil, false)
 	x.mu.Unlock()
 	if err != nil {
 		return err
@@ -346,7 +350,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 			lastPublish = time.Now()
 			x.mu.Lock()
 			defer x.mu.Unlock()
-			return x.publishLocked(newTables(x.set.encodings, maps.Clone(w.out)), nil, false)
+			return x.publishLocked(newTables(x.set.encodings, x.names.view(), maps.Clone(w.out)), nil, false)
 		}
 	}
 	prog := Progress{FilesTotal: len(jobs), BytesTotal: total}
@@ -357,7 +361,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 			st.Skipped[r.skip]++
 			x.set.Logf("index: skip %s: %s: %v", r.job.entry.Path, r.skip, r.err)
 		} else {
-			prog.Chunks += len(r.rec.chunks)
+			prog.Chunks += r.rec.info.Chunks
 			if err := w.add(r, nil); err != nil {
 				return err
 			}
@@ -375,7 +379,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 		return fmt.Errorf("build index: %w", err)
 	}
 	maps.Copy(files, w.out)
-	base := newTables(x.set.encodings, files)
+	base := newTables(x.set.encodings, x.names.view(), files)
 	if gen != "" {
 		if err := x.compactBuild(ctx, gen); err != nil {
 			x.abandonBuild(gen)
@@ -478,7 +482,7 @@ func (x *Index) abandonBuild(gen string) {
 // Index that has no usable bleve index (closed, or its build failed).
 func (x *Index) emptyLocked() {
 	x.seq++
-	s := newSnapshot(x.env, newTables(x.set.encodings, nil), nil, nil, false, x.seq)
+	s := newSnapshot(x.env, newTables(x.set.encodings, nil, nil), nil, nil, nil, false, x.seq)
 	if old := x.cur.Swap(s); old != nil {
 		old.release()
 	}
@@ -515,7 +519,7 @@ func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
 		}
 		files = append(files, f)
 	}
-	if err := writeTables(filepath.Join(gen, tablesName), x.set.encodings, files); err != nil {
+	if err := writeTables(filepath.Join(gen, tablesName), x.set.encodings, snap.names, files); err != nil {
 		return err
 	}
 	m := x.wantMarker()
@@ -531,7 +535,7 @@ func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
 // the current snapshot, folding delta into base when it has grown large.
 func (x *Index) publishLocked(base *tables, delta map[string]*fileRec, complete bool) error {
 	if len(delta) > compactAfter {
-		base, delta = compact(base, delta), nil
+		base, delta = compact(base, delta, x.names.view()), nil
 	}
 	adv, err := x.bidx.Advanced()
 	if err != nil {
@@ -542,7 +546,7 @@ func (x *Index) publishLocked(base *tables, delta map[string]*fileRec, complete 
 		return fmt.Errorf("snapshot: %w", err)
 	}
 	x.seq++
-	s := newSnapshot(x.env, base, delta, reader, complete, x.seq)
+	s := newSnapshot(x.env, base, delta, x.names.view(), reader, complete, x.seq)
 	if old := x.cur.Swap(s); old != nil {
 		old.release()
 	}
@@ -551,7 +555,7 @@ func (x *Index) publishLocked(base *tables, delta map[string]*fileRec, complete 
 
 // compact folds delta into new base tables. Content held in memory for
 // files that are not overlays is dropped: File reads them from disk.
-func compact(base *tables, delta map[string]*fileRec) *tables {
+func compact(base *tables, delta map[string]*fileRec, names []string) *tables {
 	files := maps.Clone(base.files)
 	if files == nil {
 		files = make(map[string]*fileRec, len(delta))
@@ -568,7 +572,7 @@ func compact(base *tables, delta map[string]*fileRec) *tables {
 		}
 		files[p] = f
 	}
-	return newTables(base.encodings, files)
+	return newTables(base.encodings, names, files)
 }
 
 // Snapshot returns the current snapshot and the function that releases it.

@@ -49,6 +49,8 @@ type Snapshot struct {
 	// compactAfter), so lookups over it are linear scans.
 	base  *tables
 	delta map[string]*fileRec
+	// names is the name table view covering base and delta.
+	names []string
 
 	paths     []string // sorted paths of all files of this snapshot
 	nchunks   int
@@ -62,9 +64,9 @@ type Snapshot struct {
 }
 
 // newSnapshot assembles a snapshot; reader is owned by it from now on.
-func newSnapshot(e *env, base *tables, delta map[string]*fileRec, reader bindex.IndexReader,
-	complete bool, seq uint64) *Snapshot {
-	s := &Snapshot{env: e, base: base, delta: delta, reader: reader, complete: complete, seq: seq}
+func newSnapshot(e *env, base *tables, delta map[string]*fileRec, names []string,
+	reader bindex.IndexReader, complete bool, seq uint64) *Snapshot {
+	s := &Snapshot{env: e, base: base, delta: delta, names: names, reader: reader, complete: complete, seq: seq}
 	s.refs.Store(1)
 	flen := base.flen
 	n := len(base.all)
@@ -220,14 +222,14 @@ func (s *Snapshot) chunkRec(id ChunkID) (*fileRec, int, bool) {
 	return f, ord, true
 }
 
-// Chunk returns the chunk id names. The returned value shares its slices
-// with the snapshot.
+// Chunk returns the chunk id names. The returned value's strings are
+// shared with the snapshot; its slices are the caller's.
 func (s *Snapshot) Chunk(id ChunkID) (chunk.Chunk, bool) {
 	f, ord, ok := s.chunkRec(id)
 	if !ok {
 		return chunk.Chunk{}, false
 	}
-	return f.chunks[ord].c, true
+	return f.chunks[ord].toChunk(f.info.Path, s.names), true
 }
 
 // IndexedChunk is a chunk with its ID.
@@ -245,7 +247,7 @@ func (s *Snapshot) ChunksOf(path string) []IndexedChunk {
 	}
 	rv := make([]IndexedChunk, len(f.chunks))
 	for i := range f.chunks {
-		rv[i] = IndexedChunk{makeChunkID(path, i), f.chunks[i].c}
+		rv[i] = IndexedChunk{makeChunkID(path, i), f.chunks[i].toChunk(path, s.names)}
 	}
 	return rv
 }
@@ -260,10 +262,11 @@ func (s *Snapshot) TokenCount(id ChunkID, encoding string) (n int, ok bool) {
 		return 0, false
 	}
 	f, ord, ok := s.chunkRec(id)
-	if !ok || j >= len(f.chunks[ord].tokens) {
+	k := ord*len(s.env.encodings) + j
+	if !ok || k >= len(f.tokens) {
 		return 0, false
 	}
-	return int(f.chunks[ord].tokens[j]), true
+	return int(f.tokens[k]), true
 }
 
 // Search runs q and returns up to k chunks by descending BM25 score, ties
@@ -275,12 +278,13 @@ func (s *Snapshot) Search(ctx context.Context, q Query, k int) ([]Hit, error) {
 	if s.reader == nil {
 		return nil, nil
 	}
-	return search(ctx, s.reader, s.env.pool, s.stats, q, k, func(id ChunkID) (*chunk.Chunk, bool) {
+	return search(ctx, s.reader, s.env.pool, s.stats, q, k, func(id ChunkID) (int, int, bool) {
 		f, ord, ok := s.chunkRec(id)
 		if !ok {
-			return nil, false
+			return 0, 0, false
 		}
-		return &f.chunks[ord].c, true
+		r := &f.chunks[ord]
+		return int(r.startLine), int(r.endLine), true
 	})
 }
 
@@ -289,17 +293,17 @@ func (s *Snapshot) Search(ctx context.Context, q Query, k int) ([]Hit, error) {
 // Defines — sorted by path, then line.
 func (s *Snapshot) Defs(name string) []ChunkID {
 	defs, _ := s.base.symbols()
-	return s.lookup(name, defs, func(c *chunk.Chunk) bool { return definesName(c, name) })
+	return s.lookup(name, defs, func(r *chunkRec) bool { return definesName(r, s.names, name) })
 }
 
 // Refs returns the chunks whose References include the identifier name,
 // sorted by path, then line.
 func (s *Snapshot) Refs(name string) []ChunkID {
 	_, refs := s.base.symbols()
-	return s.lookup(name, refs, func(c *chunk.Chunk) bool { return containsSorted(c.References, name) })
+	return s.lookup(name, refs, func(r *chunkRec) bool { return containsName(r.references(), s.names, name) })
 }
 
-func (s *Snapshot) lookup(name string, m map[string][]int32, match func(*chunk.Chunk) bool) []ChunkID {
+func (s *Snapshot) lookup(name string, m map[string][]int32, match func(*chunkRec) bool) []ChunkID {
 	type hit struct {
 		path      string
 		line, ord int
@@ -311,15 +315,15 @@ func (s *Snapshot) lookup(name string, m map[string][]int32, match func(*chunk.C
 		if _, changed := s.delta[p]; changed {
 			continue
 		}
-		hits = append(hits, hit{p, r.rec().c.StartLine, int(r.ord)})
+		hits = append(hits, hit{p, int(r.rec().startLine), int(r.ord)})
 	}
 	for p, f := range s.delta {
 		if f == nil {
 			continue
 		}
 		for i := range f.chunks {
-			if match(&f.chunks[i].c) {
-				hits = append(hits, hit{p, f.chunks[i].c.StartLine, i})
+			if match(&f.chunks[i]) {
+				hits = append(hits, hit{p, int(f.chunks[i].startLine), i})
 			}
 		}
 	}
@@ -367,13 +371,13 @@ func (s *Snapshot) Uses(id ChunkID, maxDefs int) []ChunkID {
 // incoming edges of the reference graph — excluding the chunk itself,
 // sorted by path, then line.
 func (s *Snapshot) UsedBy(id ChunkID) []ChunkID {
-	c, ok := s.Chunk(id)
+	f, ord, ok := s.chunkRec(id)
 	if !ok {
 		return nil
 	}
 	seen := map[ChunkID]bool{id: true}
 	var rv []ChunkID
-	forEachDefName(&c, func(name string) {
+	forEachDefName(&f.chunks[ord], s.names, func(name string) {
 		for _, r := range s.Refs(name) {
 			if !seen[r] {
 				seen[r] = true

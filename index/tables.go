@@ -61,31 +61,145 @@ type FileInfo struct {
 type fileRec struct {
 	info   FileInfo
 	chunks []chunkRec // in ordinal (line) order
+	// tokens holds the token counts of the chunks, chunk-major: chunk i's
+	// count in encoding j is tokens[i*len(encodings)+j].
+	tokens []int32
 	// content is the indexed content when it is held in memory (overlays
 	// and files changed through Update since the last compaction); nil
 	// means "read from disk and verify info.Hash".
 	content []byte
 }
 
-// chunkRec is one chunk with its token counts, one per encoding of the
-// tables (same order).
+// chunkRec is the compact form of one chunk.Chunk, about half its size:
+// the path and token counts live in the fileRec, positions are int32, and
+// Defines and References are ids into the Index's name table. toChunk
+// turns it back into a chunk.Chunk.
 type chunkRec struct {
-	c      chunk.Chunk
-	tokens []int32
+	kind                                  chunk.Kind
+	language                              string
+	symbol, qualifiedName, signature, doc string
+	trackingHash, contentHash             string
+	// names holds the chunk's Defines followed by its References, each
+	// list in the chunker's (sorted) order.
+	names []uint32
+	ndefs int32
+
+	startByte, endByte, startLine, endLine int32
+	sigEndLine, docStartLine, part         int32
 	// flen is the analyzed length (number of terms) of each field of
 	// searchFields in the chunk's bleve document: the BM25 statistics.
 	flen [numSearchFields]uint32
 }
 
+func (r *chunkRec) defines() []uint32    { return r.names[:r.ndefs] }
+func (r *chunkRec) references() []uint32 { return r.names[r.ndefs:] }
+
+// newChunkRec makes the compact form of c, interning its names in nt.
+func newChunkRec(c *chunk.Chunk, nt *nameTable) chunkRec {
+	r := chunkRec{
+		kind:          chunk.Kind(nt.canonical(string(c.Kind))),
+		language:      nt.canonical(c.Language),
+		symbol:        c.Symbol,
+		qualifiedName: c.QualifiedName,
+		signature:     c.Signature,
+		doc:           c.Doc,
+		trackingHash:  c.TrackingHash,
+		contentHash:   c.ContentHash,
+		ndefs:         int32(len(c.Defines)),
+		startByte:     int32(c.StartByte),
+		endByte:       int32(c.EndByte),
+		startLine:     int32(c.StartLine),
+		endLine:       int32(c.EndLine),
+		sigEndLine:    int32(c.SigEndLine),
+		docStartLine:  int32(c.DocStartLine),
+		part:          int32(c.Part),
+	}
+	if n := len(c.Defines) + len(c.References); n > 0 {
+		r.names = make([]uint32, 0, n)
+		for _, d := range c.Defines {
+			r.names = append(r.names, nt.intern(d))
+		}
+		for _, d := range c.References {
+			r.names = append(r.names, nt.intern(d))
+		}
+	}
+	return r
+}
+
+// toChunk expands r into a chunk.Chunk of the file at path; names is the
+// name table (a view that includes every id of r).
+func (r *chunkRec) toChunk(path string, names []string) chunk.Chunk {
+	c := chunk.Chunk{
+		Path:          path,
+		Language:      r.language,
+		Kind:          r.kind,
+		StartByte:     int(r.startByte),
+		EndByte:       int(r.endByte),
+		StartLine:     int(r.startLine),
+		EndLine:       int(r.endLine),
+		Symbol:        r.symbol,
+		QualifiedName: r.qualifiedName,
+		Signature:     r.signature,
+		SigEndLine:    int(r.sigEndLine),
+		Doc:           r.doc,
+		DocStartLine:  int(r.docStartLine),
+		TrackingHash:  r.trackingHash,
+		ContentHash:   r.contentHash,
+		Part:          int(r.part),
+	}
+	c.Defines = nameStrings(r.defines(), names)
+	c.References = nameStrings(r.references(), names)
+	return c
+}
+
+func nameStrings(ids []uint32, names []string) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	rv := make([]string, len(ids))
+	for i, id := range ids {
+		rv[i] = names[id]
+	}
+	return rv
+}
+
+// nameTable interns the identifiers of chunk records. It is append-only
+// and owned by the writer: intern and canonical are called by one
+// goroutine at a time (a build's writer, or under the Index's writer
+// mutex), while readers index names through the view they were given,
+// whose elements never change.
+type nameTable struct {
+	ids   map[string]uint32
+	names []string
+}
+
+func newNameTable() *nameTable { return &nameTable{ids: make(map[string]uint32)} }
+
+func (t *nameTable) intern(s string) uint32 {
+	if id, ok := t.ids[s]; ok {
+		return id
+	}
+	id := uint32(len(t.names))
+	t.names = append(t.names, s)
+	t.ids[s] = id
+	return id
+}
+
+// canonical returns the interned copy of s.
+func (t *nameTable) canonical(s string) string { return t.names[t.intern(s)] }
+
+// view returns the names interned so far, for readers.
+func (t *nameTable) view() []string { return t.names[:len(t.names):len(t.names)] }
+
 // sortChunks puts chunks in ordinal order: by start line, start byte, then
 // the enclosing (longer) chunk first.
-func sortChunks(cs []chunkRec) {
-	slices.SortStableFunc(cs, func(a, b chunkRec) int {
+func sortChunks(cs []chunk.Chunk) {
+	slices.SortStableFunc(cs, func(a, b chunk.Chunk) int {
 		return cmp.Or(
-			cmp.Compare(a.c.StartLine, b.c.StartLine),
-			cmp.Compare(a.c.StartByte, b.c.StartByte),
-			cmp.Compare(b.c.EndByte, a.c.EndByte),
-			cmp.Compare(a.c.Kind, b.c.Kind),
+			cmp.Compare(a.StartLine, b.StartLine),
+			cmp.Compare(a.StartByte, b.StartByte),
+			cmp.Compare(b.EndByte, a.EndByte),
+			cmp.Compare(a.Kind, b.Kind),
 		)
 	})
 }
@@ -97,13 +211,13 @@ type chunkRef struct {
 }
 
 func (r chunkRef) rec() *chunkRec { return &r.file.chunks[r.ord] }
-func (r chunkRef) id() ChunkID    { return makeChunkID(r.file.info.Path, int(r.ord)) }
 
 // tables is the immutable base of a snapshot: every file with its chunks,
 // and the symbol maps over them. Snapshots share one tables value and add
 // a small delta of changed files on top (see Snapshot).
 type tables struct {
 	encodings []string
+	names     []string // name table view covering every chunk of files
 	files     map[string]*fileRec
 	paths     []string // sorted keys of files
 	all       []chunkRef
@@ -120,9 +234,10 @@ type tables struct {
 	refs map[string][]int32
 }
 
-// newTables indexes files (which it takes ownership of).
-func newTables(encodings []string, files map[string]*fileRec) *tables {
-	t := &tables{encodings: encodings, files: files}
+// newTables indexes files (which it takes ownership of); names must cover
+// their chunks' name ids.
+func newTables(encodings, names []string, files map[string]*fileRec) *tables {
+	t := &tables{encodings: encodings, names: names, files: files}
 	t.paths = make([]string, 0, len(files))
 	n := 0
 	for p, f := range files {
@@ -152,21 +267,22 @@ func (t *tables) symbols() (defs, refs map[string][]int32) {
 		nrefs := make(map[string]int32, len(t.all))
 		totalDefs, totalRefs := 0, 0
 		for _, r := range t.all {
-			c := &r.rec().c
-			forEachDefName(c, func(name string) { ndefs[name]++; totalDefs++ })
-			for _, ref := range c.References {
-				nrefs[ref]++
+			rec := r.rec()
+			forEachDefName(rec, t.names, func(name string) { ndefs[name]++; totalDefs++ })
+			for _, id := range rec.references() {
+				nrefs[t.names[id]]++
 			}
-			totalRefs += len(c.References)
+			totalRefs += len(rec.references())
 		}
 		t.defs = slabLists(ndefs, totalDefs)
 		t.refs = slabLists(nrefs, totalRefs)
 		for i, r := range t.all {
 			idx := int32(i)
-			c := &r.rec().c
-			forEachDefName(c, func(name string) { t.defs[name] = append(t.defs[name], idx) })
-			for _, ref := range c.References {
-				t.refs[ref] = append(t.refs[ref], idx)
+			rec := r.rec()
+			forEachDefName(rec, t.names, func(name string) { t.defs[name] = append(t.defs[name], idx) })
+			for _, id := range rec.references() {
+				name := t.names[id]
+				t.refs[name] = append(t.refs[name], idx)
 			}
 		}
 	})
@@ -186,43 +302,45 @@ func slabLists(counts map[string]int32, total int) map[string][]int32 {
 	return m
 }
 
-// forEachDefName calls fn once for each distinct name chunk c defines:
+// forEachDefName calls fn once for each distinct name chunk r defines:
 // its symbol, its qualified name and its Defines.
-func forEachDefName(c *chunk.Chunk, fn func(string)) {
-	if c.Symbol != "" {
-		fn(c.Symbol)
+func forEachDefName(r *chunkRec, names []string, fn func(string)) {
+	if r.symbol != "" {
+		fn(r.symbol)
 	}
-	if c.QualifiedName != "" && c.QualifiedName != c.Symbol {
-		fn(c.QualifiedName)
+	if r.qualifiedName != "" && r.qualifiedName != r.symbol {
+		fn(r.qualifiedName)
 	}
-	for _, d := range c.Defines {
-		if d != c.Symbol && d != c.QualifiedName {
+	for _, id := range r.defines() {
+		if d := names[id]; d != r.symbol && d != r.qualifiedName {
 			fn(d)
 		}
 	}
 }
 
-// definesName reports whether chunk c defines name (see forEachDefName).
-func definesName(c *chunk.Chunk, name string) bool {
+// definesName reports whether chunk r defines name (see forEachDefName).
+func definesName(r *chunkRec, names []string, name string) bool {
 	if name == "" {
 		return false
 	}
-	if c.Symbol == name || c.QualifiedName == name {
+	if r.symbol == name || r.qualifiedName == name {
 		return true
 	}
-	return containsSorted(c.Defines, name)
+	return containsName(r.defines(), names, name)
 }
 
-// containsSorted reports whether s, sorted ascending, contains x; it falls
-// back to a linear scan if s turns out not to be sorted.
-func containsSorted(s []string, x string) bool {
-	if _, ok := slices.BinarySearch(s, x); ok {
+// containsName reports whether the name list ids contains name. Lists
+// are sorted by name (the chunker sorts Defines and References), so it
+// searches binary, and falls back to a scan if the list is not sorted.
+func containsName(ids []uint32, names []string, name string) bool {
+	_, ok := slices.BinarySearchFunc(ids, name, func(id uint32, n string) int { return strings.Compare(names[id], n) })
+	if ok {
 		return true
 	}
-	if slices.IsSorted(s) {
+	if slices.IsSortedFunc(ids, func(a, b uint32) int { return strings.Compare(names[a], names[b]) }) {
 		return false
 	}
-	return slices.Contains(s, x)
+	return slices.ContainsFunc(ids, func(id uint32) bool { return names[id] == name })
 }
 
 // stateRoot is the hex SHA-256 over the sorted (path, content hash) pairs.

@@ -310,7 +310,7 @@ func (x *Index) applyLocked(ctx context.Context, jobs []fileJob, removed []strin
 			return nil
 		}
 		changed++
-		prog.Chunks += len(r.rec.chunks)
+		prog.Chunks += r.rec.info.Chunks
 		return w.add(r, old)
 	}
 	if len(jobs) == 1 {
