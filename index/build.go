@@ -35,8 +35,8 @@ type fileResult struct {
 	rec    *fileRec
 	chunks []chunk.Chunk
 	docs   []*document.Document
-	skip string // non-empty: the file is not indexed, for this reason
-	err  error  // detail for skip
+	skip   string // non-empty: the file is not indexed, for this reason
+	err    error  // detail for skip
 	// same: the content hash equals job.knownHash; rec holds only the
 	// file info, without chunks.
 	same bool

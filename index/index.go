@@ -52,7 +52,7 @@ type Index struct {
 
 	// names is the name table of all chunk records; the writer interns.
 	names    *nameTable
-	gen      string     // live generation directory; "" when in memory
+	gen      string // live generation directory; "" when in memory
 	bidx     bleve.Index
 	chunker  Chunker // the writer's, for single-file changes
 	overlays map[string][]byte
