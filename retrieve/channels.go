@@ -255,7 +255,8 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 	}
 	var callers, used []index.ChunkID
 	for _, id := range touched {
-		for _, u := range r.snap.UsedBy(id) {
+		c, _ := r.snap.Chunk(id)
+		for _, u := range r.callers(c) {
 			if !seen[u] {
 				seen[u] = true
 				callers = append(callers, u)
@@ -280,8 +281,8 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 // uses them, gains score in proportion to the seeds' scores.
 func (r *run) graph() []index.ChunkID {
 	seeds := r.ranked()
-	if len(seeds) > 12 {
-		seeds = seeds[:12]
+	if len(seeds) > 10 {
+		seeds = seeds[:10]
 	}
 	if r.focusChunk != "" {
 		if s := r.scores[r.focusChunk]; s != nil && !slices.Contains(seeds, s) {
@@ -294,10 +295,7 @@ func (r *run) graph() []index.ChunkID {
 		for _, d := range uses {
 			acc[d] += s.score * 0.6 / float64(len(uses))
 		}
-		usedBy := r.snap.UsedBy(s.id)
-		if len(usedBy) > 40 {
-			usedBy = usedBy[:40]
-		}
+		usedBy := r.callers(s.c)
 		for _, u := range usedBy {
 			acc[u] += s.score * 0.4 / float64(len(usedBy))
 		}
@@ -367,4 +365,21 @@ func (r *run) overview() []index.ChunkID {
 		ids[i] = x.id
 	}
 	return ids
+}
+
+// callers are up to 40 chunks that refer to c's own name, unless the name
+// is defined in many places (String, New, Close): then who "calls" it is
+// noise, and on a big tree an expensive question.
+func (r *run) callers(c chunk.Chunk) []index.ChunkID {
+	if c.Symbol == "" || len(c.Symbol) < 3 || len(r.snap.Defs(c.Symbol)) > 5 {
+		return nil
+	}
+	refs := r.snap.Refs(c.Symbol)
+	if len(refs) > 200 {
+		return nil // too common to mean anything
+	}
+	if len(refs) > 40 {
+		refs = refs[:40]
+	}
+	return refs
 }

@@ -176,7 +176,7 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 		policy = *req.Policy
 	}
 	res, err := assemble.Assemble(ctx, assemble.Request{Budget: req.Budget, Format: req.Format, Strategy: req.Strategy, Policy: policy},
-		cands, snapFiles{snap}, counter)
+		cands, r.files(), counter)
 	if err != nil {
 		return nil, err
 	}
@@ -189,15 +189,40 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	return resp, nil
 }
 
-// snapFiles serves file texts from a snapshot.
-type snapFiles struct{ snap *index.Snapshot }
+// snapFiles serves file texts from a snapshot, each file read once.
+type snapFiles struct {
+	snap  *index.Snapshot
+	cache map[string]*string // nil value: not available
+}
 
-func (f snapFiles) Text(path string) (string, bool) {
+func newSnapFiles(snap *index.Snapshot) *snapFiles {
+	return &snapFiles{snap: snap, cache: map[string]*string{}}
+}
+
+// Text implements assemble.Files.
+func (f *snapFiles) Text(path string) (string, bool) {
+	if t, ok := f.cache[path]; ok {
+		if t == nil {
+			return "", false
+		}
+		return *t, true
+	}
 	file, err := f.snap.File(path)
 	if err != nil {
+		f.cache[path] = nil
 		return "", false
 	}
-	return string(file.Content), true
+	t := string(file.Content)
+	f.cache[path] = &t
+	return t, true
+}
+
+// files is the run's file reader (shared by hit lines and the assembler).
+func (r *run) files() *snapFiles {
+	if r.fileCache == nil {
+		r.fileCache = newSnapFiles(r.snap)
+	}
+	return r.fileCache
 }
 
 // scored is one chunk's fused state.
@@ -223,6 +248,7 @@ type run struct {
 	// own code.
 	focusChunk index.ChunkID
 	fileLines  map[string][]string
+	fileCache  *snapFiles
 }
 
 // collect runs every channel and fuses their rankings.
@@ -451,7 +477,9 @@ func (r *run) candidates() []assemble.Candidate {
 		if n, ok := r.snap.TokenCount(s.id, r.req.Encoding); ok {
 			cand.Tokens = n
 		}
-		cand.Hits = r.hitLines(s, terms)
+		if len(out) < maxHitCandidates {
+			cand.Hits = r.hitLines(s, terms)
+		}
 		out = append(out, cand)
 	}
 	return out
@@ -478,6 +506,10 @@ func symbolOf(c chunk.Chunk) string {
 	}
 	return c.Symbol
 }
+
+// maxHitCandidates is how many of the best candidates get hit lines (the
+// lines a trimmed part keeps); lower ones are trimmed to their head.
+const maxHitCandidates = 80
 
 // hitTerms are the lower-cased terms whose lines a trimmed part keeps.
 func hitTerms(q Analyzed) []string {
@@ -516,8 +548,8 @@ func (r *run) lines(path string) []string {
 		return ls
 	}
 	var ls []string
-	if f, err := r.snap.File(path); err == nil {
-		ls = strings.Split(string(f.Content), "\n")
+	if text, ok := r.files().Text(path); ok {
+		ls = strings.Split(text, "\n")
 	}
 	if r.fileLines == nil {
 		r.fileLines = map[string][]string{}

@@ -94,7 +94,7 @@ func (e *Engine) Expand(ctx context.Context, snap *index.Snapshot, req ExpandReq
 	}
 	policy := assemble.DefaultPolicy()
 	policy.Levels = false
-	res, err := assemble.Assemble(ctx, assemble.Request{Budget: req.Budget, Format: req.Format, Strategy: assemble.ByScore, Policy: policy}, cands, snapFiles{snap}, counter)
+	res, err := assemble.Assemble(ctx, assemble.Request{Budget: req.Budget, Format: req.Format, Strategy: assemble.ByScore, Policy: policy}, cands, newSnapFiles(snap), counter)
 	if err != nil {
 		return nil, err
 	}
