@@ -168,6 +168,10 @@ type Query struct {
 	// chunk text is always 1). IdentifierBoost (default 2) multiplies the
 	// whole-identifier terms of Identifiers.
 	SymbolBoost, PathBoost, DocBoost, IdentifierBoost float64
+
+	// Filter, if set, admits hits by path (include/exclude globs, open
+	// files only, …); Search then still returns up to k admitted hits.
+	Filter func(path string) bool
 }
 
 // Hit is one search result: a chunk of the snapshot and its score.
@@ -250,10 +254,14 @@ func isAlpha(s string) bool {
 }
 
 // commonFraction: a (term, field) pair that occurs in more than this
-// fraction of all documents is skipped when the query has rarer terms. Its
+// fraction of all documents (and in more than commonMinDocs) is skipped
+// when the query has rarer terms. Its
 // IDF is small, so it barely changes the ranking, but its postings are the
 // bulk of a query's cost.
-const commonFraction = 0.2
+const (
+	commonFraction = 0.2
+	commonMinDocs  = 5000 // below this many postings nothing is worth skipping
+)
 
 // scorer accumulates term-at-a-time scores by document number. One is
 // taken from a pool per search.
@@ -347,7 +355,7 @@ func search(ctx context.Context, reader bindex.IndexReader, pool *scorerPool, st
 			fts = append(fts, fieldTerm{fi, f.boost * terms[t], tfr, df})
 		}
 	}
-	limit := uint64(math.Ceil(commonFraction * float64(n)))
+	limit := max(uint64(math.Ceil(commonFraction*float64(n))), commonMinDocs)
 	rare := 0
 	for _, ft := range fts {
 		if ft.df <= limit {
@@ -408,24 +416,34 @@ func search(ctx context.Context, reader bindex.IndexReader, pool *scorerPool, st
 	// Keep every document that scores at least the k-th best score, so
 	// that ties at the cut are broken by path and line, not by internal
 	// document numbers.
-	cands := topCandidates(sc.acc, sc.touched, k)
-	hits := make([]Hit, 0, len(cands))
-	ords := make([]int, 0, len(cands))
+	// With a Filter, widen the cut until k hits pass it (or all did).
+	var hits []Hit
+	var ords []int
 	idbuf := make([]byte, 8)
-	for _, num := range cands {
-		binary.BigEndian.PutUint64(idbuf, num)
-		ext, err := reader.ExternalID(idbuf)
-		if err != nil {
-			return nil, fmt.Errorf("search: document %d: %w", num, err)
+	for want := k; ; want *= 4 {
+		cands := topCandidates(sc.acc, sc.touched, want)
+		hits, ords = hits[:0], ords[:0]
+		for _, num := range cands {
+			binary.BigEndian.PutUint64(idbuf, num)
+			ext, err := reader.ExternalID(idbuf)
+			if err != nil {
+				return nil, fmt.Errorf("search: document %d: %w", num, err)
+			}
+			id := ChunkID(ext)
+			path, ord, _ := id.Split()
+			if q.Filter != nil && !q.Filter(path) {
+				continue
+			}
+			start, end, ok := resolve(id)
+			if !ok {
+				continue
+			}
+			hits = append(hits, Hit{ID: id, Path: path, StartLine: start, EndLine: end, Score: sc.acc[num]})
+			ords = append(ords, ord)
 		}
-		id := ChunkID(ext)
-		start, end, ok := resolve(id)
-		if !ok {
-			continue
+		if q.Filter == nil || len(hits) >= k || len(cands) == len(sc.touched) {
+			break
 		}
-		path, ord, _ := id.Split()
-		hits = append(hits, Hit{ID: id, Path: path, StartLine: start, EndLine: end, Score: sc.acc[num]})
-		ords = append(ords, ord)
 	}
 	idx := make([]int, len(hits))
 	for i := range idx {

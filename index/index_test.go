@@ -63,6 +63,22 @@ func TestSearchRanksSymbolAndInflections(t *testing.T) {
 	}
 }
 
+func TestSearchFilter(t *testing.T) {
+	x, _ := openFixture(t, testOptions(t))
+	q := Query{Identifiers: []string{"Stitch"}}
+	all := hitPaths(t, x, q)
+	if len(all) < 2 || all[0] != "ranges/stitch.go" {
+		t.Fatalf("unfiltered: %v", all)
+	}
+	q.Filter = func(p string) bool { return !strings.HasPrefix(p, "ranges/") }
+	s, release := x.Snapshot()
+	defer release()
+	hits, err := s.Search(ctx, q, 1)
+	if err != nil || len(hits) != 1 || strings.HasPrefix(hits[0].Path, "ranges/") {
+		t.Errorf("filtered top hit: %+v %v", hits, err)
+	}
+}
+
 func TestSearchDeterministicTies(t *testing.T) {
 	x, _ := openFixture(t, testOptions(t))
 	// The two Clamp copies tie on text and symbol; the path field differs
