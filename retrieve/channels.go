@@ -43,8 +43,8 @@ func (r *run) symbol() ([]index.ChunkID, error) {
 		}
 		seen[name] = true
 		defs := r.snap.Defs(name)
-		if len(defs) == 0 {
-			return
+		if len(defs) == 0 || len(defs) > 30 {
+			return // unknown, or too common to point anywhere
 		}
 		w := base
 		if len(name) >= 8 && codeLike(name) {
@@ -52,6 +52,7 @@ func (r *run) symbol() ([]index.ChunkID, error) {
 		}
 		if len(defs) > 5 {
 			w /= float64(len(defs)) / 5
+			defs = defs[:min(len(defs), 10)]
 		}
 		names = append(names, named{name, w, defs})
 	}
