@@ -20,19 +20,42 @@
 // blocks readers: it prepares the next snapshot and swaps an atomic
 // pointer. Snapshots are reference counted; release each one.
 //
-// File contents are not kept in memory, except editor overlays and files
-// changed through Update since the last compaction. Snapshot.File reads
-// the file from disk and verifies it against the indexed content hash,
-// returning ErrStale rather than text whose lines do not match the chunks.
+// File contents are not kept in memory, except editor overlays.
+// Snapshot.File reads the file from disk and verifies it against the
+// indexed content hash, returning ErrStale rather than text whose lines do
+// not match the chunks.
 // So a 90 MB tree costs its chunk metadata in memory, not its text.
+//
+// # Searching
+//
+// Snapshot.Search scores chunks with BM25 over the fields text, symbol
+// (boosted 3×), path and doc. The index mapping says ScoringModel "bm25",
+// but the scores are computed here, from bleve's postings of the pinned
+// snapshot: per (term, field), idf·tf·(k1+1)/(tf+k1·(1−b+b·len/avglen)),
+// with bleve's process-wide k1 and b (1.2, 0.75) and the average field
+// lengths kept in the tables, times the field boost and the term's weight,
+// summed — without the coordination factor bleve's disjunctions apply.
+// Postings of (term, field) pairs found in over a fifth of a large index
+// are skipped when the query has rarer terms. Ties are broken by path,
+// then line. A Query carries raw text, identifiers (searched whole and by
+// parts) and prose words (also matched by naive inflections).
 //
 // # Writing
 //
 // Open builds, or loads and refreshes, the index; Update, Remove,
 // SetOverlay, ClearOverlay and Refresh change it. All changes go through
-// one writer mutex and one bleve writer; chunking runs on GOMAXPROCS
-// workers, each with its own Chunker. Overlays (open editor buffers)
-// override the disk in every answer until cleared.
+// one writer mutex and one bleve writer (batches of 1000 documents);
+// chunking and token counting run on GOMAXPROCS workers, each with its own
+// Chunker. Overlays (open editor buffers) override the disk in every
+// answer until cleared. Single-file changes and overlays are admitted by
+// the walker's rules (ignore files, secrets, size, binary).
+//
+// A full build does not merge bleve segments as they come (that rewrites
+// every document several times) but merges them once at the end; the
+// index is then reopened with bleve's normal merge policy for incremental
+// changes. Chunks are kept compactly (int32 positions, Defines and
+// References as ids into an append-only name table), about half the size
+// of chunk.Chunk; Chunk and ChunksOf expand them.
 //
 // # On disk
 //

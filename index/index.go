@@ -553,8 +553,7 @@ func (x *Index) publishLocked(base *tables, delta map[string]*fileRec, complete 
 	return nil
 }
 
-// compact folds delta into new base tables. Content held in memory for
-// files that are not overlays is dropped: File reads them from disk.
+// compact folds delta into new base tables.
 func compact(base *tables, delta map[string]*fileRec, names []string) *tables {
 	files := maps.Clone(base.files)
 	if files == nil {
@@ -564,11 +563,6 @@ func compact(base *tables, delta map[string]*fileRec, names []string) *tables {
 		if f == nil {
 			delete(files, p)
 			continue
-		}
-		if f.content != nil && !f.info.Overlay {
-			g := *f
-			g.content = nil
-			f = &g
 		}
 		files[p] = f
 	}

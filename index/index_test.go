@@ -584,3 +584,41 @@ func (r Range) Len() int { return r.End - r.Start + 1 }
 		t.Errorf("method not found by name")
 	}
 }
+
+func TestDeltaCompaction(t *testing.T) {
+	opts := testOptions(t)
+	opts.InMemory = true
+	x, _ := openFixture(t, opts)
+	for i := range compactAfter + 10 {
+		p := fmt.Sprintf("gen/f%03d.go", i)
+		if err := x.Update(ctx, p, fmt.Appendf(nil, "package gen\n\nfunc Gen%d() { useshared() }\n", i)); err != nil {
+			t.Fatal(err)
+		}
+		if i == compactAfter+5 {
+			if err := x.Remove(ctx, "gen/f000.go"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s, release := x.Snapshot()
+	defer release()
+	if len(s.delta) > compactAfter {
+		t.Errorf("delta of %d files never compacted", len(s.delta))
+	}
+	if n := len(s.Paths()); n != 6+compactAfter+10-1 {
+		t.Errorf("%d paths", n)
+	}
+	if r := s.Refs("useshared"); len(r) != compactAfter+10-1 {
+		t.Errorf("Refs across base and delta: %d", len(r))
+	}
+	if d := s.Defs("Gen0"); len(d) != 0 {
+		t.Errorf("removed file's definition: %v", d)
+	}
+	if d := s.Defs(fmt.Sprintf("Gen%d", compactAfter+9)); len(d) != 1 {
+		t.Errorf("newest definition: %v", d)
+	}
+	hits, err := s.Search(ctx, Query{Text: "useshared"}, 1000)
+	if err != nil || len(hits) != compactAfter+10-1 {
+		t.Errorf("search across base and delta: %d hits, %v", len(hits), err)
+	}
+}

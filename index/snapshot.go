@@ -183,9 +183,9 @@ type File struct {
 	Content []byte
 }
 
-// File returns path's indexed content: the overlay or updated content held
-// in memory, or else the file read from disk, verified against the
-// indexed content hash. If the disk file changed since it was indexed,
+// File returns path's indexed content: the overlay content held in
+// memory, or else the file read from disk, verified against the indexed
+// content hash. If the disk file changed since it was indexed,
 // File returns an error wrapping ErrStale rather than text that does not
 // match the snapshot's line numbers.
 func (s *Snapshot) File(path string) (File, error) {

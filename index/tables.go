@@ -64,9 +64,8 @@ type fileRec struct {
 	// tokens holds the token counts of the chunks, chunk-major: chunk i's
 	// count in encoding j is tokens[i*len(encodings)+j].
 	tokens []int32
-	// content is the indexed content when it is held in memory (overlays
-	// and files changed through Update since the last compaction); nil
-	// means "read from disk and verify info.Hash".
+	// content is the indexed content of an overlay (an editor buffer);
+	// nil means "read from disk and verify info.Hash".
 	content []byte
 }
 
