@@ -68,6 +68,15 @@ type Options struct {
 	// OverviewMaxFiles bounds the overview channel's work: it is skipped
 	// on workspaces with more files.
 	OverviewMaxFiles int
+	// PerFileShare, when a request sets no per-file cap, caps each file at
+	// this share of the budget (0: no cap), so one large file cannot
+	// crowd out the others.
+	PerFileShare float64
+	// PerFileMinBudget: PerFileShare applies only to budgets of at least
+	// this many tokens. Under a tight budget depth in the best file beats
+	// breadth (line recall drops by 0.1 with a cap at 2 000 tokens); with
+	// room, breadth wins (docs/quality.md).
+	PerFileMinBudget int
 	// Levels and Outlines set the assembler's policy flags (detail levels
 	// under a tight budget; summary substitution of dropped candidates)
 	// for requests that bring no Policy of their own.
@@ -76,7 +85,8 @@ type Options struct {
 
 // DefaultOptions returns the tuned defaults (see docs/quality.md).
 func DefaultOptions() Options {
-	return Options{RRFK: 20, MaxCandidates: 250, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000, Levels: true}
+	return Options{RRFK: 20, MaxCandidates: 250, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000,
+		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true}
 }
 
 // Engine runs requests. It is safe for concurrent use.
@@ -175,7 +185,11 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	if req.Policy != nil {
 		policy = *req.Policy
 	}
-	res, err := assemble.Assemble(ctx, assemble.Request{Budget: req.Budget, Format: req.Format, Strategy: req.Strategy, Policy: policy},
+	budget := req.Budget
+	if budget.PerFileMaxTokens == 0 && e.opts.PerFileShare > 0 && budget.MaxTokens >= e.opts.PerFileMinBudget {
+		budget.PerFileMaxTokens = max(1, int(e.opts.PerFileShare*float64(budget.MaxTokens)))
+	}
+	res, err := assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: req.Format, Strategy: req.Strategy, Policy: policy},
 		cands, r.files(), counter)
 	if err != nil {
 		return nil, err
