@@ -242,3 +242,17 @@ func TestIndexCommand(t *testing.T) {
 		t.Fatalf("second run: exit %d, %q", code, out)
 	}
 }
+
+func TestAssembleIncludeExclude(t *testing.T) {
+	ws := workspace(t)
+	cache := t.TempDir()
+	r := assembleJSON(t, "--root", ws, "--cache-dir", cache, "--query", "tax computed at checkout", "--budget", "4000", "--include", "**/*.go", "--exclude", "tax/**")
+	if len(r.Parts) == 0 {
+		t.Fatal("no parts")
+	}
+	for _, p := range r.Parts {
+		if !strings.HasSuffix(p.Path, ".go") || strings.HasPrefix(p.Path, "tax/") {
+			t.Fatalf("part %s violates --include/--exclude", p.Path)
+		}
+	}
+}

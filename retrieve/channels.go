@@ -15,7 +15,11 @@ func (r *run) lexical() ([]index.ChunkID, error) {
 	if r.q.Empty() {
 		return nil, nil
 	}
-	hits, err := r.snap.Search(r.ctx, index.Query{Identifiers: r.q.Identifiers, Words: r.q.Words, Text: strings.Join(r.q.Paths, " ")}, r.e.opts.LexicalK)
+	q := index.Query{Identifiers: r.q.Identifiers, Words: r.q.Words, Text: strings.Join(r.q.Paths, " ")}
+	if len(r.req.Include)+len(r.req.Exclude) > 0 {
+		q.Filter = r.allowed // k hits that pass include/exclude, not k before filtering
+	}
+	hits, err := r.snap.Search(r.ctx, q, r.e.opts.LexicalK)
 	if err != nil {
 		return nil, err
 	}
