@@ -36,6 +36,9 @@ func benchTree(b *testing.B) string {
 // with the cache in a directory of the benchmark.
 func benchOptions(b *testing.B, cache string) Options {
 	o := Options{CacheDir: cache, CheckpointDelay: -1}
+	if testing.Verbose() {
+		o.Logf = b.Logf
+	}
 	// Tuning experiments: CTXLS_BENCH_BATCH, CTXLS_BENCH_SAFE=1,
 	// CTXLS_BENCH_MERGE={"maxSegmentsPerTier":…} (scorch merge plan JSON).
 	if n, err := strconv.Atoi(os.Getenv("CTXLS_BENCH_BATCH")); err == nil {

@@ -496,3 +496,21 @@ func TestTablesCodec(t *testing.T) {
 		}
 	}
 }
+
+func TestChunkRecRoundTrip(t *testing.T) {
+	nt := newNameTable()
+	for _, c := range []chunk.Chunk{
+		{Path: "a.go", Language: "go", Kind: chunk.KindFunction, StartByte: 3, EndByte: 40, StartLine: 2, EndLine: 5,
+			Symbol: "F", QualifiedName: "a.F", Signature: "func F()", SigEndLine: 2, Doc: "// F.", DocStartLine: 1,
+			Defines: []string{"F"}, References: []string{"G", "x"}, Part: 2,
+			TrackingHash: "00112233445566778899aabbccddeeff", ContentHash: "ffeeddccbbaa99887766554433221100"},
+		{Path: "b.txt", Language: "text", Kind: chunk.KindWindow, StartLine: 1, EndLine: 1,
+			TrackingHash: "not-hex", ContentHash: "00112233445566778899AABBCCDDEEFF"},
+	} {
+		r := newChunkRec(&c, nt)
+		nt.compact() // the lookup map is rebuilt on demand
+		if got := r.toChunk(c.Path, nt.view()); !reflect.DeepEqual(got, c) {
+			t.Errorf("round trip:\n got %+v\nwant %+v", got, c)
+		}
+	}
+}

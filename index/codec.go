@@ -135,8 +135,9 @@ func writeTables(path string, encodings, names []string, files []*fileRec) (err 
 					w.str(names[id])
 				}
 			}
-			w.str(c.trackingHash)
-			w.str(c.contentHash)
+			th, ch := c.hashStrings()
+			w.str(th)
+			w.str(ch)
 			w.int(int(c.part))
 			for j := range nenc {
 				var n int32
@@ -358,8 +359,7 @@ func readTables(path string, nt *nameTable) (encodings []string, files map[strin
 				c.names = append(c.names, r.name())
 			}
 			c.ndefs = int32(nd)
-			c.trackingHash = r.str()
-			c.contentHash = r.str()
+			c.setHashes(r.str(), r.str())
 			c.part = r.int32()
 			for j := range nenc {
 				fr.tokens[i*nenc+j] = r.int32()

@@ -228,6 +228,7 @@ func (x *Index) openExisting() string {
 		return "damaged: " + err.Error()
 	}
 	base := newTables(encs, x.names.view(), files)
+	x.names.compact()
 	if n, err := bidx.DocCount(); err != nil || n != uint64(len(base.all)) || len(base.all) != m.Chunks {
 		bidx.Close()
 		return fmt.Sprintf("damaged: %d documents for %d chunks (%v)", n, len(base.all), err)
@@ -333,6 +334,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	for _, s := range skipped {
 		st.Skipped[s.Reason]++
 	}
+	listed := time.Now()
 	jobs := x.jobsFor(entries)
 	var total int64
 	for _, j := range jobs {
@@ -380,12 +382,21 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	}
 	maps.Copy(files, w.out)
 	base := newTables(x.set.encodings, x.names.view(), files)
+	x.names.compact()
+	indexed := time.Now()
 	if gen != "" {
 		if err := x.compactBuild(ctx, gen); err != nil {
 			x.abandonBuild(gen)
 			return fmt.Errorf("build index: %w", err)
 		}
 	}
+	merged := time.Now()
+	defer func() {
+		x.set.Logf("index: built %s: %d files, %d chunks in %v (list %v, chunk and index %v, merge %v, save %v)",
+			x.env.root, len(base.paths), len(base.all), time.Since(start).Round(time.Millisecond),
+			listed.Sub(start).Round(time.Millisecond), indexed.Sub(listed).Round(time.Millisecond),
+			merged.Sub(indexed).Round(time.Millisecond), time.Since(merged).Round(time.Millisecond))
+	}()
 
 	x.mu.Lock()
 	defer x.mu.Unlock()

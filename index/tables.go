@@ -77,7 +77,11 @@ type chunkRec struct {
 	kind                                  chunk.Kind
 	language                              string
 	symbol, qualifiedName, signature, doc string
-	trackingHash, contentHash             string
+	// hashes holds TrackingHash and ContentHash decoded from hex when both
+	// are 32 hex digits (the chunk package's form); otherwise oddHashes
+	// keeps them as given.
+	hashes    [32]byte
+	oddHashes *[2]string
 	// names holds the chunk's Defines followed by its References, each
 	// list in the chunker's (sorted) order.
 	names []uint32
@@ -102,8 +106,6 @@ func newChunkRec(c *chunk.Chunk, nt *nameTable) chunkRec {
 		qualifiedName: c.QualifiedName,
 		signature:     c.Signature,
 		doc:           c.Doc,
-		trackingHash:  c.TrackingHash,
-		contentHash:   c.ContentHash,
 		ndefs:         int32(len(c.Defines)),
 		startByte:     int32(c.StartByte),
 		endByte:       int32(c.EndByte),
@@ -113,6 +115,7 @@ func newChunkRec(c *chunk.Chunk, nt *nameTable) chunkRec {
 		docStartLine:  int32(c.DocStartLine),
 		part:          int32(c.Part),
 	}
+	r.setHashes(c.TrackingHash, c.ContentHash)
 	if n := len(c.Defines) + len(c.References); n > 0 {
 		r.names = make([]uint32, 0, n)
 		for _, d := range c.Defines {
@@ -142,13 +145,34 @@ func (r *chunkRec) toChunk(path string, names []string) chunk.Chunk {
 		SigEndLine:    int(r.sigEndLine),
 		Doc:           r.doc,
 		DocStartLine:  int(r.docStartLine),
-		TrackingHash:  r.trackingHash,
-		ContentHash:   r.contentHash,
 		Part:          int(r.part),
 	}
+	c.TrackingHash, c.ContentHash = r.hashStrings()
 	c.Defines = nameStrings(r.defines(), names)
 	c.References = nameStrings(r.references(), names)
 	return c
+}
+
+// setHashes stores the chunk's tracking and content hashes.
+func (r *chunkRec) setHashes(tracking, content string) {
+	if len(tracking) == 32 && len(content) == 32 {
+		_, err1 := hex.Decode(r.hashes[:16], []byte(tracking))
+		_, err2 := hex.Decode(r.hashes[16:], []byte(content))
+		if err1 == nil && err2 == nil && hex.EncodeToString(r.hashes[:16]) == tracking &&
+			hex.EncodeToString(r.hashes[16:]) == content {
+			return
+		}
+	}
+	r.hashes = [32]byte{}
+	r.oddHashes = &[2]string{tracking, content}
+}
+
+// hashStrings returns the tracking and content hashes as given.
+func (r *chunkRec) hashStrings() (tracking, content string) {
+	if r.oddHashes != nil {
+		return r.oddHashes[0], r.oddHashes[1]
+	}
+	return hex.EncodeToString(r.hashes[:16]), hex.EncodeToString(r.hashes[16:])
 }
 
 func nameStrings(ids []uint32, names []string) []string {
@@ -175,6 +199,12 @@ type nameTable struct {
 func newNameTable() *nameTable { return &nameTable{ids: make(map[string]uint32)} }
 
 func (t *nameTable) intern(s string) uint32 {
+	if t.ids == nil {
+		t.ids = make(map[string]uint32, len(t.names))
+		for i, n := range t.names {
+			t.ids[n] = uint32(i)
+		}
+	}
 	if id, ok := t.ids[s]; ok {
 		return id
 	}
@@ -183,6 +213,11 @@ func (t *nameTable) intern(s string) uint32 {
 	t.ids[s] = id
 	return id
 }
+
+// compact drops the lookup map, which intern rebuilds when next needed:
+// after a full build the map is a tenth of the tables' memory, and single
+// file changes come seldom.
+func (t *nameTable) compact() { t.ids = nil }
 
 // canonical returns the interned copy of s.
 func (t *nameTable) canonical(s string) string { return t.names[t.intern(s)] }
