@@ -405,7 +405,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	}
 	if gen != "" {
 		snap := x.cur.Load()
-		if err := persistIndex(ctx, x.bidx, snap.stateRoot); err != nil {
+		if err := persistIndex(ctx, x.bidx, snap.StateRoot()); err != nil {
 			return fmt.Errorf("build index: %w", err)
 		}
 		if err := x.writeStateLocked(gen, snap); err != nil {
@@ -422,7 +422,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 		st.Bytes += f.info.Size
 	}
 	st.Changed = st.Files
-	st.StateRoot = x.cur.Load().stateRoot
+	st.StateRoot = x.cur.Load().StateRoot()
 	st.DurationMs = msSince(start)
 	x.stats = st
 	return nil
@@ -534,7 +534,7 @@ func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
 		return err
 	}
 	m := x.wantMarker()
-	m.StateRoot, m.Files, m.Chunks, m.Written = snap.stateRoot, len(snap.paths), snap.nchunks, time.Now().UTC()
+	m.StateRoot, m.Files, m.Chunks, m.Written = snap.StateRoot(), len(snap.paths), snap.nchunks, time.Now().UTC()
 	if err := writeMarker(gen, m); err != nil {
 		return err
 	}

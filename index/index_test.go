@@ -253,6 +253,18 @@ func parseHTTPRequest(conn Conn) (*Request, error) {
 	if got := hitPaths(t, x, Query{Identifiers: []string{"Widen"}}); !slices.Equal(got, []string{"ranges/new.go"}) {
 		t.Errorf("added file: %v", got)
 	}
+	for _, p := range []string{"aaa.go", "zzz.go"} {
+		if err := x.Update(ctx, p, []byte("package x\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2, rel2 := x.Snapshot()
+	want := []string{"README.md", "aaa.go", "assemble/pack.go", "ranges/new.go", "ranges/stitch.go",
+		"server/http.go", "vendor/a/util.go", "vendor/b/util.go", "zzz.go"}
+	if got := s2.Paths(); !slices.Equal(got, want) {
+		t.Errorf("paths with a delta: %v", got)
+	}
+	rel2()
 	if err := x.Update(ctx, "../outside.go", []byte("x")); err == nil {
 		t.Error("Update outside the root succeeded")
 	}

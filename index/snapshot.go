@@ -55,7 +55,8 @@ type Snapshot struct {
 	paths     []string // sorted paths of all files of this snapshot
 	nchunks   int
 	stats     corpusStats
-	stateRoot string
+	rootOnce  sync.Once
+	stateRoot string // computed on first use
 	complete  bool
 	seq       uint64
 
@@ -73,12 +74,7 @@ func newSnapshot(e *env, base *tables, delta map[string]*fileRec, names []string
 	if len(delta) == 0 {
 		s.paths = base.paths
 	} else {
-		s.paths = make([]string, 0, len(base.paths)+len(delta))
-		for _, p := range base.paths {
-			if _, changed := delta[p]; !changed {
-				s.paths = append(s.paths, p)
-			}
-		}
+		var added []string
 		for p, f := range delta {
 			if old := base.files[p]; old != nil {
 				n -= len(old.chunks)
@@ -91,7 +87,9 @@ func newSnapshot(e *env, base *tables, delta map[string]*fileRec, names []string
 			if f == nil {
 				continue
 			}
-			s.paths = append(s.paths, p)
+			if base.files[p] == nil {
+				added = append(added, p)
+			}
 			n += len(f.chunks)
 			for i := range f.chunks {
 				for j, l := range f.chunks[i].flen {
@@ -99,7 +97,20 @@ func newSnapshot(e *env, base *tables, delta map[string]*fileRec, names []string
 				}
 			}
 		}
-		slices.Sort(s.paths)
+		slices.Sort(added)
+		// Merge base's sorted paths, minus removed ones, with the added.
+		s.paths = make([]string, 0, len(base.paths)+len(added))
+		i := 0
+		for _, p := range base.paths {
+			for i < len(added) && added[i] < p {
+				s.paths = append(s.paths, added[i])
+				i++
+			}
+			if f, changed := delta[p]; !changed || f != nil {
+				s.paths = append(s.paths, p)
+			}
+		}
+		s.paths = append(s.paths, added[i:]...)
 	}
 	s.nchunks = n
 	s.stats.docs = uint64(n)
@@ -108,7 +119,6 @@ func newSnapshot(e *env, base *tables, delta map[string]*fileRec, names []string
 			s.stats.avgLen[j] = float64(l) / float64(n)
 		}
 	}
-	s.stateRoot = stateRoot(s.paths, func(p string) string { return s.file(p).info.Hash })
 	return s
 }
 
@@ -147,7 +157,12 @@ func (s *Snapshot) file(p string) *fileRec {
 // StateRoot is the hex SHA-256 over the sorted (path, content hash) pairs
 // of the snapshot's files (see StateRoot the function): equal for equal
 // workspace content, whatever the order files were indexed in.
-func (s *Snapshot) StateRoot() string { return s.stateRoot }
+func (s *Snapshot) StateRoot() string {
+	s.rootOnce.Do(func() {
+		s.stateRoot = stateRoot(s.paths, func(p string) string { return s.file(p).info.Hash })
+	})
+	return s.stateRoot
+}
 
 // Complete reports whether the snapshot covers the whole workspace: false
 // for the partial snapshots published while a background build runs.

@@ -167,7 +167,7 @@ func (x *Index) checkpointLocked(ctx context.Context) error {
 		return nil
 	}
 	if x.dirty {
-		if err := persistIndex(ctx, x.bidx, snap.stateRoot); err != nil {
+		if err := persistIndex(ctx, x.bidx, snap.StateRoot()); err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 	}
@@ -405,7 +405,7 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 		return st, err
 	}
 	snap := x.cur.Load()
-	st.Files, st.Chunks, st.StateRoot = len(snap.paths), snap.nchunks, snap.stateRoot
+	st.Files, st.Chunks, st.StateRoot = len(snap.paths), snap.nchunks, snap.StateRoot()
 	for _, p := range snap.paths {
 		st.Bytes += snap.file(p).info.Size
 	}
