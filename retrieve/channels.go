@@ -64,7 +64,7 @@ func (r *run) symbol() ([]index.ChunkID, error) {
 		consider(id, 1)
 	}
 	for _, w := range r.q.Words {
-		if len(w) >= 4 {
+		if len(w) >= 4 && r.e.opts.SymbolWords {
 			consider(w, 0.5)
 			consider(capitalize(w), 0.5)
 		}

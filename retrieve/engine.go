@@ -31,8 +31,9 @@ func DefaultWeights() map[string]float64 {
 		ChanDiff:    2.0,
 		ChanGraph:   0.4,
 		// Neighbor is not a ranked channel: a neighbor gets half of its
-		// parent's fused score (seed 001), times this weight.
-		ChanNeighbor: 1.0,
+		// parent's fused score (seed 001), times this weight (0.5: the
+		// eval finds full weight crowds out other files).
+		ChanNeighbor: 0.5,
 		// Overview fills what room the other channels leave with the
 		// workspace's most-referenced definitions (a repo map).
 		ChanOverview: 0.2,
@@ -77,6 +78,9 @@ type Options struct {
 	// breadth (line recall drops by 0.1 with a cap at 2 000 tokens); with
 	// room, breadth wins (docs/quality.md).
 	PerFileMinBudget int
+	// SymbolWords lets the symbol channel look up plain query words (and
+	// their capitalized forms) as definition names, not only identifiers.
+	SymbolWords bool
 	// Levels and Outlines set the assembler's policy flags (detail levels
 	// under a tight budget; summary substitution of dropped candidates)
 	// for requests that bring no Policy of their own.
