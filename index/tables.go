@@ -297,26 +297,46 @@ func newTables(encodings, names []string, files map[string]*fileRec) *tables {
 func (t *tables) symbols() (defs, refs map[string][]int32) {
 	t.symOnce.Do(func() {
 		// Count first, so that every list is allocated once, in one slab.
+		// References are name ids: count and fill them through arrays
+		// indexed by id (a few million of them on a large tree), and touch
+		// the map once per distinct name.
 		ndefs := make(map[string]int32)
-		nrefs := make(map[string]int32, len(t.all))
+		nrefs := make([]int32, len(t.names))
 		totalDefs, totalRefs := 0, 0
 		for _, r := range t.all {
 			rec := r.rec()
 			forEachDefName(rec, t.names, func(name string) { ndefs[name]++; totalDefs++ })
 			for _, id := range rec.references() {
-				nrefs[t.names[id]]++
+				nrefs[id]++
 			}
 			totalRefs += len(rec.references())
 		}
 		t.defs = slabLists(ndefs, totalDefs)
-		t.refs = slabLists(nrefs, totalRefs)
+		refSlab := make([]int32, totalRefs)
+		next := make([]int32, len(t.names)) // fill cursor per name id
+		distinct := 0
+		off := int32(0)
+		for id, n := range nrefs {
+			next[id] = off
+			off += n
+			if n > 0 {
+				distinct++
+			}
+		}
 		for i, r := range t.all {
 			idx := int32(i)
 			rec := r.rec()
 			forEachDefName(rec, t.names, func(name string) { t.defs[name] = append(t.defs[name], idx) })
 			for _, id := range rec.references() {
-				name := t.names[id]
-				t.refs[name] = append(t.refs[name], idx)
+				refSlab[next[id]] = idx
+				next[id]++
+			}
+		}
+		t.refs = make(map[string][]int32, distinct)
+		for id, n := range nrefs {
+			if n > 0 {
+				end := next[id] // the cursor ends where the list ends
+				t.refs[t.names[id]] = refSlab[end-n : end : end]
 			}
 		}
 	})
