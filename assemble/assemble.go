@@ -387,20 +387,12 @@ func (a *assembly) emptyNote(om []*cand) string {
 
 // compareOmitted totally orders omitted records of invalid candidates.
 func compareOmitted(x, y Omitted) int {
-	if c := strings.Compare(x.Handle, y.Handle); c != 0 {
-		return c
-	}
-	if c := strings.Compare(x.Reason, y.Reason); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(y.Score, x.Score); c != 0 {
-		return c
-	}
-	if c := strings.Compare(x.Symbol, y.Symbol); c != 0 {
-		return c
-	}
-	if c := slices.CompareFunc(x.Ranges, y.Ranges, ranges.Compare); c != 0 {
-		return c
-	}
-	return slices.Compare(x.Sources, y.Sources)
+	return cmp.Or(
+		strings.Compare(x.Handle, y.Handle),
+		strings.Compare(x.Reason, y.Reason),
+		cmp.Compare(y.Score, x.Score),
+		strings.Compare(x.Symbol, y.Symbol),
+		slices.CompareFunc(x.Ranges, y.Ranges, ranges.Compare),
+		slices.Compare(x.Sources, y.Sources),
+	)
 }

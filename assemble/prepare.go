@@ -160,6 +160,8 @@ func (a *assembly) stitch(f *fileText, rs []ranges.Range) []ranges.Range {
 // comparePriority is the total order candidates are considered in: score
 // descending, then path, then ranges, then the remaining fields, so that
 // equal-looking candidates still have one order whatever the input order.
+// (Written as early returns, not cmp.Or: it runs inside the sort of every
+// request, and cmp.Or would evaluate every comparison.)
 func comparePriority(x, y *cand) int {
 	if c := cmp.Compare(y.Score, x.Score); c != 0 {
 		return c

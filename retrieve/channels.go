@@ -314,12 +314,14 @@ func (r *run) graph() []index.ChunkID {
 		all = append(all, kv{id, v})
 	}
 	slices.SortFunc(all, func(a, b kv) int { return cmp.Or(cmp.Compare(b.v, a.v), cmp.Compare(a.id, b.id)) })
-	if len(all) > 50 {
-		all = all[:50]
-	}
-	ids := make([]index.ChunkID, len(all))
-	for i, x := range all {
-		ids[i] = x.id
+	return topIDs(all, 50, func(x kv) index.ChunkID { return x.id })
+}
+
+// topIDs returns the ids of the first n of a ranked list.
+func topIDs[T any](ranked []T, n int, id func(T) index.ChunkID) []index.ChunkID {
+	ids := make([]index.ChunkID, 0, min(n, len(ranked)))
+	for _, x := range ranked[:min(n, len(ranked))] {
+		ids = append(ids, id(x))
 	}
 	return ids
 }
@@ -362,14 +364,7 @@ func (r *run) overview() []index.ChunkID {
 	slices.SortFunc(all, func(a, b ranked) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.path, b.path), cmp.Compare(a.line, b.line))
 	})
-	if len(all) > 60 {
-		all = all[:60]
-	}
-	ids := make([]index.ChunkID, len(all))
-	for i, x := range all {
-		ids[i] = x.id
-	}
-	return ids
+	return topIDs(all, 60, func(x ranked) index.ChunkID { return x.id })
 }
 
 // callers are up to 40 chunks that refer to c's own name, unless the name
