@@ -113,34 +113,7 @@ func (r *run) path() ([]index.ChunkID, error) {
 		}
 	}
 	for _, p := range r.snap.Paths() {
-		if !r.allowed(p) {
-			continue
-		}
-		s := 0.0
-		for _, qp := range r.q.Paths {
-			if p == qp || strings.HasSuffix(p, "/"+qp) {
-				s += 10
-			} else if strings.HasSuffix(strings.TrimSuffix(p, pathExt(p)), "/"+strings.TrimSuffix(qp, pathExt(qp))) {
-				s += 5
-			}
-		}
-		segs := strings.Split(p, "/")
-		base := strings.ToLower(strings.TrimSuffix(segs[len(segs)-1], pathExt(segs[len(segs)-1])))
-		if words[base] {
-			s += 3
-		} else {
-			for _, part := range strings.FieldsFunc(base, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
-				if words[part] && len(part) >= 4 {
-					s += 1
-				}
-			}
-		}
-		for _, d := range segs[:len(segs)-1] {
-			if words[strings.ToLower(d)] {
-				s += 0.5
-			}
-		}
-		if s > 0 {
+		if s := pathScore(p, r.q.Paths, words); s > 0 && r.allowed(p) {
 			files = append(files, fileScore{p, s})
 		}
 	}
@@ -382,4 +355,61 @@ func (r *run) callers(c chunk.Chunk) []index.ChunkID {
 		refs = refs[:40]
 	}
 	return refs
+}
+
+// pathScore scores how well path p matches the request's paths and words:
+// a whole path or suffix 10, the same path without extension 5, a base name
+// equal to a word 3, a word part of the base name 1, a directory named by a
+// word 0.5 each. It allocates only for the rare mixed-case names: it runs
+// over every path of the workspace.
+func pathScore(p string, qpaths []string, words map[string]bool) float64 {
+	s := 0.0
+	for _, qp := range qpaths {
+		if p == qp || (strings.HasSuffix(p, qp) && len(p) > len(qp) && p[len(p)-len(qp)-1] == '/') {
+			s += 10
+		} else if stem, qstem := strings.TrimSuffix(p, pathExt(p)), strings.TrimSuffix(qp, pathExt(qp)); strings.HasSuffix(stem, "/"+qstem) {
+			s += 5
+		}
+	}
+	slash := strings.LastIndexByte(p, '/')
+	base := p[slash+1:]
+	base = strings.TrimSuffix(base, pathExt(base))
+	base = lowerASCII(base)
+	if words[base] {
+		s += 3
+	} else {
+		for rest := base; rest != ""; {
+			i := strings.IndexAny(rest, "_-.")
+			part := rest
+			if i >= 0 {
+				part, rest = rest[:i], rest[i+1:]
+			} else {
+				rest = ""
+			}
+			if len(part) >= 4 && words[part] {
+				s++
+			}
+		}
+	}
+	if slash > 0 {
+		for dirs := p[:slash]; dirs != ""; {
+			d, rest, _ := strings.Cut(dirs, "/")
+			if words[lowerASCII(d)] {
+				s += 0.5
+			}
+			dirs = rest
+		}
+	}
+	return s
+}
+
+// lowerASCII lower-cases s, without allocating when it has no upper-case
+// ASCII letter.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' || c >= 0x80 {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }

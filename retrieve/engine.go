@@ -89,7 +89,7 @@ type Options struct {
 
 // DefaultOptions returns the tuned defaults (see docs/quality.md).
 func DefaultOptions() Options {
-	return Options{RRFK: 20, MaxCandidates: 250, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000,
+	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000,
 		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true}
 }
 
