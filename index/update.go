@@ -363,6 +363,19 @@ func (x *Index) writerChunker() (Chunker, error) {
 // refreshLocked compares a fresh listing with the current snapshot and
 // applies the difference, then checkpoints.
 func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
+	if wl, ok := x.set.Lister.(*WalkLister); ok {
+		// Files held with the same size and mtime passed the content checks
+		// when they were indexed: the walk need not read them again.
+		snap := x.cur.Load()
+		wl.Options.Unchanged = func(rel string, size int64, mtime time.Time) bool {
+			if snap == nil {
+				return false
+			}
+			fi, ok := snap.Stat(rel)
+			return ok && !fi.Overlay && fi.Size == size && fi.ModTime.Equal(mtime)
+		}
+		defer func() { wl.Options.Unchanged = nil }()
+	}
 	entries, skipped, err := x.set.Lister.List(ctx, x.env.root)
 	if err != nil {
 		return Stats{}, fmt.Errorf("refresh: %w", err)

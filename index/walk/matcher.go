@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -29,6 +30,9 @@ type Matcher struct {
 	include  []string
 	exclude  []string
 	noFollow bool
+	// unchanged skips the content checks of files already judged (see
+	// Options.Unchanged).
+	unchanged func(rel string, size int64, mtime time.Time) bool
 
 	// readHead reads the start of a file for the content checks; tests
 	// replace it to observe which files are opened.
@@ -68,14 +72,15 @@ func NewMatcher(root string, opts Options) (*Matcher, error) {
 		}
 	}
 	m := &Matcher{
-		root:     abs,
-		realRoot: real,
-		maxSize:  opts.MaxFileSize,
-		include:  append([]string(nil), opts.Include...),
-		exclude:  append([]string(nil), opts.Exclude...),
-		noFollow: opts.NoFollowSymlinks,
-		readHead: readFileHead,
-		dirs:     make(map[string]*dirIgnore),
+		root:      abs,
+		realRoot:  real,
+		maxSize:   opts.MaxFileSize,
+		include:   append([]string(nil), opts.Include...),
+		exclude:   append([]string(nil), opts.Exclude...),
+		noFollow:  opts.NoFollowSymlinks,
+		unchanged: opts.Unchanged,
+		readHead:  readFileHead,
+		dirs:      make(map[string]*dirIgnore),
 	}
 	if m.maxSize == 0 {
 		m.maxSize = DefaultMaxFileSize
@@ -664,6 +669,9 @@ func (m *Matcher) checkFile(rel, name, abs, real string, info fs.FileInfo, buf [
 	}
 	if r, detail := m.checkSize(info.Size()); r != "" {
 		return File{}, &Skipped{Path: rel, Reason: r, Detail: detail}
+	}
+	if m.unchanged != nil && m.unchanged(rel, info.Size(), info.ModTime()) {
+		return File{Path: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime()}, nil
 	}
 	n := 0
 	if info.Size() > 0 {

@@ -28,6 +28,13 @@ type Options struct {
 	// By default symlinks are followed, but never to a target outside the
 	// root (ReasonSymlinkOutside) and never into a loop (ReasonSymlinkLoop).
 	NoFollowSymlinks bool
+
+	// Unchanged, if set, is asked about every regular file that passes the
+	// name and size rules; true means "this file was already judged, with
+	// this size and modification time, and passed": the walk then skips
+	// reading its first bytes for the binary/generated/secret content
+	// checks. A refresh of an index uses it for the files it holds.
+	Unchanged func(rel string, size int64, mtime time.Time) bool
 }
 
 // File is one indexable file.

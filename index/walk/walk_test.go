@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // reasons maps skipped paths to their reasons.
@@ -512,5 +513,41 @@ func TestCheckFileErrors(t *testing.T) {
 	}
 	if _, s, err := m.CheckFile("../x"); err != nil || s == nil || s.Reason != ReasonOutsideRoot {
 		t.Errorf("CheckFile(../x) = %+v, %v", s, err)
+	}
+}
+
+// TestUnchangedSkipsContentChecks: a file the caller already judged (same
+// size and mtime) is not opened again; a changed one is.
+func TestUnchangedSkipsContentChecks(t *testing.T) {
+	root := t.TempDir()
+	for name, body := range map[string]string{"a.go": "package a\n", "b.go": "package b\n"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := os.Stat(filepath.Join(root, "a.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewMatcher(root, Options{Unchanged: func(rel string, size int64, mtime time.Time) bool {
+		return rel == "a.go" && size == st.Size() && mtime.Equal(st.ModTime())
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	opened := map[string]bool{}
+	m.readHead = func(name string, buf []byte) (int, error) {
+		mu.Lock()
+		opened[filepath.Base(name)] = true
+		mu.Unlock()
+		return readFileHead(name, buf)
+	}
+	files, _, err := m.Walk(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || opened["a.go"] || !opened["b.go"] {
+		t.Fatalf("files %v, opened %v: want both listed, only b.go read", files, opened)
 	}
 }
