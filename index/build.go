@@ -279,7 +279,10 @@ func (w *batchWriter) flush() error {
 	}
 	clear(w.pending)
 	w.pending = w.pending[:0]
-	w.batch.Reset()
+	// A new batch, not Reset: bleve's analysis goroutines may still range
+	// over the old batch's operations after Batch returns (seen by the race
+	// detector), and Reset would clear that map under them.
+	w.batch = w.bidx.NewBatch()
 	if w.flushed != nil {
 		return w.flushed()
 	}
