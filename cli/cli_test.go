@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/tokens"
@@ -21,28 +22,23 @@ var (
 	reg     *tokens.Registry
 )
 
-// workspace copies testdata/workspace into a temporary directory and adds
-// files that must never show up (ignored, secret).
+// workspace extracts testdata/shop.txtar into a temporary directory and
+// adds files that must never show up (ignored, secret).
 func workspace(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
-	src := filepath.Join("..", "testdata", "workspace")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "shop.txtar"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		p := filepath.Join(dst, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	must := func(err error) {
 		if err != nil {
