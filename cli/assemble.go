@@ -17,7 +17,7 @@ import (
 	"github.com/ctxls/ctxls/retrieve"
 )
 
-const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--explain]`
+const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--explain]`
 
 // multiFlag collects a repeatable string flag.
 type multiFlag []string
@@ -41,6 +41,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	strategy := fs.String("strategy", "grouped", "order: grouped, interleaved or score")
 	explain := fs.Bool("explain", false, "print why each part is in and each candidate out (stderr, or in the JSON)")
 	cacheDir := fs.String("cache-dir", "", "index directory for this root (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
+	weights := fs.String("weights", "", "retrieval channel weights, e.g. graph=1,neighbor=0 (0 turns a channel off)")
 	var include, exclude multiFlag
 	fs.Var(&include, "include", "only paths matching this glob (repeatable)")
 	fs.Var(&exclude, "exclude", "leave out paths matching this glob (repeatable)")
@@ -55,6 +56,13 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		Query: *query, Budget: assemble.Budget{MaxTokens: *budget, PerFileMaxTokens: *perFile, PerPartMaxTokens: *perPart},
 		Format: assemble.Format(*format), Strategy: assemble.Strategy(*strategy), Encoding: *encoding,
 		Include: include, Exclude: exclude, Explain: *explain,
+	}
+	if *weights != "" {
+		w, err := parseWeights(*weights)
+		if err != nil {
+			return &usageError{assembleUsage, "--weights: " + err.Error()}
+		}
+		req.Weights = w
 	}
 	if *queryFile != "" {
 		if *query != "" {
@@ -135,6 +143,20 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		writeExplain(env.Stderr, resp)
 	}
 	return nil
+}
+
+// parseWeights reads "name=weight,name=weight"; the engine checks the names.
+func parseWeights(s string) (map[string]float64, error) {
+	w := map[string]float64{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		x, err := strconv.ParseFloat(v, 64)
+		if !ok || k == "" || err != nil {
+			return nil, fmt.Errorf("%q: want channel=weight", kv)
+		}
+		w[k] = x
+	}
+	return w, nil
 }
 
 // parseFocus reads PATH:LINE[:COL]; PATH may be absolute (inside root) or

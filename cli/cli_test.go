@@ -204,6 +204,8 @@ func TestExitCodes(t *testing.T) {
 		{"bad budget", []string{"assemble", "--root", ws, "--query", "x", "--budget", "0"}, 2, "--budget"},
 		{"nothing to do", []string{"assemble", "--root", ws, "--query", "  "}, 2, "at least one of"},
 		{"bad diff", []string{"assemble", "--root", ws, "--diff-file", "/dev/null", "--query", "x", "--diff", "HEAD"}, 2, "not both"},
+		{"bad weights syntax", []string{"assemble", "--root", ws, "--query", "x", "--weights", "graph"}, 2, "--weights"},
+		{"unknown channel", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--query", "x", "--weights", "magic=1"}, 2, "--weights: unknown channel"},
 		{"focus not indexed", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--focus", "secrets/key.txt:1"}, 2, "not in the index"},
 	}
 	for _, c := range cases {

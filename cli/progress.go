@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"sync"
 
@@ -39,6 +40,7 @@ func (p *progressBar) update(pr index.Progress) {
 			progressbar.OptionClearOnFinish(),
 		)
 	}
+	p.bar.Describe(fmt.Sprintf("indexing %d/%d files", pr.FilesDone, pr.FilesTotal))
 	_ = p.bar.Set64(pr.BytesDone)
 }
 

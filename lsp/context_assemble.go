@@ -46,7 +46,7 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 		return nil, paramError("query", "give at least one of query, focus and diff")
 	}
 	req := retrieve.Request{
-		Query: query, Diff: diff, Explain: p.Explain,
+		Query: query, Diff: diff, Explain: p.Explain, Weights: settings.Weights,
 		Encoding: orDefault(p.Encoding, settings.Encoding),
 		Include:  settings.Include,
 		Exclude:  append(append([]string(nil), settings.Exclude...), p.Exclude...),

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -105,6 +106,17 @@ func TestSettingsApply(t *testing.T) {
 	s, problems = defaultSettings().apply(json.RawMessage(`{"maxTokens": 1200, "format": "pdf", "encoding": "nope", "include": ["[x"]}`), reg)
 	if s.Budget.MaxTokens != 1200 || s.Format != "markdown" || s.Encoding != DefaultEncoding || s.Include != nil || len(problems) != 3 {
 		t.Errorf("settings %+v, problems %v", s, problems)
+	}
+	// Channel weights: known channels kept, an unknown one or a negative
+	// weight rejected with the field named.
+	s, problems = defaultSettings().apply(json.RawMessage(`{"weights": {"graph": 1, "neighbor": 0}}`), reg)
+	if len(problems) > 0 || s.Weights["graph"] != 1 || s.Weights["neighbor"] != 0 || len(s.Weights) != 2 {
+		t.Errorf("weights: %+v %v", s.Weights, problems)
+	}
+	for _, raw := range []string{`{"weights": {"magic": 1}}`, `{"weights": {"graph": -1}}`} {
+		if s, problems := defaultSettings().apply(json.RawMessage(raw), reg); len(problems) != 1 || s.Weights != nil || !strings.Contains(fmt.Sprint(problems), "weights") {
+			t.Errorf("%s: %+v %v", raw, s.Weights, problems)
+		}
 	}
 	for _, raw := range []string{``, `null`, `{}`, `{"ctxls": null}`, `{"ctxls": {}}`} {
 		if s, problems := defaultSettings().apply(json.RawMessage(raw), reg); len(problems) > 0 || s.Budget.MaxTokens != DefaultMaxTokens {

@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -39,6 +44,9 @@ type Settings struct {
 	// IndexWait bounds how long a request waits for a folder's first
 	// index build.
 	IndexWait time.Duration
+	// Weights override the retrieval channels' fusion weights (channel →
+	// weight; 0 turns a channel off). Nil keeps the engine's defaults.
+	Weights map[string]float64
 }
 
 // defaultSettings are the settings before the client says anything.
@@ -62,16 +70,17 @@ type settingsJSON struct {
 	} `json:"budget"`
 	// Top-level spellings of the budget fields, as flat editor settings
 	// ("ctxls.maxTokens") arrive.
-	MaxTokens        *int      `json:"maxTokens"`
-	PerFileMaxTokens *int      `json:"perFileMaxTokens"`
-	PerPartMaxTokens *int      `json:"perPartMaxTokens"`
-	Encoding         *string   `json:"encoding"`
-	Format           *string   `json:"format"`
-	Strategy         *string   `json:"strategy"`
-	Include          *[]string `json:"include"`
-	Exclude          *[]string `json:"exclude"`
-	CacheDir         *string   `json:"cacheDir"`
-	IndexWaitMs      *int      `json:"indexWaitMs"`
+	MaxTokens        *int                `json:"maxTokens"`
+	PerFileMaxTokens *int                `json:"perFileMaxTokens"`
+	PerPartMaxTokens *int                `json:"perPartMaxTokens"`
+	Encoding         *string             `json:"encoding"`
+	Format           *string             `json:"format"`
+	Strategy         *string             `json:"strategy"`
+	Include          *[]string           `json:"include"`
+	Exclude          *[]string           `json:"exclude"`
+	CacheDir         *string             `json:"cacheDir"`
+	IndexWaitMs      *int                `json:"indexWaitMs"`
+	Weights          *map[string]float64 `json:"weights"`
 }
 
 // settingsPayload extracts the ctxls settings object from raw, which may be
@@ -173,7 +182,28 @@ func (s Settings) apply(raw json.RawMessage, reg *tokens.Registry) (out Settings
 			out.IndexWait = time.Duration(*j.IndexWaitMs) * time.Millisecond
 		}
 	}
+	if j.Weights != nil {
+		if err := validWeights(*j.Weights); err != nil {
+			bad("weights", err)
+		} else {
+			out.Weights = maps.Clone(*j.Weights)
+		}
+	}
 	return out, problems
+}
+
+// validWeights checks channel weights against the engine's channels.
+func validWeights(w map[string]float64) error {
+	known := retrieve.DefaultWeights()
+	for _, name := range slices.Sorted(maps.Keys(w)) {
+		if _, ok := known[name]; !ok {
+			return fmt.Errorf("unknown channel %q (known: %s)", name, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
+		}
+		if x := w[name]; x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("weight of %s must be a finite number ≥ 0", name)
+		}
+	}
+	return nil
 }
 
 // validGlobs checks doublestar globs.
