@@ -3,7 +3,7 @@
 GO        ?= go
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
-QUESTION  ?= how does the assembler keep the rendered context within the token budget
+QUESTION  ?= how are overlapping line ranges merged and stitched
 BUDGET    ?= 4000
 export CGO_ENABLED = 1
 

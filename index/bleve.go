@@ -229,14 +229,14 @@ func inflections(w string) []string {
 		return nil
 	}
 	var rv []string
-	for _, suf := range []string{"ing", "ed", "es", "s"} {
+	for _, suf := range []string{"ing", "ed", "es", "ers", "er", "s"} {
 		if stem, ok := strings.CutSuffix(w, suf); ok && len(stem) >= 3 {
 			rv = append(rv, stem)
-			if suf != "s" {
+			if suf != "s" { // assembler → assemble, parsed → parse
 				rv = append(rv, stem+"e")
 			}
 			// stopped → stop, running → run
-			if n := len(stem); suf != "s" && suf != "es" && stem[n-1] == stem[n-2] {
+			if n := len(stem); suf != "s" && suf != "es" && suf != "ers" && stem[n-1] == stem[n-2] {
 				rv = append(rv, stem[:n-1])
 			}
 		}

@@ -210,7 +210,7 @@ var stopWords = func() map[string]bool {
 		up down out off over under once also just now new use used using uses make makes made get gets got
 		add added adds adding fix fixed fixes fixing remove removed removes removing update updated updates
 		change changed changes changing support supports allow allows allowed handle handles handled
-		instead via per etc e.g i.e like want need needs one two non`) {
+		instead via per etc e.g i.e like want need needs one two non within without whether`) {
 		m[w] = true
 	}
 	return m
