@@ -244,18 +244,13 @@ func (a *assembly) finish(parts []*draft) (*Result, error) {
 	}
 	for _, d := range dropped {
 		for _, c := range d.shown {
-			a.omitTokens[c] = max0(a.omitTokens[c], d.bodyTokens)
+			if a.omitTokens[c] == 0 {
+				a.omitTokens[c] = d.bodyTokens
+			}
 			a.omitLater(c, ReasonExactRecount)
 		}
 	}
 	return a.result(parts, rendered, exact), nil
-}
-
-func max0(a, b int) int {
-	if a > 0 {
-		return a
-	}
-	return b
 }
 
 func lowestScored(parts []*draft) int {

@@ -207,16 +207,15 @@ type Omitted struct {
 
 // Omission reasons.
 const (
-	ReasonDuplicate     = "duplicate"   // same tracking hash, same ranges, or ≥ CoverMerge covered; see Omitted.Reason text
-	ReasonOverBudget    = "over budget" // did not fit the remaining total budget
-	ReasonOverPerFile   = "over per-file cap"
-	ReasonOverPerPart   = "over per-part cap" // not even its skeleton fits the per-part cap
-	ReasonReduced       = "reduced"           // included at a lower detail level; the rest is omitted
-	ReasonNoFile        = "file not available"
-	ReasonEmptyRange    = "empty range"
-	ReasonInvalidScore  = "invalid score"
-	ReasonExactRecount  = "over budget after exact count"
-	ReasonSmallerBudget = "budget smaller than one part"
+	ReasonDuplicate    = "duplicate"   // same tracking hash, same ranges, or ≥ CoverMerge covered; see Omitted.Reason text
+	ReasonOverBudget   = "over budget" // did not fit the remaining total budget
+	ReasonOverPerFile  = "over per-file cap"
+	ReasonOverPerPart  = "over per-part cap" // not even its skeleton fits the per-part cap
+	ReasonReduced      = "reduced"           // included at a lower detail level; the rest is omitted
+	ReasonNoFile       = "file not available"
+	ReasonEmptyRange   = "empty range"
+	ReasonInvalidScore = "invalid score"
+	ReasonExactRecount = "over budget after exact count"
 )
 
 // Stats summarizes an assembly.

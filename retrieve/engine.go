@@ -3,7 +3,6 @@ package retrieve
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -575,6 +574,3 @@ func (r *run) lines(path string) []string {
 	r.fileLines[path] = ls
 	return ls
 }
-
-// ErrNoIndex is returned when a snapshot has no files at all.
-var ErrNoIndex = errors.New("the index is empty")
