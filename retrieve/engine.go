@@ -167,9 +167,15 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 		return nil, err
 	}
 	counter, _ := e.tokens.Get(req.Encoding)
+	note := ""
 	if f := req.Focus; f != nil {
 		if _, ok := snap.Stat(f.Path); !ok {
-			return nil, &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("%s is not in the index (outside the workspace, ignored or not a text file)", f.Path)}
+			if snap.Complete() {
+				return nil, &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("%s is not in the index (outside the workspace, ignored or not a text file)", f.Path)}
+			}
+			// Still indexing: answer from what is indexed, without the focus.
+			note = fmt.Sprintf("the focus file %s is not indexed yet (indexing in progress); answered without it", f.Path)
+			req.Focus = nil
 		}
 	}
 	r := &run{e: e, ctx: ctx, snap: snap, req: req, weights: DefaultWeights(), scores: map[index.ChunkID]*scored{}}
@@ -199,6 +205,9 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	}
 	res.Stats.IndexState = snap.StateRoot()
 	res.Stats.IndexComplete = snap.Complete()
+	if note != "" {
+		res.Stats.Note = strings.TrimPrefix(res.Stats.Note+"; "+note, "; ")
+	}
 	resp := &Response{Result: res}
 	if req.Explain {
 		resp.Explain = r.explain(res)
