@@ -58,7 +58,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		Include: include, Exclude: exclude, Explain: *explain,
 	}
 	if *weights != "" {
-		w, err := parseWeights(*weights)
+		w, err := retrieve.ParseWeights(*weights)
 		if err != nil {
 			return &usageError{assembleUsage, "--weights: " + err.Error()}
 		}
@@ -143,20 +143,6 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		writeExplain(env.Stderr, resp)
 	}
 	return nil
-}
-
-// parseWeights reads "name=weight,name=weight"; the engine checks the names.
-func parseWeights(s string) (map[string]float64, error) {
-	w := map[string]float64{}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		x, err := strconv.ParseFloat(v, 64)
-		if !ok || k == "" || err != nil {
-			return nil, fmt.Errorf("%q: want channel=weight", kv)
-		}
-		w[k] = x
-	}
-	return w, nil
 }
 
 // parseFocus reads PATH:LINE[:COL]; PATH may be absolute (inside root) or

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/index"
@@ -154,5 +153,3 @@ func indexOptions(env Env, cacheDir, encoding string) (index.Options, error) {
 	// root> or the user cache directory.
 	return index.Options{Counters: map[string]tokens.Counter{encoding: counter}, CacheDir: cacheDir}, nil
 }
-
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }

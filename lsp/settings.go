@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -183,27 +180,13 @@ func (s Settings) apply(raw json.RawMessage, reg *tokens.Registry) (out Settings
 		}
 	}
 	if j.Weights != nil {
-		if err := validWeights(*j.Weights); err != nil {
+		if err := retrieve.CheckWeights(*j.Weights); err != nil {
 			bad("weights", err)
 		} else {
 			out.Weights = maps.Clone(*j.Weights)
 		}
 	}
 	return out, problems
-}
-
-// validWeights checks channel weights against the engine's channels.
-func validWeights(w map[string]float64) error {
-	known := retrieve.DefaultWeights()
-	for _, name := range slices.Sorted(maps.Keys(w)) {
-		if _, ok := known[name]; !ok {
-			return fmt.Errorf("unknown channel %q (known: %s)", name, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
-		}
-		if x := w[name]; x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("weight of %s must be a finite number ≥ 0", name)
-		}
-	}
-	return nil
 }
 
 // validGlobs checks doublestar globs.

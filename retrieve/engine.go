@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -150,13 +149,8 @@ func (e *Engine) Validate(req *Request) error {
 			return &assemble.ParamError{Field: "diff", Msg: err.Error()}
 		}
 	}
-	for name, w := range req.Weights {
-		if _, ok := DefaultWeights()[name]; !ok {
-			return &assemble.ParamError{Field: "weights", Msg: fmt.Sprintf("unknown channel %q", name)}
-		}
-		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-			return &assemble.ParamError{Field: "weights." + name, Msg: "must be a finite weight ≥ 0"}
-		}
+	if err := CheckWeights(req.Weights); err != nil {
+		return &assemble.ParamError{Field: "weights", Msg: err.Error()}
 	}
 	return nil
 }

@@ -161,24 +161,8 @@ func ints(s string) ([]int, error) {
 	return out, nil
 }
 
-func parseWeights(s string) (map[string]float64, error) {
-	if s == "" {
-		return nil, nil
-	}
-	w := map[string]float64{}
-	for _, kv := range splitList(s) {
-		k, v, ok := strings.Cut(kv, "=")
-		x, err := strconv.ParseFloat(v, 64)
-		if !ok || err != nil || x < 0 {
-			return nil, fmt.Errorf("bad weight %q (want channel=number)", kv)
-		}
-		if !slices.Contains(runner.Channels(), k) {
-			return nil, fmt.Errorf("unknown channel %q (channels: %s)", k, strings.Join(runner.Channels(), ", "))
-		}
-		w[k] = x
-	}
-	return w, nil
-}
+// parseWeights reads -weights (the engine's own parser and checks).
+func parseWeights(s string) (map[string]float64, error) { return retrieve.ParseWeights(s) }
 
 func optionNames() string {
 	t := reflect.TypeFor[retrieve.Options]()
