@@ -24,7 +24,7 @@ type cand struct {
 }
 
 // handleOf names a candidate stably by what it shows: "path#L12-40,L50-60".
-func handleOf(path string, rs []ranges.Range) string {
+func Handle(path string, rs []ranges.Range) string {
 	var sb strings.Builder
 	sb.WriteString(path)
 	sb.WriteString("#")
@@ -64,17 +64,17 @@ func (a *assembly) prepare(in []Candidate) []*cand {
 		c := in[i]
 		if math.IsNaN(c.Score) || math.IsInf(c.Score, 0) {
 			c.Score = 0 // JSON cannot carry it; the reason says why
-			a.omit(&cand{Candidate: c, handle: handleOf(c.Path, ranges.Normalize(c.Ranges, math.MaxInt))}, 0, ReasonInvalidScore)
+			a.omit(&cand{Candidate: c, handle: Handle(c.Path, ranges.Normalize(c.Ranges, math.MaxInt))}, 0, ReasonInvalidScore)
 			continue
 		}
 		f, ok := a.files.get(c.Path)
 		if !ok {
-			a.omit(&cand{Candidate: c, handle: handleOf(c.Path, ranges.Normalize(c.Ranges, math.MaxInt))}, 0, ReasonNoFile)
+			a.omit(&cand{Candidate: c, handle: Handle(c.Path, ranges.Normalize(c.Ranges, math.MaxInt))}, 0, ReasonNoFile)
 			continue
 		}
 		rs := ranges.Normalize(c.Ranges, f.lines)
 		if len(rs) == 0 {
-			a.omit(&cand{Candidate: c, handle: handleOf(c.Path, ranges.Normalize(c.Ranges, math.MaxInt))}, 0, ReasonEmptyRange)
+			a.omit(&cand{Candidate: c, handle: Handle(c.Path, ranges.Normalize(c.Ranges, math.MaxInt))}, 0, ReasonEmptyRange)
 			continue
 		}
 		c.Sources = sortedUnique(c.Sources)
@@ -106,7 +106,7 @@ func (a *assembly) prepare(in []Candidate) []*cand {
 		if st := a.stitch(c.file, c.Ranges); !ranges.Equal(st, c.Ranges) {
 			c.Ranges, c.Tokens = st, 0
 		}
-		c.handle = handleOf(c.Path, c.Ranges)
+		c.handle = Handle(c.Path, c.Ranges)
 	}
 	slices.SortFunc(out, comparePriority)
 	for i, c := range out {

@@ -290,7 +290,7 @@ func TestBadInput(t *testing.T) {
 func TestHandlesRoundTrip(t *testing.T) {
 	for _, h := range []string{"a.go#L1-5", "dir/x#y.go#L3,L7-9"} {
 		p, rs, err := ParseHandle(h)
-		if err != nil || handleOf(p, rs) != h {
+		if err != nil || Handle(p, rs) != h {
 			t.Errorf("ParseHandle(%q) = %q %v %v", h, p, rs, err)
 		}
 	}

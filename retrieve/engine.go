@@ -251,8 +251,6 @@ type scored struct {
 	c        chunk.Chunk
 	score    float64
 	channels map[string]float64
-	matched  []string
-	hits     []int
 }
 
 // run is the state of one request.
@@ -545,8 +543,8 @@ func hitTerms(q Analyzed) []string {
 // hitLines returns the lines of s's chunk that contain a query term (at
 // most 16, the first ones).
 func (r *run) hitLines(s *scored, terms []string) []int {
-	if len(s.hits) > 0 || len(terms) == 0 {
-		return s.hits
+	if len(terms) == 0 {
+		return nil
 	}
 	lines := r.lines(s.c.Path)
 	var hits []int

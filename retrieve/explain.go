@@ -15,7 +15,7 @@ import (
 func (r *run) explain(res *assemble.Result) []Explanation {
 	byHandle := map[string]*scored{}
 	for _, s := range r.scores {
-		byHandle[s.c.Path+"#L"+ranges.Range{Start: s.c.StartLine, End: s.c.EndLine}.String()] = s
+		byHandle[assemble.Handle(s.c.Path, []ranges.Range{{Start: s.c.StartLine, End: s.c.EndLine}})] = s
 	}
 	var out []Explanation
 	add := func(handle, part, reason string, score float64) {

@@ -39,9 +39,13 @@ func (q Analyzed) Empty() bool { return len(q.Identifiers)+len(q.Words)+len(q.Pa
 // deterministic: the output order is the order of first appearance.
 func Analyze(text string) Analyzed {
 	var q Analyzed
-	seen := map[string]bool{}
+	type key struct {
+		list *[]string // a term may be in several lists: dedupe per list
+		s    string
+	}
+	seen := map[key]bool{}
 	add := func(list *[]string, s string) {
-		key := kindKey(list, &q) + s
+		key := key{list, s}
 		if s == "" || seen[key] {
 			return
 		}
@@ -106,16 +110,6 @@ func Analyze(text string) Analyzed {
 		}
 	}
 	return q
-}
-
-func kindKey(list *[]string, q *Analyzed) string {
-	switch list {
-	case &q.Identifiers:
-		return "i:"
-	case &q.Paths:
-		return "p:"
-	}
-	return "w:"
 }
 
 func splitNonIdent(s string) []string {

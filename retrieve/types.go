@@ -52,8 +52,7 @@ type Explanation struct {
 	Path     string             `json:"path"`
 	Symbol   string             `json:"symbol,omitempty"`
 	Score    float64            `json:"score"`
-	Channels map[string]float64 `json:"channels"` // channel → its rank-fused contribution
-	Matched  []string           `json:"matched,omitempty"`
+	Channels map[string]float64 `json:"channels"`         // channel → its rank-fused contribution
 	Reason   string             `json:"reason,omitempty"` // why it is out
 }
 
