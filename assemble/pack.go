@@ -122,12 +122,7 @@ func (p *packer) try(c *cand, limit int) outcome {
 	floor := a.emptyPartCost(c.Path)
 	// A candidate the index counted can be ruled out without rendering it
 	// when its estimated cost is clearly over.
-	estimate := 0
-	if c.Tokens > 0 && ranges.Equal(rs, c.Ranges) {
-		estimate = c.Tokens + floor
-	} else if c.rate > 0 {
-		estimate = floor + int(c.rate*float64(ranges.Total(rs)))
-	}
+	estimate := p.guess(c, rs)
 	// The cheapest part is a header and a one-line body: below that, stop.
 	if limit < floor+1 {
 		if estimate == 0 {
@@ -304,14 +299,24 @@ func (p *packer) minFloor(cs []*cand) int {
 	return p.floor
 }
 
-// estimate is c's full cost without rendering it when the index counted
-// it, else its exact cost.
-func (p *packer) estimate(c *cand) int {
-	if c.Tokens > 0 {
-		return c.Tokens + p.a.emptyPartCost(c.Path)
+// guess is the cost of showing c's lines rs in full, from the producer's
+// token count (exact for the lines it counted, else by its per-line rate)
+// plus the cheapest header: 0 when the producer gave no count.
+func (p *packer) guess(c *cand, rs []ranges.Range) int {
+	floor := p.a.emptyPartCost(c.Path)
+	switch {
+	case c.Tokens > 0 && ranges.Equal(rs, c.Ranges):
+		return c.Tokens + floor
+	case c.rate > 0:
+		return floor + int(c.rate*float64(ranges.Total(rs)))
 	}
-	if c.rate > 0 {
-		return p.a.emptyPartCost(c.Path) + int(c.rate*float64(ranges.Total(c.Ranges)))
+	return 0
+}
+
+// estimate is c's full cost: the guess when there is one, else counted.
+func (p *packer) estimate(c *cand) int {
+	if g := p.guess(c, c.Ranges); g > 0 {
+		return g
 	}
 	return p.cost(p.a.draftFor(c, option{LevelFull, c.Ranges}, ranges.Span(c.Ranges)))
 }
