@@ -109,6 +109,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	opts.Warm = true // a request follows at once
 	var bar *progressBar
 	if env.StderrIsTerminal {
 		bar = newProgressBar(env.Stderr)

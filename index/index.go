@@ -68,6 +68,8 @@ type Index struct {
 	closed             bool
 	// cancelBuild cancels a background build (set before it starts).
 	cancelBuild context.CancelFunc
+	// warm builds the symbol maps right after an existing index opens.
+	warm bool
 }
 
 // pendingOp is a change queued while a background build runs.
@@ -102,7 +104,7 @@ type Stats struct {
 // `ctxls index` runs. Options.Progress reports progress; Background is
 // ignored.
 func Build(ctx context.Context, root string, opts Options) (Stats, error) {
-	opts.Background = false
+	opts.Background, opts.Warm = false, false
 	x, err := Open(ctx, root, opts)
 	if err != nil {
 		return Stats{}, err
@@ -142,6 +144,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		overlays:  make(map[string][]byte),
 		doneBuild: make(chan struct{}),
 		names:     newNameTable(),
+		warm:      opts.Warm,
 	}
 	if set.InMemory {
 		return x, x.startBuild(ctx, "in memory")
@@ -233,10 +236,12 @@ func (x *Index) openExisting() string {
 		bidx.Close()
 		return fmt.Sprintf("damaged: %d documents for %d chunks (%v)", n, len(base.all), err)
 	}
-	// Build the symbol maps while the caller's refresh walks the tree: the
-	// first Defs/Refs would otherwise pay for them (≈ 0.2 s on Go's src).
-	// The tables are immutable and symbols is once-only, so this is safe.
-	go base.symbols()
+	// Build the symbol maps while the refresh walks the tree: the first
+	// Defs/Refs would otherwise pay for them (≈ 0.2 s on Go's src). The
+	// tables are immutable and symbols is once-only, so this is safe.
+	if x.warm {
+		go base.symbols()
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.gen, x.bidx = gen, bidx

@@ -73,6 +73,11 @@ type Options struct {
 	// build ends; Wait blocks until then.
 	Background bool
 
+	// Warm builds the symbol maps (Defs, Refs) in the background as soon as
+	// an existing index is open, while the refresh walks the tree, instead
+	// of on the first lookup. For callers that will query; Build ignores it.
+	Warm bool
+
 	// LockTimeout is how long Open waits for another process (or Index)
 	// that holds this root's index; 0 means 10 s.
 	LockTimeout time.Duration

@@ -93,7 +93,7 @@ func (f *folder) open(cfg folderConfig, onOpen, onBuilt func(*folder)) {
 	go func() {
 		start := time.Now()
 		opts := cfg.indexOptions()
-		opts.Background = true
+		opts.Background, opts.Warm = true, true
 		opts.Progress = chainProgress(opts.Progress, func(p index.Progress) { f.progress.Store(&p) })
 		opts.Logf = chainLogf(opts.Logf, func(format string, args ...any) {
 			f.logf("%s: "+format, append([]any{f.root}, args...)...)
