@@ -82,7 +82,7 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 	}
 	rec := &fileRec{info: info}
 	if j.overlay {
-		rec.content = src
+		rec.text = string(src)
 	}
 	kept := chunks[:0]
 	for i := range chunks {

@@ -140,7 +140,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	}
 	x := &Index{
 		set:       set,
-		env:       &env{root: abs, encodings: set.encodings, pool: &scorerPool{}},
+		env:       &env{root: abs, encodings: set.encodings, pool: &scorerPool{}, texts: newTextCache(textCacheLimit(opts.TextCacheBytes))},
 		overlays:  make(map[string][]byte),
 		doneBuild: make(chan struct{}),
 		names:     newNameTable(),
@@ -236,11 +236,15 @@ func (x *Index) openExisting() string {
 		bidx.Close()
 		return fmt.Sprintf("damaged: %d documents for %d chunks (%v)", n, len(base.all), err)
 	}
-	// Build the symbol maps while the refresh walks the tree: the first
-	// Defs/Refs would otherwise pay for them (≈ 0.2 s on Go's src). The
-	// tables are immutable and symbols is once-only, so this is safe.
+	// Build the symbol maps and the path words while the refresh walks
+	// the tree: the first Defs/Refs/PathsWithWords would otherwise pay for
+	// them (≈ 0.2 s on Go's src). The tables are immutable and both are
+	// once-only, so this is safe.
 	if x.warm {
-		go base.symbols()
+		go func() {
+			base.symbols()
+			base.pathIndex()
+		}()
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -691,4 +695,15 @@ func (x *Index) Close() error {
 
 func msSince(t time.Time) float64 {
 	return float64(time.Since(t).Microseconds()) / 1000
+}
+
+// textCacheLimit is Options.TextCacheBytes with its default applied.
+func textCacheLimit(n int) int {
+	switch {
+	case n == 0:
+		return defaultTextCacheBytes
+	case n < 0:
+		return 0
+	}
+	return n
 }

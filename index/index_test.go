@@ -197,8 +197,14 @@ func TestTablesAndSymbols(t *testing.T) {
 		t.Fatal(err)
 	}
 	disk, _ := os.ReadFile(filepath.Join(root, "server/http.go"))
-	if string(f.Content) != string(disk) || f.Language != "go" || f.Chunks != 3 {
+	if f.Text != string(disk) || f.Language != "go" || f.Chunks != 3 {
 		t.Errorf("File = %+v", f.FileInfo)
+	}
+	if cached, ok := s.env.texts.get("server/http.go", f.Hash); !ok || cached != f.Text {
+		t.Errorf("the text read is not kept for the next request: %v", ok)
+	}
+	if again, err := s.File("server/http.go"); err != nil || again.Text != f.Text {
+		t.Errorf("File from the kept text = %q, %v", again.Text, err)
 	}
 	if _, err := s.File("nope.go"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("File(nope.go) error %v, want ErrNotFound", err)
@@ -308,8 +314,8 @@ func TestOverlayOverridesDisk(t *testing.T) {
 	}
 	s, release := x.Snapshot()
 	f, err := s.File("ranges/stitch.go")
-	if err != nil || string(f.Content) != buf || !f.Overlay {
-		t.Errorf("File = %q, %v, overlay %v", f.Content, err, f.Overlay)
+	if err != nil || f.Text != buf || !f.Overlay {
+		t.Errorf("File = %q, %v, overlay %v", f.Text, err, f.Overlay)
 	}
 	if r := s.Refs("interleaveall"); len(r) != 1 {
 		t.Errorf("Refs from overlay: %v", r)

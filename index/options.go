@@ -78,6 +78,10 @@ type Options struct {
 	// of on the first lookup. For callers that will query; Build ignores it.
 	Warm bool
 
+	// TextCacheBytes bounds the file texts kept in memory between requests
+	// (Snapshot.File); 0 means 32 MiB, negative keeps none.
+	TextCacheBytes int
+
 	// LockTimeout is how long Open waits for another process (or Index)
 	// that holds this root's index; 0 means 10 s.
 	LockTimeout time.Duration

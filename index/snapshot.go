@@ -29,6 +29,7 @@ type env struct {
 	root      string // absolute workspace root
 	encodings []string
 	pool      *scorerPool
+	texts     *textCache
 }
 
 // Snapshot is an immutable view of the index at one state: file table,
@@ -190,28 +191,37 @@ func (s *Snapshot) Stat(path string) (FileInfo, bool) {
 	return f.info, true
 }
 
-// File is one file of a snapshot with the exact content that was indexed.
+// File is one file of a snapshot with the exact text that was indexed.
 type File struct {
 	FileInfo
-	// Content is the indexed content. It may be shared with the snapshot
-	// (overlays): do not modify it.
-	Content []byte
+	Text string
 }
 
-// File returns path's indexed content: the overlay content held in
-// memory, or else the file read from disk, verified against the indexed
-// content hash. If the disk file changed since it was indexed,
-// File returns an error wrapping ErrStale rather than text that does not
-// match the snapshot's line numbers.
+// File returns path's indexed text: the overlay held in memory, or else
+// the file on disk, verified against the indexed content hash. If the
+// disk file changed since it was indexed, File returns an error wrapping
+// ErrStale rather than text that does not match the snapshot's line
+// numbers.
+//
+// Texts read from disk are kept (up to Options.TextCacheBytes) for later
+// calls on any snapshot of the index; a kept text is served when the disk
+// file still has the size and modification time the file table recorded,
+// which costs a stat instead of a read and a hash.
 func (s *Snapshot) File(path string) (File, error) {
 	f := s.file(path)
 	if f == nil {
 		return File{}, fmt.Errorf("file %s: %w", path, ErrNotFound)
 	}
-	if f.content != nil {
-		return File{f.info, f.content}, nil
+	if f.info.Overlay {
+		return File{f.info, f.text}, nil
 	}
-	b, err := os.ReadFile(filepath.Join(s.env.root, filepath.FromSlash(path)))
+	name := filepath.Join(s.env.root, filepath.FromSlash(path))
+	if t, ok := s.env.texts.get(path, f.info.Hash); ok {
+		if fi, err := os.Stat(name); err == nil && fi.Size() == f.info.Size && fi.ModTime().Equal(f.info.ModTime) {
+			return File{f.info, t}, nil
+		}
+	}
+	b, err := os.ReadFile(name)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return File{}, fmt.Errorf("file %s: %w (%v)", path, ErrStale, err)
@@ -221,7 +231,9 @@ func (s *Snapshot) File(path string) (File, error) {
 	if contentHash(b) != f.info.Hash {
 		return File{}, fmt.Errorf("file %s: %w", path, ErrStale)
 	}
-	return File{f.info, b}, nil
+	t := string(b)
+	s.env.texts.put(path, f.info.Hash, t)
+	return File{f.info, t}, nil
 }
 
 // chunkRef resolves id.
@@ -307,21 +319,59 @@ func (s *Snapshot) Search(ctx context.Context, q Query, k int) ([]Hit, error) {
 // qualified name ("ranges.Stitch", "Server.handle") or one of their
 // Defines — sorted by path, then line.
 func (s *Snapshot) Defs(name string) []ChunkID {
+	ids, _ := s.DefsAtMost(name, 0)
+	return ids
+}
+
+// DefsAtMost is Defs, except that it returns nil, false without building
+// the list when name has more than limit definitions (limit > 0): the
+// cheap way to skip ambiguous names ("String", "Close").
+func (s *Snapshot) DefsAtMost(name string, limit int) ([]ChunkID, bool) {
 	defs, _ := s.base.symbols()
-	return s.lookup(name, defs, func(r *chunkRec) bool { return definesName(r, s.names, name) })
+	return s.lookup(name, defs, func(r *chunkRec) bool { return definesName(r, s.names, name) }, limit)
 }
 
 // Refs returns the chunks whose References include the identifier name,
 // sorted by path, then line.
 func (s *Snapshot) Refs(name string) []ChunkID {
-	_, refs := s.base.symbols()
-	return s.lookup(name, refs, func(r *chunkRec) bool { return containsName(r.references(), s.names, name) })
+	ids, _ := s.RefsAtMost(name, 0)
+	return ids
 }
 
-func (s *Snapshot) lookup(name string, m map[string][]int32, match func(*chunkRec) bool) []ChunkID {
+// RefsAtMost is Refs, except that it returns nil, false without building
+// the list when more than limit chunks refer to name (limit > 0).
+func (s *Snapshot) RefsAtMost(name string, limit int) ([]ChunkID, bool) {
+	_, refs := s.base.symbols()
+	return s.lookup(name, refs, func(r *chunkRec) bool { return containsName(r.references(), s.names, name) }, limit)
+}
+
+func (s *Snapshot) lookup(name string, m map[string][]int32, match func(*chunkRec) bool, limit int) ([]ChunkID, bool) {
 	type hit struct {
 		path      string
 		line, ord int
+	}
+	if limit > 0 {
+		// Count before building anything: ambiguous names ("String",
+		// "Close") have hundreds of entries that the caller would drop.
+		n := 0
+		for _, i := range m[name] {
+			if _, changed := s.delta[s.base.all[i].file.info.Path]; !changed {
+				n++
+			}
+		}
+		for _, f := range s.delta {
+			if f == nil {
+				continue
+			}
+			for i := range f.chunks {
+				if match(&f.chunks[i]) {
+					n++
+				}
+			}
+		}
+		if n > limit {
+			return nil, false
+		}
 	}
 	var hits []hit
 	for _, i := range m[name] {
@@ -351,7 +401,7 @@ func (s *Snapshot) lookup(name string, m map[string][]int32, match func(*chunkRe
 	for i, h := range hits {
 		rv[i] = makeChunkID(h.path, h.ord)
 	}
-	return rv
+	return rv, true
 }
 
 // Uses returns the definitions of the identifiers chunk id references —
@@ -367,8 +417,8 @@ func (s *Snapshot) Uses(id ChunkID, maxDefs int) []ChunkID {
 	seen := map[ChunkID]bool{id: true}
 	var rv []ChunkID
 	for _, name := range c.References {
-		defs := s.Defs(name)
-		if maxDefs > 0 && len(defs) > maxDefs {
+		defs, ok := s.DefsAtMost(name, maxDefs)
+		if !ok {
 			continue
 		}
 		for _, d := range defs {

@@ -64,9 +64,9 @@ type fileRec struct {
 	// tokens holds the token counts of the chunks, chunk-major: chunk i's
 	// count in encoding j is tokens[i*len(encodings)+j].
 	tokens []int32
-	// content is the indexed content of an overlay (an editor buffer);
-	// nil means "read from disk and verify info.Hash".
-	content []byte
+	// text is the indexed content of an overlay (an editor buffer,
+	// info.Overlay); other files are read from disk (Snapshot.File).
+	text string
 }
 
 // chunkRec is the compact form of one chunk.Chunk, about half its size:
@@ -266,6 +266,11 @@ type tables struct {
 	// that use it. Both are sorted by (path, line) because all is.
 	defs map[string][]int32
 	refs map[string][]int32
+
+	// byWord maps each PathWords word to the paths that have it (indexes
+	// into paths); built on first use, like the symbol maps.
+	pathOnce sync.Once
+	byWord   map[string][]int32
 }
 
 // newTables indexes files (which it takes ownership of); names must cover

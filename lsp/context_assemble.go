@@ -136,7 +136,7 @@ func (s *session) focusOf(snap *index.Snapshot, f *folder, rel string, focus *Fo
 			}
 			return out, nil // stale or unreadable: let the engine decide
 		}
-		text = string(file.Content)
+		text = file.Text
 	}
 	if n := lineCount(text); focus.Position.Line >= n {
 		return nil, paramError("focus.position.line", "line %d is past the end of %s (%d lines, 0-based)", focus.Position.Line, rel, n)

@@ -46,8 +46,8 @@ func (r *run) symbol() ([]index.ChunkID, error) {
 			return
 		}
 		seen[name] = true
-		defs := r.snap.Defs(name)
-		if len(defs) == 0 || len(defs) > 30 {
+		defs, ok := r.snap.DefsAtMost(name, 30)
+		if !ok || len(defs) == 0 {
 			return // unknown, or too common to point anywhere
 		}
 		w := base
@@ -112,7 +112,18 @@ func (r *run) path() ([]index.ChunkID, error) {
 			words[strings.ToLower(id)] = true
 		}
 	}
-	for _, p := range r.snap.Paths() {
+	// Only paths that share a word with the query can score: the index
+	// finds them (PathWords keys on a path's lower-cased stem, its parts
+	// and its directory names, a superset of what pathScore rewards).
+	keys := make([]string, 0, len(words)+len(r.q.Paths))
+	for w := range words {
+		keys = append(keys, w)
+	}
+	for _, qp := range r.q.Paths {
+		base := qp[strings.LastIndexByte(qp, '/')+1:]
+		keys = append(keys, lowerASCII(strings.TrimSuffix(base, pathExt(base))))
+	}
+	for _, p := range r.snap.PathsWithWords(keys) {
 		if s := pathScore(p, r.q.Paths, words); s > 0 && r.allowed(p) {
 			files = append(files, fileScore{p, s})
 		}
@@ -344,11 +355,14 @@ func (r *run) overview() []index.ChunkID {
 // is defined in many places (String, New, Close): then who "calls" it is
 // noise, and on a big tree an expensive question.
 func (r *run) callers(c chunk.Chunk) []index.ChunkID {
-	if c.Symbol == "" || len(c.Symbol) < 3 || len(r.snap.Defs(c.Symbol)) > 5 {
+	if c.Symbol == "" || len(c.Symbol) < 3 {
 		return nil
 	}
-	refs := r.snap.Refs(c.Symbol)
-	if len(refs) > 200 {
+	if _, ok := r.snap.DefsAtMost(c.Symbol, 5); !ok {
+		return nil
+	}
+	refs, ok := r.snap.RefsAtMost(c.Symbol, 200)
+	if !ok {
 		return nil // too common to mean anything
 	}
 	if len(refs) > 40 {

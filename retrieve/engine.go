@@ -212,29 +212,27 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 // snapFiles serves file texts from a snapshot, each file read once.
 type snapFiles struct {
 	snap  *index.Snapshot
-	cache map[string]*string // nil value: not available
+	cache map[string]fileText
+}
+
+type fileText struct {
+	text string
+	ok   bool
 }
 
 func newSnapFiles(snap *index.Snapshot) *snapFiles {
-	return &snapFiles{snap: snap, cache: map[string]*string{}}
+	return &snapFiles{snap: snap, cache: map[string]fileText{}}
 }
 
 // Text implements assemble.Files.
 func (f *snapFiles) Text(path string) (string, bool) {
 	if t, ok := f.cache[path]; ok {
-		if t == nil {
-			return "", false
-		}
-		return *t, true
+		return t.text, t.ok
 	}
 	file, err := f.snap.File(path)
-	if err != nil {
-		f.cache[path] = nil
-		return "", false
-	}
-	t := string(file.Content)
-	f.cache[path] = &t
-	return t, true
+	t := fileText{file.Text, err == nil}
+	f.cache[path] = t
+	return t.text, t.ok
 }
 
 // files is the run's file reader (shared by hit lines and the assembler).
@@ -265,7 +263,6 @@ type run struct {
 	// focusChunk and diffTouched seed the graph channel with the request's
 	// own code.
 	focusChunk index.ChunkID
-	fileLines  map[string][]string
 	fileCache  *snapFiles
 }
 
@@ -546,12 +543,29 @@ func (r *run) hitLines(s *scored, terms []string) []int {
 	if len(terms) == 0 {
 		return nil
 	}
-	lines := r.lines(s.c.Path)
+	text, ok := r.files().Text(s.c.Path)
+	if !ok {
+		return nil
+	}
+	// Skip to the chunk's first line, then test its lines one by one.
+	rest := text
+	for l := 1; l < s.c.StartLine && rest != ""; l++ {
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			return nil
+		}
+		rest = rest[i+1:]
+	}
 	var hits []int
-	for l := s.c.StartLine; l <= s.c.EndLine && l <= len(lines) && len(hits) < 16; l++ {
-		text := strings.ToLower(lines[l-1])
+	for l := s.c.StartLine; l <= s.c.EndLine && rest != "" && len(hits) < 16; l++ {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
 		for _, t := range terms {
-			if strings.Contains(text, t) {
+			if containsLower(line, t) {
 				hits = append(hits, l)
 				break
 			}
@@ -560,18 +574,36 @@ func (r *run) hitLines(s *scored, terms []string) []int {
 	return hits
 }
 
-// lines returns a file's lines (cached for the run).
-func (r *run) lines(path string) []string {
-	if ls, ok := r.fileLines[path]; ok {
-		return ls
+// containsLower reports whether s contains lower, a lower-case term, when
+// s's ASCII letters are lower-cased (without allocating); other bytes
+// compare as they are.
+func containsLower(s, lower string) bool {
+	n := len(lower)
+	if n == 0 {
+		return true
 	}
-	var ls []string
-	if text, ok := r.files().Text(path); ok {
-		ls = strings.Split(text, "\n")
+	c0 := lower[0]
+	u0 := c0
+	if c0 >= 'a' && c0 <= 'z' {
+		u0 = c0 - 'a' + 'A'
 	}
-	if r.fileLines == nil {
-		r.fileLines = map[string][]string{}
+	for i := 0; i+n <= len(s); i++ {
+		if c := s[i]; c != c0 && c != u0 {
+			continue
+		}
+		j := 1
+		for ; j < n; j++ {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+		}
+		if j == n {
+			return true
+		}
 	}
-	r.fileLines[path] = ls
-	return ls
+	return false
 }

@@ -198,7 +198,7 @@ func (t *tree) open(ctx context.Context, dir string) error {
 		files := map[string]string{}
 		for _, p := range t.snap.Paths() {
 			if f, err := t.snap.File(p); err == nil {
-				files[p] = string(f.Content)
+				files[p] = f.Text
 			}
 		}
 		t.bm25 = baseline.Build(files, t.cfg.Baseline)
@@ -357,5 +357,5 @@ func (f snapFiles) Text(path string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return string(file.Content), true
+	return file.Text, true
 }
