@@ -71,8 +71,8 @@ func Serve(ctx context.Context, conn io.ReadWriteCloser, opts Options) error {
 		return errors.New("lsp: Options.Engine is required")
 	}
 	s := newSession(opts)
-	stream := jsonrpc2.NewBufferedStream(conn, jsonrpc2.VSCodeObjectCodec{})
-	c := jsonrpc2.NewConn(ctx, stream, s, jsonrpc2.SetLogger(logfLogger(s.logf)))
+	s.stream = newFrameStream(conn)
+	c := jsonrpc2.NewConn(ctx, s.stream, s, jsonrpc2.SetLogger(logfLogger(s.logf)))
 	s.conn.Store(c)
 	select {
 	case <-c.DisconnectNotify():
@@ -115,6 +115,7 @@ type session struct {
 	tokens *tokens.Registry
 	logf   func(format string, args ...any)
 	conn   atomic.Pointer[jsonrpc2.Conn]
+	stream *frameStream // conn's; replies are written to it directly
 
 	// ctx is cancelled when the session ends; background work derives
 	// from it.
@@ -281,7 +282,19 @@ func (s *session) reply(req *jsonrpc2.Request, result any, e *jsonrpc2.Error) {
 	if e != nil {
 		err = c.ReplyWithError(context.Background(), req.ID, e)
 	} else {
-		err = c.Reply(context.Background(), req.ID, result)
+		// Encoded once and written as one frame (see frameStream).
+		var body []byte
+		if body, err = encodeResponse(req.ID, result); err == nil {
+			select {
+			case <-c.DisconnectNotify():
+				err = jsonrpc2.ErrClosed
+			default:
+				err = s.stream.writeFrame(body)
+			}
+		} else {
+			s.logf("reply to %s (id %s): %v", req.Method, req.ID, err)
+			err = c.ReplyWithError(context.Background(), req.ID, rpcError(CodeInternalError, fmt.Sprintf("%s: %v", req.Method, err), nil))
+		}
 	}
 	if err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
 		s.logf("reply to %s (id %s): %v", req.Method, req.ID, err)

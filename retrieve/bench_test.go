@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -52,8 +53,12 @@ func BenchmarkRequest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// CTXLS_BENCH_INDEX, if set, is the index directory (else the default).
-	x, err := index.Open(ctx, root, index.Options{CacheDir: os.Getenv("CTXLS_BENCH_INDEX"), Counters: map[string]tokens.Counter{DefaultEncoding: counter}})
+	// CTXLS_BENCH_INDEX, if set, is the index directory (else the default);
+	// CTXLS_BENCH_TEXTCACHE, if set, is Options.TextCacheBytes (-1: every
+	// request reads and hashes its files again).
+	textCache, _ := strconv.Atoi(os.Getenv("CTXLS_BENCH_TEXTCACHE"))
+	x, err := index.Open(ctx, root, index.Options{CacheDir: os.Getenv("CTXLS_BENCH_INDEX"), TextCacheBytes: textCache,
+		Counters: map[string]tokens.Counter{DefaultEncoding: counter}})
 	if err != nil {
 		b.Fatal(err)
 	}

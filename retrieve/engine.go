@@ -547,9 +547,15 @@ func (r *run) hitLines(s *scored, terms []string) []int {
 	if !ok {
 		return nil
 	}
-	// Skip to the chunk's first line, then test its lines one by one.
-	rest := text
-	for l := 1; l < s.c.StartLine && rest != ""; l++ {
+	// Skip to the chunk's first line — from the line holding its first
+	// byte when the index says where that is, else by counting lines —
+	// then test its lines one by one.
+	rest, l := text, 1
+	if b := s.c.StartByte; b > 0 && b <= len(text) {
+		rest = text[strings.LastIndexByte(text[:b], '\n')+1:]
+		l = s.c.StartLine
+	}
+	for ; l < s.c.StartLine && rest != ""; l++ {
 		i := strings.IndexByte(rest, '\n')
 		if i < 0 {
 			return nil

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/index"
@@ -54,6 +55,12 @@ func TestHitLines(t *testing.T) {
 	if got := r.hitLines(s, []string{"keepalive"}); !slices.Equal(got, []int{5, 7}) {
 		t.Errorf("hitLines = %v, want [5 7]", got)
 	}
+	// The same from the chunk's first byte (mid-line, as a node's may be).
+	s.c.StartByte = strings.Index(src, "Serve()")
+	if got := r.hitLines(s, []string{"keepalive"}); !slices.Equal(got, []int{5, 7}) {
+		t.Errorf("hitLines from StartByte = %v, want [5 7]", got)
+	}
+	s.c.StartByte = 0
 	s.c.StartLine, s.c.EndLine = 1, 20 // past the end of the file
 	if got := r.hitLines(s, []string{"keepalive", "serve"}); !slices.Equal(got, []int{2, 4, 5, 7}) {
 		t.Errorf("hitLines over the whole file = %v", got)
