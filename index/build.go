@@ -234,7 +234,17 @@ func (w *batchWriter) add(r *fileResult, old *fileRec) error {
 			w.batch.Delete(string(makeChunkID(old.info.Path, i)))
 		}
 	}
-	for _, d := range r.docs {
+	for i, d := range r.docs {
+		// A chunk whose document is the old one at the same ordinal (same
+		// bytes, names, doc comment, kind and language) is already in
+		// bleve: an edit inside one function rewrites one document, not
+		// the file's hundred.
+		if old != nil && i < len(old.chunks) && sameDocument(&old.chunks[i], &r.rec.chunks[i]) {
+			r.rec.chunks[i].flen = old.chunks[i].flen
+			r.docs[i] = nil
+			continue
+		}
+		w.x.docsWritten++
 		if err := w.batch.IndexAdvanced(d); err != nil {
 			return fmt.Errorf("index %s: %w", r.rec.info.Path, err)
 		}
@@ -272,7 +282,9 @@ func (w *batchWriter) flush() error {
 	}
 	for _, r := range w.pending {
 		for i, d := range r.docs {
-			fieldLengths(d, &r.rec.chunks[i].flen)
+			if d != nil {
+				fieldLengths(d, &r.rec.chunks[i].flen)
+			}
 		}
 		r.docs = nil
 		w.out[r.rec.info.Path] = r.rec
@@ -331,4 +343,19 @@ func fieldLengths(d *document.Document, flen *[numSearchFields]uint32) {
 			}
 		}
 	}
+}
+
+// sameDocument reports whether chunks a and b, at the same ordinal of one
+// path, have the same bleve document (chunkDocument): equal content hashes
+// of their bytes, names, doc comments, kinds and languages. Chunks without
+// a content hash are never the same.
+func sameDocument(a, b *chunkRec) bool {
+	if a.symbol != b.symbol || a.qualifiedName != b.qualifiedName || a.doc != b.doc ||
+		a.kind != b.kind || a.language != b.language {
+		return false
+	}
+	if a.oddHashes != nil || b.oddHashes != nil {
+		return a.oddHashes != nil && b.oddHashes != nil && a.oddHashes[1] != "" && a.oddHashes[1] == b.oddHashes[1]
+	}
+	return [16]byte(a.hashes[16:]) == [16]byte(b.hashes[16:])
 }

@@ -70,6 +70,8 @@ type Index struct {
 	cancelBuild context.CancelFunc
 	// warm builds the symbol maps right after an existing index opens.
 	warm bool
+	// docsWritten counts the bleve documents written since Open (tests).
+	docsWritten int
 }
 
 // pendingOp is a change queued while a background build runs.

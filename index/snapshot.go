@@ -160,7 +160,7 @@ func (s *Snapshot) file(p string) *fileRec {
 // workspace content, whatever the order files were indexed in.
 func (s *Snapshot) StateRoot() string {
 	s.rootOnce.Do(func() {
-		s.stateRoot = stateRoot(s.paths, func(p string) string { return s.file(p).info.Hash })
+		s.stateRoot = s.computeStateRoot()
 	})
 	return s.stateRoot
 }

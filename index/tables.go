@@ -271,6 +271,9 @@ type tables struct {
 	// into paths); built on first use, like the symbol maps.
 	pathOnce sync.Once
 	byWord   map[string][]int32
+
+	// dirs groups paths by directory for the state root (stateroot.go).
+	dirs dirState
 }
 
 // newTables indexes files (which it takes ownership of); names must cover
@@ -400,32 +403,6 @@ func containsName(ids []uint32, names []string, name string) bool {
 		return false
 	}
 	return slices.ContainsFunc(ids, func(id uint32) bool { return names[id] == name })
-}
-
-// stateRoot is the hex SHA-256 over the sorted (path, content hash) pairs.
-func stateRoot(paths []string, hashOf func(string) string) string {
-	h := sha256.New()
-	var buf []byte
-	for _, p := range paths {
-		buf = append(buf[:0], p...)
-		buf = append(buf, 0)
-		buf = append(buf, hashOf(p)...)
-		buf = append(buf, '\n')
-		h.Write(buf)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// StateRoot computes the state root of a set of files given as path →
-// content hash: hex SHA-256 over "path\x00hash\n" for each path in sorted
-// order. It is what Snapshot.StateRoot returns for the snapshot's files.
-func StateRoot(hashes map[string]string) string {
-	paths := make([]string, 0, len(hashes))
-	for p := range hashes {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	return stateRoot(paths, func(p string) string { return hashes[p] })
 }
 
 // contentHash is the file table's content hash: hex SHA-256.

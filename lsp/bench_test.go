@@ -50,7 +50,24 @@ var benchQueries = []string{
 type benchServer struct {
 	root, cache string
 	c           *fakeClient
+	stop        func()
 	indexTime   time.Duration
+}
+
+// TestMain closes the benchmarks' server after the run, so that its index
+// is checkpointed: otherwise the edits of BenchmarkTreeDidChange leave the
+// cached index incomplete and the next run rebuilds it (and bleve's
+// merges of that build then compete with what is measured).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bench != nil && bench.stop != nil {
+		bench.stop()
+		select {
+		case <-bench.c.done:
+		case <-time.After(time.Minute):
+		}
+	}
+	os.Exit(code)
 }
 
 var (
@@ -75,7 +92,8 @@ func benchTree(b *testing.B) *benchServer {
 		}
 		bench = &benchServer{root: root, cache: cache}
 		// The server outlives this benchmark: the other benchmarks reuse it.
-		c, _ := newFakeClient(b, benchOptions(cache))
+		c, stop := newFakeClient(b, benchOptions(cache))
+		bench.stop = stop
 		c.timeout = time.Hour
 		start := time.Now()
 		c.initialize(map[string]any{"rootUri": pathToURI(root), "capabilities": map[string]any{}, "initializationOptions": map[string]any{"indexWaitMs": 0}})
