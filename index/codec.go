@@ -10,8 +10,8 @@ import (
 	"hash"
 	"io"
 	"os"
-	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/ctxls/ctxls/index/chunk"
 )
@@ -26,16 +26,22 @@ import (
 //	      str language, uvarint flags (1: overlay), uvarint chunks, chunks × chunk
 //	chunk: str language, str kind, uvarint startByte endByte startLine endLine,
 //	       str symbol, str qualifiedName, str signature, uvarint sigEndLine,
-//	       str doc, uvarint docStartLine, uvarint n + n × str defines,
-//	       uvarint n + n × str references, str trackingHash, str contentHash,
+//	       str doc, uvarint docStartLine, uvarint d, uvarint r,
+//	       d × str defines, r × str references, hashes,
 //	       uvarint part, encodings × uvarint tokens,
 //	       numSearchFields × uvarint field length
-//	trailer: SHA-256 of everything before it
+//	trailer: 8 bytes little-endian number of distinct strs, then the
+//	         SHA-256 of everything before it
+//
+//	hashes: uvarint 0 + 16 bytes tracking hash + 16 bytes content hash
+//	        (the chunk package's hex form, decoded), or uvarint 1 + str
+//	        tracking hash + str content hash (any other form)
 //
 // str is interned: uvarint 0, uvarint len, bytes for a string's first
 // occurrence, uvarint i+1 for a repeat of the i-th distinct string. On load
-// every repeated identifier is one Go string.
-const tablesMagic = "CTXLSTB1"
+// every string is a substring of one copy of the file (no allocation per
+// string), and every repeated identifier is one Go string.
+const tablesMagic = "CTXLSTB3"
 
 var errCorrupt = errors.New("tables file corrupt")
 
@@ -129,15 +135,19 @@ func writeTables(path string, encodings, names []string, files []*fileRec) (err 
 			w.int(int(c.sigEndLine))
 			w.str(c.doc)
 			w.int(int(c.docStartLine))
-			for _, list := range [][]uint32{c.defines(), c.references()} {
-				w.uvarint(uint64(len(list)))
-				for _, id := range list {
-					w.str(names[id])
-				}
+			w.uvarint(uint64(len(c.defines())))
+			w.uvarint(uint64(len(c.references())))
+			for _, id := range c.names {
+				w.str(names[id])
 			}
-			th, ch := c.hashStrings()
-			w.str(th)
-			w.str(ch)
+			if c.oddHashes == nil {
+				w.uvarint(0)
+				w.bytes(c.hashes[:])
+			} else {
+				w.uvarint(1)
+				w.str(c.oddHashes[0])
+				w.str(c.oddHashes[1])
+			}
 			w.int(int(c.part))
 			for j := range nenc {
 				var n int32
@@ -151,6 +161,11 @@ func writeTables(path string, encodings, names []string, files []*fileRec) (err 
 			}
 		}
 	}
+	// The trailer: how many distinct strings there are, so that the
+	// reader sizes its string table once.
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(w.strs)))
+	w.bytes(n[:])
 	if w.err == nil {
 		w.err = w.w.Flush()
 	}
@@ -174,12 +189,38 @@ func writeTables(path string, encodings, names []string, files []*fileRec) (err 
 
 type tablesReader struct {
 	b    []byte
+	all  string // the same bytes as the whole of b at the start
 	strs []string
 	err  error
 	// nt interns names; ids caches the name id of each string of strs
-	// (-1: not interned yet).
-	nt  *nameTable
-	ids []int64
+	// (-1: not interned yet). direct: nt was empty when reading began, so
+	// each distinct string of the file takes the next id without a map
+	// lookup (nt rebuilds its map when the writer next interns).
+	nt     *nameTable
+	ids    []int64
+	direct bool
+	// canon shares the few language and kind strings.
+	canon map[string]string
+}
+
+// canonical returns the reader's shared copy of s.
+func (r *tablesReader) canonical(s string) string {
+	if c, ok := r.canon[s]; ok {
+		return c
+	}
+	r.canon[s] = s
+	return s
+}
+
+// raw reads n bytes.
+func (r *tablesReader) raw(n int) []byte {
+	if n > len(r.b) {
+		r.fail()
+		return nil
+	}
+	b := r.b[:n]
+	r.b = r.b[n:]
+	return b
 }
 
 func (r *tablesReader) fail() {
@@ -257,7 +298,8 @@ func (r *tablesReader) strAfterTag() string {
 		r.fail()
 		return ""
 	}
-	s := string(r.b[:n])
+	off := len(r.all) - len(r.b)
+	s := r.all[off : off+int(n)]
 	r.b = r.b[n:]
 	r.strs = append(r.strs, s)
 	return s
@@ -268,7 +310,7 @@ func (r *tablesReader) name() uint32 {
 	i := r.uvarint()
 	if i == 0 {
 		s := r.strAfterTag()
-		id := r.nt.intern(s)
+		id := r.intern(s)
 		r.ids = append(r.ids, int64(id))
 		return id
 	}
@@ -279,8 +321,19 @@ func (r *tablesReader) name() uint32 {
 	if id := r.ids[i-1]; id >= 0 {
 		return uint32(id)
 	}
-	id := r.nt.intern(r.strs[i-1])
+	id := r.intern(r.strs[i-1])
 	r.ids[i-1] = int64(id)
+	return id
+}
+
+// intern returns the name id of s, a string of strs met as a name for the
+// first time.
+func (r *tablesReader) intern(s string) uint32 {
+	if !r.direct {
+		return r.nt.intern(s)
+	}
+	id := uint32(len(r.nt.names))
+	r.nt.names = append(r.nt.names, s)
 	return id
 }
 
@@ -304,13 +357,35 @@ func readTables(path string, nt *nameTable) (encodings []string, files map[strin
 		return nil, nil, fmt.Errorf("read tables: %w", err)
 	}
 	if len(data) < len(tablesMagic)+sha256.Size || !bytes.HasPrefix(data, []byte(tablesMagic)) {
+		if len(data) >= len(tablesMagic) && bytes.HasPrefix(data, []byte(tablesMagic[:len(tablesMagic)-1])) {
+			return nil, nil, fmt.Errorf("read tables %s: written in format %q, this ctxls reads %q: %w", path, data[:len(tablesMagic)], tablesMagic, errCorrupt)
+		}
 		return nil, nil, fmt.Errorf("read tables %s: %w", path, errCorrupt)
 	}
 	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
 	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
 		return nil, nil, fmt.Errorf("read tables %s: checksum mismatch: %w", path, errCorrupt)
 	}
-	r := &tablesReader{b: body[len(tablesMagic):], nt: nt}
+	if len(body) < len(tablesMagic)+8 {
+		return nil, nil, fmt.Errorf("read tables %s: %w", path, errCorrupt)
+	}
+	nstrs := binary.LittleEndian.Uint64(body[len(body)-8:])
+	body = body[:len(body)-8]
+	if nstrs > uint64(len(body)) {
+		return nil, nil, fmt.Errorf("read tables %s: %w", path, errCorrupt)
+	}
+	r := &tablesReader{b: body[len(tablesMagic):], nt: nt, canon: make(map[string]string),
+		strs: make([]string, 0, nstrs), ids: make([]int64, 0, nstrs)}
+	// The strings read are substrings of all, which is data's bytes
+	// without a copy: data is never written to after this point (it is
+	// this function's own buffer), so the string is immutable as Go
+	// requires, and it stays alive as long as any string read from it.
+	r.all = unsafe.String(unsafe.SliceData(r.b), len(r.b))
+	if len(nt.names) == 0 {
+		r.direct = true
+		nt.ids = nil
+	}
+	var slab []uint32
 	encodings = r.strList()
 	nf := r.count(8)
 	files = make(map[string]*fileRec, nf)
@@ -327,7 +402,7 @@ func readTables(path string, nt *nameTable) (encodings []string, files map[strin
 		fi.Overlay = r.uvarint()&1 != 0
 		nc := r.count(20)
 		fi.Chunks = nc
-		fi.Language = nt.canonical(fi.Language)
+		fi.Language = r.canonical(fi.Language)
 		fr.chunks = make([]chunkRec, nc)
 		nenc := len(encodings)
 		if nenc > 0 {
@@ -335,8 +410,8 @@ func readTables(path string, nt *nameTable) (encodings []string, files map[strin
 		}
 		for i := range fr.chunks {
 			c := &fr.chunks[i]
-			c.language = nt.canonical(r.str())
-			c.kind = chunk.Kind(nt.canonical(r.str()))
+			c.language = r.canonical(r.str())
+			c.kind = chunk.Kind(r.canonical(r.str()))
 			c.startByte = r.int32()
 			c.endByte = r.int32()
 			c.startLine = r.int32()
@@ -347,19 +422,28 @@ func readTables(path string, nt *nameTable) (encodings []string, files map[strin
 			c.sigEndLine = r.int32()
 			c.doc = r.str()
 			c.docStartLine = r.int32()
-			nd := r.count(1)
-			for range nd {
-				c.names = append(c.names, r.name())
-			}
-			nr := r.count(1)
-			if nd+nr > 0 {
-				c.names = slices.Grow(c.names, nr)
-			}
-			for range nr {
-				c.names = append(c.names, r.name())
+			nd, nr := r.count(1), r.count(1)
+			if n := nd + nr; n > 0 {
+				// Name lists are cut from shared slabs: one allocation per
+				// 64 Ki names instead of one per chunk.
+				if len(slab)+n > cap(slab) {
+					slab = make([]uint32, 0, max(n, 1<<16))
+				}
+				c.names = slab[len(slab) : len(slab)+n : len(slab)+n]
+				slab = slab[:len(slab)+n]
+				for k := range c.names {
+					c.names[k] = r.name()
+				}
 			}
 			c.ndefs = int32(nd)
-			c.setHashes(r.str(), r.str())
+			switch r.uvarint() {
+			case 0:
+				copy(c.hashes[:], r.raw(len(c.hashes)))
+			case 1:
+				c.oddHashes = &[2]string{r.str(), r.str()}
+			default:
+				r.fail()
+			}
 			c.part = r.int32()
 			for j := range nenc {
 				fr.tokens[i*nenc+j] = r.int32()

@@ -327,8 +327,7 @@ func (s *Snapshot) Defs(name string) []ChunkID {
 // the list when name has more than limit definitions (limit > 0): the
 // cheap way to skip ambiguous names ("String", "Close").
 func (s *Snapshot) DefsAtMost(name string, limit int) ([]ChunkID, bool) {
-	defs, _ := s.base.symbols()
-	return s.lookup(name, defs, func(r *chunkRec) bool { return definesName(r, s.names, name) }, limit)
+	return s.lookup(name, s.base.symbols().defsOf(name), func(r *chunkRec) bool { return definesName(r, s.names, name) }, limit)
 }
 
 // Refs returns the chunks whose References include the identifier name,
@@ -341,11 +340,10 @@ func (s *Snapshot) Refs(name string) []ChunkID {
 // RefsAtMost is Refs, except that it returns nil, false without building
 // the list when more than limit chunks refer to name (limit > 0).
 func (s *Snapshot) RefsAtMost(name string, limit int) ([]ChunkID, bool) {
-	_, refs := s.base.symbols()
-	return s.lookup(name, refs, func(r *chunkRec) bool { return containsName(r.references(), s.names, name) }, limit)
+	return s.lookup(name, s.base.symbols().refsOf(name), func(r *chunkRec) bool { return containsName(r.references(), s.names, name) }, limit)
 }
 
-func (s *Snapshot) lookup(name string, m map[string][]int32, match func(*chunkRec) bool, limit int) ([]ChunkID, bool) {
+func (s *Snapshot) lookup(name string, base []int32, match func(*chunkRec) bool, limit int) ([]ChunkID, bool) {
 	type hit struct {
 		path      string
 		line, ord int
@@ -354,7 +352,7 @@ func (s *Snapshot) lookup(name string, m map[string][]int32, match func(*chunkRe
 		// Count before building anything: ambiguous names ("String",
 		// "Close") have hundreds of entries that the caller would drop.
 		n := 0
-		for _, i := range m[name] {
+		for _, i := range base {
 			if _, changed := s.delta[s.base.all[i].file.info.Path]; !changed {
 				n++
 			}
@@ -374,7 +372,7 @@ func (s *Snapshot) lookup(name string, m map[string][]int32, match func(*chunkRe
 		}
 	}
 	var hits []hit
-	for _, i := range m[name] {
+	for _, i := range base {
 		r := s.base.all[i]
 		p := r.file.info.Path
 		if _, changed := s.delta[p]; changed {

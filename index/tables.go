@@ -261,11 +261,7 @@ type tables struct {
 	// The symbol maps are built on first use (a build never needs them,
 	// and they are a fifth of the tables' memory).
 	symOnce sync.Once
-	// defs maps a name (symbol, qualified name, or a name the chunk
-	// defines) to indexes into all; refs maps an identifier to the chunks
-	// that use it. Both are sorted by (path, line) because all is.
-	defs map[string][]int32
-	refs map[string][]int32
+	sym     *symIndex
 
 	// byWord maps each PathWords word to the paths that have it (indexes
 	// into paths); built on first use, like the symbol maps.
@@ -302,53 +298,9 @@ func newTables(encodings, names []string, files map[string]*fileRec) *tables {
 
 // symbols returns the symbol maps, building them on the first call. Safe
 // for concurrent use.
-func (t *tables) symbols() (defs, refs map[string][]int32) {
-	t.symOnce.Do(func() {
-		// Count first, so that every list is allocated once, in one slab.
-		// References are name ids: count and fill them through arrays
-		// indexed by id (a few million of them on a large tree), and touch
-		// the map once per distinct name.
-		ndefs := make(map[string]int32)
-		nrefs := make([]int32, len(t.names))
-		totalDefs, totalRefs := 0, 0
-		for _, r := range t.all {
-			rec := r.rec()
-			forEachDefName(rec, t.names, func(name string) { ndefs[name]++; totalDefs++ })
-			for _, id := range rec.references() {
-				nrefs[id]++
-			}
-			totalRefs += len(rec.references())
-		}
-		t.defs = slabLists(ndefs, totalDefs)
-		refSlab := make([]int32, totalRefs)
-		next := make([]int32, len(t.names)) // fill cursor per name id
-		distinct := 0
-		off := int32(0)
-		for id, n := range nrefs {
-			next[id] = off
-			off += n
-			if n > 0 {
-				distinct++
-			}
-		}
-		for i, r := range t.all {
-			idx := int32(i)
-			rec := r.rec()
-			forEachDefName(rec, t.names, func(name string) { t.defs[name] = append(t.defs[name], idx) })
-			for _, id := range rec.references() {
-				refSlab[next[id]] = idx
-				next[id]++
-			}
-		}
-		t.refs = make(map[string][]int32, distinct)
-		for id, n := range nrefs {
-			if n > 0 {
-				end := next[id] // the cursor ends where the list ends
-				t.refs[t.names[id]] = refSlab[end-n : end : end]
-			}
-		}
-	})
-	return t.defs, t.refs
+func (t *tables) symbols() *symIndex {
+	t.symOnce.Do(func() { t.sym = buildSymIndex(t) })
+	return t.sym
 }
 
 // slabLists returns a map with an empty list of capacity counts[k] for

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"golang.org/x/term"
@@ -16,6 +17,14 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	args := os.Args[1:]
+	// CTXLS_CPUPROFILE=FILE writes a CPU profile of the whole run (for
+	// docs/benchmarks.md: what a process spends its start-up on).
+	if f := os.Getenv("CTXLS_CPUPROFILE"); f != "" {
+		if out, err := os.Create(f); err == nil && pprof.StartCPUProfile(out) == nil {
+			defer out.Close()
+			defer pprof.StopCPUProfile()
+		}
+	}
 	var code int
 	if len(args) > 0 && args[0] == "serve" {
 		code = runServe(ctx, args[1:], os.Stdin, os.Stdout, os.Stderr)
@@ -24,5 +33,8 @@ func main() {
 			StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd()))})
 	}
 	stop()
-	os.Exit(code)
+	if code != 0 {
+		pprof.StopCPUProfile()
+		os.Exit(code)
+	}
 }

@@ -1,0 +1,170 @@
+package index
+
+import (
+	"hash/maphash"
+	"slices"
+)
+
+// nameIndex maps strings to their position in a slice by open addressing
+// over one flat array: no allocation per entry and one hash per string,
+// where a Go map costs several times that to build for the ≈ 10⁵ names
+// of a large tree (it was most of a CLI run's start-up).
+type nameIndex struct {
+	seed  maphash.Seed
+	slots []int32 // -1: empty; else an index into names
+	names []string
+	mask  uint64
+}
+
+// newNameIndex indexes names (the first of duplicates wins) with room for
+// extra more without growing.
+func newNameIndex(names []string, extra int) *nameIndex {
+	n := uint64(16)
+	for n < uint64(2*(len(names)+extra)) {
+		n <<= 1
+	}
+	x := &nameIndex{seed: maphash.MakeSeed(), slots: make([]int32, n), names: slices.Clip(names), mask: n - 1}
+	for i := range x.slots {
+		x.slots[i] = -1
+	}
+	for i, s := range names {
+		if slot, found := x.slot(s); !found {
+			x.slots[slot] = int32(i)
+		}
+	}
+	return x
+}
+
+// slot returns s's slot and whether s is there; if not, the slot is the
+// empty one where s goes.
+func (x *nameIndex) slot(s string) (uint64, bool) {
+	for i := maphash.String(x.seed, s) & x.mask; ; i = (i + 1) & x.mask {
+		id := x.slots[i]
+		if id < 0 {
+			return i, false
+		}
+		if x.names[id] == s {
+			return i, true
+		}
+	}
+}
+
+// find returns the position of s.
+func (x *nameIndex) find(s string) (int32, bool) {
+	i, ok := x.slot(s)
+	if !ok {
+		return -1, false
+	}
+	return x.slots[i], true
+}
+
+// add returns the position of s, appending s if it is new.
+func (x *nameIndex) add(s string) int32 {
+	i, ok := x.slot(s)
+	if ok {
+		return x.slots[i]
+	}
+	id := int32(len(x.names))
+	x.names = append(x.names, s)
+	x.slots[i] = id
+	if uint64(len(x.names))*2 > uint64(len(x.slots)) {
+		x.grow()
+	}
+	return id
+}
+
+func (x *nameIndex) grow() {
+	n := uint64(len(x.slots)) * 2
+	x.slots = make([]int32, n)
+	x.mask = n - 1
+	for i := range x.slots {
+		x.slots[i] = -1
+	}
+	for id, s := range x.names {
+		if slot, found := x.slot(s); !found {
+			x.slots[slot] = int32(id)
+		}
+	}
+}
+
+// symIndex is the symbol maps of a tables: for each name (an index of
+// idx), the chunks (indexes into tables.all, in order) that define it and
+// those that refer to it.
+type symIndex struct {
+	idx                *nameIndex
+	defStart, refStart []int32 // len(idx.names)+1 offsets into defs, refs
+	defs, refs         []int32
+}
+
+func (si *symIndex) list(name string, start, slab []int32) []int32 {
+	id, ok := si.idx.find(name)
+	if !ok || int(id)+1 >= len(start) {
+		return nil
+	}
+	return slab[start[id]:start[id+1]:start[id+1]]
+}
+
+// defsOf returns the chunks that define name: as their symbol, qualified
+// name or one of their Defines.
+func (si *symIndex) defsOf(name string) []int32 { return si.list(name, si.defStart, si.defs) }
+
+// refsOf returns the chunks whose References include name.
+func (si *symIndex) refsOf(name string) []int32 { return si.list(name, si.refStart, si.refs) }
+
+// buildSymIndex builds the symbol maps of t.
+func buildSymIndex(t *tables) *symIndex {
+	idx := newNameIndex(t.names, len(t.all)/4)
+	// Def ids of each chunk, in one slab: its symbol, its qualified name
+	// and its Defines, each distinct name once (see forEachDefName).
+	defIDs := make([]int32, 0, len(t.all)*2)
+	defEnd := make([]int32, len(t.all))
+	nrefs := 0
+	for i, r := range t.all {
+		rec := r.rec()
+		if rec.symbol != "" {
+			defIDs = append(defIDs, idx.add(rec.symbol))
+		}
+		if rec.qualifiedName != "" && rec.qualifiedName != rec.symbol {
+			defIDs = append(defIDs, idx.add(rec.qualifiedName))
+		}
+		for _, id := range rec.defines() {
+			if d := t.names[id]; d != rec.symbol && d != rec.qualifiedName {
+				defIDs = append(defIDs, int32(id))
+			}
+		}
+		defEnd[i] = int32(len(defIDs))
+		nrefs += len(rec.references())
+	}
+	n := len(idx.names)
+	si := &symIndex{idx: idx, defStart: make([]int32, n+1), refStart: make([]int32, n+1),
+		defs: make([]int32, len(defIDs)), refs: make([]int32, nrefs)}
+	// Count, turn counts into offsets, then fill in chunk order (so each
+	// list is sorted as all is: by path, then line).
+	for _, id := range defIDs {
+		si.defStart[id+1]++
+	}
+	for _, r := range t.all {
+		for _, id := range r.rec().references() {
+			si.refStart[id+1]++
+		}
+	}
+	for i := 1; i <= n; i++ {
+		si.defStart[i] += si.defStart[i-1]
+		si.refStart[i] += si.refStart[i-1]
+	}
+	nextDef := slices.Clone(si.defStart[:n])
+	nextRef := slices.Clone(si.refStart[:n])
+	prev := int32(0)
+	for i, r := range t.all {
+		for _, id := range defIDs[prev:defEnd[i]] {
+			si.defs[nextDef[id]] = int32(i)
+			nextDef[id]++
+		}
+		prev = defEnd[i]
+		for _, id := range r.rec().references() {
+			si.refs[nextRef[id]] = int32(i)
+			nextRef[id]++
+		}
+	}
+	return si
+}
