@@ -462,13 +462,27 @@ func TestTablesCodec(t *testing.T) {
 		files = append(files, s.file(p))
 	}
 	p := filepath.Join(t.TempDir(), "t.bin")
-	if err := writeTables(p, []string{"words"}, s.names, files); err != nil {
+	sym := s.base.symbols()
+	if err := writeTables(p, []string{"words"}, s.names, files, sym); err != nil {
 		t.Fatal(err)
 	}
 	nt := newNameTable()
-	encs, got, err := readTables(p, nt)
+	encs, got, gotSym, err := readTables(p, nt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if gotSym == nil || !reflect.DeepEqual(gotSym.idx.slots, sym.idx.slots) || !slices.Equal(gotSym.idx.names, sym.idx.names) ||
+		!slices.Equal(gotSym.defs, sym.defs) || !slices.Equal(gotSym.refs, sym.refs) ||
+		!slices.Equal(gotSym.defStart, sym.defStart) || !slices.Equal(gotSym.refStart, sym.refStart) {
+		t.Fatalf("symbol index did not round-trip")
+	}
+	for _, name := range []string{"Stitch", "ranges.Stitch", "Clamp", "parseHTTPRequest", "nope"} {
+		if !slices.Equal(gotSym.defsOf(name), sym.defsOf(name)) || !slices.Equal(gotSym.refsOf(name), sym.refsOf(name)) {
+			t.Errorf("%s: defs %v refs %v after reading, %v %v before", name, gotSym.defsOf(name), gotSym.refsOf(name), sym.defsOf(name), sym.refsOf(name))
+		}
+	}
+	if len(sym.defsOf("Clamp")) != 2 {
+		t.Errorf("Clamp defs = %v", sym.defsOf("Clamp"))
 	}
 	if !slices.Equal(encs, []string{"words"}) || len(got) != len(files) {
 		t.Fatalf("read %v, %d files", encs, len(got))
@@ -489,9 +503,17 @@ func TestTablesCodec(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(p)
+	for _, at := range []int{3, len(b) / 3, len(b) / 2, len(b) - 30, len(b) - 1} {
+		flipped := slices.Clone(b)
+		flipped[at] ^= 0x10
+		os.WriteFile(p, flipped, 0o644)
+		if _, _, _, err := readTables(p, newNameTable()); !errors.Is(err, errCorrupt) {
+			t.Errorf("bit flipped at %d: %v", at, err)
+		}
+	}
 	for _, cut := range []int{0, 5, len(b) / 2, len(b) - 1} {
 		os.WriteFile(p, b[:cut], 0o644)
-		if _, _, err := readTables(p, newNameTable()); !errors.Is(err, errCorrupt) {
+		if _, _, _, err := readTables(p, newNameTable()); !errors.Is(err, errCorrupt) {
 			t.Errorf("truncated at %d: %v", cut, err)
 		}
 	}

@@ -3,12 +3,12 @@ package index
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
+	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"time"
 	"unsafe"
@@ -17,21 +17,31 @@ import (
 )
 
 // The tables file is a compact binary encoding of the file and chunk
-// tables (the symbol maps are rebuilt on load):
+// tables and the symbol maps:
 //
-//	magic "CTXLSTB1"
+//	magic "CTXLSTB5"
 //	encodings: uvarint n, n × str
+//	names: uvarint n, n × str (the name table; chunks refer to it by id)
 //	files: uvarint n, n × file
 //	file: str path, varint size, varint mtime (Unix ns), str hash,
 //	      str language, uvarint flags (1: overlay), uvarint chunks, chunks × chunk
 //	chunk: str language, str kind, uvarint startByte endByte startLine endLine,
 //	       str symbol, str qualifiedName, str signature, uvarint sigEndLine,
 //	       str doc, uvarint docStartLine, uvarint d, uvarint r,
-//	       d × str defines, r × str references, hashes,
+//	       d × uvarint define id, r × uvarint reference id, hashes,
 //	       uvarint part, encodings × uvarint tokens,
 //	       numSearchFields × uvarint field length
-//	trailer: 8 bytes little-endian number of distinct strs, then the
-//	         SHA-256 of everything before it
+//	symbols (absent when the trailer's offset is 0): uvarint n, n × (uvarint
+//	       len, bytes) names, uvarint log2 slots, slots × 4 bytes
+//	       little-endian (name positions, 0xFFFFFFFF empty), n × uvarint
+//	       defs count, n × uvarint refs count, then the def lists and the
+//	       ref lists (chunk positions in path order, each delta-coded); the
+//	       slots are nameIndex's, whose hash is fixed: changing hashName
+//	       needs a new tablesMagic. The section stands alone (no str
+//	       references), so it is decoded while the files are.
+//	trailer: 8 bytes little-endian offset of the symbols section, 8 bytes
+//	       little-endian number of distinct strs, 4 bytes little-endian
+//	       CRC-32C of everything before
 //
 //	hashes: uvarint 0 + 16 bytes tracking hash + 16 bytes content hash
 //	        (the chunk package's hex form, decoded), or uvarint 1 + str
@@ -40,14 +50,16 @@ import (
 // str is interned: uvarint 0, uvarint len, bytes for a string's first
 // occurrence, uvarint i+1 for a repeat of the i-th distinct string. On load
 // every string is a substring of one copy of the file (no allocation per
-// string), and every repeated identifier is one Go string.
-const tablesMagic = "CTXLSTB3"
+// string), and every repeated identifier is one Go string. The checksum
+// detects a damaged file (a CRC, at memory speed, where SHA-256 cost a
+// tenth of a CLI run's start-up).
+const tablesMagic = "CTXLSTB5"
 
 var errCorrupt = errors.New("tables file corrupt")
 
 type tablesWriter struct {
 	w    *bufio.Writer
-	h    hash.Hash
+	n    int64 // bytes written
 	strs map[string]uint64
 	buf  [binary.MaxVarintLen64]byte
 	err  error
@@ -56,6 +68,16 @@ type tablesWriter struct {
 func (w *tablesWriter) bytes(b []byte) {
 	if w.err == nil {
 		_, w.err = w.w.Write(b)
+		w.n += int64(len(b))
+	}
+}
+
+// plain writes s without interning: uvarint len, bytes.
+func (w *tablesWriter) plain(s string) {
+	w.uvarint(uint64(len(s)))
+	if w.err == nil {
+		_, w.err = w.w.WriteString(s)
+		w.n += int64(len(s))
 	}
 }
 
@@ -70,10 +92,7 @@ func (w *tablesWriter) str(s string) {
 	}
 	w.strs[s] = uint64(len(w.strs))
 	w.uvarint(0)
-	w.uvarint(uint64(len(s)))
-	if w.err == nil {
-		_, w.err = w.w.WriteString(s)
-	}
+	w.plain(s)
 }
 
 func (w *tablesWriter) strList(ss []string) {
@@ -86,7 +105,7 @@ func (w *tablesWriter) strList(ss []string) {
 // writeTables writes the tables of files (in the given order) to path
 // atomically: a temporary file, fsync, rename. names resolves the chunks'
 // name ids.
-func writeTables(path string, encodings, names []string, files []*fileRec) (err error) {
+func writeTables(path string, encodings, names []string, files []*fileRec, sym *symIndex) (err error) {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -98,10 +117,11 @@ func writeTables(path string, encodings, names []string, files []*fileRec) (err 
 			os.Remove(tmp)
 		}
 	}()
-	h := sha256.New()
-	w := &tablesWriter{w: bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16), h: h, strs: make(map[string]uint64)}
+	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	w := &tablesWriter{w: bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16), strs: make(map[string]uint64)}
 	w.bytes([]byte(tablesMagic))
 	w.strList(encodings)
+	w.strList(names)
 	w.uvarint(uint64(len(files)))
 	nenc := len(encodings)
 	for _, fr := range files {
@@ -138,7 +158,7 @@ func writeTables(path string, encodings, names []string, files []*fileRec) (err 
 			w.uvarint(uint64(len(c.defines())))
 			w.uvarint(uint64(len(c.references())))
 			for _, id := range c.names {
-				w.str(names[id])
+				w.uvarint(uint64(id))
 			}
 			if c.oddHashes == nil {
 				w.uvarint(0)
@@ -161,18 +181,24 @@ func writeTables(path string, encodings, names []string, files []*fileRec) (err 
 			}
 		}
 	}
-	// The trailer: how many distinct strings there are, so that the
-	// reader sizes its string table once.
-	var n [8]byte
-	binary.LittleEndian.PutUint64(n[:], uint64(len(w.strs)))
-	w.bytes(n[:])
+	var symOff int64
+	if sym != nil {
+		symOff = w.n
+		writeSymIndex(w, sym)
+	}
+	// The trailer: where the symbols are, and how many distinct strings
+	// there are (so that the reader sizes its string table once).
+	var t [16]byte
+	binary.LittleEndian.PutUint64(t[:8], uint64(symOff))
+	binary.LittleEndian.PutUint64(t[8:], uint64(len(w.strs)))
+	w.bytes(t[:])
 	if w.err == nil {
 		w.err = w.w.Flush()
 	}
 	if w.err != nil {
 		return fmt.Errorf("write tables: %w", w.err)
 	}
-	if _, err := f.Write(h.Sum(nil)); err != nil {
+	if _, err := f.Write(binary.LittleEndian.AppendUint32(nil, h.Sum32())); err != nil {
 		return fmt.Errorf("write tables: %w", err)
 	}
 	if err := f.Sync(); err != nil {
@@ -192,13 +218,7 @@ type tablesReader struct {
 	all  string // the same bytes as the whole of b at the start
 	strs []string
 	err  error
-	// nt interns names; ids caches the name id of each string of strs
-	// (-1: not interned yet). direct: nt was empty when reading began, so
-	// each distinct string of the file takes the next id without a map
-	// lookup (nt rebuilds its map when the writer next interns).
-	nt     *nameTable
-	ids    []int64
-	direct bool
+	nt   *nameTable
 	// canon shares the few language and kind strings.
 	canon map[string]string
 }
@@ -286,9 +306,7 @@ func (r *tablesReader) str() string {
 		}
 		return r.strs[i-1]
 	}
-	s := r.strAfterTag()
-	r.ids = append(r.ids, -1)
-	return s
+	return r.strAfterTag()
 }
 
 // strAfterTag reads the length and bytes of a string's first occurrence.
@@ -305,38 +323,6 @@ func (r *tablesReader) strAfterTag() string {
 	return s
 }
 
-// name reads a string and returns its id in the name table.
-func (r *tablesReader) name() uint32 {
-	i := r.uvarint()
-	if i == 0 {
-		s := r.strAfterTag()
-		id := r.intern(s)
-		r.ids = append(r.ids, int64(id))
-		return id
-	}
-	if i > uint64(len(r.strs)) {
-		r.fail()
-		return 0
-	}
-	if id := r.ids[i-1]; id >= 0 {
-		return uint32(id)
-	}
-	id := r.intern(r.strs[i-1])
-	r.ids[i-1] = int64(id)
-	return id
-}
-
-// intern returns the name id of s, a string of strs met as a name for the
-// first time.
-func (r *tablesReader) intern(s string) uint32 {
-	if !r.direct {
-		return r.nt.intern(s)
-	}
-	id := uint32(len(r.nt.names))
-	r.nt.names = append(r.nt.names, s)
-	return id
-}
-
 func (r *tablesReader) strList() []string {
 	n := r.count(1)
 	if n == 0 {
@@ -351,42 +337,77 @@ func (r *tablesReader) strList() []string {
 
 // readTables reads a tables file written by writeTables. Any truncation,
 // bit flip or format change is reported as an error wrapping errCorrupt.
-func readTables(path string, nt *nameTable) (encodings []string, files map[string]*fileRec, err error) {
+func readTables(path string, nt *nameTable) (encodings []string, files map[string]*fileRec, sym *symIndex, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read tables: %w", err)
+		return nil, nil, nil, fmt.Errorf("read tables: %w", err)
 	}
-	if len(data) < len(tablesMagic)+sha256.Size || !bytes.HasPrefix(data, []byte(tablesMagic)) {
-		if len(data) >= len(tablesMagic) && bytes.HasPrefix(data, []byte(tablesMagic[:len(tablesMagic)-1])) {
-			return nil, nil, fmt.Errorf("read tables %s: written in format %q, this ctxls reads %q: %w", path, data[:len(tablesMagic)], tablesMagic, errCorrupt)
+	corrupt := func(why string) error {
+		if why != "" {
+			return fmt.Errorf("read tables %s: %s: %w", path, why, errCorrupt)
 		}
-		return nil, nil, fmt.Errorf("read tables %s: %w", path, errCorrupt)
+		return fmt.Errorf("read tables %s: %w", path, errCorrupt)
 	}
-	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
-		return nil, nil, fmt.Errorf("read tables %s: checksum mismatch: %w", path, errCorrupt)
+	const trailer = 16 + 4
+	if len(data) < len(tablesMagic)+trailer || !bytes.HasPrefix(data, []byte(tablesMagic)) {
+		if len(data) >= len(tablesMagic) && bytes.HasPrefix(data, []byte(tablesMagic[:len(tablesMagic)-1])) {
+			return nil, nil, nil, corrupt(fmt.Sprintf("written in format %q, this ctxls reads %q", data[:len(tablesMagic)], tablesMagic))
+		}
+		return nil, nil, nil, corrupt("")
 	}
-	if len(body) < len(tablesMagic)+8 {
-		return nil, nil, fmt.Errorf("read tables %s: %w", path, errCorrupt)
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
+		return nil, nil, nil, corrupt("checksum mismatch")
 	}
+	symOff := binary.LittleEndian.Uint64(body[len(body)-16:])
 	nstrs := binary.LittleEndian.Uint64(body[len(body)-8:])
-	body = body[:len(body)-8]
-	if nstrs > uint64(len(body)) {
-		return nil, nil, fmt.Errorf("read tables %s: %w", path, errCorrupt)
+	body = body[:len(body)-16]
+	if nstrs > uint64(len(body)) || (symOff != 0 && (symOff < uint64(len(tablesMagic)) || symOff > uint64(len(body)))) {
+		return nil, nil, nil, corrupt("")
 	}
-	r := &tablesReader{b: body[len(tablesMagic):], nt: nt, canon: make(map[string]string),
-		strs: make([]string, 0, nstrs), ids: make([]int64, 0, nstrs)}
 	// The strings read are substrings of all, which is data's bytes
 	// without a copy: data is never written to after this point (it is
 	// this function's own buffer), so the string is immutable as Go
 	// requires, and it stays alive as long as any string read from it.
-	r.all = unsafe.String(unsafe.SliceData(r.b), len(r.b))
+	all := unsafe.String(unsafe.SliceData(body), len(body))
+	filesEnd := len(body)
+	type symResult struct {
+		sym *symIndex
+		err error
+	}
+	var symDone chan symResult
+	if symOff != 0 {
+		filesEnd = int(symOff)
+		symDone = make(chan symResult, 1)
+		// The symbols section stands alone: decode it on another core
+		// while the files are read (it needs only the chunk count, which
+		// it checks against once both are done).
+		go func() {
+			sr := &tablesReader{b: body[symOff:], all: all[symOff:]}
+			si := sr.symIndex(math.MaxInt32)
+			if sr.err == nil && len(sr.b) != 0 {
+				sr.fail()
+			}
+			symDone <- symResult{si, sr.err}
+		}()
+	}
+	r := &tablesReader{b: body[len(tablesMagic):filesEnd], all: all[len(tablesMagic):filesEnd], nt: nt, canon: make(map[string]string),
+		strs: make([]string, 0, nstrs)}
+	encodings = r.strList()
+	// The name table: on a fresh name table the file's ids are the ids;
+	// otherwise they are interned and mapped.
+	fileNames := r.strList()
+	var remap []uint32
 	if len(nt.names) == 0 {
-		r.direct = true
+		nt.names = append(nt.names, fileNames...)
 		nt.ids = nil
+	} else {
+		remap = make([]uint32, len(fileNames))
+		for i, n := range fileNames {
+			remap[i] = nt.intern(n)
+		}
 	}
 	var slab []uint32
-	encodings = r.strList()
 	nf := r.count(8)
 	files = make(map[string]*fileRec, nf)
 	for range nf {
@@ -432,7 +453,15 @@ func readTables(path string, nt *nameTable) (encodings []string, files map[strin
 				c.names = slab[len(slab) : len(slab)+n : len(slab)+n]
 				slab = slab[:len(slab)+n]
 				for k := range c.names {
-					c.names[k] = r.name()
+					id := r.uvarint()
+					if id >= uint64(len(fileNames)) {
+						r.fail()
+						break
+					}
+					if remap != nil {
+						id = uint64(remap[id])
+					}
+					c.names[k] = uint32(id)
 				}
 			}
 			c.ndefs = int32(nd)
@@ -464,8 +493,117 @@ func readTables(path string, nt *nameTable) (encodings []string, files map[strin
 	if r.err == nil && len(r.b) != 0 {
 		r.fail()
 	}
-	if r.err != nil {
-		return nil, nil, fmt.Errorf("read tables %s: %w", path, r.err)
+	if symDone != nil {
+		res := <-symDone
+		total := 0
+		for _, f := range files {
+			total += len(f.chunks)
+		}
+		switch {
+		case res.err != nil:
+			r.err = res.err
+		case r.err == nil && !res.sym.pointsBelow(total):
+			r.fail()
+		}
+		sym = res.sym
 	}
-	return encodings, files, nil
+	if r.err != nil {
+		return nil, nil, nil, fmt.Errorf("read tables %s: %w", path, r.err)
+	}
+	return encodings, files, sym, nil
+}
+
+// writeSymIndex writes the symbols section (see the format above).
+func writeSymIndex(w *tablesWriter, sym *symIndex) {
+	w.uvarint(uint64(len(sym.idx.names)))
+	for _, name := range sym.idx.names {
+		w.plain(name)
+	}
+	w.uvarint(uint64(64 - sym.idx.shift))
+	var b [4]byte
+	for _, v := range sym.idx.slots {
+		binary.LittleEndian.PutUint32(b[:], uint32(v))
+		w.bytes(b[:])
+	}
+	for _, start := range [][]int32{sym.defStart, sym.refStart} {
+		for i := 1; i < len(start); i++ {
+			w.uvarint(uint64(start[i] - start[i-1]))
+		}
+	}
+	for _, l := range []struct{ start, slab []int32 }{{sym.defStart, sym.defs}, {sym.refStart, sym.refs}} {
+		for i := 1; i < len(l.start); i++ {
+			prev := int32(0)
+			for _, c := range l.slab[l.start[i-1]:l.start[i]] {
+				w.uvarint(uint64(c - prev))
+				prev = c
+			}
+		}
+	}
+}
+
+// symIndex reads the symbols section; chunks is the number of chunks the
+// lists may point into.
+func (r *tablesReader) symIndex(chunks int) *symIndex {
+	nn := r.count(1)
+	names := make([]string, nn)
+	for i := range names {
+		n := r.uvarint()
+		if n > uint64(len(r.b)) {
+			r.fail()
+			return nil
+		}
+		off := len(r.all) - len(r.b)
+		names[i] = r.all[off : off+int(n)]
+		r.b = r.b[n:]
+	}
+	logSlots := r.uvarint()
+	if logSlots < 4 || logSlots > 40 || (uint64(1)<<logSlots) < uint64(len(names)) || (uint64(4)<<logSlots) > uint64(len(r.b)) {
+		r.fail()
+		return nil
+	}
+	n := 1 << logSlots
+	idx := &nameIndex{slots: make([]int32, n), names: names, mask: uint64(n - 1), shift: uint(64 - logSlots)}
+	raw := r.raw(4 * n)
+	for i := range idx.slots {
+		v := int32(binary.LittleEndian.Uint32(raw[4*i:]))
+		if v < -1 || int(v) >= len(names) {
+			r.fail()
+			return nil
+		}
+		idx.slots[i] = v
+	}
+	si := &symIndex{idx: idx, defStart: make([]int32, len(names)+1), refStart: make([]int32, len(names)+1)}
+	for _, start := range [][]int32{si.defStart, si.refStart} {
+		for i := 1; i < len(start); i++ {
+			c := r.uvarint()
+			if c > uint64(chunks) {
+				r.fail()
+				return nil
+			}
+			start[i] = start[i-1] + int32(c)
+			if int(start[i]) > len(r.b) { // each entry takes a byte at least
+				r.fail()
+				return nil
+			}
+		}
+	}
+	si.defs = make([]int32, si.defStart[len(names)])
+	si.refs = make([]int32, si.refStart[len(names)])
+	for _, l := range []struct{ start, slab []int32 }{{si.defStart, si.defs}, {si.refStart, si.refs}} {
+		for i := 1; i < len(l.start); i++ {
+			prev := uint64(0)
+			for k := l.start[i-1]; k < l.start[i]; k++ {
+				prev += r.uvarint()
+				if prev >= uint64(chunks) {
+					r.fail()
+					return nil
+				}
+				l.slab[k] = int32(prev)
+			}
+		}
+	}
+	if r.err != nil {
+		return nil
+	}
+	return si
 }

@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -35,5 +37,43 @@ func TestAtMost(t *testing.T) {
 	}
 	if d, ok := s.DefsAtMost("Clamp", 3); !ok || len(d) != 3 || !slices.Equal(d, s.Defs("Clamp")) {
 		t.Errorf("DefsAtMost(Clamp, 3) = %v, %v", d, ok)
+	}
+}
+
+// TestSymbolsPersistWithDelta: the symbol maps written at a checkpoint
+// over a snapshot with changes since its base are those of the new state.
+func TestSymbolsPersistWithDelta(t *testing.T) {
+	opts := testOptions(t)
+	x, root := openFixture(t, opts)
+	ctx := context.Background()
+	// Change the disk too: the reopened index refreshes from it.
+	writeTree(t, root, map[string]string{"more/clamp.go": "package more\n\nfunc Clamp(x int) int {\n\treturn x\n}\n"})
+	if err := x.Update(ctx, "more/clamp.go", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, "vendor/a/util.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Remove(ctx, "vendor/a/util.go"); err != nil {
+		t.Fatal(err)
+	}
+	s, release := x.Snapshot()
+	want := s.Defs("Clamp")
+	release()
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	y, err := Open(ctx, root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	s, release = y.Snapshot()
+	defer release()
+	if s.base.sym == nil {
+		t.Fatal("the reopened index built its symbol maps instead of reading them")
+	}
+	if got := s.Defs("Clamp"); !slices.Equal(got, want) || len(got) != 2 {
+		t.Errorf("Defs(Clamp) after reopening = %v, want %v", got, want)
 	}
 }

@@ -1,19 +1,31 @@
 package index
 
 import (
-	"hash/maphash"
+	"math/bits"
 	"slices"
 )
 
 // nameIndex maps strings to their position in a slice by open addressing
 // over one flat array: no allocation per entry and one hash per string,
 // where a Go map costs several times that to build for the ≈ 10⁵ names
-// of a large tree (it was most of a CLI run's start-up).
+// of a large tree (it was most of a CLI run's start-up). The hash is
+// fixed (FNV-1a, then Fibonacci hashing), so the slots can be stored in
+// the tables file and loaded as they are.
 type nameIndex struct {
-	seed  maphash.Seed
 	slots []int32 // -1: empty; else an index into names
 	names []string
 	mask  uint64
+	shift uint // 64 - log2(len(slots))
+}
+
+// hashName is FNV-1a over s.
+func hashName(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // newNameIndex indexes names (the first of duplicates wins) with room for
@@ -23,7 +35,7 @@ func newNameIndex(names []string, extra int) *nameIndex {
 	for n < uint64(2*(len(names)+extra)) {
 		n <<= 1
 	}
-	x := &nameIndex{seed: maphash.MakeSeed(), slots: make([]int32, n), names: slices.Clip(names), mask: n - 1}
+	x := &nameIndex{slots: make([]int32, n), names: slices.Clip(names), mask: n - 1, shift: uint(64 - bits.TrailingZeros64(n))}
 	for i := range x.slots {
 		x.slots[i] = -1
 	}
@@ -38,7 +50,7 @@ func newNameIndex(names []string, extra int) *nameIndex {
 // slot returns s's slot and whether s is there; if not, the slot is the
 // empty one where s goes.
 func (x *nameIndex) slot(s string) (uint64, bool) {
-	for i := maphash.String(x.seed, s) & x.mask; ; i = (i + 1) & x.mask {
+	for i := (hashName(s) * 0x9E3779B97F4A7C15) >> x.shift; ; i = (i + 1) & x.mask {
 		id := x.slots[i]
 		if id < 0 {
 			return i, false
@@ -76,7 +88,7 @@ func (x *nameIndex) add(s string) int32 {
 func (x *nameIndex) grow() {
 	n := uint64(len(x.slots)) * 2
 	x.slots = make([]int32, n)
-	x.mask = n - 1
+	x.mask, x.shift = n-1, uint(64-bits.TrailingZeros64(n))
 	for i := range x.slots {
 		x.slots[i] = -1
 	}
@@ -167,4 +179,17 @@ func buildSymIndex(t *tables) *symIndex {
 		}
 	}
 	return si
+}
+
+// pointsBelow reports whether every list entry is a chunk position below
+// n.
+func (si *symIndex) pointsBelow(n int) bool {
+	for _, slab := range [][]int32{si.defs, si.refs} {
+		for _, c := range slab {
+			if int(c) >= n {
+				return false
+			}
+		}
+	}
+	return true
 }
