@@ -19,7 +19,11 @@ import (
 // The tables file is a compact binary encoding of the file and chunk
 // tables and the symbol maps:
 //
-//	magic "CTXLSTB5"
+//	magic "CTXLSTB6"
+//	stat: uvarint n, n × (uvarint len, bytes path, varint size, varint
+//	       mtime (Unix ns, 0 unknown), uvarint flags (1: overlay)) — what a
+//	       refresh compares with the disk, decoded first so that the walk
+//	       can start while the rest is
 //	encodings: uvarint n, n × str
 //	names: uvarint n, n × str (the name table; chunks refer to it by id)
 //	files: uvarint n, n × file
@@ -31,14 +35,14 @@ import (
 //	       d × uvarint define id, r × uvarint reference id, hashes,
 //	       uvarint part, encodings × uvarint tokens,
 //	       numSearchFields × uvarint field length
-//	symbols (absent when the trailer's offset is 0): uvarint n, n × (uvarint
-//	       len, bytes) names, uvarint log2 slots, slots × 4 bytes
-//	       little-endian (name positions, 0xFFFFFFFF empty), n × uvarint
-//	       defs count, n × uvarint refs count, then the def lists and the
-//	       ref lists (chunk positions in path order, each delta-coded); the
-//	       slots are nameIndex's, whose hash is fixed: changing hashName
-//	       needs a new tablesMagic. The section stands alone (no str
-//	       references), so it is decoded while the files are.
+//	symbols (absent when the trailer's offset is 0; padded to start at a
+//	       multiple of 4 bytes): 32-bit little-endian words n, log2 slots,
+//	       defs, refs, blob length; n+1 name offsets into the blob; the
+//	       blob (padded to 4); the slots (name positions, -1 empty); n+1
+//	       def list starts; n+1 ref list starts; the def lists; the ref
+//	       lists (chunk positions in path order). Read in place, not
+//	       decoded. The slots are nameIndex's, whose hash is fixed:
+//	       changing hashName needs a new tablesMagic.
 //	trailer: 8 bytes little-endian offset of the symbols section, 8 bytes
 //	       little-endian number of distinct strs, 4 bytes little-endian
 //	       CRC-32C of everything before
@@ -53,7 +57,7 @@ import (
 // string), and every repeated identifier is one Go string. The checksum
 // detects a damaged file (a CRC, at memory speed, where SHA-256 cost a
 // tenth of a CLI run's start-up).
-const tablesMagic = "CTXLSTB5"
+const tablesMagic = "CTXLSTB7"
 
 var errCorrupt = errors.New("tables file corrupt")
 
@@ -120,6 +124,17 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
 	w := &tablesWriter{w: bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16), strs: make(map[string]uint64)}
 	w.bytes([]byte(tablesMagic))
+	w.uvarint(uint64(len(files)))
+	for _, fr := range files {
+		w.plain(fr.info.Path)
+		w.varint(fr.info.Size)
+		w.varint(unixNano(fr.info.ModTime))
+		var flags uint64
+		if fr.info.Overlay {
+			flags |= 1
+		}
+		w.uvarint(flags)
+	}
 	w.strList(encodings)
 	w.strList(names)
 	w.uvarint(uint64(len(files)))
@@ -128,11 +143,7 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 		fi := &fr.info
 		w.str(fi.Path)
 		w.varint(fi.Size)
-		var mt int64
-		if !fi.ModTime.IsZero() {
-			mt = fi.ModTime.UnixNano()
-		}
-		w.varint(mt)
+		w.varint(unixNano(fi.ModTime))
 		w.str(fi.Hash)
 		w.str(fi.Language)
 		var flags uint64
@@ -183,6 +194,7 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 	}
 	var symOff int64
 	if sym != nil {
+		w.bytes(make([]byte, (4-w.n%4)%4))
 		symOff = w.n
 		writeSymIndex(w, sym)
 	}
@@ -338,38 +350,107 @@ func (r *tablesReader) strList() []string {
 // readTables reads a tables file written by writeTables. Any truncation,
 // bit flip or format change is reported as an error wrapping errCorrupt.
 func readTables(path string, nt *nameTable) (encodings []string, files map[string]*fileRec, sym *symIndex, err error) {
+	tf, err := openTables(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return tf.decode(nt)
+}
+
+// fileStat is a file's row in the stat section: what a refresh compares
+// with the disk before the rest of the tables is decoded.
+type fileStat struct {
+	size    int64
+	modTime int64 // Unix ns; 0: unknown
+	overlay bool
+}
+
+// tablesFile is a tables file read and checked, its stat section decoded.
+type tablesFile struct {
+	path         string
+	body         []byte // without the trailer
+	all          string // body's bytes as a string (see openTables)
+	rest         int    // offset of what follows the stat section
+	symOff       uint64
+	nstrs        uint64
+	stats        map[string]fileStat
+	statsOverlay bool // some file is an overlay
+}
+
+func (tf *tablesFile) corrupt(why string) error {
+	if why != "" {
+		return fmt.Errorf("read tables %s: %s: %w", tf.path, why, errCorrupt)
+	}
+	return fmt.Errorf("read tables %s: %w", tf.path, errCorrupt)
+}
+
+// openTables reads path, checks its format and checksum and decodes the
+// stat section.
+func openTables(path string) (*tablesFile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("read tables: %w", err)
+		return nil, fmt.Errorf("read tables: %w", err)
 	}
-	corrupt := func(why string) error {
-		if why != "" {
-			return fmt.Errorf("read tables %s: %s: %w", path, why, errCorrupt)
-		}
-		return fmt.Errorf("read tables %s: %w", path, errCorrupt)
-	}
+	tf := &tablesFile{path: path}
 	const trailer = 16 + 4
 	if len(data) < len(tablesMagic)+trailer || !bytes.HasPrefix(data, []byte(tablesMagic)) {
 		if len(data) >= len(tablesMagic) && bytes.HasPrefix(data, []byte(tablesMagic[:len(tablesMagic)-1])) {
-			return nil, nil, nil, corrupt(fmt.Sprintf("written in format %q, this ctxls reads %q", data[:len(tablesMagic)], tablesMagic))
+			return nil, tf.corrupt(fmt.Sprintf("written in format %q, this ctxls reads %q", data[:len(tablesMagic)], tablesMagic))
 		}
-		return nil, nil, nil, corrupt("")
+		return nil, tf.corrupt("")
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
-		return nil, nil, nil, corrupt("checksum mismatch")
+		return nil, tf.corrupt("checksum mismatch")
 	}
-	symOff := binary.LittleEndian.Uint64(body[len(body)-16:])
-	nstrs := binary.LittleEndian.Uint64(body[len(body)-8:])
+	tf.symOff = binary.LittleEndian.Uint64(body[len(body)-16:])
+	tf.nstrs = binary.LittleEndian.Uint64(body[len(body)-8:])
 	body = body[:len(body)-16]
-	if nstrs > uint64(len(body)) || (symOff != 0 && (symOff < uint64(len(tablesMagic)) || symOff > uint64(len(body)))) {
-		return nil, nil, nil, corrupt("")
+	if tf.nstrs > uint64(len(body)) || (tf.symOff != 0 && (tf.symOff < uint64(len(tablesMagic)) || tf.symOff > uint64(len(body)))) {
+		return nil, tf.corrupt("")
 	}
 	// The strings read are substrings of all, which is data's bytes
 	// without a copy: data is never written to after this point (it is
 	// this function's own buffer), so the string is immutable as Go
 	// requires, and it stays alive as long as any string read from it.
-	all := unsafe.String(unsafe.SliceData(body), len(body))
+	tf.body, tf.all = body, unsafe.String(unsafe.SliceData(body), len(body))
+	r := &tablesReader{b: body[len(tablesMagic):], all: tf.all[len(tablesMagic):]}
+	n := r.count(3)
+	tf.stats = make(map[string]fileStat, n)
+	for range n {
+		l := r.uvarint()
+		if l > uint64(len(r.b)) {
+			r.fail()
+			break
+		}
+		off := len(r.all) - len(r.b)
+		p := r.all[off : off+int(l)]
+		r.b = r.b[l:]
+		st := fileStat{size: r.varint(), modTime: r.varint(), overlay: r.uvarint()&1 != 0}
+		tf.statsOverlay = tf.statsOverlay || st.overlay
+		tf.stats[p] = st
+	}
+	if r.err != nil {
+		return nil, tf.corrupt("stat section")
+	}
+	tf.rest = len(body) - len(r.b)
+	return tf, nil
+}
+
+// unchanged reports whether the stat section holds rel with this size and
+// modification time, as a disk file (not an overlay).
+func (tf *tablesFile) unchanged(rel string, size int64, mtime time.Time) bool {
+	st, ok := tf.stats[rel]
+	return ok && !st.overlay && st.size == size && st.modTime != 0 && st.modTime == mtime.UnixNano()
+}
+
+// decode decodes the rest of the tables, interning names in nt.
+func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[string]*fileRec, sym *symIndex, err error) {
+	body, all, symOff := tf.body, tf.all, tf.symOff
+	corrupt := tf.corrupt
+	if symOff != 0 && symOff < uint64(tf.rest) {
+		return nil, nil, nil, corrupt("")
+	}
 	filesEnd := len(body)
 	type symResult struct {
 		sym *symIndex
@@ -391,7 +472,8 @@ func readTables(path string, nt *nameTable) (encodings []string, files map[strin
 			symDone <- symResult{si, sr.err}
 		}()
 	}
-	r := &tablesReader{b: body[len(tablesMagic):filesEnd], all: all[len(tablesMagic):filesEnd], nt: nt, canon: make(map[string]string),
+	nstrs := tf.nstrs
+	r := &tablesReader{b: body[tf.rest:filesEnd], all: all[tf.rest:filesEnd], nt: nt, canon: make(map[string]string),
 		strs: make([]string, 0, nstrs)}
 	encodings = r.strList()
 	// The name table: on a fresh name table the file's ids are the ids;
@@ -490,6 +572,9 @@ func readTables(path string, nt *nameTable) (encodings []string, files map[strin
 		}
 		files[fi.Path] = fr
 	}
+	if r.err == nil && symOff != 0 && len(r.b) < 4 && bytes.Count(r.b, []byte{0}) == len(r.b) {
+		r.b = nil // the padding before the symbols
+	}
 	if r.err == nil && len(r.b) != 0 {
 		r.fail()
 	}
@@ -507,103 +592,152 @@ func readTables(path string, nt *nameTable) (encodings []string, files map[strin
 		}
 		sym = res.sym
 	}
+	if r.err == nil {
+		// The stat section must describe the same files.
+		if len(files) != len(tf.stats) {
+			r.fail()
+		}
+		for p, f := range files {
+			st, ok := tf.stats[p]
+			if !ok || st.size != f.info.Size || st.modTime != unixNano(f.info.ModTime) || st.overlay != f.info.Overlay {
+				r.fail()
+				break
+			}
+		}
+	}
 	if r.err != nil {
-		return nil, nil, nil, fmt.Errorf("read tables %s: %w", path, r.err)
+		return nil, nil, nil, fmt.Errorf("read tables %s: %w", tf.path, r.err)
 	}
 	return encodings, files, sym, nil
 }
 
-// writeSymIndex writes the symbols section (see the format above).
+// writeSymIndex writes the symbols section (see the format above),
+// starting at a multiple of 4 bytes from the start of the file.
 func writeSymIndex(w *tablesWriter, sym *symIndex) {
-	w.uvarint(uint64(len(sym.idx.names)))
-	for _, name := range sym.idx.names {
-		w.plain(name)
+	names := sym.idx.names
+	blob := 0
+	for _, n := range names {
+		blob += len(n)
 	}
-	w.uvarint(uint64(64 - sym.idx.shift))
 	var b [4]byte
-	for _, v := range sym.idx.slots {
-		binary.LittleEndian.PutUint32(b[:], uint32(v))
+	u32 := func(v uint32) {
+		binary.LittleEndian.PutUint32(b[:], v)
 		w.bytes(b[:])
 	}
-	for _, start := range [][]int32{sym.defStart, sym.refStart} {
-		for i := 1; i < len(start); i++ {
-			w.uvarint(uint64(start[i] - start[i-1]))
+	for _, v := range []int{len(names), 64 - int(sym.idx.shift), len(sym.defs), len(sym.refs), blob} {
+		u32(uint32(v))
+	}
+	off := 0
+	for _, n := range names {
+		u32(uint32(off))
+		off += len(n)
+	}
+	u32(uint32(off))
+	for _, n := range names {
+		if w.err == nil {
+			_, w.err = w.w.WriteString(n)
+			w.n += int64(len(n))
 		}
 	}
-	for _, l := range []struct{ start, slab []int32 }{{sym.defStart, sym.defs}, {sym.refStart, sym.refs}} {
-		for i := 1; i < len(l.start); i++ {
-			prev := int32(0)
-			for _, c := range l.slab[l.start[i-1]:l.start[i]] {
-				w.uvarint(uint64(c - prev))
-				prev = c
-			}
+	w.bytes(make([]byte, (4-blob%4)%4))
+	for _, list := range [][]int32{sym.idx.slots, sym.defStart, sym.refStart, sym.defs, sym.refs} {
+		for _, v := range list {
+			u32(uint32(v))
 		}
 	}
 }
 
-// symIndex reads the symbols section; chunks is the number of chunks the
-// lists may point into.
-func (r *tablesReader) symIndex(chunks int) *symIndex {
-	nn := r.count(1)
-	names := make([]string, nn)
-	for i := range names {
-		n := r.uvarint()
-		if n > uint64(len(r.b)) {
-			r.fail()
-			return nil
-		}
-		off := len(r.all) - len(r.b)
-		names[i] = r.all[off : off+int(n)]
-		r.b = r.b[n:]
-	}
-	logSlots := r.uvarint()
-	if logSlots < 4 || logSlots > 40 || (uint64(1)<<logSlots) < uint64(len(names)) || (uint64(4)<<logSlots) > uint64(len(r.b)) {
-		r.fail()
+// int32s returns b (a multiple of 4 bytes, little-endian) as []int32:
+// the same memory when the machine is little-endian and b is aligned,
+// else a decoded copy.
+func int32s(b []byte) []int32 {
+	n := len(b) / 4
+	if n == 0 {
 		return nil
 	}
-	n := 1 << logSlots
-	idx := &nameIndex{slots: make([]int32, n), names: names, mask: uint64(n - 1), shift: uint(64 - logSlots)}
-	raw := r.raw(4 * n)
-	for i := range idx.slots {
-		v := int32(binary.LittleEndian.Uint32(raw[4*i:]))
-		if v < -1 || int(v) >= len(names) {
-			r.fail()
-			return nil
-		}
-		idx.slots[i] = v
+	if binary.NativeEndian.Uint16([]byte{1, 0}) == 1 && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 == 0 {
+		return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b))), n)
 	}
-	si := &symIndex{idx: idx, defStart: make([]int32, len(names)+1), refStart: make([]int32, len(names)+1)}
-	for _, start := range [][]int32{si.defStart, si.refStart} {
-		for i := 1; i < len(start); i++ {
-			c := r.uvarint()
-			if c > uint64(chunks) {
-				r.fail()
-				return nil
-			}
-			start[i] = start[i-1] + int32(c)
-			if int(start[i]) > len(r.b) { // each entry takes a byte at least
-				r.fail()
-				return nil
-			}
-		}
+	v := make([]int32, n)
+	for i := range v {
+		v[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
 	}
-	si.defs = make([]int32, si.defStart[len(names)])
-	si.refs = make([]int32, si.refStart[len(names)])
-	for _, l := range []struct{ start, slab []int32 }{{si.defStart, si.defs}, {si.refStart, si.refs}} {
-		for i := 1; i < len(l.start); i++ {
-			prev := uint64(0)
-			for k := l.start[i-1]; k < l.start[i]; k++ {
-				prev += r.uvarint()
-				if prev >= uint64(chunks) {
-					r.fail()
-					return nil
-				}
-				l.slab[k] = int32(prev)
-			}
-		}
-	}
+	return v
+}
+
+// symIndex reads the symbols section in place: its arrays are views of
+// the file's bytes (see int32s), so loading costs a bounds check per
+// name, not a decode per entry. chunks bounds the chunk positions.
+func (r *tablesReader) symIndex(chunks int) *symIndex {
+	hdr := r.raw(20)
 	if r.err != nil {
 		return nil
 	}
+	h := func(i int) uint64 { return uint64(binary.LittleEndian.Uint32(hdr[4*i:])) }
+	nNames, logSlots, nDefs, nRefs, blob := h(0), h(1), h(2), h(3), h(4)
+	rest := uint64(len(r.b))
+	if logSlots < 4 || logSlots > 31 || nNames > rest/4 || nDefs > rest/4 || nRefs > rest/4 || blob > rest ||
+		(uint64(1)<<logSlots) < nNames || (uint64(4)<<logSlots) > rest {
+		r.fail()
+		return nil
+	}
+	offs := int32s(r.raw(4 * int(nNames+1)))
+	blobBytes := r.raw(int(blob))
+	r.raw(int((4 - blob%4) % 4))
+	slots := int32s(r.raw(4 << logSlots))
+	defStart := int32s(r.raw(4 * int(nNames+1)))
+	refStart := int32s(r.raw(4 * int(nNames+1)))
+	defs := int32s(r.raw(4 * int(nDefs)))
+	refs := int32s(r.raw(4 * int(nRefs)))
+	if r.err != nil {
+		return nil
+	}
+	blobStr := unsafe.String(unsafe.SliceData(blobBytes), len(blobBytes))
+	names := make([]string, nNames)
+	for i := range names {
+		a, b := offs[i], offs[i+1]
+		if a < 0 || b < a || uint64(b) > blob {
+			r.fail()
+			return nil
+		}
+		names[i] = blobStr[a:b]
+	}
+	for _, v := range slots {
+		if v < -1 || uint64(v+1) > nNames {
+			r.fail()
+			return nil
+		}
+	}
+	for _, l := range []struct {
+		start []int32
+		n     uint64
+	}{{defStart, nDefs}, {refStart, nRefs}} {
+		if l.start[0] != 0 || uint64(l.start[nNames]) != l.n {
+			r.fail()
+			return nil
+		}
+		for i := 1; i < len(l.start); i++ {
+			if l.start[i] < l.start[i-1] {
+				r.fail()
+				return nil
+			}
+		}
+	}
+	si := &symIndex{
+		idx:      &nameIndex{slots: slots, names: names, mask: uint64(len(slots) - 1), shift: uint(64 - logSlots)},
+		defStart: defStart, refStart: refStart, defs: defs, refs: refs,
+	}
+	if !si.pointsBelow(chunks) {
+		r.fail()
+		return nil
+	}
 	return si
+}
+
+// unixNano is t in Unix nanoseconds, 0 for the zero time.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }

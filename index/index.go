@@ -72,6 +72,25 @@ type Index struct {
 	warm bool
 	// docsWritten counts the bleve documents written since Open (tests).
 	docsWritten int
+	// prelist is the walk Open started for the first refresh (nil when
+	// none is under way).
+	prelist chan listResult
+}
+
+// listResult is a Lister's answer.
+type listResult struct {
+	entries []Entry
+	skipped []Skipped
+	err     error
+}
+
+// dropPrelist waits for the walk Open started, if any, and forgets it
+// (the index is rebuilt instead, with a listing of its own).
+func (x *Index) dropPrelist() {
+	if x.prelist != nil {
+		<-x.prelist
+		x.prelist = nil
+	}
 }
 
 // pendingOp is a change queued while a background build runs.
@@ -179,7 +198,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 
 	reason := "forced"
 	if !set.Rebuild && !x.private {
-		reason = x.openExisting()
+		reason = x.openExisting(ctx)
 		if reason == "" {
 			start := time.Now()
 			x.mu.Lock()
@@ -210,7 +229,12 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 
 // openExisting opens the live generation; it returns why it cannot be
 // served ("" when it was opened and published).
-func (x *Index) openExisting() string {
+func (x *Index) openExisting(ctx context.Context) (reason string) {
+	defer func() {
+		if reason != "" {
+			x.dropPrelist()
+		}
+	}()
 	removeStale := func() {}
 	gen, err := readCurrent(x.dir)
 	if err != nil {
@@ -221,7 +245,22 @@ func (x *Index) openExisting() string {
 	if reason != "" {
 		return reason
 	}
-	encs, files, sym, err := readTables(filepath.Join(gen, tablesName), x.names)
+	tf, err := openTables(filepath.Join(gen, tablesName))
+	if err != nil {
+		return "damaged: " + err.Error()
+	}
+	// Start the refresh's walk now, on the stat section, while the rest
+	// of the tables and bleve are opened: on a large tree the walk's
+	// stat calls take as long as the decoding.
+	if wl, ok := x.set.Lister.(*WalkLister); ok {
+		ch := make(chan listResult, 1)
+		x.prelist = ch
+		go func() {
+			e, sk, err := wl.listUnchanged(ctx, x.env.root, tf.unchanged)
+			ch <- listResult{e, sk, err}
+		}()
+	}
+	encs, files, sym, err := tf.decode(x.names)
 	if err != nil {
 		return "damaged: " + err.Error()
 	}

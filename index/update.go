@@ -363,20 +363,29 @@ func (x *Index) writerChunker() (Chunker, error) {
 // refreshLocked compares a fresh listing with the current snapshot and
 // applies the difference, then checkpoints.
 func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
-	if wl, ok := x.set.Lister.(*WalkLister); ok {
+	var entries []Entry
+	var skipped []Skipped
+	var err error
+	switch wl, ok := x.set.Lister.(*WalkLister); {
+	case x.prelist != nil:
+		// Open started this walk while it decoded the tables.
+		res := <-x.prelist
+		x.prelist = nil
+		entries, skipped, err = res.entries, res.skipped, res.err
+	case ok:
 		// Files held with the same size and mtime passed the content checks
 		// when they were indexed: the walk need not read them again.
 		snap := x.cur.Load()
-		wl.Options.Unchanged = func(rel string, size int64, mtime time.Time) bool {
+		entries, skipped, err = wl.listUnchanged(ctx, x.env.root, func(rel string, size int64, mtime time.Time) bool {
 			if snap == nil {
 				return false
 			}
 			fi, ok := snap.Stat(rel)
 			return ok && !fi.Overlay && fi.Size == size && fi.ModTime.Equal(mtime)
-		}
-		defer func() { wl.Options.Unchanged = nil }()
+		})
+	default:
+		entries, skipped, err = x.set.Lister.List(ctx, x.env.root)
 	}
-	entries, skipped, err := x.set.Lister.List(ctx, x.env.root)
 	if err != nil {
 		return Stats{}, fmt.Errorf("refresh: %w", err)
 	}

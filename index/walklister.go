@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"time"
 
 	"github.com/ctxls/ctxls/index/walk"
 )
@@ -23,7 +24,19 @@ type WalkLister struct {
 
 // List implements Lister.
 func (l *WalkLister) List(ctx context.Context, root string) ([]Entry, []Skipped, error) {
-	m, err := walk.NewMatcher(root, l.Options)
+	return l.list(ctx, root, l.Options)
+}
+
+// listUnchanged is List with Options.Unchanged replaced by unchanged
+// (l.Options itself is left alone).
+func (l *WalkLister) listUnchanged(ctx context.Context, root string, unchanged func(string, int64, time.Time) bool) ([]Entry, []Skipped, error) {
+	opts := l.Options
+	opts.Unchanged = unchanged
+	return l.list(ctx, root, opts)
+}
+
+func (l *WalkLister) list(ctx context.Context, root string, opts walk.Options) ([]Entry, []Skipped, error) {
+	m, err := walk.NewMatcher(root, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list %s: %w", root, err)
 	}
