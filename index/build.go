@@ -230,7 +230,7 @@ func (w *batchWriter) add(r *fileResult, old *fileRec) error {
 	}
 	r.chunks = nil
 	if old != nil {
-		for i := len(r.rec.chunks); i < len(old.chunks); i++ {
+		for i := len(r.rec.chunks); i < old.numChunks(); i++ {
 			w.batch.Delete(string(makeChunkID(old.info.Path, i)))
 		}
 	}
@@ -239,8 +239,8 @@ func (w *batchWriter) add(r *fileResult, old *fileRec) error {
 		// bytes, names, doc comment, kind and language) is already in
 		// bleve: an edit inside one function rewrites one document, not
 		// the file's hundred.
-		if old != nil && i < len(old.chunks) && sameDocument(&old.chunks[i], &r.rec.chunks[i]) {
-			r.rec.chunks[i].flen = old.chunks[i].flen
+		if old != nil && i < old.numChunks() && sameDocument(&old.recs()[i], &r.rec.chunks[i]) {
+			r.rec.chunks[i].flen = old.recs()[i].flen
 			r.docs[i] = nil
 			continue
 		}
@@ -258,7 +258,7 @@ func (w *batchWriter) add(r *fileResult, old *fileRec) error {
 
 // remove deletes old's documents.
 func (w *batchWriter) remove(old *fileRec) error {
-	for i := range old.chunks {
+	for i := range old.numChunks() {
 		w.batch.Delete(string(makeChunkID(old.info.Path, i)))
 	}
 	if w.batch.Size() >= w.size {

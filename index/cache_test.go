@@ -489,15 +489,15 @@ func TestTablesCodec(t *testing.T) {
 	}
 	for _, f := range files {
 		g := got[f.info.Path]
-		if g == nil || g.info.Hash != f.info.Hash || !g.info.ModTime.Equal(f.info.ModTime) || len(g.chunks) != len(f.chunks) {
+		if g == nil || g.info.Hash != f.info.Hash || !g.info.ModTime.Equal(f.info.ModTime) || len(g.recs()) != len(f.recs()) || g.numChunks() != len(f.recs()) || g.flenTotals() != f.flenTotals() {
 			t.Fatalf("file %s: %+v vs %+v", f.info.Path, g, f.info)
 		}
-		if !slices.Equal(f.tokens, g.tokens) {
-			t.Errorf("%s: tokens %v vs %v", f.info.Path, f.tokens, g.tokens)
+		if !slices.Equal(f.toks(), g.toks()) {
+			t.Errorf("%s: tokens %v vs %v", f.info.Path, f.toks(), g.toks())
 		}
-		for i := range f.chunks {
-			a, b := f.chunks[i].toChunk(f.info.Path, s.names), g.chunks[i].toChunk(f.info.Path, nt.view())
-			if !reflect.DeepEqual(a, b) || f.chunks[i].flen != g.chunks[i].flen {
+		for i := range f.recs() {
+			a, b := f.recs()[i].toChunk(f.info.Path, s.names), g.recs()[i].toChunk(f.info.Path, nt.view())
+			if !reflect.DeepEqual(a, b) || f.recs()[i].flen != g.recs()[i].flen || f.recs()[i].hashes != g.recs()[i].hashes {
 				t.Errorf("%s chunk %d differs:\n%+v\n%+v", f.info.Path, i, a, b)
 			}
 		}

@@ -17,24 +17,36 @@ import (
 )
 
 // The tables file is a compact binary encoding of the file and chunk
-// tables and the symbol maps:
+// tables and the symbol maps, laid out so that opening it costs little
+// more than reading it: the file headers are decoded at once, each file's
+// chunks on first use (lazyRecs), and the string table and symbol maps
+// are used in place.
 //
-//	magic "CTXLSTB6"
+//	magic "CTXLSTB8"
 //	stat: uvarint n, n × (uvarint len, bytes path, varint size, varint
 //	       mtime (Unix ns, 0 unknown), uvarint flags (1: overlay)) — what a
 //	       refresh compares with the disk, decoded first so that the walk
 //	       can start while the rest is
-//	encodings: uvarint n, n × str
-//	names: uvarint n, n × str (the name table; chunks refer to it by id)
+//	strings (padded to start at a multiple of 4 bytes): u32 n, u32 blob
+//	       length, n+1 × u32 offsets into the blob, the blob; every other
+//	       string below is an id (sid) into this table
+//	encodings: uvarint n, n × uvarint sid
+//	names: uvarint n, n × uvarint sid (the name table; chunks refer to it
+//	       by id)
 //	files: uvarint n, n × file
-//	file: str path, varint size, varint mtime (Unix ns), str hash,
-//	      str language, uvarint flags (1: overlay), uvarint chunks, chunks × chunk
-//	chunk: str language, str kind, uvarint startByte endByte startLine endLine,
-//	       str symbol, str qualifiedName, str signature, uvarint sigEndLine,
-//	       str doc, uvarint docStartLine, uvarint d, uvarint r,
-//	       d × uvarint define id, r × uvarint reference id, hashes,
-//	       uvarint part, encodings × uvarint tokens,
+//	file: uvarint path sid, varint size, varint mtime, uvarint hash sid,
+//	      uvarint language sid, uvarint flags (1: overlay), uvarint chunks,
+//	      numSearchFields × uvarint sum of the chunks' field lengths,
+//	      uvarint length + that many bytes: chunks × chunk
+//	chunk: uvarint sids of language, kind; uvarint startByte endByte
+//	       startLine endLine; sids of symbol, qualifiedName, signature;
+//	       uvarint sigEndLine; sid of doc; uvarint docStartLine; uvarint d,
+//	       uvarint r, d × uvarint define id, r × uvarint reference id,
+//	       hashes, uvarint part, encodings × uvarint tokens,
 //	       numSearchFields × uvarint field length
+//	hashes: byte 0 + 16 bytes tracking hash + 16 bytes content hash (the
+//	       chunk package's hex form, decoded), or byte 1 + sids of the
+//	       tracking and content hashes (any other form)
 //	symbols (absent when the trailer's offset is 0; padded to start at a
 //	       multiple of 4 bytes): 32-bit little-endian words n, log2 slots,
 //	       defs, refs, blob length; n+1 name offsets into the blob; the
@@ -44,20 +56,14 @@ import (
 //	       decoded. The slots are nameIndex's, whose hash is fixed:
 //	       changing hashName needs a new tablesMagic.
 //	trailer: 8 bytes little-endian offset of the symbols section, 8 bytes
-//	       little-endian number of distinct strs, 4 bytes little-endian
-//	       CRC-32C of everything before
+//	       little-endian number of strings, 4 bytes little-endian CRC-32C
+//	       of everything before
 //
-//	hashes: uvarint 0 + 16 bytes tracking hash + 16 bytes content hash
-//	        (the chunk package's hex form, decoded), or uvarint 1 + str
-//	        tracking hash + str content hash (any other form)
-//
-// str is interned: uvarint 0, uvarint len, bytes for a string's first
-// occurrence, uvarint i+1 for a repeat of the i-th distinct string. On load
-// every string is a substring of one copy of the file (no allocation per
-// string), and every repeated identifier is one Go string. The checksum
-// detects a damaged file (a CRC, at memory speed, where SHA-256 cost a
-// tenth of a CLI run's start-up).
-const tablesMagic = "CTXLSTB7"
+// u32 is 4 bytes little-endian. Strings are substrings of one copy of the
+// file: no allocation per string. The checksum detects a damaged file (a
+// CRC, at memory speed, where SHA-256 cost a tenth of a CLI run's
+// start-up); a chunk that fails to decode later is a bug, not damage.
+const tablesMagic = "CTXLSTB8"
 
 var errCorrupt = errors.New("tables file corrupt")
 
@@ -76,6 +82,40 @@ func (w *tablesWriter) bytes(b []byte) {
 	}
 }
 
+// raw writes s as it is.
+func (w *tablesWriter) raw(s string) {
+	if w.err == nil {
+		_, w.err = w.w.WriteString(s)
+		w.n += int64(len(s))
+	}
+}
+
+// u32 writes v as 4 bytes, little-endian.
+func (w *tablesWriter) u32(v uint32) {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	w.bytes(b[:])
+}
+
+// align4 pads with zeros to a multiple of 4 bytes from the file's start.
+func (w *tablesWriter) align4() { w.bytes(make([]byte, (4-w.n%4)%4)) }
+
+// strTable numbers strings in the order they are first met.
+type strTable struct {
+	ids  map[string]uint32
+	list []string
+}
+
+func (t *strTable) id(s string) uint32 {
+	if id, ok := t.ids[s]; ok {
+		return id
+	}
+	id := uint32(len(t.list))
+	t.ids[s] = id
+	t.list = append(t.list, s)
+	return id
+}
+
 // plain writes s without interning: uvarint len, bytes.
 func (w *tablesWriter) plain(s string) {
 	w.uvarint(uint64(len(s)))
@@ -88,23 +128,6 @@ func (w *tablesWriter) plain(s string) {
 func (w *tablesWriter) uvarint(x uint64) { w.bytes(w.buf[:binary.PutUvarint(w.buf[:], x)]) }
 func (w *tablesWriter) varint(x int64)   { w.bytes(w.buf[:binary.PutVarint(w.buf[:], x)]) }
 func (w *tablesWriter) int(x int)        { w.uvarint(uint64(max(x, 0))) }
-
-func (w *tablesWriter) str(s string) {
-	if i, ok := w.strs[s]; ok {
-		w.uvarint(i + 1)
-		return
-	}
-	w.strs[s] = uint64(len(w.strs))
-	w.uvarint(0)
-	w.plain(s)
-}
-
-func (w *tablesWriter) strList(ss []string) {
-	w.uvarint(uint64(len(ss)))
-	for _, s := range ss {
-		w.str(s)
-	}
-}
 
 // writeTables writes the tables of files (in the given order) to path
 // atomically: a temporary file, fsync, rename. names resolves the chunks'
@@ -122,7 +145,7 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 		}
 	}()
 	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
-	w := &tablesWriter{w: bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16), strs: make(map[string]uint64)}
+	w := &tablesWriter{w: bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16)}
 	w.bytes([]byte(tablesMagic))
 	w.uvarint(uint64(len(files)))
 	for _, fr := range files {
@@ -135,66 +158,110 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 		}
 		w.uvarint(flags)
 	}
-	w.strList(encodings)
-	w.strList(names)
-	w.uvarint(uint64(len(files)))
+	// Everything after the stat section refers to strings by id: encode
+	// the files first (assigning ids), then write the string table, then
+	// the files.
+	st := &strTable{ids: make(map[string]uint32)}
+	encIDs := make([]uint32, len(encodings))
+	for k, e := range encodings {
+		encIDs[k] = st.id(e)
+	}
+	nameIDs := make([]uint32, len(names))
+	for k, n := range names {
+		nameIDs[k] = st.id(n)
+	}
 	nenc := len(encodings)
+	var body, chunks []byte
 	for _, fr := range files {
 		fi := &fr.info
-		w.str(fi.Path)
-		w.varint(fi.Size)
-		w.varint(unixNano(fi.ModTime))
-		w.str(fi.Hash)
-		w.str(fi.Language)
+		recs, toks := fr.recs(), fr.toks()
+		chunks = chunks[:0]
+		var flen [numSearchFields]uint64
+		for i := range recs {
+			c := &recs[i]
+			chunks = binary.AppendUvarint(chunks, uint64(st.id(c.language)))
+			chunks = binary.AppendUvarint(chunks, uint64(st.id(string(c.kind))))
+			for _, v := range []int32{c.startByte, c.endByte, c.startLine, c.endLine} {
+				chunks = binary.AppendUvarint(chunks, uint64(max(v, 0)))
+			}
+			chunks = binary.AppendUvarint(chunks, uint64(st.id(c.symbol)))
+			chunks = binary.AppendUvarint(chunks, uint64(st.id(c.qualifiedName)))
+			chunks = binary.AppendUvarint(chunks, uint64(st.id(c.signature)))
+			chunks = binary.AppendUvarint(chunks, uint64(max(c.sigEndLine, 0)))
+			chunks = binary.AppendUvarint(chunks, uint64(st.id(c.doc)))
+			chunks = binary.AppendUvarint(chunks, uint64(max(c.docStartLine, 0)))
+			chunks = binary.AppendUvarint(chunks, uint64(len(c.defines())))
+			chunks = binary.AppendUvarint(chunks, uint64(len(c.references())))
+			for _, id := range c.names {
+				chunks = binary.AppendUvarint(chunks, uint64(id))
+			}
+			if c.oddHashes == nil {
+				chunks = append(chunks, 0)
+				chunks = append(chunks, c.hashes[:]...)
+			} else {
+				chunks = append(chunks, 1)
+				chunks = binary.AppendUvarint(chunks, uint64(st.id(c.oddHashes[0])))
+				chunks = binary.AppendUvarint(chunks, uint64(st.id(c.oddHashes[1])))
+			}
+			chunks = binary.AppendUvarint(chunks, uint64(max(c.part, 0)))
+			for j := range nenc {
+				var n int32
+				if k := i*nenc + j; k < len(toks) {
+					n = toks[k]
+				}
+				chunks = binary.AppendUvarint(chunks, uint64(max(n, 0)))
+			}
+			for j, l := range c.flen {
+				chunks = binary.AppendUvarint(chunks, uint64(l))
+				flen[j] += uint64(l)
+			}
+		}
+		body = binary.AppendUvarint(body, uint64(st.id(fi.Path)))
+		body = binary.AppendVarint(body, fi.Size)
+		body = binary.AppendVarint(body, unixNano(fi.ModTime))
+		body = binary.AppendUvarint(body, uint64(st.id(fi.Hash)))
+		body = binary.AppendUvarint(body, uint64(st.id(fi.Language)))
 		var flags uint64
 		if fi.Overlay {
 			flags |= 1
 		}
-		w.uvarint(flags)
-		w.uvarint(uint64(len(fr.chunks)))
-		for i := range fr.chunks {
-			c := &fr.chunks[i]
-			w.str(c.language)
-			w.str(string(c.kind))
-			w.int(int(c.startByte))
-			w.int(int(c.endByte))
-			w.int(int(c.startLine))
-			w.int(int(c.endLine))
-			w.str(c.symbol)
-			w.str(c.qualifiedName)
-			w.str(c.signature)
-			w.int(int(c.sigEndLine))
-			w.str(c.doc)
-			w.int(int(c.docStartLine))
-			w.uvarint(uint64(len(c.defines())))
-			w.uvarint(uint64(len(c.references())))
-			for _, id := range c.names {
-				w.uvarint(uint64(id))
-			}
-			if c.oddHashes == nil {
-				w.uvarint(0)
-				w.bytes(c.hashes[:])
-			} else {
-				w.uvarint(1)
-				w.str(c.oddHashes[0])
-				w.str(c.oddHashes[1])
-			}
-			w.int(int(c.part))
-			for j := range nenc {
-				var n int32
-				if k := i*nenc + j; k < len(fr.tokens) {
-					n = fr.tokens[k]
-				}
-				w.int(int(n))
-			}
-			for _, l := range c.flen {
-				w.uvarint(uint64(l))
-			}
+		body = binary.AppendUvarint(body, flags)
+		body = binary.AppendUvarint(body, uint64(len(recs)))
+		for _, l := range flen {
+			body = binary.AppendUvarint(body, l)
 		}
+		body = binary.AppendUvarint(body, uint64(len(chunks)))
+		body = append(body, chunks...)
 	}
+	w.align4()
+	blob := 0
+	for _, x := range st.list {
+		blob += len(x)
+	}
+	w.u32(uint32(len(st.list)))
+	w.u32(uint32(blob))
+	off := 0
+	for _, x := range st.list {
+		w.u32(uint32(off))
+		off += len(x)
+	}
+	w.u32(uint32(off))
+	for _, x := range st.list {
+		w.raw(x)
+	}
+	w.uvarint(uint64(len(encIDs)))
+	for _, id := range encIDs {
+		w.uvarint(uint64(id))
+	}
+	w.uvarint(uint64(len(nameIDs)))
+	for _, id := range nameIDs {
+		w.uvarint(uint64(id))
+	}
+	w.uvarint(uint64(len(files)))
+	w.bytes(body)
 	var symOff int64
 	if sym != nil {
-		w.bytes(make([]byte, (4-w.n%4)%4))
+		w.align4()
 		symOff = w.n
 		writeSymIndex(w, sym)
 	}
@@ -202,7 +269,7 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 	// there are (so that the reader sizes its string table once).
 	var t [16]byte
 	binary.LittleEndian.PutUint64(t[:8], uint64(symOff))
-	binary.LittleEndian.PutUint64(t[8:], uint64(len(w.strs)))
+	binary.LittleEndian.PutUint64(t[8:], uint64(len(st.list)))
 	w.bytes(t[:])
 	if w.err == nil {
 		w.err = w.w.Flush()
@@ -226,22 +293,9 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 }
 
 type tablesReader struct {
-	b    []byte
-	all  string // the same bytes as the whole of b at the start
-	strs []string
-	err  error
-	nt   *nameTable
-	// canon shares the few language and kind strings.
-	canon map[string]string
-}
-
-// canonical returns the reader's shared copy of s.
-func (r *tablesReader) canonical(s string) string {
-	if c, ok := r.canon[s]; ok {
-		return c
-	}
-	r.canon[s] = s
-	return s
+	b   []byte
+	all string // the same bytes as the whole of b at the start
+	err error
 }
 
 // raw reads n bytes.
@@ -307,44 +361,6 @@ func (r *tablesReader) count(minSize int) int {
 		return 0
 	}
 	return n
-}
-
-func (r *tablesReader) str() string {
-	i := r.uvarint()
-	if i > 0 {
-		if i > uint64(len(r.strs)) {
-			r.fail()
-			return ""
-		}
-		return r.strs[i-1]
-	}
-	return r.strAfterTag()
-}
-
-// strAfterTag reads the length and bytes of a string's first occurrence.
-func (r *tablesReader) strAfterTag() string {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.fail()
-		return ""
-	}
-	off := len(r.all) - len(r.b)
-	s := r.all[off : off+int(n)]
-	r.b = r.b[n:]
-	r.strs = append(r.strs, s)
-	return s
-}
-
-func (r *tablesReader) strList() []string {
-	n := r.count(1)
-	if n == 0 {
-		return nil
-	}
-	ss := make([]string, n)
-	for i := range ss {
-		ss[i] = r.str()
-	}
-	return ss
 }
 
 // readTables reads a tables file written by writeTables. Any truncation,
@@ -472,100 +488,73 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 			symDone <- symResult{si, sr.err}
 		}()
 	}
-	nstrs := tf.nstrs
-	r := &tablesReader{b: body[tf.rest:filesEnd], all: all[tf.rest:filesEnd], nt: nt, canon: make(map[string]string),
-		strs: make([]string, 0, nstrs)}
-	encodings = r.strList()
+	r := &tablesReader{b: body[tf.rest:filesEnd], all: all[tf.rest:filesEnd]}
+	// The string table, in place: offsets into one blob.
+	r.raw((4 - tf.rest%4) % 4)
+	hdr := r.raw(8)
+	if r.err != nil {
+		return nil, nil, nil, corrupt("")
+	}
+	nstrs, blobLen := uint64(binary.LittleEndian.Uint32(hdr)), uint64(binary.LittleEndian.Uint32(hdr[4:]))
+	if nstrs != tf.nstrs || nstrs+1 > uint64(len(r.b))/4 || blobLen > uint64(len(r.b)) {
+		return nil, nil, nil, corrupt("string table")
+	}
+	dec := &recDecoder{offs: int32s(r.raw(4 * int(nstrs+1))), nenc: 0}
+	blobStart := len(r.all) - len(r.b)
+	r.raw(int(blobLen))
+	if r.err != nil {
+		return nil, nil, nil, corrupt("string table")
+	}
+	dec.blob = r.all[blobStart : blobStart+int(blobLen)]
+	for k := 1; k < len(dec.offs); k++ {
+		if dec.offs[k] < dec.offs[k-1] || uint64(dec.offs[k]) > blobLen || dec.offs[0] != 0 {
+			return nil, nil, nil, corrupt("string table")
+		}
+	}
+	encodings = make([]string, r.count(1))
+	for k := range encodings {
+		encodings[k] = dec.str(r.uvarint(), r)
+	}
+	dec.nenc = len(encodings)
 	// The name table: on a fresh name table the file's ids are the ids;
 	// otherwise they are interned and mapped.
-	fileNames := r.strList()
-	var remap []uint32
+	fileNames := make([]string, r.count(1))
+	for k := range fileNames {
+		fileNames[k] = dec.str(r.uvarint(), r)
+	}
+	dec.nnames = len(fileNames)
 	if len(nt.names) == 0 {
 		nt.names = append(nt.names, fileNames...)
 		nt.ids = nil
 	} else {
-		remap = make([]uint32, len(fileNames))
-		for i, n := range fileNames {
-			remap[i] = nt.intern(n)
+		dec.remap = make([]uint32, len(fileNames))
+		for k, n := range fileNames {
+			dec.remap[k] = nt.intern(n)
 		}
 	}
-	var slab []uint32
 	nf := r.count(8)
 	files = make(map[string]*fileRec, nf)
 	for range nf {
 		fr := &fileRec{}
 		fi := &fr.info
-		fi.Path = r.str()
+		fi.Path = dec.str(r.uvarint(), r)
 		fi.Size = r.varint()
 		if mt := r.varint(); mt != 0 {
 			fi.ModTime = time.Unix(0, mt)
 		}
-		fi.Hash = r.str()
-		fi.Language = r.str()
+		fi.Hash = dec.str(r.uvarint(), r)
+		fi.Language = dec.str(r.uvarint(), r)
 		fi.Overlay = r.uvarint()&1 != 0
-		nc := r.count(20)
-		fi.Chunks = nc
-		fi.Language = r.canonical(fi.Language)
-		fr.chunks = make([]chunkRec, nc)
-		nenc := len(encodings)
-		if nenc > 0 {
-			fr.tokens = make([]int32, nc*nenc)
+		l := &lazyRecs{n: r.count(20), dec: dec}
+		fi.Chunks = l.n
+		for k := range l.flen {
+			l.flen[k] = r.uvarint()
 		}
-		for i := range fr.chunks {
-			c := &fr.chunks[i]
-			c.language = r.canonical(r.str())
-			c.kind = chunk.Kind(r.canonical(r.str()))
-			c.startByte = r.int32()
-			c.endByte = r.int32()
-			c.startLine = r.int32()
-			c.endLine = r.int32()
-			c.symbol = r.str()
-			c.qualifiedName = r.str()
-			c.signature = r.str()
-			c.sigEndLine = r.int32()
-			c.doc = r.str()
-			c.docStartLine = r.int32()
-			nd, nr := r.count(1), r.count(1)
-			if n := nd + nr; n > 0 {
-				// Name lists are cut from shared slabs: one allocation per
-				// 64 Ki names instead of one per chunk.
-				if len(slab)+n > cap(slab) {
-					slab = make([]uint32, 0, max(n, 1<<16))
-				}
-				c.names = slab[len(slab) : len(slab)+n : len(slab)+n]
-				slab = slab[:len(slab)+n]
-				for k := range c.names {
-					id := r.uvarint()
-					if id >= uint64(len(fileNames)) {
-						r.fail()
-						break
-					}
-					if remap != nil {
-						id = uint64(remap[id])
-					}
-					c.names[k] = uint32(id)
-				}
-			}
-			c.ndefs = int32(nd)
-			switch r.uvarint() {
-			case 0:
-				copy(c.hashes[:], r.raw(len(c.hashes)))
-			case 1:
-				c.oddHashes = &[2]string{r.str(), r.str()}
-			default:
-				r.fail()
-			}
-			c.part = r.int32()
-			for j := range nenc {
-				fr.tokens[i*nenc+j] = r.int32()
-			}
-			for j := range c.flen {
-				c.flen[j] = uint32(r.uvarint())
-			}
-		}
+		l.body = r.raw(r.count(1))
 		if r.err != nil {
 			break
 		}
+		fr.lazy = l
 		if _, dup := files[fi.Path]; dup {
 			r.fail()
 			break
@@ -582,7 +571,7 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 		res := <-symDone
 		total := 0
 		for _, f := range files {
-			total += len(f.chunks)
+			total += f.numChunks()
 		}
 		switch {
 		case res.err != nil:
@@ -740,4 +729,89 @@ func unixNano(t time.Time) int64 {
 		return 0
 	}
 	return t.UnixNano()
+}
+
+// recDecoder is what decoding a file's chunk records needs (lazyRecs):
+// the string table and the name ids. It is immutable once the tables
+// are open, so files may be decoded concurrently.
+type recDecoder struct {
+	offs   []int32 // string i is blob[offs[i]:offs[i+1]]
+	blob   string
+	nenc   int
+	nnames int
+	remap  []uint32 // file name id → name table id; nil: the same
+}
+
+// str returns string id, failing r when there is none.
+func (d *recDecoder) str(id uint64, r *tablesReader) string {
+	if id+1 >= uint64(len(d.offs)) {
+		r.fail()
+		return ""
+	}
+	return d.blob[d.offs[id]:d.offs[id+1]]
+}
+
+// decodeChunks decodes n chunk records and their token counts from body.
+// The tables file passed its checksum when it was opened, so a failure
+// here is a bug; it yields n empty records rather than a crash.
+func (d *recDecoder) decodeChunks(body []byte, n int) ([]chunkRec, []int32) {
+	r := &tablesReader{b: body}
+	chunks := make([]chunkRec, n)
+	var tokens []int32
+	if d.nenc > 0 {
+		tokens = make([]int32, n*d.nenc)
+	}
+	for i := range chunks {
+		c := &chunks[i]
+		c.language = d.str(r.uvarint(), r)
+		c.kind = chunk.Kind(d.str(r.uvarint(), r))
+		c.startByte = r.int32()
+		c.endByte = r.int32()
+		c.startLine = r.int32()
+		c.endLine = r.int32()
+		c.symbol = d.str(r.uvarint(), r)
+		c.qualifiedName = d.str(r.uvarint(), r)
+		c.signature = d.str(r.uvarint(), r)
+		c.sigEndLine = r.int32()
+		c.doc = d.str(r.uvarint(), r)
+		c.docStartLine = r.int32()
+		nd, nr := r.count(1), r.count(1)
+		if k := nd + nr; k > 0 {
+			c.names = make([]uint32, k)
+			for j := range c.names {
+				id := r.uvarint()
+				if id >= uint64(d.nnames) {
+					r.fail()
+					break
+				}
+				if d.remap != nil {
+					id = uint64(d.remap[id])
+				}
+				c.names[j] = uint32(id)
+			}
+		}
+		c.ndefs = int32(nd)
+		switch r.uvarint() {
+		case 0:
+			copy(c.hashes[:], r.raw(len(c.hashes)))
+		case 1:
+			c.oddHashes = &[2]string{d.str(r.uvarint(), r), d.str(r.uvarint(), r)}
+		default:
+			r.fail()
+		}
+		c.part = r.int32()
+		for j := range d.nenc {
+			tokens[i*d.nenc+j] = r.int32()
+		}
+		for j := range c.flen {
+			c.flen[j] = uint32(r.uvarint())
+		}
+		if r.err != nil {
+			break
+		}
+	}
+	if r.err != nil || len(r.b) != 0 {
+		return make([]chunkRec, n), make([]int32, n*d.nenc)
+	}
+	return chunks, tokens
 }

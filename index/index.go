@@ -595,7 +595,7 @@ func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
 	} else {
 		t := &tables{names: snap.names, all: make([]chunkRef, 0, snap.nchunks)}
 		for _, f := range files {
-			for i := range f.chunks {
+			for i := range f.numChunks() {
 				t.all = append(t.all, chunkRef{f, int32(i)})
 			}
 		}

@@ -78,11 +78,9 @@ func newSnapshot(e *env, base *tables, delta map[string]*fileRec, names []string
 		var added []string
 		for p, f := range delta {
 			if old := base.files[p]; old != nil {
-				n -= len(old.chunks)
-				for i := range old.chunks {
-					for j, l := range old.chunks[i].flen {
-						flen[j] -= uint64(l)
-					}
+				n -= old.numChunks()
+				for j, l := range old.flenTotals() {
+					flen[j] -= l
 				}
 			}
 			if f == nil {
@@ -91,11 +89,9 @@ func newSnapshot(e *env, base *tables, delta map[string]*fileRec, names []string
 			if base.files[p] == nil {
 				added = append(added, p)
 			}
-			n += len(f.chunks)
-			for i := range f.chunks {
-				for j, l := range f.chunks[i].flen {
-					flen[j] += uint64(l)
-				}
+			n += f.numChunks()
+			for j, l := range f.flenTotals() {
+				flen[j] += l
 			}
 		}
 		slices.Sort(added)
@@ -243,7 +239,7 @@ func (s *Snapshot) chunkRec(id ChunkID) (*fileRec, int, bool) {
 		return nil, 0, false
 	}
 	f := s.file(p)
-	if f == nil || ord >= len(f.chunks) {
+	if f == nil || ord >= f.numChunks() {
 		return nil, 0, false
 	}
 	return f, ord, true
@@ -256,7 +252,7 @@ func (s *Snapshot) Chunk(id ChunkID) (chunk.Chunk, bool) {
 	if !ok {
 		return chunk.Chunk{}, false
 	}
-	return f.chunks[ord].toChunk(f.info.Path, s.names), true
+	return f.recs()[ord].toChunk(f.info.Path, s.names), true
 }
 
 // IndexedChunk is a chunk with its ID.
@@ -272,9 +268,10 @@ func (s *Snapshot) ChunksOf(path string) []IndexedChunk {
 	if f == nil {
 		return nil
 	}
-	rv := make([]IndexedChunk, len(f.chunks))
-	for i := range f.chunks {
-		rv[i] = IndexedChunk{makeChunkID(path, i), f.chunks[i].toChunk(path, s.names)}
+	recs := f.recs()
+	rv := make([]IndexedChunk, len(recs))
+	for i := range recs {
+		rv[i] = IndexedChunk{makeChunkID(path, i), recs[i].toChunk(path, s.names)}
 	}
 	return rv
 }
@@ -290,10 +287,10 @@ func (s *Snapshot) TokenCount(id ChunkID, encoding string) (n int, ok bool) {
 	}
 	f, ord, ok := s.chunkRec(id)
 	k := ord*len(s.env.encodings) + j
-	if !ok || k >= len(f.tokens) {
+	if !ok || k >= len(f.toks()) {
 		return 0, false
 	}
-	return int(f.tokens[k]), true
+	return int(f.toks()[k]), true
 }
 
 // Search runs q and returns up to k chunks by descending BM25 score, ties
@@ -310,7 +307,7 @@ func (s *Snapshot) Search(ctx context.Context, q Query, k int) ([]Hit, error) {
 		if !ok {
 			return 0, 0, false
 		}
-		r := &f.chunks[ord]
+		r := &f.recs()[ord]
 		return int(r.startLine), int(r.endLine), true
 	})
 }
@@ -361,8 +358,8 @@ func (s *Snapshot) lookup(name string, base []int32, match func(*chunkRec) bool,
 			if f == nil {
 				continue
 			}
-			for i := range f.chunks {
-				if match(&f.chunks[i]) {
+			for i := range f.recs() {
+				if match(&f.recs()[i]) {
 					n++
 				}
 			}
@@ -384,9 +381,10 @@ func (s *Snapshot) lookup(name string, base []int32, match func(*chunkRec) bool,
 		if f == nil {
 			continue
 		}
-		for i := range f.chunks {
-			if match(&f.chunks[i]) {
-				hits = append(hits, hit{p, int(f.chunks[i].startLine), i})
+		recs := f.recs()
+		for i := range recs {
+			if match(&recs[i]) {
+				hits = append(hits, hit{p, int(recs[i].startLine), i})
 			}
 		}
 	}
@@ -440,7 +438,7 @@ func (s *Snapshot) UsedBy(id ChunkID) []ChunkID {
 	}
 	seen := map[ChunkID]bool{id: true}
 	var rv []ChunkID
-	forEachDefName(&f.chunks[ord], s.names, func(name string) {
+	forEachDefName(&f.recs()[ord], s.names, func(name string) {
 		for _, r := range s.Refs(name) {
 			if !seen[r] {
 				seen[r] = true

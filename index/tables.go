@@ -67,6 +67,50 @@ type fileRec struct {
 	// text is the indexed content of an overlay (an editor buffer,
 	// info.Overlay); other files are read from disk (Snapshot.File).
 	text string
+	// lazy, when set, holds chunks and tokens still encoded (a file read
+	// from the tables file): recs and toks decode them on first use, and
+	// the chunks and tokens fields stay nil.
+	lazy *lazyRecs
+}
+
+// recs returns the file's chunk records.
+func (f *fileRec) recs() []chunkRec {
+	if l := f.lazy; l != nil {
+		l.load()
+		return l.chunks
+	}
+	return f.chunks
+}
+
+// toks returns the file's token counts (see tokens).
+func (f *fileRec) toks() []int32 {
+	if l := f.lazy; l != nil {
+		l.load()
+		return l.tokens
+	}
+	return f.tokens
+}
+
+// numChunks returns len(f.recs()) without decoding anything.
+func (f *fileRec) numChunks() int {
+	if l := f.lazy; l != nil {
+		return l.n
+	}
+	return len(f.chunks)
+}
+
+// flenTotals returns the sums of the chunks' field lengths.
+func (f *fileRec) flenTotals() [numSearchFields]uint64 {
+	if l := f.lazy; l != nil {
+		return l.flen
+	}
+	var t [numSearchFields]uint64
+	for i := range f.chunks {
+		for j, l := range f.chunks[i].flen {
+			t[j] += uint64(l)
+		}
+	}
+	return t
 }
 
 // chunkRec is the compact form of one chunk.Chunk, about half its size:
@@ -244,7 +288,7 @@ type chunkRef struct {
 	ord  int32
 }
 
-func (r chunkRef) rec() *chunkRec { return &r.file.chunks[r.ord] }
+func (r chunkRef) rec() *chunkRec { return &r.file.recs()[r.ord] }
 
 // tables is the immutable base of a snapshot: every file with its chunks,
 // and the symbol maps over them. Snapshots share one tables value and add
@@ -280,17 +324,17 @@ func newTables(encodings, names []string, files map[string]*fileRec) *tables {
 	n := 0
 	for p, f := range files {
 		t.paths = append(t.paths, p)
-		n += len(f.chunks)
+		n += f.numChunks()
 	}
 	slices.Sort(t.paths)
 	t.all = make([]chunkRef, 0, n)
 	for _, p := range t.paths {
 		f := files[p]
-		for i := range f.chunks {
+		for i := range f.numChunks() {
 			t.all = append(t.all, chunkRef{f, int32(i)})
-			for j, l := range f.chunks[i].flen {
-				t.flen[j] += uint64(l)
-			}
+		}
+		for j, l := range f.flenTotals() {
+			t.flen[j] += l
 		}
 	}
 	return t
@@ -408,4 +452,21 @@ func checkChunk(c *chunk.Chunk, n int) error {
 		return fmt.Errorf("chunk %s %q: bad line range %d-%d", c.Kind, c.Symbol, c.StartLine, c.EndLine)
 	}
 	return nil
+}
+
+// lazyRecs is a file's chunk records as the tables file holds them,
+// decoded on first use (see tablesFile.decode): opening a large index
+// then costs a pass over the file headers, not over every chunk.
+type lazyRecs struct {
+	n      int                     // number of chunks
+	flen   [numSearchFields]uint64 // sums of the chunks' field lengths
+	body   []byte                  // the encoded chunks
+	dec    *recDecoder             // what decoding needs, shared
+	once   sync.Once
+	chunks []chunkRec
+	tokens []int32
+}
+
+func (l *lazyRecs) load() {
+	l.once.Do(func() { l.chunks, l.tokens = l.dec.decodeChunks(l.body, l.n) })
 }
