@@ -105,6 +105,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	start := time.Now()
+	// Build the encoding on the side while the index opens; the request
+	// waits for it only if it is not ready by then.
+	go env.Tokens.Get(req.Encoding) //nolint:errcheck // Assemble reports the error
 	opts, err := indexOptions(env, *cacheDir, req.Encoding)
 	if err != nil {
 		return err

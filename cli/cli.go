@@ -145,7 +145,9 @@ func rootDir(root, usage string) (string, error) {
 
 // indexOptions are the options every CLI command opens an index with.
 func indexOptions(env Env, cacheDir, encoding string) (index.Options, error) {
-	counter, err := env.Tokens.Get(encoding)
+	// A lazy counter: the index counts tokens only for files it
+	// (re)indexes, and a warm open with nothing changed needs none.
+	counter, err := env.Tokens.Lazy(encoding)
 	if err != nil {
 		return index.Options{}, &assemble.ParamError{Field: "encoding", Msg: err.Error()}
 	}

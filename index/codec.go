@@ -383,14 +383,16 @@ type fileStat struct {
 
 // tablesFile is a tables file read and checked, its stat section decoded.
 type tablesFile struct {
-	path         string
-	body         []byte // without the trailer
-	all          string // body's bytes as a string (see openTables)
-	rest         int    // offset of what follows the stat section
-	symOff       uint64
-	nstrs        uint64
-	stats        map[string]fileStat
-	statsOverlay bool // some file is an overlay
+	path   string
+	f      *os.File // open until finish
+	data   []byte   // the whole file; data[:read] read so far
+	read   int
+	body   []byte // without the trailer
+	all    string // body's bytes as a string (see openTables)
+	rest   int    // offset of what follows the stat section
+	symOff uint64
+	nstrs  uint64
+	stats  map[string]fileStat
 }
 
 func (tf *tablesFile) corrupt(why string) error {
@@ -400,57 +402,97 @@ func (tf *tablesFile) corrupt(why string) error {
 	return fmt.Errorf("read tables %s: %w", tf.path, errCorrupt)
 }
 
-// openTables reads path, checks its format and checksum and decodes the
-// stat section.
+// openTables opens path and decodes its stat section, reading only the
+// start of the file; finish (called by decode) reads the rest and checks
+// the format and checksum. The stat section is checked against the file
+// records by decode, so nothing it said is used before that check passes.
 func openTables(path string) (*tablesFile, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read tables: %w", err)
 	}
-	tf := &tablesFile{path: path}
+	tf := &tablesFile{path: path, f: f}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read tables: %w", err)
+	}
 	const trailer = 16 + 4
-	if len(data) < len(tablesMagic)+trailer || !bytes.HasPrefix(data, []byte(tablesMagic)) {
-		if len(data) >= len(tablesMagic) && bytes.HasPrefix(data, []byte(tablesMagic[:len(tablesMagic)-1])) {
-			return nil, tf.corrupt(fmt.Sprintf("written in format %q, this ctxls reads %q", data[:len(tablesMagic)], tablesMagic))
-		}
+	size := int(fi.Size())
+	if size < len(tablesMagic)+trailer {
+		f.Close()
 		return nil, tf.corrupt("")
 	}
+	tf.data = make([]byte, size)
+	// The stat section of a large tree is a few hundred KB: read that
+	// much first (all of it if the section turns out longer).
+	head := min(size, 1<<20)
+	for {
+		if _, err := io.ReadFull(f, tf.data[tf.read:head]); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("read tables: %w", err)
+		}
+		tf.read = head
+		if !bytes.HasPrefix(tf.data, []byte(tablesMagic)) {
+			f.Close()
+			if bytes.HasPrefix(tf.data, []byte(tablesMagic[:len(tablesMagic)-1])) {
+				return nil, tf.corrupt(fmt.Sprintf("written in format %q, this ctxls reads %q", tf.data[:len(tablesMagic)], tablesMagic))
+			}
+			return nil, tf.corrupt("")
+		}
+		// The bytes read so far never change again: their strings are
+		// views (see finish).
+		b := tf.data[len(tablesMagic):head]
+		r := &tablesReader{b: b, all: unsafe.String(unsafe.SliceData(b), len(b))}
+		n := r.count(3)
+		tf.stats = make(map[string]fileStat, n)
+		for range n {
+			l := r.uvarint()
+			if l > uint64(len(r.b)) {
+				r.fail()
+				break
+			}
+			off := len(r.all) - len(r.b)
+			p := r.all[off : off+int(l)]
+			r.b = r.b[l:]
+			st := fileStat{size: r.varint(), modTime: r.varint(), overlay: r.uvarint()&1 != 0}
+			tf.stats[p] = st
+		}
+		if r.err == nil {
+			tf.rest = head - len(r.b)
+			return tf, nil
+		}
+		if head == size {
+			f.Close()
+			return nil, tf.corrupt("stat section")
+		}
+		head = size
+	}
+}
+
+// finish reads the rest of the file and checks the checksum and trailer.
+func (tf *tablesFile) finish() error {
+	defer tf.f.Close()
+	if _, err := io.ReadFull(tf.f, tf.data[tf.read:]); err != nil {
+		return fmt.Errorf("read tables: %w", err)
+	}
+	data := tf.data
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
-		return nil, tf.corrupt("checksum mismatch")
+		return tf.corrupt("checksum mismatch")
 	}
 	tf.symOff = binary.LittleEndian.Uint64(body[len(body)-16:])
 	tf.nstrs = binary.LittleEndian.Uint64(body[len(body)-8:])
 	body = body[:len(body)-16]
-	if tf.nstrs > uint64(len(body)) || (tf.symOff != 0 && (tf.symOff < uint64(len(tablesMagic)) || tf.symOff > uint64(len(body)))) {
-		return nil, tf.corrupt("")
+	if tf.rest > len(body) || tf.nstrs > uint64(len(body)) || (tf.symOff != 0 && (tf.symOff < uint64(len(tablesMagic)) || tf.symOff > uint64(len(body)))) {
+		return tf.corrupt("")
 	}
 	// The strings read are substrings of all, which is data's bytes
 	// without a copy: data is never written to after this point (it is
 	// this function's own buffer), so the string is immutable as Go
 	// requires, and it stays alive as long as any string read from it.
 	tf.body, tf.all = body, unsafe.String(unsafe.SliceData(body), len(body))
-	r := &tablesReader{b: body[len(tablesMagic):], all: tf.all[len(tablesMagic):]}
-	n := r.count(3)
-	tf.stats = make(map[string]fileStat, n)
-	for range n {
-		l := r.uvarint()
-		if l > uint64(len(r.b)) {
-			r.fail()
-			break
-		}
-		off := len(r.all) - len(r.b)
-		p := r.all[off : off+int(l)]
-		r.b = r.b[l:]
-		st := fileStat{size: r.varint(), modTime: r.varint(), overlay: r.uvarint()&1 != 0}
-		tf.statsOverlay = tf.statsOverlay || st.overlay
-		tf.stats[p] = st
-	}
-	if r.err != nil {
-		return nil, tf.corrupt("stat section")
-	}
-	tf.rest = len(body) - len(r.b)
-	return tf, nil
+	return nil
 }
 
 // unchanged reports whether the stat section holds rel with this size and
@@ -462,6 +504,9 @@ func (tf *tablesFile) unchanged(rel string, size int64, mtime time.Time) bool {
 
 // decode decodes the rest of the tables, interning names in nt.
 func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[string]*fileRec, sym *symIndex, err error) {
+	if err := tf.finish(); err != nil {
+		return nil, nil, nil, err
+	}
 	body, all, symOff := tf.body, tf.all, tf.symOff
 	corrupt := tf.corrupt
 	if symOff != 0 && symOff < uint64(tf.rest) {

@@ -124,7 +124,7 @@ func (e *Engine) Validate(req *Request) error {
 	if req.Encoding == "" {
 		req.Encoding = DefaultEncoding
 	}
-	if _, err := e.tokens.Get(req.Encoding); err != nil {
+	if err := e.tokens.Check(req.Encoding); err != nil {
 		return &assemble.ParamError{Field: "encoding", Msg: err.Error()}
 	}
 	if f := req.Focus; f != nil {
@@ -160,7 +160,10 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	if err := e.Validate(&req); err != nil {
 		return nil, err
 	}
-	counter, _ := e.tokens.Get(req.Encoding)
+	counter, err := e.tokens.Get(req.Encoding)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", req.Encoding, err)
+	}
 	note := ""
 	if f := req.Focus; f != nil {
 		if _, ok := snap.Stat(f.Path); !ok {

@@ -73,6 +73,43 @@ func (r *Registry) Get(name string) (Counter, error) {
 	return c, nil
 }
 
+// Check reports whether name is a known encoding, with Get's error when
+// it is not, without building it.
+func (r *Registry) Check(name string) error {
+	if _, ok := r.encodings[name]; !ok {
+		return fmt.Errorf("unknown encoding %q (known: %s)", name, strings.Join(r.Known(), ", "))
+	}
+	return nil
+}
+
+// Lazy returns a Counter for name that builds the encoding on its first
+// Count (or when Get builds it first), so that a caller can hand counters
+// out before paying for them (≈ 20 ms for cl100k_base). It fails only for
+// an unknown name; the encodings are built from data compiled into the
+// program, so a Count that cannot build its encoding is a bug, and
+// panics with the reason.
+func (r *Registry) Lazy(name string) (Counter, error) {
+	if err := r.Check(name); err != nil {
+		return nil, err
+	}
+	return deferred{r, name}, nil
+}
+
+type deferred struct {
+	r    *Registry
+	name string
+}
+
+func (d deferred) Name() string { return d.name }
+
+func (d deferred) Count(text string) int {
+	c, err := d.r.Get(d.name)
+	if err != nil {
+		panic(fmt.Sprintf("tokens: %v", err))
+	}
+	return c.Count(text)
+}
+
 // NewTiktoken builds a new, unshared Counter backed by tiktoken-go's
 // EncodeOrdinary for the tiktoken encoding name. It is the reference
 // implementation that the exact counters are tested against: slow (2 to
