@@ -131,6 +131,13 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 // own Chunker, and hands each result to consume on the calling goroutine
 // in completion order. It stops at the first error from consume or ctx.
 func (x *Index) runPipeline(ctx context.Context, jobs []fileJob, consume func(*fileResult) error) error {
+	return x.runPipelineFirst(ctx, jobs, nil, consume)
+}
+
+// runPipelineFirst is runPipeline, except that before handing out each job
+// it asks first for paths to hand out before the rest (files opened in an
+// editor while a build runs); first may be nil.
+func (x *Index) runPipelineFirst(ctx context.Context, jobs []fileJob, first func() []string, consume func(*fileResult) error) error {
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -164,10 +171,35 @@ func (x *Index) runPipeline(ctx context.Context, jobs []fileJob, consume func(*f
 	}
 	go func() {
 		defer close(next)
-		for i := range jobs {
+		sent := make([]bool, len(jobs))
+		var byPath map[string]int
+		send := func(i int) bool {
+			sent[i] = true
 			select {
 			case next <- &jobs[i]:
+				return true
 			case <-ctx.Done():
+				return false
+			}
+		}
+		for i := range jobs {
+			if first != nil {
+				for _, p := range first() {
+					if byPath == nil {
+						byPath = make(map[string]int, len(jobs))
+						for k := range jobs {
+							byPath[jobs[k].entry.Path] = k
+						}
+					}
+					if k, ok := byPath[p]; ok && !sent[k] {
+						x.withOverlay(&jobs[k])
+						if !send(k) {
+							return
+						}
+					}
+				}
+			}
+			if !sent[i] && !send(i) {
 				return
 			}
 		}
@@ -358,4 +390,13 @@ func sameDocument(a, b *chunkRec) bool {
 		return a.oddHashes != nil && b.oddHashes != nil && a.oddHashes[1] != "" && a.oddHashes[1] == b.oddHashes[1]
 	}
 	return [16]byte(a.hashes[16:]) == [16]byte(b.hashes[16:])
+}
+
+// withOverlay gives job the current editor buffer of its path, if any.
+func (x *Index) withOverlay(j *fileJob) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if c, ok := x.overlays[j.entry.Path]; ok {
+		j.content, j.overlay = c, true
+	}
 }

@@ -75,6 +75,18 @@ type Index struct {
 	// prelist is the walk Open started for the first refresh (nil when
 	// none is under way).
 	prelist chan listResult
+	// buildFirst are paths opened in an editor while a build runs, for
+	// the build to index next (takeBuildFirst).
+	buildFirst []string
+}
+
+// takeBuildFirst returns and forgets the paths opened while a build runs.
+func (x *Index) takeBuildFirst() []string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	p := x.buildFirst
+	x.buildFirst = nil
+	return p
 }
 
 // listResult is a Lister's answer.
@@ -393,6 +405,17 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	}
 	listed := time.Now()
 	jobs := x.jobsFor(entries)
+	// Open files first: a partial snapshot then has them within the
+	// first second of a background build (see publishNow below).
+	slices.SortStableFunc(jobs, func(a, b fileJob) int {
+		switch {
+		case a.overlay == b.overlay:
+			return 0
+		case a.overlay:
+			return -1
+		}
+		return 1
+	})
 	var total int64
 	for _, j := range jobs {
 		total += j.entry.Size
@@ -401,11 +424,13 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	w := x.newBatchWriter(x.bidx)
 	files := make(map[string]*fileRec, len(jobs))
 	lastPublish := time.Now()
+	publishNow := false // an open file was just indexed
 	if x.set.Background {
 		w.flushed = func() error {
-			if time.Since(lastPublish) < time.Second {
+			if !publishNow && time.Since(lastPublish) < time.Second {
 				return nil
 			}
+			publishNow = false
 			lastPublish = time.Now()
 			x.mu.Lock()
 			defer x.mu.Unlock()
@@ -413,7 +438,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 		}
 	}
 	prog := Progress{FilesTotal: len(jobs), BytesTotal: total}
-	err = x.runPipeline(ctx, jobs, func(r *fileResult) error {
+	err = x.runPipelineFirst(ctx, jobs, x.takeBuildFirst, func(r *fileResult) error {
 		prog.FilesDone++
 		prog.BytesDone += r.job.entry.Size
 		if r.skip != "" {
@@ -423,6 +448,14 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 			prog.Chunks += r.rec.info.Chunks
 			if err := w.add(r, nil); err != nil {
 				return err
+			}
+			if r.job.overlay && x.set.Background {
+				// An editor has this file open: make it searchable now
+				// rather than with the next thousand documents.
+				publishNow = true
+				if err := w.flush(); err != nil {
+					return err
+				}
 			}
 		}
 		if x.set.Progress != nil {

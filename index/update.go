@@ -91,6 +91,7 @@ func (x *Index) SetOverlay(ctx context.Context, path string, content []byte) err
 	x.overlays[p] = c
 	if x.building {
 		x.pending = append(x.pending, pendingOp{path: p, overlay: +1})
+		x.buildFirst = append(x.buildFirst, p)
 		return nil
 	}
 	if err := x.changeLocked(ctx, p, c, true); err != nil {
