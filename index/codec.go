@@ -174,7 +174,7 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 	var body, chunks []byte
 	for _, fr := range files {
 		fi := &fr.info
-		recs, toks := fr.recs(), fr.toks()
+		recs, toks := fr.peek()
 		chunks = chunks[:0]
 		var flen [numSearchFields]uint64
 		for i := range recs {
@@ -433,33 +433,12 @@ func openTables(path string) (*tablesFile, error) {
 			return nil, fmt.Errorf("read tables: %w", err)
 		}
 		tf.read = head
-		if !bytes.HasPrefix(tf.data, []byte(tablesMagic)) {
+		ok, err := tf.parseStats()
+		if err != nil {
 			f.Close()
-			if bytes.HasPrefix(tf.data, []byte(tablesMagic[:len(tablesMagic)-1])) {
-				return nil, tf.corrupt(fmt.Sprintf("written in format %q, this ctxls reads %q", tf.data[:len(tablesMagic)], tablesMagic))
-			}
-			return nil, tf.corrupt("")
+			return nil, err
 		}
-		// The bytes read so far never change again: their strings are
-		// views (see finish).
-		b := tf.data[len(tablesMagic):head]
-		r := &tablesReader{b: b, all: unsafe.String(unsafe.SliceData(b), len(b))}
-		n := r.count(3)
-		tf.stats = make(map[string]fileStat, n)
-		for range n {
-			l := r.uvarint()
-			if l > uint64(len(r.b)) {
-				r.fail()
-				break
-			}
-			off := len(r.all) - len(r.b)
-			p := r.all[off : off+int(l)]
-			r.b = r.b[l:]
-			st := fileStat{size: r.varint(), modTime: r.varint(), overlay: r.uvarint()&1 != 0}
-			tf.stats[p] = st
-		}
-		if r.err == nil {
-			tf.rest = head - len(r.b)
+		if ok {
 			return tf, nil
 		}
 		if head == size {
@@ -470,11 +449,64 @@ func openTables(path string) (*tablesFile, error) {
 	}
 }
 
+// tablesFromBytes is openTables for a file already in memory (tests).
+func tablesFromBytes(name string, data []byte) (*tablesFile, error) {
+	tf := &tablesFile{path: name, data: data, read: len(data)}
+	if len(data) < len(tablesMagic)+20 {
+		return nil, tf.corrupt("")
+	}
+	ok, err := tf.parseStats()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, tf.corrupt("stat section")
+	}
+	return tf, nil
+}
+
+// parseStats checks the magic and decodes the stat section from the bytes
+// read so far; ok is false when they end within the section.
+func (tf *tablesFile) parseStats() (ok bool, err error) {
+	head := tf.read
+	if !bytes.HasPrefix(tf.data[:head], []byte(tablesMagic)) {
+		if bytes.HasPrefix(tf.data[:head], []byte(tablesMagic[:len(tablesMagic)-1])) {
+			return false, tf.corrupt(fmt.Sprintf("written in format %q, this ctxls reads %q", tf.data[:len(tablesMagic)], tablesMagic))
+		}
+		return false, tf.corrupt("")
+	}
+	// The bytes read so far never change again: their strings are
+	// views (see finish).
+	b := tf.data[len(tablesMagic):head]
+	r := &tablesReader{b: b, all: unsafe.String(unsafe.SliceData(b), len(b))}
+	n := r.count(3)
+	tf.stats = make(map[string]fileStat, n)
+	for range n {
+		l := r.uvarint()
+		if l > uint64(len(r.b)) {
+			r.fail()
+			break
+		}
+		off := len(r.all) - len(r.b)
+		p := r.all[off : off+int(l)]
+		r.b = r.b[l:]
+		st := fileStat{size: r.varint(), modTime: r.varint(), overlay: r.uvarint()&1 != 0}
+		tf.stats[p] = st
+	}
+	if r.err != nil {
+		return false, nil
+	}
+	tf.rest = head - len(r.b)
+	return true, nil
+}
+
 // finish reads the rest of the file and checks the checksum and trailer.
 func (tf *tablesFile) finish() error {
-	defer tf.f.Close()
-	if _, err := io.ReadFull(tf.f, tf.data[tf.read:]); err != nil {
-		return fmt.Errorf("read tables: %w", err)
+	if tf.f != nil {
+		defer tf.f.Close()
+		if _, err := io.ReadFull(tf.f, tf.data[tf.read:]); err != nil {
+			return fmt.Errorf("read tables: %w", err)
+		}
 	}
 	data := tf.data
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
@@ -568,10 +600,10 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 		fileNames[k] = dec.str(r.uvarint(), r)
 	}
 	dec.nnames = len(fileNames)
-	if len(nt.names) == 0 {
-		nt.names = append(nt.names, fileNames...)
-		nt.ids = nil
-	} else {
+	// nt takes the file's names only once the whole file has decoded
+	// (below): a damaged file leaves it as it was.
+	fresh := len(nt.names) == 0
+	if !fresh {
 		dec.remap = make([]uint32, len(fileNames))
 		for k, n := range fileNames {
 			dec.remap[k] = nt.intern(n)
@@ -641,6 +673,10 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 	}
 	if r.err != nil {
 		return nil, nil, nil, fmt.Errorf("read tables %s: %w", tf.path, r.err)
+	}
+	if fresh {
+		nt.names = append(nt.names, fileNames...)
+		nt.ids = nil
 	}
 	return encodings, files, sym, nil
 }
@@ -736,11 +772,21 @@ func (r *tablesReader) symIndex(chunks int) *symIndex {
 		}
 		names[i] = blobStr[a:b]
 	}
+	used := 0
 	for _, v := range slots {
 		if v < -1 || uint64(v+1) > nNames {
 			r.fail()
 			return nil
 		}
+		if v >= 0 {
+			used++
+		}
+	}
+	// A lookup probes until an empty slot: there must be one (the writer
+	// keeps the table at most half full).
+	if uint64(used) > nNames || used >= len(slots) {
+		r.fail()
+		return nil
 	}
 	for _, l := range []struct {
 		start []int32
@@ -789,7 +835,7 @@ type recDecoder struct {
 
 // str returns string id, failing r when there is none.
 func (d *recDecoder) str(id uint64, r *tablesReader) string {
-	if id+1 >= uint64(len(d.offs)) {
+	if len(d.offs) == 0 || id >= uint64(len(d.offs)-1) {
 		r.fail()
 		return ""
 	}

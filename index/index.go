@@ -74,7 +74,8 @@ type Index struct {
 	docsWritten int
 	// prelist is the walk Open started for the first refresh (nil when
 	// none is under way).
-	prelist chan listResult
+	prelist       chan listResult
+	prelistCancel context.CancelFunc
 	// buildFirst are paths opened in an editor while a build runs, for
 	// the build to index next (takeBuildFirst).
 	buildFirst []string
@@ -100,8 +101,9 @@ type listResult struct {
 // (the index is rebuilt instead, with a listing of its own).
 func (x *Index) dropPrelist() {
 	if x.prelist != nil {
+		x.prelistCancel()
 		<-x.prelist
-		x.prelist = nil
+		x.prelist, x.prelistCancel = nil, nil
 	}
 }
 
@@ -245,6 +247,9 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	defer func() {
 		if reason != "" {
 			x.dropPrelist()
+			// The tables' names may be interned already; the build that
+			// follows starts from an empty name table.
+			x.names = newNameTable()
 		}
 	}()
 	removeStale := func() {}
@@ -266,9 +271,10 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	// stat calls take as long as the decoding.
 	if wl, ok := x.set.Lister.(*WalkLister); ok {
 		ch := make(chan listResult, 1)
-		x.prelist = ch
+		wctx, cancel := context.WithCancel(ctx)
+		x.prelist, x.prelistCancel = ch, cancel
 		go func() {
-			e, sk, err := wl.listUnchanged(ctx, x.env.root, tf.unchanged)
+			e, sk, err := wl.listUnchanged(wctx, x.env.root, tf.unchanged)
 			ch <- listResult{e, sk, err}
 		}()
 	}
@@ -374,6 +380,7 @@ func (x *Index) startBuild(ctx context.Context, reason string) error {
 		err := x.fullBuild(ctx, gen, reason)
 		x.mu.Lock()
 		x.building = false
+		x.buildFirst = nil
 		if err == nil {
 			err = x.applyPendingLocked(ctx)
 		}
@@ -616,6 +623,7 @@ func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
 			// re-read the disk file (its size and hash will not match).
 			g := *f
 			g.info.Size, g.info.ModTime, g.info.Hash = -1, time.Time{}, ""
+			g.info.Overlay = false // the buffer is not saved with it
 			f = &g
 		}
 		files = append(files, f)

@@ -123,42 +123,50 @@ func (si *symIndex) defsOf(name string) []int32 { return si.list(name, si.defSta
 // refsOf returns the chunks whose References include name.
 func (si *symIndex) refsOf(name string) []int32 { return si.list(name, si.refStart, si.refs) }
 
-// buildSymIndex builds the symbol maps of t.
+// buildSymIndex builds the symbol maps of t. Files whose chunks are not
+// decoded yet are decoded for the pass and not kept (fileRec.peek), so
+// that writing the tables after an edit does not bring every file's
+// records back into memory.
 func buildSymIndex(t *tables) *symIndex {
 	idx := newNameIndex(t.names, len(t.all)/4)
-	// Def ids of each chunk, in one slab: its symbol, its qualified name
-	// and its Defines, each distinct name once (see forEachDefName).
+	// One pass over the chunks, in order: the def ids of each chunk (its
+	// symbol, its qualified name and its Defines, each distinct name
+	// once; see forEachDefName) and its reference ids, into two slabs.
 	defIDs := make([]int32, 0, len(t.all)*2)
 	defEnd := make([]int32, len(t.all))
-	nrefs := 0
-	for i, r := range t.all {
-		rec := r.rec()
-		if rec.symbol != "" {
-			defIDs = append(defIDs, idx.add(rec.symbol))
-		}
-		if rec.qualifiedName != "" && rec.qualifiedName != rec.symbol {
-			defIDs = append(defIDs, idx.add(rec.qualifiedName))
-		}
-		for _, id := range rec.defines() {
-			if d := t.names[id]; d != rec.symbol && d != rec.qualifiedName {
-				defIDs = append(defIDs, int32(id))
+	var refIDs []uint32
+	refEnd := make([]int32, len(t.all))
+	for i := 0; i < len(t.all); {
+		f := t.all[i].file
+		recs, _ := f.peek()
+		for ; i < len(t.all) && t.all[i].file == f; i++ {
+			rec := &recs[t.all[i].ord]
+			if rec.symbol != "" {
+				defIDs = append(defIDs, idx.add(rec.symbol))
 			}
+			if rec.qualifiedName != "" && rec.qualifiedName != rec.symbol {
+				defIDs = append(defIDs, idx.add(rec.qualifiedName))
+			}
+			for _, id := range rec.defines() {
+				if d := t.names[id]; d != rec.symbol && d != rec.qualifiedName {
+					defIDs = append(defIDs, int32(id))
+				}
+			}
+			defEnd[i] = int32(len(defIDs))
+			refIDs = append(refIDs, rec.references()...)
+			refEnd[i] = int32(len(refIDs))
 		}
-		defEnd[i] = int32(len(defIDs))
-		nrefs += len(rec.references())
 	}
 	n := len(idx.names)
 	si := &symIndex{idx: idx, defStart: make([]int32, n+1), refStart: make([]int32, n+1),
-		defs: make([]int32, len(defIDs)), refs: make([]int32, nrefs)}
+		defs: make([]int32, len(defIDs)), refs: make([]int32, len(refIDs))}
 	// Count, turn counts into offsets, then fill in chunk order (so each
 	// list is sorted as all is: by path, then line).
 	for _, id := range defIDs {
 		si.defStart[id+1]++
 	}
-	for _, r := range t.all {
-		for _, id := range r.rec().references() {
-			si.refStart[id+1]++
-		}
+	for _, id := range refIDs {
+		si.refStart[id+1]++
 	}
 	for i := 1; i <= n; i++ {
 		si.defStart[i] += si.defStart[i-1]
@@ -166,27 +174,28 @@ func buildSymIndex(t *tables) *symIndex {
 	}
 	nextDef := slices.Clone(si.defStart[:n])
 	nextRef := slices.Clone(si.refStart[:n])
-	prev := int32(0)
-	for i, r := range t.all {
-		for _, id := range defIDs[prev:defEnd[i]] {
+	prevDef, prevRef := int32(0), int32(0)
+	for i := range t.all {
+		for _, id := range defIDs[prevDef:defEnd[i]] {
 			si.defs[nextDef[id]] = int32(i)
 			nextDef[id]++
 		}
-		prev = defEnd[i]
-		for _, id := range r.rec().references() {
+		prevDef = defEnd[i]
+		for _, id := range refIDs[prevRef:refEnd[i]] {
 			si.refs[nextRef[id]] = int32(i)
 			nextRef[id]++
 		}
+		prevRef = refEnd[i]
 	}
 	return si
 }
 
-// pointsBelow reports whether every list entry is a chunk position below
-// n.
+// pointsBelow reports whether every list entry is a chunk position in
+// [0, n).
 func (si *symIndex) pointsBelow(n int) bool {
 	for _, slab := range [][]int32{si.defs, si.refs} {
 		for _, c := range slab {
-			if int(c) >= n {
+			if c < 0 || int(c) >= n {
 				return false
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxls/ctxls/index/chunk"
@@ -89,6 +90,21 @@ func (f *fileRec) toks() []int32 {
 		return l.tokens
 	}
 	return f.tokens
+}
+
+// peek returns the file's chunk records and token counts like recs and
+// toks, but decodes a file not decoded yet without keeping the result:
+// for passes over every file (writing the tables, building the symbol
+// maps) that should not leave the whole tree decoded in memory.
+func (f *fileRec) peek() ([]chunkRec, []int32) {
+	l := f.lazy
+	if l == nil {
+		return f.chunks, f.tokens
+	}
+	if l.loaded.Load() {
+		return l.chunks, l.tokens
+	}
+	return l.dec.decodeChunks(l.body, l.n)
 }
 
 // numChunks returns len(f.recs()) without decoding anything.
@@ -463,10 +479,14 @@ type lazyRecs struct {
 	body   []byte                  // the encoded chunks
 	dec    *recDecoder             // what decoding needs, shared
 	once   sync.Once
+	loaded atomic.Bool // set once chunks and tokens are
 	chunks []chunkRec
 	tokens []int32
 }
 
 func (l *lazyRecs) load() {
-	l.once.Do(func() { l.chunks, l.tokens = l.dec.decodeChunks(l.body, l.n) })
+	l.once.Do(func() {
+		l.chunks, l.tokens = l.dec.decodeChunks(l.body, l.n)
+		l.loaded.Store(true)
+	})
 }

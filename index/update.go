@@ -371,7 +371,8 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 	case x.prelist != nil:
 		// Open started this walk while it decoded the tables.
 		res := <-x.prelist
-		x.prelist = nil
+		x.prelistCancel()
+		x.prelist, x.prelistCancel = nil, nil
 		entries, skipped, err = res.entries, res.skipped, res.err
 	case ok:
 		// Files held with the same size and mtime passed the content checks

@@ -290,6 +290,11 @@ func (s *session) reply(req *jsonrpc2.Request, result any, e *jsonrpc2.Error) {
 				err = jsonrpc2.ErrClosed
 			default:
 				err = s.stream.writeFrame(body)
+				select {
+				case <-c.DisconnectNotify():
+					err = jsonrpc2.ErrClosed // closed while writing: nothing to report
+				default:
+				}
 			}
 		} else {
 			s.logf("reply to %s (id %s): %v", req.Method, req.ID, err)

@@ -573,14 +573,25 @@ func (r *run) hitLines(s *scored, terms []string) []int {
 		} else {
 			rest = ""
 		}
+		ascii := isASCII(line)
 		for _, t := range terms {
-			if containsLower(line, t) {
+			if ascii && containsLower(line, t) || !ascii && strings.Contains(strings.ToLower(line), t) {
 				hits = append(hits, l)
 				break
 			}
 		}
 	}
 	return hits
+}
+
+// isASCII reports whether s has only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // containsLower reports whether s contains lower, a lower-case term, when

@@ -65,6 +65,19 @@ func TestHitLines(t *testing.T) {
 	if got := r.hitLines(s, []string{"keepalive", "serve"}); !slices.Equal(got, []int{2, 4, 5, 7}) {
 		t.Errorf("hitLines over the whole file = %v", got)
 	}
+	// Lines with non-ASCII letters fold case fully.
+	if err := os.WriteFile(filepath.Join(root, "b.go"), []byte("package a\n// ÄNDERN hier\nvar x = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Update(ctx, "b.go", nil); err != nil {
+		t.Fatal(err)
+	}
+	snap2, release2 := x.Snapshot()
+	defer release2()
+	r2 := &run{snap: snap2}
+	if got := r2.hitLines(&scored{c: chunk.Chunk{Path: "b.go", StartLine: 1, EndLine: 3}}, []string{"ändern"}); !slices.Equal(got, []int{2}) {
+		t.Errorf("hitLines with a non-ASCII term = %v, want [2]", got)
+	}
 	s.c.Path = "missing.go"
 	if got := r.hitLines(s, []string{"keepalive"}); got != nil {
 		t.Errorf("hitLines of a file not in the index = %v", got)
