@@ -24,6 +24,9 @@ type fileJob struct {
 	// knownHash is the content hash already indexed for this path, if
 	// any: a file that still has it is not chunked again.
 	knownHash string
+	// old is the file's row in the snapshot being changed (nil in a full
+	// build): chunks whose bleve document it already has get none.
+	old *fileRec
 }
 
 // fileResult is a processed fileJob: the file's new table row and the
@@ -111,15 +114,25 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 		starts = lineStarts(src)
 		rec.tokens = make([]int32, len(chunks)*nenc)
 	}
+	var text string // src as a string, for the counters (one copy, not one per chunk)
+	if nenc > 0 {
+		text = string(src)
+	}
+	var oldRecs []chunkRec
+	if j.old != nil {
+		oldRecs = j.old.recs()
+	}
 	r.docs = make([]*document.Document, len(chunks))
 	for i := range chunks {
 		c := &chunks[i]
 		if nenc > 0 {
 			s, e := lineSpan(starts, len(src), c.StartLine, c.EndLine)
-			text := string(src[s:e])
 			for k, cnt := range x.set.counters {
-				rec.tokens[i*nenc+k] = int32(cnt.Count(text))
+				rec.tokens[i*nenc+k] = int32(cnt.Count(text[s:e]))
 			}
+		}
+		if i < len(oldRecs) && sameChunkDocument(&oldRecs[i], c) {
+			continue // bleve has it: batchWriter.add keeps it (nil doc)
 		}
 		r.docs[i] = chunkDocument(makeChunkID(info.Path, i), c, src[c.StartByte:c.EndByte])
 	}
@@ -268,12 +281,14 @@ func (w *batchWriter) add(r *fileResult, old *fileRec) error {
 	}
 	for i, d := range r.docs {
 		// A chunk whose document is the old one at the same ordinal (same
-		// bytes, names, doc comment, kind and language) is already in
-		// bleve: an edit inside one function rewrites one document, not
-		// the file's hundred.
-		if old != nil && i < old.numChunks() && sameDocument(&old.recs()[i], &r.rec.chunks[i]) {
+		// bytes, names, doc comment, kind and language; processFile left
+		// its document nil) is already in bleve: an edit inside one
+		// function rewrites one document, not the file's hundred.
+		if d == nil {
+			if old == nil || i >= old.numChunks() {
+				return fmt.Errorf("index %s: chunk %d has no document", r.rec.info.Path, i)
+			}
 			r.rec.chunks[i].flen = old.recs()[i].flen
-			r.docs[i] = nil
 			continue
 		}
 		w.x.docsWritten++
@@ -375,6 +390,15 @@ func fieldLengths(d *document.Document, flen *[numSearchFields]uint32) {
 			}
 		}
 	}
+}
+
+// sameChunkDocument is sameDocument for a chunk record and a new chunk.
+func sameChunkDocument(a *chunkRec, c *chunk.Chunk) bool {
+	var b chunkRec
+	b.symbol, b.qualifiedName, b.doc = c.Symbol, c.QualifiedName, c.Doc
+	b.kind, b.language = c.Kind, c.Language
+	b.setHashes(c.TrackingHash, c.ContentHash)
+	return sameDocument(a, &b)
 }
 
 // sameDocument reports whether chunks a and b, at the same ordinal of one

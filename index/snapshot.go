@@ -95,19 +95,28 @@ func newSnapshot(e *env, base *tables, delta map[string]*fileRec, names []string
 			}
 		}
 		slices.Sort(added)
-		// Merge base's sorted paths, minus removed ones, with the added.
-		s.paths = make([]string, 0, len(base.paths)+len(added))
-		i := 0
-		for _, p := range base.paths {
-			for i < len(added) && added[i] < p {
-				s.paths = append(s.paths, added[i])
-				i++
-			}
-			if f, changed := delta[p]; !changed || f != nil {
-				s.paths = append(s.paths, p)
-			}
+		removed := false
+		for _, f := range delta {
+			removed = removed || f == nil
 		}
-		s.paths = append(s.paths, added[i:]...)
+		// Merge base's sorted paths, minus removed ones, with the added
+		// (or share base's when the delta only changed files).
+		if len(added) == 0 && !removed {
+			s.paths = base.paths
+		} else {
+			s.paths = make([]string, 0, len(base.paths)+len(added))
+			i := 0
+			for _, p := range base.paths {
+				for i < len(added) && added[i] < p {
+					s.paths = append(s.paths, added[i])
+					i++
+				}
+				if f, changed := delta[p]; !changed || f != nil {
+					s.paths = append(s.paths, p)
+				}
+			}
+			s.paths = append(s.paths, added[i:]...)
+		}
 	}
 	s.nchunks = n
 	s.stats.docs = uint64(n)

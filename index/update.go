@@ -287,8 +287,11 @@ func (x *Index) applyLocked(ctx context.Context, jobs []fileJob, removed []strin
 	for i := range jobs {
 		j := &jobs[i]
 		prog.BytesTotal += j.entry.Size
-		if old := cur.file(j.entry.Path); old != nil && !old.info.Overlay && !j.overlay {
-			j.knownHash = old.info.Hash
+		if old := cur.file(j.entry.Path); old != nil {
+			j.old = old
+			if !old.info.Overlay && !j.overlay {
+				j.knownHash = old.info.Hash
+			}
 		}
 	}
 	consume := func(r *fileResult) error {
