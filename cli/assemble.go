@@ -118,6 +118,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		bar = newProgressBar(env.Stderr)
 		opts.Progress = bar.update
 	}
+	defer batchGC(ctx)()
 	x, err := index.Open(ctx, dir, opts)
 	bar.finish()
 	if err != nil {

@@ -37,6 +37,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 		bar = newProgressBar(env.Stderr)
 		opts.Progress = bar.update
 	}
+	defer batchGC(ctx)()
 	st, err := index.Build(ctx, dir, opts)
 	bar.finish()
 	if err != nil {
