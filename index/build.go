@@ -348,16 +348,6 @@ func (w *batchWriter) flush() error {
 	return nil
 }
 
-// persist flushes and then waits until bleve has written everything to
-// disk. state is recorded in the index as internal data (it also makes
-// sure the last batch is never empty).
-func (w *batchWriter) persist(ctx context.Context, state string) error {
-	if err := w.flush(); err != nil {
-		return err
-	}
-	return persistIndex(ctx, w.bidx, state)
-}
-
 // persistIndex waits until every batch applied to bidx so far is on disk.
 // Indexes are opened with unsafe_batch (a batch returns before its segment
 // is persisted); persistence is in order, so the callback of one more

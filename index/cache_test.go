@@ -454,13 +454,7 @@ func TestCancelledBuildLeavesNoGeneration(t *testing.T) {
 }
 
 func TestTablesCodec(t *testing.T) {
-	x, _ := openFixture(t, testOptions(t))
-	s, release := x.Snapshot()
-	defer release()
-	var files []*fileRec
-	for _, p := range s.Paths() {
-		files = append(files, s.file(p))
-	}
+	s, files := fixtureTables(t)
 	p := filepath.Join(t.TempDir(), "t.bin")
 	sym := s.base.symbols()
 	if err := writeTables(p, []string{"words"}, s.names, files, sym); err != nil {

@@ -127,7 +127,6 @@ func (w *tablesWriter) plain(s string) {
 
 func (w *tablesWriter) uvarint(x uint64) { w.bytes(w.buf[:binary.PutUvarint(w.buf[:], x)]) }
 func (w *tablesWriter) varint(x int64)   { w.bytes(w.buf[:binary.PutVarint(w.buf[:], x)]) }
-func (w *tablesWriter) int(x int)        { w.uvarint(uint64(max(x, 0))) }
 
 // writeTables writes the tables of files (in the given order) to path
 // atomically: a temporary file, fsync, rename. names resolves the chunks'

@@ -10,15 +10,22 @@ import (
 	"testing"
 )
 
-// validTables returns the bytes of a tables file written for the fixture.
-func validTables(t testing.TB) []byte {
+// fixtureTables returns a snapshot of the fixture (released at the end of
+// the test) and its files in path order, as writeStateLocked writes them.
+func fixtureTables(t testing.TB) (*Snapshot, []*fileRec) {
 	x, _ := openFixture(t, testOptions(t))
 	s, release := x.Snapshot()
-	defer release()
+	t.Cleanup(release)
 	var files []*fileRec
 	for _, p := range s.Paths() {
 		files = append(files, s.file(p))
 	}
+	return s, files
+}
+
+// validTables returns the bytes of a tables file written for the fixture.
+func validTables(t testing.TB) []byte {
+	s, files := fixtureTables(t)
 	p := filepath.Join(t.TempDir(), "t.bin")
 	if err := writeTables(p, []string{"words"}, s.names, files, s.base.symbols()); err != nil {
 		t.Fatal(err)
@@ -85,13 +92,7 @@ func FuzzReadTables(f *testing.F) {
 // position or a slot table without an empty slot are corrupt, not a
 // panic or an endless probe later.
 func TestReadTablesRejectsBadSymbols(t *testing.T) {
-	x, _ := openFixture(t, testOptions(t))
-	s, release := x.Snapshot()
-	defer release()
-	var files []*fileRec
-	for _, p := range s.Paths() {
-		files = append(files, s.file(p))
-	}
+	s, files := fixtureTables(t)
 	good := s.base.symbols()
 	negative := *good
 	negative.defs = append([]int32{-1}, good.defs[1:]...)

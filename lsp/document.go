@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"fmt"
-	"unicode/utf8"
 )
 
 // document is an open editor buffer. Documents are values: a change makes a
@@ -102,21 +101,6 @@ func utf16ToBytes(line string, units int) int {
 		n += w
 	}
 	return len(line)
-}
-
-// bytesToUTF16 returns the number of UTF-16 code units of s.
-func bytesToUTF16(s string) int {
-	n := 0
-	for len(s) > 0 {
-		r, size := utf8.DecodeRuneInString(s)
-		s = s[size:]
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
 }
 
 // lineCount is the number of lines of text as the protocol counts them (an

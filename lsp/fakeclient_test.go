@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -559,13 +558,4 @@ func eventually(t *testing.T, what string, f func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// compact returns the compact form of a JSON value.
-func compact(raw []byte) string {
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return string(raw)
-	}
-	return b.String()
 }

@@ -152,15 +152,6 @@ func spanNone(s string, i int, avoid uint8) int {
 	return i
 }
 
-// spanBytes returns the end of the longest run starting at s[i] of the
-// ASCII bytes a or b.
-func spanBytes(s string, i int, a, b byte) int {
-	for i < len(s) && (s[i] == a || s[i] == b) {
-		i++
-	}
-	return i
-}
-
 // spanNewlines returns the end of [\r\n]* at s[i], and with slash also
 // '/', i.e. [\r\n/]*.
 func spanNewlines(s string, i int, slash bool) int {

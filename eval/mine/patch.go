@@ -36,14 +36,6 @@ func (f *FilePatch) Changed() int {
 	return n
 }
 
-// Path is the file's path in the commit, or in the parent when deleted.
-func (f *FilePatch) Path() string {
-	if f.NewPath != "" {
-		return f.NewPath
-	}
-	return f.OldPath
-}
-
 // ParsePatch reads the output of `git diff` (any context size, with or
 // without rename detection).
 func ParsePatch(text string) ([]FilePatch, error) {
