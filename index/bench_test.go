@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ctxls/ctxls/index/analysis"
+	"github.com/ctxls/ctxls/index/chunk"
 )
 
 // Benchmarks on a real tree, when CTXLS_BENCH_TREE names one:
@@ -295,4 +298,57 @@ func TestBenchQueriesSane(t *testing.T) {
 		}
 		t.Logf("%s\n%s", text, buf.String())
 	}
+}
+
+// BenchmarkParseOnly is the floor under BenchmarkColdBuild: the same
+// listing (walk and filters), each file read and parsed with the grammar
+// the chunker would use, on as many goroutines as a build uses, and
+// nothing else (no chunk extraction, token counts or indexing).
+func BenchmarkParseOnly(b *testing.B) {
+	tree := benchTree(b)
+	var cpu time.Duration
+	parsed := 0
+	var parsedBytes int64
+	for b.Loop() {
+		c0 := cpuTime()
+		entries, _, err := (&WalkLister{}).List(ctx, tree)
+		if err != nil {
+			b.Fatal(err)
+		}
+		next := make(chan Entry)
+		var mu sync.Mutex
+		parsed, parsedBytes = 0, 0
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				ck := chunk.NewChunker(chunk.Options{})
+				defer ck.Close()
+				n, sz := 0, int64(0)
+				for e := range next {
+					src, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(e.Path)))
+					if err != nil {
+						continue
+					}
+					if ok, err := ck.Parse(e.Path, src); err != nil {
+						b.Error(err)
+					} else if ok {
+						n++
+						sz += int64(len(src))
+					}
+				}
+				mu.Lock()
+				parsed, parsedBytes = parsed+n, parsedBytes+sz
+				mu.Unlock()
+			})
+		}
+		for _, e := range entries {
+			next <- e
+		}
+		close(next)
+		wg.Wait()
+		cpu += cpuTime() - c0
+	}
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu_s/op")
+	b.ReportMetric(float64(parsed), "files_parsed")
+	b.ReportMetric(float64(parsedBytes)/1e6, "parsedMB")
 }

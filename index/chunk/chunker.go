@@ -141,6 +141,35 @@ func (c *Chunker) Chunk(path string, src []byte) ([]Chunk, error) {
 	return out, nil
 }
 
+// Parse only parses src with the grammar Chunk would use for path, and
+// reports whether it did (false for languages cut without a parser and
+// for files over MaxParseBytes). It is the floor a build stands on: the
+// index benchmarks time it over the same files as a full build.
+func (c *Chunker) Parse(path string, src []byte) (bool, error) {
+	if c.closed {
+		return false, ErrClosed
+	}
+	lang := LanguageOf(path)
+	if lang == "c" && strings.EqualFold(pathpkg.Ext(path), ".h") && looksLikeCPP(src) {
+		lang = "cpp"
+	}
+	spec := specFor(lang)
+	if spec == nil || blank(src) || len(src) > c.opts.MaxParseBytes {
+		return false, nil
+	}
+	tree, err := c.parser(spec).ParseCtx(context.Background(), nil, src)
+	if err != nil {
+		if errors.Is(err, sitter.ErrNoLanguage) {
+			return false, fmt.Errorf("parse %s: %w", path, err)
+		}
+		return false, nil
+	}
+	if tree != nil {
+		tree.Close()
+	}
+	return true, nil
+}
+
 // release drops the references to the caller's content kept in scratch
 // state, so that it can be collected after Chunk returns.
 func (c *Chunker) release() {
