@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -521,5 +522,30 @@ func TestCRLFMatchesLF(t *testing.T) {
 			!reflect.DeepEqual(a.References, b.References) {
 			t.Errorf("chunk %d differs:\n LF   %+v\n CRLF %+v", i, a, b)
 		}
+	}
+}
+
+func TestParseOnly(t *testing.T) {
+	c := NewChunker(Options{MaxParseBytes: 64})
+	defer c.Close()
+	for _, tc := range []struct {
+		path, src string
+		want      bool
+	}{
+		{"a.go", "package a\n\nfunc F() {}\n", true},
+		{"a.py", "def f():\n    pass\n", true},
+		{"README.md", "# Title\n\ntext\n", false},
+		{"notes.txt", "plain\n", false},
+		{"a.go", "   \n\n", false},
+		{"big.go", "package a\n\n// " + strings.Repeat("x", 80) + "\n", false},
+	} {
+		got, err := c.Parse(tc.path, []byte(tc.src))
+		if err != nil || got != tc.want {
+			t.Errorf("Parse(%s) = %v, %v; want %v", tc.path, got, err, tc.want)
+		}
+	}
+	c.Close()
+	if _, err := c.Parse("a.go", []byte("package a\n")); !errors.Is(err, ErrClosed) {
+		t.Errorf("Parse after Close: %v", err)
 	}
 }
