@@ -76,6 +76,7 @@ func newSnapshot(e *env, base *tables, delta map[string]*fileRec, names []string
 		s.paths = base.paths
 	} else {
 		var added []string
+		removed := false
 		for p, f := range delta {
 			if old := base.files[p]; old != nil {
 				n -= old.numChunks()
@@ -84,6 +85,7 @@ func newSnapshot(e *env, base *tables, delta map[string]*fileRec, names []string
 				}
 			}
 			if f == nil {
+				removed = true
 				continue
 			}
 			if base.files[p] == nil {
@@ -95,10 +97,6 @@ func newSnapshot(e *env, base *tables, delta map[string]*fileRec, names []string
 			}
 		}
 		slices.Sort(added)
-		removed := false
-		for _, f := range delta {
-			removed = removed || f == nil
-		}
 		// Merge base's sorted paths, minus removed ones, with the added
 		// (or share base's when the delta only changed files).
 		if len(added) == 0 && !removed {
