@@ -108,10 +108,7 @@ func (c *Chunker) Chunk(path string, src []byte) ([]Chunk, error) {
 	if len(src) > math.MaxInt32 {
 		return nil, fmt.Errorf("chunk %s: file of %d bytes is too large", path, len(src))
 	}
-	lang := LanguageOf(path)
-	if lang == "c" && strings.EqualFold(pathpkg.Ext(path), ".h") && looksLikeCPP(src) {
-		lang = "cpp"
-	}
+	lang := languageFor(path, src)
 	spec := specFor(lang)
 	c.li.reset(src)
 	defer c.release()
@@ -149,25 +146,43 @@ func (c *Chunker) Parse(path string, src []byte) (bool, error) {
 	if c.closed {
 		return false, ErrClosed
 	}
-	lang := LanguageOf(path)
-	if lang == "c" && strings.EqualFold(pathpkg.Ext(path), ".h") && looksLikeCPP(src) {
-		lang = "cpp"
-	}
+	lang := languageFor(path, src)
 	spec := specFor(lang)
 	if spec == nil || blank(src) || len(src) > c.opts.MaxParseBytes {
 		return false, nil
 	}
-	tree, err := c.parser(spec).ParseCtx(context.Background(), nil, src)
-	if err != nil {
-		if errors.Is(err, sitter.ErrNoLanguage) {
-			return false, fmt.Errorf("parse %s: %w", path, err)
-		}
-		return false, nil
+	tree, gaveUp, err := c.parse(spec, src)
+	if err != nil || gaveUp {
+		return false, err
 	}
 	if tree != nil {
 		tree.Close()
 	}
 	return true, nil
+}
+
+// languageFor is LanguageOf, except that a .h file that looks like C++
+// (looksLikeCPP) is C++.
+func languageFor(path string, src []byte) string {
+	lang := LanguageOf(path)
+	if lang == "c" && strings.EqualFold(pathpkg.Ext(path), ".h") && looksLikeCPP(src) {
+		lang = "cpp"
+	}
+	return lang
+}
+
+// parse parses src with spec's grammar. gaveUp reports that the parser
+// stopped at its operation limit (the caller falls back to windows); an
+// error means the grammar could not be loaded.
+func (c *Chunker) parse(spec *langSpec, src []byte) (tree *sitter.Tree, gaveUp bool, err error) {
+	tree, err = c.parser(spec).ParseCtx(context.Background(), nil, src)
+	if err != nil {
+		if errors.Is(err, sitter.ErrNoLanguage) {
+			return nil, false, fmt.Errorf("parse %s: %w", spec.name, err)
+		}
+		return nil, true, nil
+	}
+	return tree, false, nil
 }
 
 // release drops the references to the caller's content kept in scratch
@@ -223,12 +238,9 @@ func (c *Chunker) parser(spec *langSpec) *sitter.Parser {
 // asks for the window fallback: the parser gave up, or the tree has errors
 // and neither a unit nor a header was found in it.
 func (c *Chunker) chunkCode(spec *langSpec, src []byte) ([]Chunk, error) {
-	tree, err := c.parser(spec).ParseCtx(context.Background(), nil, src)
-	if err != nil {
-		if errors.Is(err, sitter.ErrNoLanguage) {
-			return nil, fmt.Errorf("parse %s: %w", spec.name, err)
-		}
-		return nil, nil // operation limit: fall back to windows
+	tree, gaveUp, err := c.parse(spec, src)
+	if err != nil || gaveUp {
+		return nil, err // gave up: fall back to windows
 	}
 	if tree == nil {
 		return nil, nil
