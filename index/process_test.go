@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxls/ctxls/tokens"
 )
 
 // The helper process opens an index as another process would. It is the
@@ -19,9 +21,16 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("helper process only")
 	}
 	root, cache := os.Getenv("CTXLS_HELPER_ROOT"), os.Getenv("CTXLS_HELPER_CACHE")
-	opts := testOptions(t)
-	opts.CacheDir = cache
-	opts.Logf = func(string, ...any) {}
+	// Not testOptions: its t.TempDir would outlive the process, which
+	// exits before the test's cleanup runs.
+	opts := Options{
+		CacheDir:        cache,
+		NewChunker:      func() (Chunker, error) { return blockChunker{}, nil },
+		Counters:        map[string]tokens.Counter{"words": wordCounter{}},
+		LockTimeout:     200 * time.Millisecond,
+		CheckpointDelay: -1,
+		Logf:            func(string, ...any) {},
+	}
 	x, err := Open(ctx, root, opts)
 	if err != nil {
 		os.Stdout.WriteString("error " + err.Error() + "\n")
