@@ -27,6 +27,9 @@ type fileJob struct {
 	// old is the file's row in the snapshot being changed (nil in a full
 	// build): chunks whose bleve document it already has get none.
 	old *fileRec
+	// again: chunk with the chunker's ChunkAgain when it has one (an
+	// editor buffer's change).
+	again bool
 }
 
 // fileResult is a processed fileJob: the file's new table row and the
@@ -78,7 +81,7 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 		r.rec, r.same = &fileRec{info: info}, true
 		return r
 	}
-	chunks, err := ch.Chunk(j.entry.Path, src)
+	chunks, reused, err := x.chunkFile(ch, info.Path, src, j.again)
 	if err != nil {
 		r.skip, r.err = "chunk error", err
 		return r
@@ -87,18 +90,9 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 	if j.overlay {
 		rec.text = string(src)
 	}
-	kept := chunks[:0]
-	for i := range chunks {
-		c := &chunks[i]
-		c.Path = info.Path
-		if err := checkChunk(c, len(src)); err != nil {
-			x.set.Logf("index: %s: dropping chunk: %v", info.Path, err)
-			continue
-		}
-		kept = append(kept, *c)
+	if reused {
+		rec.again = chunks
 	}
-	chunks = kept
-	sortChunks(chunks)
 	if rec.info.Language == "" {
 		if len(chunks) > 0 {
 			rec.info.Language = chunks[0].Language
@@ -138,6 +132,32 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 	}
 	r.rec, r.chunks = rec, chunks
 	return r
+}
+
+// chunkFile cuts src, the content of path, into checked chunks in line
+// order. again asks for ChunkAgain when ch has it; reused reports that
+// it parsed incrementally.
+func (x *Index) chunkFile(ch Chunker, path string, src []byte, again bool) (chunks []chunk.Chunk, reused bool, err error) {
+	if ac, ok := ch.(againChunker); ok && again {
+		chunks, reused, err = ac.ChunkAgain(path, src)
+	} else {
+		chunks, err = ch.Chunk(path, src)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	kept := chunks[:0]
+	for i := range chunks {
+		c := &chunks[i]
+		c.Path = path
+		if err := checkChunk(c, len(src)); err != nil {
+			x.set.Logf("index: %s: dropping chunk: %v", path, err)
+			continue
+		}
+		kept = append(kept, *c)
+	}
+	sortChunks(kept)
+	return kept, reused, nil
 }
 
 // runPipeline processes jobs on x.set.Workers goroutines, each with its

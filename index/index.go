@@ -51,14 +51,17 @@ type Index struct {
 	mu sync.Mutex // the writer mutex; guards everything below
 
 	// names is the name table of all chunk records; the writer interns.
-	names    *nameTable
-	gen      string // live generation directory; "" when in memory
-	bidx     bleve.Index
-	chunker  Chunker // the writer's, for single-file changes
-	overlays map[string][]byte
-	building bool        // a background build is running
-	pending  []pendingOp // changes that arrived during the build
-	seq      uint64
+	names   *nameTable
+	gen     string // live generation directory; "" when in memory
+	bidx    bleve.Index
+	chunker Chunker // the writer's, for single-file changes
+	// unverified: some file's chunks in the current snapshot come from an
+	// incremental parse not yet compared with a fresh one (verifyLocked).
+	unverified bool
+	overlays   map[string][]byte
+	building   bool        // a background build is running
+	pending    []pendingOp // changes that arrived during the build
+	seq        uint64
 	// dirty: bleve has changes not covered by the completeness marker
 	// (the marker is removed); tablesDirty: the tables on disk are out of
 	// date (mtimes only, bleve unchanged).

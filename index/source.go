@@ -38,3 +38,11 @@ type Chunker interface {
 	Chunk(path string, src []byte) ([]chunk.Chunk, error)
 	Close()
 }
+
+// againChunker is a Chunker that can chunk an edited file again from the
+// syntax tree of its previous content (chunk.Chunker.ChunkAgain): the
+// index uses it for editor buffers, whose every change is chunked anew.
+type againChunker interface {
+	ChunkAgain(path string, src []byte) (chunks []chunk.Chunk, reused bool, err error)
+	KeepTrees(n int)
+}

@@ -72,6 +72,10 @@ type fileRec struct {
 	// from the tables file): recs and toks decode them on first use, and
 	// the chunks and tokens fields stay nil.
 	lazy *lazyRecs
+	// again holds the chunks of an overlay chunked from an incremental
+	// parse until verifyLocked has compared them with a fresh parse's
+	// (nil otherwise). Only the writer reads or clears it, under Index.mu.
+	again []chunk.Chunk
 }
 
 // recs returns the file's chunk records.

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"time"
 )
@@ -160,6 +161,9 @@ func (x *Index) Checkpoint(ctx context.Context) error {
 }
 
 func (x *Index) checkpointLocked(ctx context.Context) error {
+	if err := x.verifyLocked(ctx); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
 	if x.gen == "" || x.private || x.building || (!x.dirty && !x.tablesDirty) {
 		return nil
 	}
@@ -179,7 +183,8 @@ func (x *Index) checkpointLocked(ctx context.Context) error {
 }
 
 func (x *Index) scheduleCheckpointLocked() {
-	if x.gen == "" || x.private || x.set.CheckpointDelay < 0 || (!x.dirty && !x.tablesDirty) {
+	persist := x.gen != "" && !x.private && (x.dirty || x.tablesDirty)
+	if x.set.CheckpointDelay < 0 || (!persist && !x.unverified) {
 		return
 	}
 	if x.ckTimer == nil {
@@ -237,7 +242,7 @@ func (x *Index) changeLocked(ctx context.Context, p string, content []byte, over
 }
 
 func (x *Index) changeFileLocked(ctx context.Context, p string, content []byte, overlay bool) error {
-	job := fileJob{entry: Entry{Path: p}, content: content, overlay: overlay}
+	job := fileJob{entry: Entry{Path: p}, content: content, overlay: overlay, again: overlay}
 	if content == nil {
 		fi, err := os.Stat(filepath.Join(x.env.root, filepath.FromSlash(p)))
 		switch {
@@ -315,6 +320,9 @@ func (x *Index) applyLocked(ctx context.Context, jobs []fileJob, removed []strin
 		}
 		changed++
 		prog.Chunks += r.rec.info.Chunks
+		if r.rec.again != nil {
+			x.unverified = true
+		}
 		return w.add(r, old)
 	}
 	if len(jobs) == 1 {
@@ -359,9 +367,61 @@ func (x *Index) writerChunker() (Chunker, error) {
 		if err != nil {
 			return nil, fmt.Errorf("new chunker: %w", err)
 		}
+		if ac, ok := ch.(againChunker); ok {
+			ac.KeepTrees(keptTrees)
+		}
 		x.chunker = ch
 	}
 	return x.chunker, nil
+}
+
+// keptTrees is how many editor buffers' syntax trees the writer keeps for
+// incremental parsing: the files being typed in, a few at a time.
+const keptTrees = 4
+
+// verifyLocked compares the chunks of every overlay chunked from an
+// incremental parse with those of a fresh parse of the same content. They
+// are equal in every test (chunk.TestChunkAgainMatchesFresh), but chunks
+// must not depend on the edit history, so this runs before every
+// checkpoint (a quiet moment after the last change): a difference is
+// logged and the file indexed again from a fresh parse.
+func (x *Index) verifyLocked(ctx context.Context) error {
+	if !x.unverified {
+		return nil
+	}
+	snap := x.cur.Load()
+	var paths []string
+	for p, rec := range snap.delta {
+		if rec != nil && rec.again != nil {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	ch, err := x.set.NewChunker()
+	if err != nil {
+		return fmt.Errorf("verify: new chunker: %w", err)
+	}
+	defer ch.Close()
+	var redo []fileJob
+	for _, p := range paths {
+		rec := snap.delta[p]
+		src := []byte(rec.text)
+		fresh, _, err := x.chunkFile(ch, p, src, false)
+		if err == nil && reflect.DeepEqual(fresh, rec.again) {
+			rec.again = nil
+			continue
+		}
+		x.set.Logf("index: %s: an incremental parse gave other chunks than a fresh one (%v); indexing it again", p, err)
+		redo = append(redo, fileJob{entry: Entry{Path: p, Size: int64(len(src))}, content: src, overlay: true})
+	}
+	x.unverified = false
+	if len(redo) == 0 {
+		return nil
+	}
+	if _, _, err := x.applyLocked(ctx, redo, nil); err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	return nil
 }
 
 // refreshLocked compares a fresh listing with the current snapshot and

@@ -67,6 +67,11 @@ type Chunker struct {
 	scratch []byte
 	closed  bool
 
+	// kept holds the syntax trees ChunkAgain keeps for its next call on
+	// the same path, most recent last, at most keep of them.
+	kept []keptTree
+	keep int
+
 	// liveTrees counts syntax trees parsed and not yet closed; it is zero
 	// whenever Chunk has returned (tests check this).
 	liveTrees int
@@ -80,8 +85,13 @@ func NewChunker(opts Options) *Chunker {
 // Options returns the options in effect, defaults filled in.
 func (c *Chunker) Options() Options { return c.opts }
 
-// Close frees the parsers. The Chunker must not be used afterwards.
+// Close frees the parsers and kept trees. The Chunker must not be used
+// afterwards.
 func (c *Chunker) Close() {
+	for _, k := range c.kept {
+		k.tree.Close()
+	}
+	c.kept = nil
 	for name, p := range c.parsers {
 		p.Close()
 		delete(c.parsers, name)
@@ -99,30 +109,78 @@ var ErrClosed = errors.New("chunk: Chunker is closed")
 // headings; everything else, and code that does not parse, into
 // overlapping line windows. An empty or all-blank file has no chunks.
 func (c *Chunker) Chunk(path string, src []byte) ([]Chunk, error) {
+	out, _, err := c.chunk(path, src, false)
+	return out, err
+}
+
+// ChunkAgain is Chunk for a file that is edited again and again (an
+// editor buffer): it keeps the file's syntax tree (KeepTrees sets how many
+// files' trees it keeps) and parses the next content of the same path
+// incrementally from it, which costs a fraction of a fresh parse. reused
+// reports that it did.
+//
+// tree-sitter's incremental parse can differ from a fresh one (seen where
+// error recovery is involved: tree-sitter#4001), and chunks must not
+// depend on edit history. So a tree is kept, and reused, only when it has
+// no error; an incremental result with an error is dropped for a fresh
+// parse. Error-free results match fresh ones in every test, and callers
+// that must be certain (the index, before it writes its tables) chunk the
+// content again with Chunk and compare (see the index's checkpoint).
+func (c *Chunker) ChunkAgain(path string, src []byte) (chunks []Chunk, reused bool, err error) {
+	return c.chunk(path, src, true)
+}
+
+// KeepTrees sets how many files' trees ChunkAgain keeps (default 0: none;
+// ChunkAgain is then Chunk). Each kept tree holds C memory of the order of
+// ten times its file's size.
+func (c *Chunker) KeepTrees(n int) {
+	c.keep = max(n, 0)
+	for len(c.kept) > c.keep {
+		c.kept[0].tree.Close()
+		c.kept = c.kept[1:]
+	}
+}
+
+func (c *Chunker) chunk(path string, src []byte, again bool) ([]Chunk, bool, error) {
 	if c.closed {
-		return nil, ErrClosed
+		return nil, false, ErrClosed
 	}
-	if blank(src) {
-		return nil, nil
+	old := c.takeKept(path)
+	if !again || c.keep == 0 {
+		if old != nil {
+			old.tree.Close()
+			old = nil
+		}
 	}
-	if len(src) > math.MaxInt32 {
-		return nil, fmt.Errorf("chunk %s: file of %d bytes is too large", path, len(src))
+	if blank(src) || len(src) > math.MaxInt32 {
+		if old != nil {
+			old.tree.Close()
+		}
+		if blank(src) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("chunk %s: file of %d bytes is too large", path, len(src))
 	}
 	lang := languageFor(path, src)
 	spec := specFor(lang)
+	if old != nil && (spec == nil || old.lang != spec.name || len(src) > c.opts.MaxParseBytes) {
+		old.tree.Close()
+		old = nil
+	}
 	c.li.reset(src)
 	defer c.release()
 
 	var out []Chunk
+	reused := false
 	switch {
 	case spec != nil:
 		c.lx.reset(&spec.lex, spec.keywords, src)
 		c.lx.run()
 		if len(src) <= c.opts.MaxParseBytes {
 			var err error
-			out, err = c.chunkCode(spec, src)
+			out, reused, err = c.chunkCode(spec, path, src, old, again && c.keep > 0)
 			if err != nil {
-				return nil, fmt.Errorf("chunk %s: %w", path, err)
+				return nil, false, fmt.Errorf("chunk %s: %w", path, err)
 			}
 		}
 		if out == nil {
@@ -135,7 +193,7 @@ func (c *Chunker) Chunk(path string, src []byte) ([]Chunk, error) {
 	}
 	out = c.finish(out, path, lang, spec != nil)
 	sortChunks(out)
-	return out, nil
+	return out, reused, nil
 }
 
 // Parse only parses src with the grammar Chunk would use for path, and
@@ -237,29 +295,124 @@ func (c *Chunker) parser(spec *langSpec) *sitter.Parser {
 // chunkCode parses src and walks its tree. A nil result (without error)
 // asks for the window fallback: the parser gave up, or the tree has errors
 // and neither a unit nor a header was found in it.
-func (c *Chunker) chunkCode(spec *langSpec, src []byte) ([]Chunk, error) {
-	tree, gaveUp, err := c.parse(spec, src)
-	if err != nil || gaveUp {
-		return nil, err // gave up: fall back to windows
+//
+// old, if not nil, is the path's kept tree and its content: src is parsed
+// incrementally from it (and old is consumed). keep asks to keep the new
+// tree when it has no error.
+func (c *Chunker) chunkCode(spec *langSpec, path string, src []byte, old *keptTree, keep bool) (_ []Chunk, reused bool, _ error) {
+	var tree *sitter.Tree
+	if old != nil {
+		tree = c.reparse(spec, old, src)
+		reused = tree != nil
 	}
 	if tree == nil {
-		return nil, nil
+		var gaveUp bool
+		var err error
+		tree, gaveUp, err = c.parse(spec, src)
+		if err != nil || gaveUp {
+			return nil, false, err // gave up: fall back to windows
+		}
+		if tree == nil {
+			return nil, false, nil
+		}
 	}
 	c.liveTrees++
-	defer func() {
-		tree.Close()
-		c.liveTrees--
-	}()
 	root := tree.RootNode()
+	keep = keep && !root.HasError()
+	defer func() {
+		c.liveTrees--
+		if keep {
+			c.keepTree(keptTree{path: path, lang: spec.name, src: bytes.Clone(src), tree: tree})
+		} else {
+			tree.Close()
+		}
+	}()
 	w := walker{opts: c.opts, spec: spec, src: src, li: &c.li}
 	w.run(root)
 	if w.units == 0 && !w.header && root.HasError() {
-		return nil, nil
+		return nil, reused, nil
 	}
 	if w.out == nil {
 		w.out = []Chunk{}
 	}
-	return w.out, nil
+	return w.out, reused, nil
+}
+
+// keptTree is a syntax tree ChunkAgain keeps, with the content it was
+// parsed from.
+type keptTree struct {
+	path, lang string
+	src        []byte
+	tree       *sitter.Tree
+}
+
+// takeKept removes path's kept tree from the list and returns it (nil if
+// there is none).
+func (c *Chunker) takeKept(path string) *keptTree {
+	for i := range c.kept {
+		if c.kept[i].path == path {
+			k := c.kept[i]
+			c.kept = append(c.kept[:i], c.kept[i+1:]...)
+			return &k
+		}
+	}
+	return nil
+}
+
+// keepTree adds k as the most recent kept tree, closing the oldest beyond
+// the limit.
+func (c *Chunker) keepTree(k keptTree) {
+	c.kept = append(c.kept, k)
+	for len(c.kept) > c.keep {
+		c.kept[0].tree.Close()
+		c.kept = c.kept[1:]
+	}
+}
+
+// reparse parses src incrementally from old (whose tree it consumes): one
+// edit spans from the first byte that differs to the last, so reparse
+// needs no edit list from the caller. It returns nil when the result has
+// an error: the caller then parses afresh (see ChunkAgain).
+func (c *Chunker) reparse(spec *langSpec, old *keptTree, src []byte) *sitter.Tree {
+	defer old.tree.Close()
+	prefix, suffix := commonEnds(old.src, src)
+	old.tree.Edit(sitter.EditInput{
+		StartIndex:  uint32(prefix),
+		OldEndIndex: uint32(len(old.src) - suffix),
+		NewEndIndex: uint32(len(src) - suffix),
+		StartPoint:  pointAt(old.src, prefix),
+		OldEndPoint: pointAt(old.src, len(old.src)-suffix),
+		NewEndPoint: pointAt(src, len(src)-suffix),
+	})
+	tree, err := c.parser(spec).ParseCtx(context.Background(), old.tree, src)
+	if err != nil || tree == nil {
+		return nil
+	}
+	if tree.RootNode().HasError() {
+		tree.Close()
+		return nil
+	}
+	return tree
+}
+
+// commonEnds returns the lengths of the longest common prefix of a and b
+// and of the longest common suffix of what follows it.
+func commonEnds(a, b []byte) (prefix, suffix int) {
+	n := min(len(a), len(b))
+	for prefix < n && a[prefix] == b[prefix] {
+		prefix++
+	}
+	for suffix < n-prefix && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
+		suffix++
+	}
+	return prefix, suffix
+}
+
+// pointAt is tree-sitter's (row, byte column) of offset i in src.
+func pointAt(src []byte, i int) sitter.Point {
+	row := bytes.Count(src[:i], []byte{'\n'})
+	col := i - (bytes.LastIndexByte(src[:i], '\n') + 1)
+	return sitter.Point{Row: uint32(row), Column: uint32(col)}
 }
 
 // windows cuts the whole file into KindWindow line windows.

@@ -394,7 +394,7 @@ func (w *walker) unit(n, outer *sitter.Node, sigOuter bool, r unitRule, lower in
 		declared = w.names(n, nil, 0)
 		if len(declared) > 0 {
 			name = declared[0].name
-		} else if nm != nil && nm.StartPoint().Row == nm.EndPoint().Row && nm.EndByte()-nm.StartByte() <= 80 {
+		} else if nm != nil && nm.EndByte()-nm.StartByte() <= 80 && bytes.IndexByte(text(nm, w.src), '\n') < 0 {
 			name = w.str(nm) // a computed name: [Symbol.iterator]
 		}
 	}

@@ -1,0 +1,116 @@
+package index
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxls/ctxls/index/chunk"
+)
+
+// lyingChunker's ChunkAgain claims an incremental parse and drops the
+// file's last chunk: what a tree-sitter incremental parse that differs
+// from a fresh one would do.
+type lyingChunker struct{ blockChunker }
+
+func (l lyingChunker) ChunkAgain(p string, src []byte) ([]chunk.Chunk, bool, error) {
+	cs, err := l.Chunk(p, src)
+	if len(cs) > 1 {
+		cs = cs[:len(cs)-1]
+	}
+	return cs, true, err
+}
+
+func (lyingChunker) KeepTrees(int) {}
+
+// logLines collects an index's log lines.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+func (l *logLines) contains(s string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range l.lines {
+		if strings.Contains(line, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestIncrementalChunksVerified: an editor buffer's chunks from an
+// incremental parse that differ from a fresh parse's are found at the
+// next checkpoint and replaced, so the index does not depend on the edit
+// history.
+func TestIncrementalChunksVerified(t *testing.T) {
+	var log logLines
+	opts := testOptions(t)
+	opts.NewChunker = func() (Chunker, error) { return lyingChunker{}, nil }
+	opts.Logf = log.logf
+	x, _ := openFixture(t, opts)
+	body := "package ranges\n\nfunc firstfunc() {}\n\nfunc lastfuncmarker() {}\n"
+	if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitPaths(t, x, Query{Text: "lastfuncmarker"}); len(got) != 0 {
+		t.Fatalf("the lying chunker's result was not used: %v", got)
+	}
+	if err := x.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitPaths(t, x, Query{Text: "lastfuncmarker"}); len(got) != 1 || got[0] != "ranges/stitch.go" {
+		t.Errorf("after the checkpoint's verification: %v, want ranges/stitch.go", got)
+	}
+	if !log.contains("incremental parse gave other chunks") {
+		t.Errorf("difference not logged: %q", log.lines)
+	}
+	if x.unverified {
+		t.Error("still unverified after a checkpoint")
+	}
+}
+
+// TestIncrementalChunksUsed: with the real chunker, the edits of an
+// editor buffer after the first are parsed incrementally, searchable at
+// once, and verified without a difference.
+func TestIncrementalChunksUsed(t *testing.T) {
+	var log logLines
+	opts := testOptions(t)
+	opts.NewChunker = func() (Chunker, error) { return chunk.NewChunker(chunk.Options{}), nil }
+	opts.Logf = log.logf
+	x, _ := openFixture(t, opts)
+	body := "package ranges\n\nfunc firstfunc() {}\n\nfunc secondfunc() {}\n"
+	for i, word := range []string{"alphaword", "betaword", "gammaword"} {
+		b := strings.Replace(body, "secondfunc", word, 1)
+		if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte(b)); err != nil {
+			t.Fatal(err)
+		}
+		if got := hitPaths(t, x, Query{Text: word}); len(got) != 1 {
+			t.Errorf("edit %d: %s found in %v", i, word, got)
+		}
+		rec := x.cur.Load().file("ranges/stitch.go")
+		if reused := rec.again != nil; reused != (i > 0) {
+			t.Errorf("edit %d: incremental %v, want %v", i, reused, i > 0)
+		}
+	}
+	if err := x.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rec := x.cur.Load().file("ranges/stitch.go"); rec.again != nil || x.unverified {
+		t.Error("not verified at the checkpoint")
+	}
+	if log.contains("incremental parse") {
+		t.Errorf("a difference was reported: %q", log.lines)
+	}
+	if got := hitPaths(t, x, Query{Text: "gammaword"}); len(got) != 1 {
+		t.Errorf("after the checkpoint: gammaword in %v", got)
+	}
+}
