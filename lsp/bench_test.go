@@ -189,7 +189,23 @@ func BenchmarkTreeAssemble(b *testing.B) {
 
 // BenchmarkTreeDidChange: a didChange of one file, then at once a request
 // that must see it; the latency is from sending the change to the answer.
+// The edit keeps the file valid Go, as most keystrokes do: the buffer is
+// re-parsed incrementally.
 func BenchmarkTreeDidChange(b *testing.B) {
+	benchDidChange(b, 1, func(word string) string { return "// " + word + "\n" })
+}
+
+// BenchmarkTreeDidChangeBroken: as BenchmarkTreeDidChange, but every edit
+// leaves a syntax error in the file (a keystroke in the middle of a
+// statement): no tree is kept for such content, so each is a fresh parse.
+// Each edit replaces the two lines the last one wrote.
+func BenchmarkTreeDidChangeBroken(b *testing.B) {
+	benchDidChange(b, 2, func(word string) string { return "// " + word + "\nfunc (\n" })
+}
+
+// benchDidChange times edits that replace the first lines lines of the
+// file with insert(word), each followed by a request for word.
+func benchDidChange(b *testing.B, lines int, insert func(word string) string) {
 	s := benchTree(b)
 	rel := "net/http/server.go"
 	path := filepath.Join(s.root, filepath.FromSlash(rel))
@@ -208,8 +224,8 @@ func BenchmarkTreeDidChange(b *testing.B) {
 		s.c.notify(methodDidChange, map[string]any{
 			"textDocument": map[string]any{"uri": uri, "version": i + 2},
 			"contentChanges": []any{map[string]any{
-				"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 1, "character": 0}},
-				"text":  "// " + word + "\n",
+				"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": lines, "character": 0}},
+				"text":  insert(word),
 			}},
 		})
 		r := mustResult[assembleResultJSON](b, s.c.call(methodContextAssemble, map[string]any{
