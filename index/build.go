@@ -178,7 +178,7 @@ func (x *Index) runPipelineFirst(ctx context.Context, jobs []fileJob, first func
 	defer cancel()
 	workers := min(x.set.Workers, len(jobs))
 	next := make(chan *fileJob)
-	results := make(chan fileResult, 2*workers)
+	results := make(chan fileResult, resultsBuffer)
 	var wg sync.WaitGroup
 	errc := make(chan error, workers)
 	for range workers {
@@ -434,3 +434,9 @@ func (x *Index) withOverlay(j *fileJob) {
 		j.content, j.overlay = c, true
 	}
 }
+
+// resultsBuffer is how many processed files the workers may run ahead of
+// the writer: while it hands a batch to bleve (≈ 90 files' documents,
+// analysed and built into a segment on its goroutine), the workers keep
+// chunking the next files instead of waiting.
+const resultsBuffer = 128

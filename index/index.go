@@ -358,10 +358,9 @@ func (x *Index) startBuild(ctx context.Context, reason string) error {
 	}
 	cfg := x.bleveConfig()
 	if gen != "" {
-		// No merging while the build adds segments: merging them as they
-		// come rewrites every document two or three times; one merge at
-		// the end (compactBuild) rewrites it once.
-		cfg["scorchMergePlanOptions"] = map[string]any{"MaxSegmentsPerTier": 1 << 30}
+		// Merging while the build adds segments, but each document once:
+		// see buildMerge.
+		cfg["scorchMergePlanOptions"] = buildMerge(x.set.BatchSize)
 		maps.Copy(cfg, x.set.bleveExtra)
 	}
 	bidx, err := bleve.NewUsing(bpath, newMapping(), scorch.Name, scorch.Name, cfg)
@@ -528,14 +527,44 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	return nil
 }
 
-// finalMerge merges all segments of a fresh build in one round, into
-// groups of up to 16: a handful of segments, each document rewritten once.
-func finalMerge() *mergeplan.MergePlanOptions {
+// mergeGroup is how many batch segments a build merges into one.
+const mergeGroup = 24
+
+// buildMerge is the merge policy of a build, whose batches of batchSize
+// documents each become a segment: as soon as more than mergeGroup such
+// segments wait, mergeGroup of them are merged into one, by scorch's merger
+// goroutine while the workers keep chunking. Merged segments are never
+// merged again (a segment is eligible only below MaxSegmentSize/2), so each
+// document is rewritten once, as by a single merge at the end — which,
+// done after the last batch, ran alone on one core for ≈ 3 s of Go's src.
+// The default tiered policy rewrites each document two or three times.
+func buildMerge(batchSize int) map[string]any {
+	return map[string]any{
+		"MaxSegmentsPerTier":   mergeGroup,
+		"SegmentsPerMergeTask": mergeGroup,
+		"TierGrowth":           10,
+		"FloorSegmentSize":     batchSize,
+		"MaxSegmentSize":       maxMerged(batchSize),
+		"ReclaimDeletesWeight": 2,
+	}
+}
+
+// maxMerged is the merge policies' MaxSegmentSize (in documents): a
+// merge takes segments while their total stays below it (a group of batch
+// segments, which run a little over batchSize each, fits), and only
+// segments of less than half of it are merged at all (a batch segment is,
+// a merged group is not).
+func maxMerged(batchSize int) int { return (mergeGroup + 2) * batchSize }
+
+// finalMerge merges the batch segments a build left unmerged (fewer than
+// a group's worth) into one, in one round; the merged ones stay as they
+// are.
+func finalMerge(batchSize int) *mergeplan.MergePlanOptions {
 	return &mergeplan.MergePlanOptions{
 		MaxSegmentsPerTier:   1,
-		MaxSegmentSize:       mergeplan.DefaultMergePlanOptions.MaxSegmentSize,
+		MaxSegmentSize:       int64(maxMerged(batchSize)),
 		TierGrowth:           10,
-		SegmentsPerMergeTask: 16,
+		SegmentsPerMergeTask: mergeGroup + 4,
 		FloorSegmentSize:     1 << 40,
 		ReclaimDeletesWeight: 2,
 	}
@@ -554,7 +583,7 @@ func (x *Index) compactBuild(ctx context.Context, gen string) error {
 		return err
 	}
 	if sc, ok := adv.(*scorch.Scorch); ok {
-		if err := sc.ForceMerge(ctx, finalMerge()); err != nil {
+		if err := sc.ForceMerge(ctx, finalMerge(x.set.BatchSize)); err != nil {
 			return fmt.Errorf("merge segments: %w", err)
 		}
 		if err := persistIndex(ctx, x.bidx, "merged"); err != nil {
