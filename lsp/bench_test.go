@@ -60,11 +60,15 @@ type benchServer struct {
 // merges of that build then compete with what is measured).
 func TestMain(m *testing.M) {
 	code := m.Run()
+	// BenchmarkTreeWarmStart shuts the shared session down itself (and
+	// leaves bench.c nil).
 	if bench != nil && bench.stop != nil {
 		bench.stop()
-		select {
-		case <-bench.c.done:
-		case <-time.After(time.Minute):
+		if bench.c != nil {
+			select {
+			case <-bench.c.done:
+			case <-time.After(time.Minute):
+			}
 		}
 	}
 	os.Exit(code)
