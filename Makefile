@@ -7,7 +7,7 @@ QUESTION  ?= how are overlapping line ranges merged and stitched
 BUDGET    ?= 4000
 export CGO_ENABLED = 1
 
-.PHONY: run test bench fuzz fuzz-short lint build eval
+.PHONY: run test race bench fuzz fuzz-short lint build eval
 
 build:
 	$(GO) build -o bin/ctxls ./cmd/ctxls
@@ -18,6 +18,11 @@ run: build
 
 test: lint
 	$(GO) test -count=1 ./...
+
+# Every test under the race detector (-short: the long randomized runs
+# are covered by make test). CI runs it after make test.
+race:
+	$(GO) test -race -short -count=1 ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
