@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/index/chunk"
+	"github.com/ctxls/ctxls/tokens"
 )
 
 // lyingChunker's ChunkAgain claims an incremental parse and drops the
@@ -112,5 +113,54 @@ func TestIncrementalChunksUsed(t *testing.T) {
 	}
 	if got := hitPaths(t, x, Query{Text: "gammaword"}); len(got) != 1 {
 		t.Errorf("after the checkpoint: gammaword in %v", got)
+	}
+}
+
+// countingCounter counts words and how many texts it was asked to count.
+type countingCounter struct{ calls *int }
+
+func (countingCounter) Name() string { return "words" }
+func (c countingCounter) Count(text string) int {
+	*c.calls++
+	return len(strings.Fields(text))
+}
+
+// TestOverlayEditReusesTokenCounts: an edit of an editor buffer counts
+// the tokens of the chunks whose lines changed and reuses the others'
+// counts (also when a chunk is added before them); every count equals a
+// fresh count of the chunk's lines.
+func TestOverlayEditReusesTokenCounts(t *testing.T) {
+	calls := 0
+	opts := testOptions(t)
+	opts.Counters = map[string]tokens.Counter{"words": countingCounter{&calls}}
+	x, _ := openFixture(t, opts)
+	body := "package ranges\n\nfunc a() {\n\treturn 1\n}\n\nfunc b() {\n\treturn 2\n}\n\nfunc c() {\n\treturn 3\n}\n"
+	edited := strings.Replace(body, "return 2", "return 2 + two", 1)
+	for _, tc := range []struct {
+		name, text string
+		recounted  int
+	}{
+		{"open", body, -1},
+		{"edit inside b", edited, 1},
+		{"a function added first", strings.Replace(edited, "func a()", "func z() {\n}\n\nfunc a()", 1), 1},
+	} {
+		calls = 0
+		if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte(tc.text)); err != nil {
+			t.Fatal(err)
+		}
+		s, release := x.Snapshot()
+		cs := s.ChunksOf("ranges/stitch.go")
+		starts := lineStarts([]byte(tc.text))
+		for _, c := range cs {
+			n, ok := s.TokenCount(c.ID, "words")
+			b, e := lineSpan(starts, len(tc.text), c.StartLine, c.EndLine)
+			if want := len(strings.Fields(tc.text[b:e])); !ok || n != want {
+				t.Errorf("%s: chunk %s lines %d-%d: %d tokens, want %d", tc.name, c.Symbol, c.StartLine, c.EndLine, n, want)
+			}
+		}
+		release()
+		if tc.recounted >= 0 && calls != tc.recounted {
+			t.Errorf("%s: %d chunks counted, want %d of %d", tc.name, calls, tc.recounted, len(cs))
+		}
 	}
 }

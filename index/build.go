@@ -116,13 +116,16 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 	if j.old != nil {
 		oldRecs = j.old.recs()
 	}
+	prev := x.previousCounts(j.old, len(chunks), nenc)
 	r.docs = make([]*document.Document, len(chunks))
 	for i := range chunks {
 		c := &chunks[i]
 		if nenc > 0 {
 			s, e := lineSpan(starts, len(src), c.StartLine, c.EndLine)
-			for k, cnt := range x.set.counters {
-				rec.tokens[i*nenc+k] = int32(cnt.Count(text[s:e]))
+			if !prev.reuse(i, text[s:e], rec.tokens[i*nenc:(i+1)*nenc]) {
+				for k, cnt := range x.set.counters {
+					rec.tokens[i*nenc+k] = int32(cnt.Count(text[s:e]))
+				}
 			}
 		}
 		if i < len(oldRecs) && sameChunkDocument(&oldRecs[i], c) {
@@ -132,6 +135,53 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 	}
 	r.rec, r.chunks = rec, chunks
 	return r
+}
+
+// previousCounts returns what processFile needs to reuse the token counts
+// of old, the previous row of an editor buffer (the only files whose
+// previous text the index keeps), for a new version with n chunks: an
+// edit leaves most chunks' lines as they were, and counting them again is
+// most of the token work of a keystroke.
+func (x *Index) previousCounts(old *fileRec, n, nenc int) prevCounts {
+	if old == nil || old.text == "" || nenc == 0 {
+		return prevCounts{}
+	}
+	recs, toks := old.recs(), old.toks()
+	if len(toks) != len(recs)*nenc {
+		return prevCounts{}
+	}
+	return prevCounts{text: old.text, starts: lineStarts([]byte(old.text)), recs: recs, toks: toks, nenc: nenc, shift: len(recs) - n}
+}
+
+// prevCounts holds a previous version's chunk lines and token counts.
+type prevCounts struct {
+	text   string
+	starts []int
+	recs   []chunkRec
+	toks   []int32
+	nenc   int
+	shift  int // len(recs) minus the new number of chunks
+}
+
+// reuse copies into out the counts of a previous chunk whose lines are
+// span, trying the chunk at the same ordinal and the one at the same
+// distance from the end (chunks added or removed before it), and reports
+// whether it found one.
+func (p *prevCounts) reuse(i int, span string, out []int32) bool {
+	if p.recs == nil {
+		return false
+	}
+	for _, k := range [2]int{i, i + p.shift} {
+		if k < 0 || k >= len(p.recs) || (k != i && p.shift == 0) {
+			continue
+		}
+		s, e := lineSpan(p.starts, len(p.text), int(p.recs[k].startLine), int(p.recs[k].endLine))
+		if p.text[s:e] == span {
+			copy(out, p.toks[k*p.nenc:(k+1)*p.nenc])
+			return true
+		}
+	}
+	return false
 }
 
 // chunkFile cuts src, the content of path, into checked chunks in line
