@@ -141,44 +141,40 @@ func (c *Chunker) KeepTrees(n int) {
 	}
 }
 
-func (c *Chunker) chunk(path string, src []byte, again bool) ([]Chunk, bool, error) {
+func (c *Chunker) chunk(path string, src []byte, again bool) (_ []Chunk, reused bool, _ error) {
 	if c.closed {
 		return nil, false, ErrClosed
 	}
-	old := c.takeKept(path)
-	if !again || c.keep == 0 {
-		if old != nil {
-			old.tree.Close()
-			old = nil
-		}
-	}
-	if blank(src) || len(src) > math.MaxInt32 {
-		if old != nil {
-			old.tree.Close()
-		}
-		if blank(src) {
-			return nil, false, nil
-		}
-		return nil, false, fmt.Errorf("chunk %s: file of %d bytes is too large", path, len(src))
-	}
+	var kept *keptTree // the tree to parse src from
+	again = again && c.keep > 0
 	lang := languageFor(path, src)
 	spec := specFor(lang)
-	if old != nil && (spec == nil || old.lang != spec.name || len(src) > c.opts.MaxParseBytes) {
-		old.tree.Close()
-		old = nil
+	// The path's kept tree, if any, is taken in any case: it is either
+	// parsed from now or stale (Chunk, another language, no parse).
+	if old := c.takeKept(path); old != nil {
+		if again && spec != nil && old.lang == spec.name && !blank(src) && len(src) <= c.opts.MaxParseBytes {
+			kept = old
+		} else {
+			old.tree.Close()
+		}
+	}
+	if blank(src) {
+		return nil, false, nil
+	}
+	if len(src) > math.MaxInt32 {
+		return nil, false, fmt.Errorf("chunk %s: file of %d bytes is too large", path, len(src))
 	}
 	c.li.reset(src)
 	defer c.release()
 
 	var out []Chunk
-	reused := false
 	switch {
 	case spec != nil:
 		c.lx.reset(&spec.lex, spec.keywords, src)
 		c.lx.run()
 		if len(src) <= c.opts.MaxParseBytes {
 			var err error
-			out, reused, err = c.chunkCode(spec, path, src, old, again && c.keep > 0)
+			out, reused, err = c.chunkCode(spec, path, src, kept, again)
 			if err != nil {
 				return nil, false, fmt.Errorf("chunk %s: %w", path, err)
 			}
