@@ -71,6 +71,8 @@ type Chunker struct {
 	// the same path, most recent last, at most keep of them.
 	kept []keptTree
 	keep int
+	// cursors are the walks' tree cursors, kept for reuse (walker.cursor).
+	cursors []*sitter.TreeCursor
 
 	// liveTrees counts syntax trees parsed and not yet closed; it is zero
 	// whenever Chunk has returned (tests check this).
@@ -92,6 +94,10 @@ func (c *Chunker) Close() {
 		k.tree.Close()
 	}
 	c.kept = nil
+	for _, cur := range c.cursors {
+		cur.Close()
+	}
+	c.cursors = nil
 	for name, p := range c.parsers {
 		p.Close()
 		delete(c.parsers, name)
@@ -323,7 +329,7 @@ func (c *Chunker) chunkCode(spec *langSpec, path string, src []byte, old *keptTr
 			tree.Close()
 		}
 	}()
-	w := walker{opts: c.opts, spec: spec, src: src, li: &c.li}
+	w := walker{opts: c.opts, spec: spec, src: src, li: &c.li, cursors: &c.cursors}
 	w.run(root)
 	if w.units == 0 && !w.header && root.HasError() {
 		return nil, reused, nil

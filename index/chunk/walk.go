@@ -62,6 +62,32 @@ type walker struct {
 	units  int  // units emitted (the header and windows excluded)
 	header bool // a header chunk was emitted
 	depth  int
+	// cursors are tree cursors free for reuse (the Chunker's, shared by
+	// its walks): creating one is a cgo call, an allocation and a
+	// finalizer, and a walk needs one per node it lists children of.
+	cursors *[]*sitter.TreeCursor
+}
+
+// cursor returns a tree cursor at n; give it back with done.
+func (w *walker) cursor(n *sitter.Node) *sitter.TreeCursor {
+	if w.cursors != nil {
+		if k := len(*w.cursors); k > 0 {
+			c := (*w.cursors)[k-1]
+			*w.cursors = (*w.cursors)[:k-1]
+			c.Reset(n)
+			return c
+		}
+	}
+	return sitter.NewTreeCursor(n)
+}
+
+// done gives back a cursor from cursor.
+func (w *walker) done(c *sitter.TreeCursor) {
+	if w.cursors == nil {
+		c.Close()
+		return
+	}
+	*w.cursors = append(*w.cursors, c)
 }
 
 // str returns the trimmed text of n as a valid UTF-8 Go string.
@@ -183,8 +209,8 @@ func (w *walker) items(parent *sitter.Node, out []*sitter.Node, ownChildren bool
 	}
 	w.depth++
 	defer func() { w.depth-- }()
-	cur := sitter.NewTreeCursor(parent)
-	defer cur.Close()
+	cur := w.cursor(parent)
+	defer w.done(cur)
 	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
 		ch := cur.CurrentNode()
 		if !ch.IsNamed() {
@@ -541,8 +567,8 @@ var decoratorTypes = set("decorator", "annotation", "marker_annotation", "attrib
 // (also those among Java's modifiers).
 func (w *walker) afterDecorators(n *sitter.Node) int {
 	start := int(n.StartByte())
-	cur := sitter.NewTreeCursor(n)
-	defer cur.Close()
+	cur := w.cursor(n)
+	defer w.done(cur)
 	skipped := false
 	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
 		ch := cur.CurrentNode()
@@ -696,8 +722,8 @@ func (w *walker) names(n *sitter.Node, out []nameAt, depth int) []nameAt {
 		return out
 	}
 	found := false
-	cur := sitter.NewTreeCursor(n)
-	defer cur.Close()
+	cur := w.cursor(n)
+	defer w.done(cur)
 	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
 		// The field name first: children in other fields (types, values)
 		// are never looked at.
@@ -727,8 +753,8 @@ func (w *walker) names(n *sitter.Node, out []nameAt, depth int) []nameAt {
 // children calls f for each named child of n, in order. A tree cursor
 // makes this linear; Node.NamedChild(i) rescans from the first child.
 func (w *walker) children(n *sitter.Node, f func(ch *sitter.Node)) {
-	cur := sitter.NewTreeCursor(n)
-	defer cur.Close()
+	cur := w.cursor(n)
+	defer w.done(cur)
 	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
 		if ch := cur.CurrentNode(); ch.IsNamed() {
 			f(ch)
