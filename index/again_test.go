@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ctxls/ctxls/index/chunk"
@@ -116,12 +117,13 @@ func TestIncrementalChunksUsed(t *testing.T) {
 	}
 }
 
-// countingCounter counts words and how many texts it was asked to count.
-type countingCounter struct{ calls *int }
+// countingCounter counts words and how many texts it was asked to count
+// (from the build's workers too: atomically).
+type countingCounter struct{ calls *atomic.Int64 }
 
 func (countingCounter) Name() string { return "words" }
 func (c countingCounter) Count(text string) int {
-	*c.calls++
+	c.calls.Add(1)
 	return len(strings.Fields(text))
 }
 
@@ -130,7 +132,7 @@ func (c countingCounter) Count(text string) int {
 // counts (also when a chunk is added before them); every count equals a
 // fresh count of the chunk's lines.
 func TestOverlayEditReusesTokenCounts(t *testing.T) {
-	calls := 0
+	var calls atomic.Int64
 	opts := testOptions(t)
 	opts.Counters = map[string]tokens.Counter{"words": countingCounter{&calls}}
 	x, _ := openFixture(t, opts)
@@ -144,7 +146,7 @@ func TestOverlayEditReusesTokenCounts(t *testing.T) {
 		{"edit inside b", edited, 1},
 		{"a function added first", strings.Replace(edited, "func a()", "func z() {\n}\n\nfunc a()", 1), 1},
 	} {
-		calls = 0
+		calls.Store(0)
 		if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte(tc.text)); err != nil {
 			t.Fatal(err)
 		}
@@ -159,8 +161,8 @@ func TestOverlayEditReusesTokenCounts(t *testing.T) {
 			}
 		}
 		release()
-		if tc.recounted >= 0 && calls != tc.recounted {
-			t.Errorf("%s: %d chunks counted, want %d of %d", tc.name, calls, tc.recounted, len(cs))
+		if n := calls.Load(); tc.recounted >= 0 && n != int64(tc.recounted) {
+			t.Errorf("%s: %d chunks counted, want %d of %d", tc.name, n, tc.recounted, len(cs))
 		}
 	}
 }
