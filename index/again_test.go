@@ -166,3 +166,31 @@ func TestOverlayEditReusesTokenCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestIncrementalChunksVerifiedAfterCompaction: the buffer's row is
+// verified also when later changes folded it into new base tables.
+func TestIncrementalChunksVerifiedAfterCompaction(t *testing.T) {
+	var log logLines
+	opts := testOptions(t)
+	opts.NewChunker = func() (Chunker, error) { return lyingChunker{}, nil }
+	opts.Logf = log.logf
+	x, _ := openFixture(t, opts)
+	body := "package ranges\n\nfunc firstfunc() {}\n\nfunc lastfuncmarker() {}\n"
+	if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range compactAfter + 2 {
+		if err := x.Update(ctx, fmt.Sprintf("gen/f%03d.go", i), fmt.Appendf(nil, "package gen\n\nfunc F%d() {}\n", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if snap := x.cur.Load(); snap.delta["ranges/stitch.go"] != nil {
+		t.Fatalf("the delta was not folded (%d files in it)", len(snap.delta))
+	}
+	if err := x.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitPaths(t, x, Query{Text: "lastfuncmarker"}); len(got) != 1 {
+		t.Errorf("after the checkpoint: %v, want ranges/stitch.go", got)
+	}
+}

@@ -390,13 +390,18 @@ func (x *Index) verifyLocked(ctx context.Context) error {
 		return nil
 	}
 	snap := x.cur.Load()
+	// The file's row may be in the delta or, once a large delta was folded
+	// into new base tables (compact), in the base.
 	var paths []string
-	for p, rec := range snap.delta {
-		if rec != nil && rec.again != nil {
-			paths = append(paths, p)
+	for _, files := range []map[string]*fileRec{snap.delta, snap.base.files} {
+		for p, rec := range files {
+			if rec != nil && rec.again != nil && snap.file(p) == rec {
+				paths = append(paths, p)
+			}
 		}
 	}
 	slices.Sort(paths)
+	paths = slices.Compact(paths)
 	ch, err := x.set.NewChunker()
 	if err != nil {
 		return fmt.Errorf("verify: new chunker: %w", err)
@@ -404,7 +409,7 @@ func (x *Index) verifyLocked(ctx context.Context) error {
 	defer ch.Close()
 	var redo []fileJob
 	for _, p := range paths {
-		rec := snap.delta[p]
+		rec := snap.file(p)
 		src := []byte(rec.text)
 		fresh, _, err := x.chunkFile(ch, p, src, false)
 		if err == nil && reflect.DeepEqual(fresh, rec.again) {
