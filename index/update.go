@@ -419,13 +419,12 @@ func (x *Index) verifyLocked(ctx context.Context) error {
 		x.set.Logf("index: %s: an incremental parse gave other chunks than a fresh one (%v); indexing it again", p, err)
 		redo = append(redo, fileJob{entry: Entry{Path: p, Size: int64(len(src))}, content: src, overlay: true})
 	}
+	if len(redo) > 0 {
+		if _, _, err := x.applyLocked(ctx, redo, nil); err != nil {
+			return fmt.Errorf("verify: %w", err) // left unverified: tried again at the next checkpoint
+		}
+	}
 	x.unverified = false
-	if len(redo) == 0 {
-		return nil
-	}
-	if _, _, err := x.applyLocked(ctx, redo, nil); err != nil {
-		return fmt.Errorf("verify: %w", err)
-	}
 	return nil
 }
 
