@@ -49,12 +49,11 @@ func (l *logLines) contains(s string) bool {
 	return false
 }
 
-// TestIncrementalChunksVerified: an editor buffer's chunks from an
-// incremental parse that differ from a fresh parse's are found at the
-// next checkpoint and replaced, so the index does not depend on the edit
-// history.
-func TestIncrementalChunksVerified(t *testing.T) {
-	var log logLines
+// openLying opens the fixture with lyingChunker and opens ranges/stitch.go
+// in an editor with two functions, the last of which ChunkAgain drops.
+func openLying(t *testing.T) (*Index, *logLines) {
+	t.Helper()
+	log := &logLines{}
 	opts := testOptions(t)
 	opts.NewChunker = func() (Chunker, error) { return lyingChunker{}, nil }
 	opts.Logf = log.logf
@@ -63,6 +62,15 @@ func TestIncrementalChunksVerified(t *testing.T) {
 	if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte(body)); err != nil {
 		t.Fatal(err)
 	}
+	return x, log
+}
+
+// TestIncrementalChunksVerified: an editor buffer's chunks from an
+// incremental parse that differ from a fresh parse's are found at the
+// next checkpoint and replaced, so the index does not depend on the edit
+// history.
+func TestIncrementalChunksVerified(t *testing.T) {
+	x, log := openLying(t)
 	if got := hitPaths(t, x, Query{Text: "lastfuncmarker"}); len(got) != 0 {
 		t.Fatalf("the lying chunker's result was not used: %v", got)
 	}
@@ -170,15 +178,7 @@ func TestOverlayEditReusesTokenCounts(t *testing.T) {
 // TestIncrementalChunksVerifiedAfterCompaction: the buffer's row is
 // verified also when later changes folded it into new base tables.
 func TestIncrementalChunksVerifiedAfterCompaction(t *testing.T) {
-	var log logLines
-	opts := testOptions(t)
-	opts.NewChunker = func() (Chunker, error) { return lyingChunker{}, nil }
-	opts.Logf = log.logf
-	x, _ := openFixture(t, opts)
-	body := "package ranges\n\nfunc firstfunc() {}\n\nfunc lastfuncmarker() {}\n"
-	if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte(body)); err != nil {
-		t.Fatal(err)
-	}
+	x, _ := openLying(t)
 	for i := range compactAfter + 2 {
 		if err := x.Update(ctx, fmt.Sprintf("gen/f%03d.go", i), fmt.Appendf(nil, "package gen\n\nfunc F%d() {}\n", i)); err != nil {
 			t.Fatal(err)
