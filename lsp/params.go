@@ -124,19 +124,23 @@ func decodeBudget(raw json.RawMessage, def assemble.Budget) (assemble.Budget, er
 		return def, fieldError("budget", err)
 	}
 	b := def
-	if j.MaxTokens != nil {
-		b.MaxTokens = *j.MaxTokens
-	}
-	if j.PerFileMaxTokens != nil {
-		b.PerFileMaxTokens = *j.PerFileMaxTokens
-	}
-	if j.PerPartMaxTokens != nil {
-		b.PerPartMaxTokens = *j.PerPartMaxTokens
-	}
+	setCaps(&b, j.MaxTokens, j.PerFileMaxTokens, j.PerPartMaxTokens)
 	if j.Reserves != nil {
 		b.Reserves = j.Reserves
 	}
 	return b, b.Validate()
+}
+
+// setCaps sets the token caps of b that are given (not nil): request
+// params and settings both leave absent ones as they were.
+func setCaps(b *assemble.Budget, maxTokens, perFile, perPart *int) {
+	for _, c := range [...]struct{ dst, v *int }{
+		{&b.MaxTokens, maxTokens}, {&b.PerFileMaxTokens, perFile}, {&b.PerPartMaxTokens, perPart},
+	} {
+		if c.v != nil {
+			*c.dst = *c.v
+		}
+	}
 }
 
 // decodeFocus reads the focus object; nil when absent.

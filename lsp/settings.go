@@ -116,18 +116,9 @@ func (s Settings) apply(raw json.RawMessage, reg *tokens.Registry) (out Settings
 	bad := func(field string, err error) { problems = append(problems, fmt.Sprintf("setting %s: %v", field, err)) }
 
 	b := out.Budget
-	setInt := func(dst *int, v *int) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	setInt(&b.MaxTokens, j.MaxTokens)
-	setInt(&b.PerFileMaxTokens, j.PerFileMaxTokens)
-	setInt(&b.PerPartMaxTokens, j.PerPartMaxTokens)
+	setCaps(&b, j.MaxTokens, j.PerFileMaxTokens, j.PerPartMaxTokens)
 	if j.Budget != nil {
-		setInt(&b.MaxTokens, j.Budget.MaxTokens)
-		setInt(&b.PerFileMaxTokens, j.Budget.PerFileMaxTokens)
-		setInt(&b.PerPartMaxTokens, j.Budget.PerPartMaxTokens)
+		setCaps(&b, j.Budget.MaxTokens, j.Budget.PerFileMaxTokens, j.Budget.PerPartMaxTokens)
 	}
 	if err := b.Validate(); err != nil {
 		bad("budget", err)
