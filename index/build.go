@@ -108,8 +108,10 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 		starts = lineStarts(src)
 		rec.tokens = make([]int32, len(chunks)*nenc)
 	}
-	var text string // src as a string, for the counters (one copy, not one per chunk)
-	if nenc > 0 {
+	// src as a string for the counters: one copy, not one per chunk (an
+	// overlay's row already holds one).
+	text := rec.text
+	if nenc > 0 && !j.overlay {
 		text = string(src)
 	}
 	var oldRecs []chunkRec

@@ -90,10 +90,7 @@ func (c *Chunker) Options() Options { return c.opts }
 // Close frees the parsers and kept trees. The Chunker must not be used
 // afterwards.
 func (c *Chunker) Close() {
-	for _, k := range c.kept {
-		k.tree.Close()
-	}
-	c.kept = nil
+	c.KeepTrees(0)
 	for _, cur := range c.cursors {
 		cur.Close()
 	}
@@ -141,10 +138,7 @@ func (c *Chunker) ChunkAgain(path string, src []byte) (chunks []Chunk, reused bo
 // ten times its file's size.
 func (c *Chunker) KeepTrees(n int) {
 	c.keep = max(n, 0)
-	for len(c.kept) > c.keep {
-		c.kept[0].tree.Close()
-		c.kept = c.kept[1:]
-	}
+	c.trimKept()
 }
 
 func (c *Chunker) chunk(path string, src []byte, again bool) (_ []Chunk, reused bool, _ error) {
@@ -365,6 +359,11 @@ func (c *Chunker) takeKept(path string) *keptTree {
 // the limit.
 func (c *Chunker) keepTree(k keptTree) {
 	c.kept = append(c.kept, k)
+	c.trimKept()
+}
+
+// trimKept closes the oldest kept trees beyond the limit.
+func (c *Chunker) trimKept() {
 	for len(c.kept) > c.keep {
 		c.kept[0].tree.Close()
 		c.kept = c.kept[1:]

@@ -70,25 +70,17 @@ type walker struct {
 
 // cursor returns a tree cursor at n; give it back with done.
 func (w *walker) cursor(n *sitter.Node) *sitter.TreeCursor {
-	if w.cursors != nil {
-		if k := len(*w.cursors); k > 0 {
-			c := (*w.cursors)[k-1]
-			*w.cursors = (*w.cursors)[:k-1]
-			c.Reset(n)
-			return c
-		}
+	if k := len(*w.cursors); k > 0 {
+		c := (*w.cursors)[k-1]
+		*w.cursors = (*w.cursors)[:k-1]
+		c.Reset(n)
+		return c
 	}
 	return sitter.NewTreeCursor(n)
 }
 
 // done gives back a cursor from cursor.
-func (w *walker) done(c *sitter.TreeCursor) {
-	if w.cursors == nil {
-		c.Close()
-		return
-	}
-	*w.cursors = append(*w.cursors, c)
-}
+func (w *walker) done(c *sitter.TreeCursor) { *w.cursors = append(*w.cursors, c) }
 
 // str returns the trimmed text of n as a valid UTF-8 Go string.
 func (w *walker) str(n *sitter.Node) string {
