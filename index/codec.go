@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"os"
 	"time"
 	"unsafe"
@@ -557,7 +556,7 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 		// it checks against once both are done).
 		go func() {
 			sr := &tablesReader{b: body[symOff:], all: all[symOff:]}
-			si := sr.symIndex(math.MaxInt32)
+			si := sr.symIndex()
 			if sr.err == nil && len(sr.b) != 0 {
 				sr.fail()
 			}
@@ -736,8 +735,9 @@ func int32s(b []byte) []int32 {
 
 // symIndex reads the symbols section in place: its arrays are views of
 // the file's bytes (see int32s), so loading costs a bounds check per
-// name, not a decode per entry. chunks bounds the chunk positions.
-func (r *tablesReader) symIndex(chunks int) *symIndex {
+// name, not a decode per entry. The chunk positions are checked by the
+// caller against the chunk count (pointsBelow), once it is known.
+func (r *tablesReader) symIndex() *symIndex {
 	hdr := r.raw(20)
 	if r.err != nil {
 		return nil
@@ -802,15 +802,10 @@ func (r *tablesReader) symIndex(chunks int) *symIndex {
 			}
 		}
 	}
-	si := &symIndex{
+	return &symIndex{
 		idx:      &nameIndex{slots: slots, names: names, mask: uint64(len(slots) - 1), shift: uint(64 - logSlots)},
 		defStart: defStart, refStart: refStart, defs: defs, refs: refs,
 	}
-	if !si.pointsBelow(chunks) {
-		r.fail()
-		return nil
-	}
-	return si
 }
 
 // unixNano is t in Unix nanoseconds, 0 for the zero time.
