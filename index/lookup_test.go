@@ -38,6 +38,14 @@ func TestAtMost(t *testing.T) {
 	if d, ok := s.DefsAtMost("Clamp", 3); !ok || len(d) != 3 || !slices.Equal(d, s.Defs("Clamp")) {
 		t.Errorf("DefsAtMost(Clamp, 3) = %v, %v", d, ok)
 	}
+	for _, name := range []string{"Clamp", "parseHTTPRequest", "Stitch", "nothere"} {
+		if n, want := s.NumDefs(name), len(s.Defs(name)); n != want {
+			t.Errorf("NumDefs(%s) = %d, want %d", name, n, want)
+		}
+		if n, want := s.NumRefs(name), len(s.Refs(name)); n != want {
+			t.Errorf("NumRefs(%s) = %d, want %d", name, n, want)
+		}
+	}
 }
 
 // TestSymbolsPersistWithDelta: the symbol maps written at a checkpoint

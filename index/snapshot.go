@@ -347,33 +347,48 @@ func (s *Snapshot) RefsAtMost(name string, limit int) ([]ChunkID, bool) {
 	return s.lookup(name, s.base.symbols().refsOf(name), func(r *chunkRec) bool { return containsName(r.references(), s.names, name) }, limit)
 }
 
+// NumDefs is len(Defs(name)), without building the list.
+func (s *Snapshot) NumDefs(name string) int {
+	return s.count(s.base.symbols().defsOf(name), func(r *chunkRec) bool { return definesName(r, s.names, name) })
+}
+
+// NumRefs is len(Refs(name)), without building the list.
+func (s *Snapshot) NumRefs(name string) int {
+	return s.count(s.base.symbols().refsOf(name), func(r *chunkRec) bool { return containsName(r.references(), s.names, name) })
+}
+
+// count is the number of entries lookup would return: the base's, less
+// those of changed files, plus the changed files' chunks that match.
+func (s *Snapshot) count(base []int32, match func(*chunkRec) bool) int {
+	n := 0
+	for _, i := range base {
+		if _, changed := s.delta[s.base.all[i].file.info.Path]; !changed {
+			n++
+		}
+	}
+	for _, f := range s.delta {
+		if f == nil {
+			continue
+		}
+		recs := f.recs()
+		for i := range recs {
+			if match(&recs[i]) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func (s *Snapshot) lookup(name string, base []int32, match func(*chunkRec) bool, limit int) ([]ChunkID, bool) {
 	type hit struct {
 		path      string
 		line, ord int
 	}
-	if limit > 0 {
-		// Count before building anything: ambiguous names ("String",
-		// "Close") have hundreds of entries that the caller would drop.
-		n := 0
-		for _, i := range base {
-			if _, changed := s.delta[s.base.all[i].file.info.Path]; !changed {
-				n++
-			}
-		}
-		for _, f := range s.delta {
-			if f == nil {
-				continue
-			}
-			for i := range f.recs() {
-				if match(&f.recs()[i]) {
-					n++
-				}
-			}
-		}
-		if n > limit {
-			return nil, false
-		}
+	// Count before building anything: ambiguous names ("String",
+	// "Close") have hundreds of entries that the caller would drop.
+	if limit > 0 && s.count(base, match) > limit {
+		return nil, false
 	}
 	var hits []hit
 	for _, i := range base {

@@ -326,6 +326,19 @@ func (r *run) overview() []index.ChunkID {
 		score float64
 	}
 	var all []ranked
+	// A name is scored once however many chunks it names (New, String).
+	scores := map[string]float64{}
+	score := func(name string) float64 {
+		if v, ok := scores[name]; ok {
+			return v
+		}
+		v := 0.0
+		if refs := r.snap.NumRefs(name); refs > 0 {
+			v = float64(refs) / float64(max(1, r.snap.NumDefs(name)))
+		}
+		scores[name] = v
+		return v
+	}
 	for i, p := range paths {
 		if i%64 == 0 && r.ctx.Err() != nil {
 			return nil
@@ -337,12 +350,9 @@ func (r *run) overview() []index.ChunkID {
 			if c.Symbol == "" || isProse(c.Chunk) || c.Kind == chunk.KindHeader || c.Kind == chunk.KindWindow {
 				continue
 			}
-			refs := len(r.snap.Refs(c.Symbol))
-			if refs == 0 {
-				continue
+			if v := score(c.Symbol); v > 0 {
+				all = append(all, ranked{c.ID, p, c.StartLine, v})
 			}
-			defs := max(1, len(r.snap.Defs(c.Symbol)))
-			all = append(all, ranked{c.ID, p, c.StartLine, float64(refs) / float64(defs)})
 		}
 	}
 	slices.SortFunc(all, func(a, b ranked) int {
