@@ -55,9 +55,9 @@ type Index struct {
 	gen     string // live generation directory; "" when in memory
 	bidx    bleve.Index
 	chunker Chunker // the writer's, for single-file changes
-	// unverified: some file's chunks in the current snapshot come from an
-	// incremental parse not yet compared with a fresh one (verifyLocked).
-	unverified bool
+	// unverified holds the paths whose chunks came from an incremental
+	// parse not yet compared with a fresh one (verifyLocked).
+	unverified map[string]bool
 	overlays   map[string][]byte
 	building   bool        // a background build is running
 	pending    []pendingOp // changes that arrived during the build

@@ -184,7 +184,7 @@ func (x *Index) checkpointLocked(ctx context.Context) error {
 
 func (x *Index) scheduleCheckpointLocked() {
 	persist := x.gen != "" && !x.private && (x.dirty || x.tablesDirty)
-	if x.set.CheckpointDelay < 0 || (!persist && !x.unverified) {
+	if x.set.CheckpointDelay < 0 || (!persist && len(x.unverified) == 0) {
 		return
 	}
 	if x.ckTimer == nil {
@@ -321,7 +321,10 @@ func (x *Index) applyLocked(ctx context.Context, jobs []fileJob, removed []strin
 		changed++
 		prog.Chunks += r.rec.info.Chunks
 		if r.rec.again != nil {
-			x.unverified = true
+			if x.unverified == nil {
+				x.unverified = map[string]bool{}
+			}
+			x.unverified[p] = true
 		}
 		return w.add(r, old)
 	}
@@ -386,22 +389,19 @@ const keptTrees = 4
 // checkpoint (a quiet moment after the last change): a difference is
 // logged and the file indexed again from a fresh parse.
 func (x *Index) verifyLocked(ctx context.Context) error {
-	if !x.unverified {
+	if len(x.unverified) == 0 {
 		return nil
 	}
 	snap := x.cur.Load()
-	// The file's row may be in the delta or, once a large delta was folded
-	// into new base tables (compact), in the base.
 	var paths []string
-	for _, files := range []map[string]*fileRec{snap.delta, snap.base.files} {
-		for p, rec := range files {
-			if rec != nil && rec.again != nil && snap.file(p) == rec {
-				paths = append(paths, p)
-			}
+	for p := range x.unverified {
+		// A later change may have replaced the row (or compaction moved
+		// it into the base tables: snap.file finds it there too).
+		if rec := snap.file(p); rec != nil && rec.again != nil {
+			paths = append(paths, p)
 		}
 	}
 	slices.Sort(paths)
-	paths = slices.Compact(paths)
 	ch, err := x.set.NewChunker()
 	if err != nil {
 		return fmt.Errorf("verify: new chunker: %w", err)
@@ -424,7 +424,7 @@ func (x *Index) verifyLocked(ctx context.Context) error {
 			return fmt.Errorf("verify: %w", err) // left unverified: tried again at the next checkpoint
 		}
 	}
-	x.unverified = false
+	clear(x.unverified)
 	return nil
 }
 
