@@ -67,9 +67,7 @@ func ParseDiff(text string) ([]FileDiff, error) {
 				return nil, fmt.Errorf("line %d: hunk without a file header", i+1)
 			}
 			var err error
-			var oldStart int
-			oldStart, oldLeft, newLine, newLeft, err = parseHunkHeader(l)
-			_ = oldStart
+			oldLeft, newLine, newLeft, err = parseHunkHeader(l)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", i+1, err)
 			}
@@ -98,11 +96,12 @@ func diffPath(s string) string {
 	return s
 }
 
-// parseHunkHeader reads "@@ -l[,s] +l[,s] @@".
-func parseHunkHeader(l string) (oldStart, oldLen, newStart, newLen int, err error) {
+// parseHunkHeader reads "@@ -l[,s] +l[,s] @@": the old side's length,
+// the new side's start and length.
+func parseHunkHeader(l string) (oldLen, newStart, newLen int, err error) {
 	f := strings.Fields(l)
 	if len(f) < 3 || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
-		return 0, 0, 0, 0, fmt.Errorf("bad hunk header %q", l)
+		return 0, 0, 0, fmt.Errorf("bad hunk header %q", l)
 	}
 	parse := func(s string) (int, int, error) {
 		a, b, found := strings.Cut(s[1:], ",")
@@ -118,7 +117,7 @@ func parseHunkHeader(l string) (oldStart, oldLen, newStart, newLen int, err erro
 		}
 		return start, n, nil
 	}
-	if oldStart, oldLen, err = parse(f[1]); err != nil {
+	if _, oldLen, err = parse(f[1]); err != nil {
 		return
 	}
 	newStart, newLen, err = parse(f[2])

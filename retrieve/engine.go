@@ -407,13 +407,7 @@ func (r *run) penalize() {
 
 // isProse reports whether a chunk is from a prose, markup or configuration
 // file rather than source code.
-func isProse(c chunk.Chunk) bool {
-	switch c.Language {
-	case "go", "python", "rust", "javascript", "typescript", "tsx", "java", "c", "cpp", "csharp", "ruby", "php":
-		return false
-	}
-	return true
-}
+func isProse(c chunk.Chunk) bool { return !chunk.IsCode(c.Language) }
 
 func isSecondary(path string) bool {
 	base := path[strings.LastIndexByte(path, '/')+1:]

@@ -62,11 +62,10 @@ func (r *Registry) Known() []string {
 // including "", is an error listing the known names; choosing a default
 // encoding is the caller's business.
 func (r *Registry) Get(name string) (Counter, error) {
-	l, ok := r.encodings[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown encoding %q (known: %s)", name, strings.Join(r.Known(), ", "))
+	if err := r.Check(name); err != nil {
+		return nil, err
 	}
-	c, err := l.get()
+	c, err := r.encodings[name].get()
 	if err != nil {
 		return nil, fmt.Errorf("build encoding %s: %w", name, err)
 	}

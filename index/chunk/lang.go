@@ -644,6 +644,10 @@ var languages = []*langSpec{
 	},
 }
 
+// IsCode reports whether lang is one of the languages cut with a
+// tree-sitter grammar (the rest are prose, markup, data or unknown).
+func IsCode(lang string) bool { return specFor(lang) != nil }
+
 // specFor returns the table entry of a code language, or nil.
 func specFor(lang string) *langSpec {
 	for _, l := range languages {
