@@ -108,31 +108,38 @@ func NewEngineWith(reg *tokens.Registry, opts Options) *Engine {
 // Validate checks a request's parameters without running it. Errors are
 // *assemble.ParamError naming the field.
 func (e *Engine) Validate(req *Request) error {
+	_, err := e.validate(req)
+	return err
+}
+
+// validate is Validate, returning the parsed diff (nil without one) so
+// that the request does not parse it again.
+func (e *Engine) validate(req *Request) ([]FileDiff, error) {
 	if strings.TrimSpace(req.Query) == "" && req.Focus == nil && strings.TrimSpace(req.Diff) == "" {
-		return &assemble.ParamError{Field: "query", Msg: "give at least one of query, focus and diff"}
+		return nil, &assemble.ParamError{Field: "query", Msg: "give at least one of query, focus and diff"}
 	}
 	if err := req.Budget.Validate(); err != nil {
-		return err
+		return nil, err
 	}
 	var err error
 	if req.Format, err = assemble.ParseFormat(string(req.Format)); err != nil {
-		return err
+		return nil, err
 	}
 	if req.Strategy, err = assemble.ParseStrategy(string(req.Strategy)); err != nil {
-		return err
+		return nil, err
 	}
 	if req.Encoding == "" {
 		req.Encoding = DefaultEncoding
 	}
 	if err := e.tokens.Check(req.Encoding); err != nil {
-		return &assemble.ParamError{Field: "encoding", Msg: err.Error()}
+		return nil, &assemble.ParamError{Field: "encoding", Msg: err.Error()}
 	}
 	if f := req.Focus; f != nil {
 		if f.Path == "" {
-			return &assemble.ParamError{Field: "focus", Msg: "focus needs a path"}
+			return nil, &assemble.ParamError{Field: "focus", Msg: "focus needs a path"}
 		}
 		if f.Line < 1 {
-			return &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("focus line must be ≥ 1, got %d", f.Line)}
+			return nil, &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("focus line must be ≥ 1, got %d", f.Line)}
 		}
 	}
 	for _, g := range append(slices.Clone(req.Include), req.Exclude...) {
@@ -141,23 +148,25 @@ func (e *Engine) Validate(req *Request) error {
 			if slices.Contains(req.Exclude, g) {
 				field = "exclude"
 			}
-			return &assemble.ParamError{Field: field, Msg: fmt.Sprintf("bad glob %q", g)}
+			return nil, &assemble.ParamError{Field: field, Msg: fmt.Sprintf("bad glob %q", g)}
 		}
 	}
+	var diff []FileDiff
 	if req.Diff != "" {
-		if _, err := ParseDiff(req.Diff); err != nil {
-			return &assemble.ParamError{Field: "diff", Msg: err.Error()}
+		if diff, err = ParseDiff(req.Diff); err != nil {
+			return nil, &assemble.ParamError{Field: "diff", Msg: err.Error()}
 		}
 	}
 	if err := CheckWeights(req.Weights); err != nil {
-		return &assemble.ParamError{Field: "weights", Msg: err.Error()}
+		return nil, &assemble.ParamError{Field: "weights", Msg: err.Error()}
 	}
-	return nil
+	return diff, nil
 }
 
 // Assemble retrieves candidates for req from snap and assembles them.
 func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request) (*Response, error) {
-	if err := e.Validate(&req); err != nil {
+	diff, err := e.validate(&req)
+	if err != nil {
 		return nil, err
 	}
 	counter, err := e.tokens.Get(req.Encoding)
@@ -175,7 +184,7 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 			req.Focus = nil
 		}
 	}
-	r := &run{e: e, ctx: ctx, snap: snap, req: req, weights: DefaultWeights(), scores: map[index.ChunkID]*scored{}}
+	r := &run{e: e, ctx: ctx, snap: snap, req: req, diffFiles: diff, weights: DefaultWeights(), scores: map[index.ChunkID]*scored{}}
 	if req.Diff != "" && e.opts.DiffGraphWeight > 0 {
 		r.weights[ChanGraph] = e.opts.DiffGraphWeight
 	}
@@ -256,25 +265,23 @@ type scored struct {
 
 // run is the state of one request.
 type run struct {
-	e       *Engine
-	ctx     context.Context
-	snap    *index.Snapshot
-	req     Request
-	weights map[string]float64
-	q       Analyzed
-	scores  map[index.ChunkID]*scored
-	// focusChunk and diffTouched seed the graph channel with the request's
-	// own code.
+	e         *Engine
+	ctx       context.Context
+	snap      *index.Snapshot
+	req       Request
+	diffFiles []FileDiff // req.Diff, parsed
+	weights   map[string]float64
+	q         Analyzed
+	scores    map[index.ChunkID]*scored
+	// focusChunk seeds the graph channel with the request's own code.
 	focusChunk index.ChunkID
 	fileCache  *snapFiles
 }
 
 // collect runs every channel and fuses their rankings.
 func (r *run) collect() error {
-	text := r.req.Query
-	var diff []FileDiff
+	text, diff := r.req.Query, r.diffFiles
 	if r.req.Diff != "" {
-		diff, _ = ParseDiff(r.req.Diff)
 		text += "\n" + diffQueryText(diff)
 	}
 	r.q = Analyze(text)
