@@ -220,7 +220,7 @@ func (s *Snapshot) File(path string) (File, error) {
 	}
 	name := filepath.Join(s.env.root, filepath.FromSlash(path))
 	if t, ok := s.env.texts.get(path, f.info.Hash); ok {
-		if fi, err := os.Stat(name); err == nil && fi.Size() == f.info.Size && fi.ModTime().Equal(f.info.ModTime) {
+		if fi, err := os.Stat(name); err == nil && f.info.sameOnDisk(fi.Size(), fi.ModTime()) {
 			return File{f.info, t}, nil
 		}
 	}

@@ -57,6 +57,13 @@ type FileInfo struct {
 	Overlay bool `json:"overlay,omitempty"`
 }
 
+// sameOnDisk reports whether fi is a disk file (not an overlay) indexed
+// with this size and modification time: the rule by which a file is not
+// read again (refresh, open, Snapshot.File's kept texts).
+func (fi FileInfo) sameOnDisk(size int64, mtime time.Time) bool {
+	return !fi.Overlay && fi.Size == size && !mtime.IsZero() && fi.ModTime.Equal(mtime)
+}
+
 // fileRec is one file in a snapshot's tables. It is immutable once
 // published.
 type fileRec struct {

@@ -450,7 +450,7 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 				return false
 			}
 			fi, ok := snap.Stat(rel)
-			return ok && !fi.Overlay && fi.Size == size && fi.ModTime.Equal(mtime)
+			return ok && fi.sameOnDisk(size, mtime)
 		})
 	default:
 		entries, skipped, err = x.set.Lister.List(ctx, x.env.root)
@@ -471,8 +471,7 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 			continue
 		}
 		old := cur.file(e.Path)
-		if old != nil && !old.info.Overlay && old.info.Size == e.Size &&
-			!e.ModTime.IsZero() && old.info.ModTime.Equal(e.ModTime) {
+		if old != nil && old.info.sameOnDisk(e.Size, e.ModTime) {
 			continue
 		}
 		jobs = append(jobs, fileJob{entry: e})
