@@ -85,3 +85,29 @@ func TestSymbolsPersistWithDelta(t *testing.T) {
 		t.Errorf("Defs(Clamp) after reopening = %v, want %v", got, want)
 	}
 }
+
+// TestRemoveSeveral: Remove of several paths drops them all in one
+// snapshot, and keeps a path that has an editor overlay.
+func TestRemoveSeveral(t *testing.T) {
+	x, _ := openFixture(t, testOptions(t))
+	before := x.cur.Load()
+	paths := before.Paths()
+	if len(paths) < 3 {
+		t.Fatalf("fixture has %d files", len(paths))
+	}
+	if err := x.SetOverlay(context.Background(), paths[2], []byte("package kept\n")); err != nil {
+		t.Fatal(err)
+	}
+	seq := x.cur.Load().seq
+	if err := x.Remove(context.Background(), paths[0], paths[1], paths[2]); err != nil {
+		t.Fatal(err)
+	}
+	after := x.cur.Load()
+	if after.seq != seq+1 {
+		t.Errorf("%d snapshots published for one Remove, want 1", after.seq-seq)
+	}
+	got := after.Paths()
+	if slices.Contains(got, paths[0]) || slices.Contains(got, paths[1]) || !slices.Contains(got, paths[2]) {
+		t.Errorf("after Remove(%s, %s, %s with an overlay): %v", paths[0], paths[1], paths[2], got)
+	}
+}

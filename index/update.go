@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -49,27 +50,35 @@ func (x *Index) Update(ctx context.Context, path string, content []byte) error {
 	return nil
 }
 
-// Remove drops one file from the index (unless an editor overlay is set
-// for it) and publishes a new snapshot.
-func (x *Index) Remove(ctx context.Context, path string) error {
-	p, err := x.relPath(path)
-	if err != nil {
-		return fmt.Errorf("remove: %w", err)
+// Remove drops files from the index (those with an editor overlay set
+// stay) and publishes one new snapshot for all of them.
+func (x *Index) Remove(ctx context.Context, paths ...string) error {
+	rel := make([]string, 0, len(paths))
+	for _, path := range paths {
+		p, err := x.relPath(path)
+		if err != nil {
+			return fmt.Errorf("remove: %w", err)
+		}
+		rel = append(rel, p)
 	}
+	what := strings.Join(rel, ", ")
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.closed {
-		return fmt.Errorf("remove %s: %w", p, ErrClosed)
+		return fmt.Errorf("remove %s: %w", what, ErrClosed)
 	}
 	if x.building {
-		x.pending = append(x.pending, pendingOp{path: p, remove: true})
+		for _, p := range rel {
+			x.pending = append(x.pending, pendingOp{path: p, remove: true})
+		}
 		return nil
 	}
-	if _, ok := x.overlays[p]; ok {
+	rel = slices.DeleteFunc(rel, func(p string) bool { _, ok := x.overlays[p]; return ok })
+	if len(rel) == 0 {
 		return nil
 	}
-	if _, _, err := x.applyLocked(ctx, nil, []string{p}); err != nil {
-		return fmt.Errorf("remove %s: %w", p, err)
+	if _, _, err := x.applyLocked(ctx, nil, rel); err != nil {
+		return fmt.Errorf("remove %s: %w", what, err)
 	}
 	x.scheduleCheckpointLocked()
 	return nil

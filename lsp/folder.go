@@ -180,11 +180,7 @@ func (f *folder) removeTree(ctx context.Context, rel string) error {
 		gone = append(gone, paths[i])
 	}
 	release()
-	var errs []error
-	for _, p := range gone {
-		errs = append(errs, f.idx.Remove(ctx, p))
-	}
-	return errors.Join(errs...)
+	return f.idx.Remove(ctx, gone...)
 }
 
 // scheduleRefresh refreshes the index from disk in the background (after
