@@ -118,9 +118,21 @@ func (t *strTable) id(s string) uint32 {
 // plain writes s without interning: uvarint len, bytes.
 func (w *tablesWriter) plain(s string) {
 	w.uvarint(uint64(len(s)))
-	if w.err == nil {
-		_, w.err = w.w.WriteString(s)
-		w.n += int64(len(s))
+	w.raw(s)
+}
+
+// offsetsAndBlob writes a string list in place-readable form: the n+1
+// offsets of its strings (u32) in their concatenation, then the
+// concatenation.
+func (w *tablesWriter) offsetsAndBlob(list []string) {
+	off := 0
+	for _, x := range list {
+		w.u32(uint32(off))
+		off += len(x)
+	}
+	w.u32(uint32(off))
+	for _, x := range list {
+		w.raw(x)
 	}
 }
 
@@ -238,15 +250,7 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 	}
 	w.u32(uint32(len(st.list)))
 	w.u32(uint32(blob))
-	off := 0
-	for _, x := range st.list {
-		w.u32(uint32(off))
-		off += len(x)
-	}
-	w.u32(uint32(off))
-	for _, x := range st.list {
-		w.raw(x)
-	}
+	w.offsetsAndBlob(st.list)
 	w.uvarint(uint64(len(encIDs)))
 	for _, id := range encIDs {
 		w.uvarint(uint64(id))
@@ -687,30 +691,14 @@ func writeSymIndex(w *tablesWriter, sym *symIndex) {
 	for _, n := range names {
 		blob += len(n)
 	}
-	var b [4]byte
-	u32 := func(v uint32) {
-		binary.LittleEndian.PutUint32(b[:], v)
-		w.bytes(b[:])
-	}
 	for _, v := range []int{len(names), 64 - int(sym.idx.shift), len(sym.defs), len(sym.refs), blob} {
-		u32(uint32(v))
+		w.u32(uint32(v))
 	}
-	off := 0
-	for _, n := range names {
-		u32(uint32(off))
-		off += len(n)
-	}
-	u32(uint32(off))
-	for _, n := range names {
-		if w.err == nil {
-			_, w.err = w.w.WriteString(n)
-			w.n += int64(len(n))
-		}
-	}
+	w.offsetsAndBlob(names)
 	w.bytes(make([]byte, (4-blob%4)%4))
 	for _, list := range [][]int32{sym.idx.slots, sym.defStart, sym.refStart, sym.defs, sym.refs} {
 		for _, v := range list {
-			u32(uint32(v))
+			w.u32(uint32(v))
 		}
 	}
 }
