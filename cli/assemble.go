@@ -207,6 +207,13 @@ func gitDiff(ctx context.Context, dir, rev string) (string, error) {
 	return string(out), nil
 }
 
+// explainChannels are the channels --explain prints, in its order: every
+// channel retrieve fuses.
+var explainChannels = []string{
+	retrieve.ChanFocus, retrieve.ChanDiff, retrieve.ChanSymbol, retrieve.ChanLexical,
+	retrieve.ChanPath, retrieve.ChanGraph, retrieve.ChanNeighbor, retrieve.ChanOverview,
+}
+
 func writeExplain(w io.Writer, resp *retrieve.Response) {
 	for _, e := range resp.Explain {
 		status := "in " + e.Part
@@ -214,7 +221,7 @@ func writeExplain(w io.Writer, resp *retrieve.Response) {
 			status = "out: " + e.Reason
 		}
 		var chans []string
-		for _, name := range []string{retrieve.ChanFocus, retrieve.ChanDiff, retrieve.ChanSymbol, retrieve.ChanLexical, retrieve.ChanPath, retrieve.ChanGraph, retrieve.ChanNeighbor} {
+		for _, name := range explainChannels {
 			if v, ok := e.Channels[name]; ok {
 				chans = append(chans, fmt.Sprintf("%s=%.3f", name, v))
 			}

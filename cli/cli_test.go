@@ -254,3 +254,23 @@ func TestAssembleIncludeExclude(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteExplainChannels checks that --explain prints every channel's
+// contribution, overview included, in its fixed order.
+func TestWriteExplainChannels(t *testing.T) {
+	resp := &retrieve.Response{Explain: []retrieve.Explanation{
+		{Handle: "h1", Part: "p1", Symbol: "Checkout", Score: 1.5, Channels: map[string]float64{
+			retrieve.ChanOverview: 0.2, retrieve.ChanNeighbor: 0.1, retrieve.ChanLexical: 0.5,
+			retrieve.ChanSymbol: 0.25, retrieve.ChanPath: 0.125, retrieve.ChanGraph: 0.0625,
+			retrieve.ChanFocus: 1, retrieve.ChanDiff: 0.75,
+		}},
+		{Handle: "h2", Symbol: "Compute", Score: 0.2, Reason: "budget", Channels: map[string]float64{retrieve.ChanOverview: 0.2}},
+	}}
+	var b strings.Builder
+	writeExplain(&b, resp)
+	want := "in p1    h1 Checkout score=1.500 [focus=1.000 diff=0.750 symbol=0.250 lexical=0.500 path=0.125 graph=0.062 neighbor=0.100 overview=0.200]\n" +
+		"out: budget h2 Compute score=0.200 [overview=0.200]\n"
+	if got := b.String(); got != want {
+		t.Errorf("writeExplain:\n got %q\nwant %q", got, want)
+	}
+}
