@@ -1,8 +1,6 @@
 package index
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -118,7 +116,6 @@ func DefaultCacheDir(root string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cache dir for %s: %w", root, err)
 	}
-	sum := sha256.Sum256([]byte(filepath.Clean(abs)))
 	base := os.Getenv(EnvCacheDir)
 	if base == "" {
 		ucd, err := os.UserCacheDir()
@@ -127,7 +124,7 @@ func DefaultCacheDir(root string) (string, error) {
 		}
 		base = filepath.Join(ucd, "ctxls")
 	}
-	return filepath.Join(base, hex.EncodeToString(sum[:16])), nil
+	return filepath.Join(base, cacheDirName(abs)), nil
 }
 
 // settings are Options with defaults filled in.

@@ -120,8 +120,7 @@ func benchOptions(cache string) Options {
 		Tokens: reg,
 		IndexOptions: func(root string) index.Options {
 			c, _ := reg.Get(index.DefaultEncoding)
-			def, _ := index.DefaultCacheDir(root)
-			return index.Options{Counters: map[string]tokens.Counter{index.DefaultEncoding: c}, CacheDir: filepath.Join(cache, filepath.Base(def))}
+			return index.Options{Counters: map[string]tokens.Counter{index.DefaultEncoding: c}, CacheDir: index.CacheDirIn(cache, root)}
 		},
 	}
 }

@@ -68,9 +68,8 @@ func (s *session) fetchConfiguration() {
 // skipped.
 func (s *session) setConfig(raw json.RawMessage) {
 	s.mu.Lock()
-	s.config = settingsPayload(raw)
 	settings, problems := defaultSettings().apply(s.initOptions, s.tokens)
-	settings, more := settings.apply(s.config, s.tokens)
+	settings, more := settings.apply(settingsPayload(raw), s.tokens)
 	s.settings = settings
 	s.mu.Unlock()
 	for _, msg := range append(problems, more...) {

@@ -138,12 +138,11 @@ func (s *session) focusOf(snap *index.Snapshot, f *folder, rel string, focus *Fo
 		}
 		text = file.Text
 	}
-	if n := lineCount(text); focus.Position.Line >= n {
-		return nil, paramError("focus.position.line", "line %d is past the end of %s (%d lines, 0-based)", focus.Position.Line, rel, n)
+	start, ok := lineStart(text, focus.Position.Line)
+	if !ok {
+		return nil, paramError("focus.position.line", "line %d is past the end of %s (%d lines, 0-based)", focus.Position.Line, rel, lineCount(text))
 	}
-	start, _ := lineStart(text, focus.Position.Line)
-	line := text[start:lineContentEnd(text, start)]
-	out.Col = utf16ToBytes(line, focus.Position.Character) + 1
+	out.Col = lineColumn(text, start, focus.Position.Character) + 1
 	return out, nil
 }
 

@@ -20,15 +20,15 @@ func (s *session) didChange(params json.RawMessage) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d, ok := s.docs[path]
+	old, ok := s.docs[path]
 	if !ok {
 		return fmt.Errorf("%s is not open", p.TextDocument.URI)
 	}
-	text, err := applyChanges(d.text, p.ContentChanges)
+	text, err := applyChanges(old, p.ContentChanges)
 	if err != nil {
 		return fmt.Errorf("%s version %d: %w", p.TextDocument.URI, p.TextDocument.Version, err)
 	}
-	s.docs[path] = &document{uri: d.uri, path: path, version: p.TextDocument.Version, text: text}
+	s.docs[path] = text
 	s.lastDoc = path
 	s.syncDocumentLocked(path)
 	return nil

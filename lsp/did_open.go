@@ -20,7 +20,7 @@ func (s *session) didOpen(params json.RawMessage) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.docs[path] = &document{uri: p.TextDocument.URI, path: path, version: p.TextDocument.Version, text: p.TextDocument.Text}
+	s.docs[path] = p.TextDocument.Text
 	s.lastDoc = path
 	s.syncDocumentLocked(path)
 	return nil

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"encoding/json"
-	"runtime/debug"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -70,6 +69,3 @@ func rawParams(req *jsonrpc2.Request) json.RawMessage {
 func isNull(params json.RawMessage) bool {
 	return len(params) == 0 || string(params) == "null"
 }
-
-// panicStack is the stack of a recovered panic.
-func panicStack() []byte { return debug.Stack() }

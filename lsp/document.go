@@ -4,15 +4,6 @@ import (
 	"fmt"
 )
 
-// document is an open editor buffer. Documents are values: a change makes a
-// new one, so a reader holding one sees a consistent text.
-type document struct {
-	uri     string
-	path    string // clean absolute OS path
-	version int
-	text    string
-}
-
 // applyChanges returns text with the changes of one didChange applied in
 // order: a change without a range replaces the whole text; one with a range
 // replaces that range, whose positions count UTF-16 code units.
@@ -53,7 +44,14 @@ func byteOffset(text string, pos Position) (int, error) {
 	if !ok {
 		return len(text), nil
 	}
-	return start + utf16ToBytes(text[start:lineContentEnd(text, start)], pos.Character), nil
+	return start + lineColumn(text, start, pos.Character), nil
+}
+
+// lineColumn returns the byte offset, from start, of UTF-16 character
+// character of the line of text that starts at start (clamped to the line;
+// never splitting a character).
+func lineColumn(text string, start, character int) int {
+	return utf16ToBytes(text[start:lineContentEnd(text, start)], character)
 }
 
 // lineStart returns the byte offset where 0-based line n starts, or false

@@ -47,7 +47,6 @@ const (
 	messageTypeError   = 1
 	messageTypeWarning = 2
 	messageTypeInfo    = 3
-	messageTypeLog     = 4
 )
 
 // Names this server uses on the wire.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -129,14 +130,15 @@ type session struct {
 	// clientReady: initialized arrived, so the server may call the client.
 	clientReady bool
 	caps        ClientCapabilities
-	// initOptions are initialize's initializationOptions; config is the
-	// last settings payload from the client (pulled or pushed). settings
-	// is defaults ⊕ initOptions ⊕ config, replaced as a whole.
+	// initOptions are initialize's initializationOptions. settings is
+	// defaults ⊕ initOptions ⊕ the last settings payload from the client
+	// (pulled or pushed), replaced as a whole.
 	initOptions []byte
-	config      []byte
 	settings    Settings
 	folders     []*folder // in the order the client gave them
-	docs        map[string]*document
+	// docs holds the text of every open editor buffer, by its clean
+	// absolute OS path.
+	docs map[string]string
 	// lastDoc is the path of the document opened or changed last: its
 	// folder answers requests that name none.
 	lastDoc  string
@@ -161,7 +163,7 @@ func newSession(opts Options) *session {
 	return &session{
 		opts: opts, tokens: opts.Tokens, logf: logf, ctx: ctx, cancel: cancel,
 		settings: defaultSettings(),
-		docs:     map[string]*document{},
+		docs:     map[string]string{},
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 	}
 }
@@ -230,7 +232,7 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	s.inflight[req.ID] = cancel
-	rc := &requestCtx{Context: ctx, method: req.Method, barrier: s.barrierLocked()}
+	rc := &requestCtx{Context: ctx, barrier: s.barrierLocked()}
 	s.mu.Unlock()
 
 	run := func() {
@@ -261,7 +263,6 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 // state that includes them.
 type requestCtx struct {
 	context.Context
-	method  string
 	barrier map[*folder]uint64
 }
 
@@ -314,7 +315,7 @@ func (s *session) recoverPanic(method string, answer func(*jsonrpc2.Error)) {
 	if r == nil {
 		return
 	}
-	stack := panicStack()
+	stack := debug.Stack()
 	s.logf("panic in %s: %v\n%s", method, r, stack)
 	s.logMessage(messageTypeError, fmt.Sprintf("ctxls: internal error in %s: %v (the server keeps running; its log has the stack)", method, r))
 	if answer != nil {
@@ -397,11 +398,8 @@ func (s *session) defaultFolder() *folder {
 func (s *session) docText(p string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d, ok := s.docs[p]
-	if !ok {
-		return "", false
-	}
-	return d.text, true
+	text, ok := s.docs[p]
+	return text, ok
 }
 
 // closeAll ends the session: it cancels in-flight requests and background

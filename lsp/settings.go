@@ -17,7 +17,7 @@ import (
 // Default settings.
 const (
 	DefaultMaxTokens = 8000
-	DefaultEncoding  = "cl100k_base"
+	DefaultEncoding  = retrieve.DefaultEncoding
 	// DefaultIndexWait is how long a request waits for a folder's first
 	// index build before it answers from what is indexed so far.
 	DefaultIndexWait = 2 * time.Second

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"fmt"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -56,9 +55,7 @@ func (s *session) indexOptionsFunc(root, cacheDir string) func() index.Options {
 			opts = s.opts.IndexOptions(root)
 		}
 		if cacheDir != "" && !opts.InMemory {
-			if def, err := index.DefaultCacheDir(root); err == nil {
-				opts.CacheDir = filepath.Join(cacheDir, filepath.Base(def))
-			}
+			opts.CacheDir = index.CacheDirIn(cacheDir, root)
 		}
 		return opts
 	}

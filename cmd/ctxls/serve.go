@@ -9,7 +9,6 @@ import (
 	"log"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -97,9 +96,7 @@ func serverOptions(logger *log.Logger, cacheDir string) lsp.Options {
 				opts.Counters = map[string]tokens.Counter{index.DefaultEncoding: c}
 			}
 			if cacheDir != "" {
-				if def, err := index.DefaultCacheDir(root); err == nil {
-					opts.CacheDir = filepath.Join(cacheDir, filepath.Base(def))
-				}
+				opts.CacheDir = index.CacheDirIn(cacheDir, root)
 			}
 			return opts
 		},
