@@ -239,6 +239,14 @@ func (s *Snapshot) File(path string) (File, error) {
 	return File{f.info, t}, nil
 }
 
+// Text is File's text, and whether the file could be served (indexed, and
+// unchanged on disk since): the form the assembler reads files in
+// (assemble.Files).
+func (s *Snapshot) Text(path string) (string, bool) {
+	f, err := s.File(path)
+	return f.Text, err == nil
+}
+
 // chunkRef resolves id.
 func (s *Snapshot) chunkRec(id ChunkID) (*fileRec, int, bool) {
 	p, ord, ok := id.Split()

@@ -241,8 +241,8 @@ func (f *snapFiles) Text(path string) (string, bool) {
 	if t, ok := f.cache[path]; ok {
 		return t.text, t.ok
 	}
-	file, err := f.snap.File(path)
-	t := fileText{file.Text, err == nil}
+	var t fileText
+	t.text, t.ok = f.snap.Text(path)
 	f.cache[path] = t
 	return t.text, t.ok
 }

@@ -325,7 +325,7 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 		}
 		cands := t.bm25.Candidates(q)
 		res, err = assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: t.cfg.Format, Policy: assemble.DefaultPolicy()},
-			cands, snapFiles{t.snap}, t.counter)
+			cands, t.snap, t.counter)
 	} else {
 		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights}
 		if c.Task == eval.TaskDiff {
@@ -347,15 +347,4 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 		parts = append(parts, eval.Part{Path: p.Path, Ranges: p.Ranges, Tokens: p.Tokens})
 	}
 	return parts, res.Rendered, lat, nil
-}
-
-// snapFiles serves file texts from a snapshot to the assembler.
-type snapFiles struct{ snap *index.Snapshot }
-
-func (f snapFiles) Text(path string) (string, bool) {
-	file, err := f.snap.File(path)
-	if err != nil {
-		return "", false
-	}
-	return file.Text, true
 }
