@@ -93,7 +93,8 @@ const mainUsage = `usage: ctxls <command> [flags]
 commands:
   assemble   print the context for a question, a cursor or a diff (ctxls assemble -h)
   index      build or refresh the on-disk index of a workspace (ctxls index -h)
-  serve      run the language server on stdio (--listen ADDR for TCP)`
+  serve      run the language server on stdio (--listen ADDR for TCP)
+  mcp        run the MCP server for coding assistants on stdio (--http ADDR for Streamable HTTP)`
 
 // newFlagSet returns a flag set that reports errors instead of exiting.
 func newFlagSet(name string) *flag.FlagSet {

@@ -1,5 +1,5 @@
-// Command ctxls is the context engine: a language server (serve), a headless
-// assembler (assemble) and an indexer (index). See README.md.
+// Command ctxls is the context engine: a language server (serve), an MCP
+// server (mcp), a headless assembler (assemble) and an indexer (index). See README.md.
 package main
 
 import (
@@ -26,9 +26,12 @@ func main() {
 		}
 	}
 	var code int
-	if len(args) > 0 && args[0] == "serve" {
+	switch {
+	case len(args) > 0 && args[0] == "serve":
 		code = runServe(ctx, args[1:], os.Stdin, os.Stdout, os.Stderr)
-	} else {
+	case len(args) > 0 && args[0] == "mcp":
+		code = runMCP(ctx, args[1:], os.Stdin, os.Stdout, os.Stderr)
+	default:
 		code = cli.Main(ctx, args, cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 			StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd()))})
 	}

@@ -86,22 +86,29 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 func serverOptions(logger *log.Logger, cacheDir string) lsp.Options {
 	reg := tokens.NewRegistry()
 	return lsp.Options{
-		Engine: retrieve.NewEngine(reg),
-		Tokens: reg,
-		IndexOptions: func(root string) index.Options {
-			// Another process (an editor, ctxls index) holding the
-			// folder's index: wait 2 s, then index privately.
-			opts := index.Options{PrivateWhenLocked: true, LockTimeout: 2 * time.Second}
-			if c, err := reg.Get(index.DefaultEncoding); err == nil {
-				opts.Counters = map[string]tokens.Counter{index.DefaultEncoding: c}
-			}
-			if cacheDir != "" {
-				opts.CacheDir = index.CacheDirIn(cacheDir, root)
-			}
-			return opts
-		},
-		Logf:    logger.Printf,
-		Version: version(),
+		Engine:       retrieve.NewEngine(reg),
+		Tokens:       reg,
+		IndexOptions: sharedIndexOptions(reg, cacheDir),
+		Logf:         logger.Printf,
+		Version:      version(),
+	}
+}
+
+// sharedIndexOptions are the index options of a long-running server (serve
+// and mcp), configured as `ctxls index` and `ctxls assemble` configure
+// them so that they share one index per root.
+func sharedIndexOptions(reg *tokens.Registry, cacheDir string) func(root string) index.Options {
+	return func(root string) index.Options {
+		// Another process (an editor, ctxls index) holding the root's
+		// index: wait 2 s, then index privately.
+		opts := index.Options{PrivateWhenLocked: true, LockTimeout: 2 * time.Second}
+		if c, err := reg.Get(index.DefaultEncoding); err == nil {
+			opts.Counters = map[string]tokens.Counter{index.DefaultEncoding: c}
+		}
+		if cacheDir != "" {
+			opts.CacheDir = index.CacheDirIn(cacheDir, root)
+		}
+		return opts
 	}
 }
 
