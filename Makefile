@@ -7,7 +7,7 @@ QUESTION  ?= how are overlapping line ranges merged and stitched
 BUDGET    ?= 4000
 export CGO_ENABLED = 1
 
-.PHONY: run test race bench fuzz fuzz-short lint build eval
+.PHONY: run test race bench fuzz fuzz-short lint build eval test-mcp-client
 
 build:
 	$(GO) build -o bin/ctxls ./cmd/ctxls
@@ -18,6 +18,15 @@ run: build
 
 test: lint
 	$(GO) test -count=1 ./...
+	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory test-mcp-client; \
+	  else echo "make test: node/npm not found: skipping the MCP TypeScript-client test (.ci/run requires it)"; fi
+
+# ctxls mcp driven by the official MCP TypeScript SDK over stdio and HTTP
+# (testdata/mcp-client; npm ci installs the locked SDK and ajv).
+test-mcp-client: build
+	cd testdata/mcp-client && npm ci --no-audit --no-fund --loglevel=error
+	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
+	  node testdata/mcp-client/test.mjs "$$PWD/bin/ctxls" "$$PWD" "$$cache"
 
 # Every test under the race detector (-short: the long randomized runs
 # are covered by make test). CI runs it after make test.

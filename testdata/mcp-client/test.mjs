@@ -1,0 +1,194 @@
+// Drives `ctxls mcp` with the official MCP TypeScript SDK, over stdio and
+// over Streamable HTTP: lists the tools, calls each, validates every
+// structured result against the tool's own output schema (ajv, draft
+// 2020-12), and sends bad input.
+//
+// usage: node test.mjs CTXLS_BINARY ROOT CACHE_DIR
+//
+// Exit status 0 when every check passes; 1 with the failures listed.
+import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import Ajv2020 from "ajv/dist/2020.js";
+
+const [bin, root, cacheDir] = process.argv.slice(2);
+if (!bin || !root || !cacheDir) {
+  console.error("usage: node test.mjs CTXLS_BINARY ROOT CACHE_DIR");
+  process.exit(2);
+}
+
+const failures = [];
+let checks = 0;
+function check(cond, what) {
+  checks++;
+  if (!cond) {
+    failures.push(what);
+    console.error("FAIL: " + what);
+  }
+}
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+const validators = new Map();
+
+function textOf(res) {
+  return (res.content || []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+}
+
+// checkResult validates a successful result's structured content against
+// the tool's output schema.
+function checkResult(face, tool, res) {
+  check(!res.isError, `${face} ${tool}: isError: ${textOf(res)}`);
+  check(res.structuredContent && typeof res.structuredContent === "object", `${face} ${tool}: no structured content`);
+  const v = validators.get(tool);
+  if (v && res.structuredContent) {
+    const ok = v(res.structuredContent);
+    check(ok, `${face} ${tool}: structured content does not match the output schema: ${ajv.errorsText(v.errors)}`);
+  }
+}
+
+async function exercise(face, client) {
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  check(
+    JSON.stringify(names) === JSON.stringify(["assemble_context", "expand_context", "find_symbol", "index_status"]),
+    `${face}: tools ${names}`,
+  );
+  for (const t of tools) {
+    check(t.annotations?.readOnlyHint === true, `${face} ${t.name}: readOnlyHint`);
+    check(t.inputSchema?.type === "object", `${face} ${t.name}: input schema`);
+    check(t.outputSchema?.type === "object", `${face} ${t.name}: output schema`);
+    if (!validators.has(t.name) && t.outputSchema) {
+      validators.set(t.name, ajv.compile(t.outputSchema));
+    }
+  }
+
+  // assemble_context: a question, within a budget.
+  const budget = 1500;
+  let res = await client.callTool({
+    name: "assemble_context",
+    arguments: { query: "how are overlapping line ranges merged and stitched", budget: { maxTokens: budget } },
+  });
+  checkResult(face, "assemble_context", res);
+  const out = res.structuredContent || {};
+  check(out.stats?.totalTokens <= budget, `${face} assemble_context: ${out.stats?.totalTokens} tokens over ${budget}`);
+  check((out.parts || []).length > 0, `${face} assemble_context: no parts`);
+  check(res.content?.[0]?.type === "text" && res.content[0].text.length > 0, `${face} assemble_context: no text`);
+  check((out.parts || []).some((p) => p.path.startsWith("ranges/")), `${face} assemble_context: ranges/ not in the parts`);
+
+  // expand_context: the first omitted handle, from the same state.
+  const omitted = (out.omitted || []).find((o) => o.tokens > 0);
+  check(omitted !== undefined, `${face} assemble_context: nothing omitted at ${budget} tokens`);
+  if (omitted) {
+    res = await client.callTool({
+      name: "expand_context",
+      arguments: { handles: [omitted.handle], index_state: out.stats.indexState },
+    });
+    checkResult(face, "expand_context", res);
+    check(res.structuredContent?.fromHeldState === true, `${face} expand_context: not from the held state`);
+    check(textOf(res).includes(omitted.path), `${face} expand_context: ${omitted.path} not in the text`);
+  }
+  res = await client.callTool({ name: "expand_context", arguments: { path: "ranges/ranges.go", lines: "1-5" } });
+  checkResult(face, "expand_context", res);
+
+  // find_symbol with references.
+  res = await client.callTool({ name: "find_symbol", arguments: { name: "Stitch", references: true } });
+  checkResult(face, "find_symbol", res);
+  const defs = res.structuredContent?.definitions || [];
+  check(defs.some((d) => d.path === "ranges/ranges.go" && d.symbol === "Stitch"), `${face} find_symbol: Stitch not found`);
+  check((res.structuredContent?.references || []).length > 0, `${face} find_symbol: no references`);
+
+  // index_status.
+  res = await client.callTool({ name: "index_status", arguments: {} });
+  checkResult(face, "index_status", res);
+  const st = res.structuredContent?.roots?.[0] || {};
+  check(st.complete === true && st.files > 10 && st.state === "ready", `${face} index_status: ${JSON.stringify(st)}`);
+
+  // Bad input: tool errors a model can act on, naming the argument.
+  const bad = [
+    [{}, "query"],
+    [{ query: "x", format: "html" }, "format"],
+    [{ query: 7 }, "query"],
+    [{ focus: "../../etc/passwd:1" }, "outside the root"],
+    [{ focus: "ranges/ranges.go:100000" }, "past the end"],
+    [{ query: "x", budget: { maxTokens: -1 } }, "maxTokens"],
+    [{ diff_rev: "--output=/tmp/pwned" }, "diff_rev"],
+  ];
+  for (const [args, want] of bad) {
+    res = await client.callTool({ name: "assemble_context", arguments: args });
+    check(res.isError === true && textOf(res).includes(want), `${face} bad input ${JSON.stringify(args)}: ${textOf(res)}`);
+  }
+  res = await client.callTool({ name: "expand_context", arguments: { handles: ["../../etc/passwd#L1-3"] } });
+  check(res.isError === true && textOf(res).includes("outside the root"), `${face} expand outside the root: ${textOf(res)}`);
+  // An unknown tool is a protocol error.
+  let threw = false;
+  try {
+    await client.callTool({ name: "no_such_tool", arguments: {} });
+  } catch (e) {
+    threw = true;
+  }
+  check(threw, `${face}: an unknown tool did not fail`);
+}
+
+async function overStdio() {
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["mcp", "--root", root, "--cache-dir", cacheDir],
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "ctxls-test", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    await exercise("stdio", client);
+  } finally {
+    await client.close();
+  }
+}
+
+// startHTTP starts `ctxls mcp --http 127.0.0.1:0` and returns the process
+// and the URL it listens on (read from its log).
+function startHTTP(extra = []) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(bin, ["mcp", "--http", "127.0.0.1:0", "--root", root, "--cache-dir", cacheDir, ...extra], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let log = "";
+    const timer = setTimeout(() => reject(new Error("no listening line:\n" + log)), 20000);
+    proc.stderr.on("data", (b) => {
+      log += b.toString();
+      const m = log.match(/listening on (http:\/\/\S+)/);
+      const t = log.match(/token file: (\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1], tokenFile: t ? t[1] : "" });
+      }
+    });
+    proc.on("exit", (code) => reject(new Error(`ctxls mcp --http exited with ${code}:\n${log}`)));
+  });
+}
+
+async function overHTTP() {
+  const { proc, url } = await startHTTP();
+  try {
+    const transport = new StreamableHTTPClientTransport(new URL(url));
+    const client = new Client({ name: "ctxls-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      await exercise("http", client);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    proc.kill("SIGTERM");
+  }
+}
+
+try {
+  await overStdio();
+  await overHTTP();
+} catch (e) {
+  failures.push(String(e?.stack || e));
+  console.error(e);
+}
+console.log(`${checks} checks, ${failures.length} failed`);
+process.exit(failures.length === 0 ? 0 : 1);
