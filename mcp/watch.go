@@ -36,6 +36,7 @@ type watcher struct {
 
 	mu      sync.Mutex
 	matcher *walk.Matcher
+	dirs    int                      // directories watched
 	seq     uint64                   // last flush number
 	waiters map[uint64]chan struct{} // flushes waiting for their event
 }
@@ -112,6 +113,9 @@ func (w *watcher) addTree(dir string) error {
 			}
 			return fmt.Errorf("watch %s: %w (see fs.inotify.max_user_watches)", p, err)
 		}
+		w.mu.Lock()
+		w.dirs++
+		w.mu.Unlock()
 		return nil
 	})
 }

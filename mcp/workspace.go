@@ -92,13 +92,17 @@ func openWorkspace(parent context.Context, root string, opts index.Options, watc
 // they come.
 func (w *workspace) open(opts index.Options, watch bool) {
 	if watch {
+		start := time.Now()
 		wt, err := newWatcher(w.root, w.changed, w.lost)
-		if err != nil {
+		if err == nil {
+			w.logf("%s: watching %d directories (%v)", w.root, wt.dirs, time.Since(start).Round(time.Millisecond))
+		} else {
 			w.mu.Lock()
 			w.watchErr = err.Error()
 			w.mu.Unlock()
 			w.logf("%s: not watched, each call refreshes the index first: %v", w.root, err)
-		} else {
+		}
+		if err == nil {
 			w.mu.Lock()
 			w.watch = wt
 			w.mu.Unlock()
