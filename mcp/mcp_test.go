@@ -572,3 +572,28 @@ func TestPartialIndexAndProgress(t *testing.T) {
 		t.Fatalf("status during the build: %+v", st.Roots[0])
 	}
 }
+
+// TestDocsNameEveryArgument: docs/mcp.md names every argument of every
+// tool (as `name`), so that the prose does not drift from the schemas.
+func TestDocsNameEveryArgument(t *testing.T) {
+	doc, err := os.ReadFile("../docs/mcp.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := newSession(t, writeFixture(t))
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if !strings.Contains(string(doc), "### `"+tool.Name+"`") {
+			t.Errorf("docs/mcp.md has no section for %s", tool.Name)
+		}
+		props, _ := tool.InputSchema.(map[string]any)["properties"].(map[string]any)
+		for name := range props {
+			if !strings.Contains(string(doc), "`"+name+"`") {
+				t.Errorf("docs/mcp.md does not name %s's argument %s", tool.Name, name)
+			}
+		}
+	}
+}

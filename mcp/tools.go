@@ -260,9 +260,6 @@ func (s *Server) addTools() error {
 		if b == nil {
 			return
 		}
-		if b.Type == "" && len(b.Types) > 0 { // *Budget infers ["null","object"]
-			b.Types, b.Type = nil, "object"
-		}
 		for _, k := range []string{"maxTokens", "perFile", "perPart"} {
 			if p := b.Properties[k]; p != nil {
 				p.Minimum = new(float64)
@@ -344,6 +341,13 @@ func inputSchema[T any]() (*jsonschema.Schema, error) {
 	sc, err := jsonschema.For[T](nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: input schema: %w", err)
+	}
+	// Optional slices and pointers infer ["null", T]: an absent argument
+	// says the same more simply for a model.
+	for _, p := range sc.Properties {
+		if p.Type == "" && len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
 	}
 	return sc, nil
 }

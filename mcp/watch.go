@@ -214,6 +214,13 @@ func (w *watcher) flushed(n uint64) {
 	}
 }
 
+// watched returns how many directories are watched.
+func (w *watcher) watched() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dirs
+}
+
 // close stops watching.
 func (w *watcher) close() {
 	w.fw.Close()

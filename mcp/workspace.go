@@ -94,18 +94,17 @@ func (w *workspace) open(opts index.Options, watch bool) {
 	if watch {
 		start := time.Now()
 		wt, err := newWatcher(w.root, w.changed, w.lost)
-		if err == nil {
-			w.logf("%s: watching %d directories (%v)", w.root, wt.dirs, time.Since(start).Round(time.Millisecond))
-		} else {
-			w.mu.Lock()
+		w.mu.Lock()
+		if err != nil {
 			w.watchErr = err.Error()
-			w.mu.Unlock()
-			w.logf("%s: not watched, each call refreshes the index first: %v", w.root, err)
-		}
-		if err == nil {
-			w.mu.Lock()
+		} else {
 			w.watch = wt
-			w.mu.Unlock()
+		}
+		w.mu.Unlock()
+		if err != nil {
+			w.logf("%s: not watched, each call refreshes the index first: %v", w.root, err)
+		} else {
+			w.logf("%s: watching %d directories (%v)", w.root, wt.watched(), time.Since(start).Round(time.Millisecond))
 		}
 	}
 	opts.Background, opts.Warm = true, true
