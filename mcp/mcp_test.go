@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -595,5 +596,37 @@ func TestDocsNameEveryArgument(t *testing.T) {
 				t.Errorf("docs/mcp.md does not name %s's argument %s", tool.Name, name)
 			}
 		}
+	}
+}
+
+// TestNoInputCrashes: random arguments of random types to every tool get a
+// result (an error or not), never a crash or a hang, and the server keeps
+// answering.
+func TestNoInputCrashes(t *testing.T) {
+	root := writeFixture(t)
+	cs := newSession(t, root)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	values := []any{nil, true, 0, -1, 1e300, "", "x", "cart/cart.go:3", "../../etc/passwd:1", "\xff\xfe", strings.Repeat("a", 70000),
+		"tax/rates.go#L1-999999", "HEAD", "**/*.go", "[", []any{}, []any{"a", 1}, map[string]any{}, map[string]any{"maxTokens": -5},
+		map[string]any{"maxTokens": 3, "perFile": 1e9}, "main...HEAD", "0-0", "99999999-1"}
+	keys := []string{"query", "focus", "diff", "diff_rev", "budget", "encoding", "format", "strategy", "include", "exclude",
+		"root", "handles", "path", "lines", "index_state", "name", "references"}
+	tools := []string{ToolAssemble, ToolExpand, ToolFindSymbol, ToolIndexStatus}
+	for i := 0; i < 300; i++ {
+		args := map[string]any{}
+		for n := rnd.IntN(4); n >= 0; n-- {
+			args[keys[rnd.IntN(len(keys))]] = values[rnd.IntN(len(values))]
+		}
+		tool := tools[rnd.IntN(len(tools))]
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+		cancel()
+		if err != nil {
+			t.Fatalf("%s %v: %v", tool, args, err)
+		}
+	}
+	var out FindSymbolOutput
+	if _, isErr := call(t, cs, ToolFindSymbol, map[string]any{"name": "RateFor"}, &out); isErr || len(out.Definitions) != 1 {
+		t.Fatal("the server stopped answering after bad input")
 	}
 }
