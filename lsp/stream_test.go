@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,5 +67,75 @@ func TestFrameStream(t *testing.T) {
 	}
 	if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(r, &second); err != nil || second["method"] != "m" {
 		t.Fatalf("second frame: %v, %v", second, err)
+	}
+}
+
+// rwBuffers is a stream reading from in and writing to out.
+type rwBuffers struct {
+	io.Reader
+	out *bytes.Buffer
+}
+
+func (b rwBuffers) Write(p []byte) (int, error) { return b.out.Write(p) }
+func (rwBuffers) Close() error                  { return nil }
+
+// TestReadObjectBadBodies: a framed body that is not JSON gets a Parse
+// error (-32700, id null), JSON that is not a message gets Invalid Request
+// (-32600), and the stream goes on with the next frame.
+func TestReadObjectBadBodies(t *testing.T) {
+	frame := func(body string) string { return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body }
+	in := frame("hello") + frame(`[1,2]`) + frame(`{"jsonrpc":"2.0","id":7,"method":"shutdown"}`)
+	var out bytes.Buffer
+	s := newFrameStream(rwBuffers{strings.NewReader(in), &out})
+	var m map[string]any
+	if err := s.ReadObject(&m); err != nil {
+		t.Fatal(err)
+	}
+	if m["method"] != "shutdown" {
+		t.Fatalf("read %v, want the shutdown request", m)
+	}
+	r := bufio.NewReader(&out)
+	for _, want := range []int{-32700, -32600} {
+		var resp struct {
+			ID    any `json:"id"`
+			Error struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(r, &resp); err != nil {
+			t.Fatal(err)
+		}
+		if resp.ID != nil || resp.Error.Code != want {
+			t.Fatalf("answer %+v, want code %d with id null", resp, want)
+		}
+	}
+}
+
+// TestReadObjectRefusesHugeFrames: a Content-Length over the limit, a
+// missing one and endless headers end the stream at once, without reading
+// or allocating the announced body.
+func TestReadObjectRefusesHugeFrames(t *testing.T) {
+	for _, in := range []string{
+		"Content-Length: 4000000000\r\n\r\n{",
+		"Content-Length: -1\r\n\r\n",
+		"Content-Type: x\r\n\r\n{}",
+		strings.Repeat("X-A: b\r\n", 100),
+		"Content-Length: " + strings.Repeat("9", 10000) + "\r\n",
+	} {
+		s := newFrameStream(rwBuffers{strings.NewReader(in), &bytes.Buffer{}})
+		var v any
+		if err := s.ReadObject(&v); err == nil {
+			t.Errorf("%.40q: no error", in)
+		}
+	}
+	var stats runtime.MemStats
+	runtime.ReadMemStats(&stats)
+	before := stats.TotalAlloc
+	s := newFrameStream(rwBuffers{strings.NewReader("Content-Length: 4000000000\r\n\r\n{"), &bytes.Buffer{}})
+	var v any
+	err := s.ReadObject(&v)
+	runtime.ReadMemStats(&stats)
+	if err == nil || !strings.Contains(err.Error(), "over the limit") || stats.TotalAlloc-before > 1<<20 {
+		t.Fatalf("err %v, %d bytes allocated", err, stats.TotalAlloc-before)
 	}
 }
