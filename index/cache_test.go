@@ -530,3 +530,59 @@ func TestChunkRecRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedBoltNeverPanics: 64 bytes flipped at the start of any page of
+// bleve's root.bolt (bbolt asserts its pages with panics) lead to a rebuild
+// or to an index that still answers, never to a panic.
+func TestDamagedBoltNeverPanics(t *testing.T) {
+	opts := testOptions(t)
+	root := t.TempDir()
+	writeTree(t, root, fixture())
+	first, err := Build(ctx, root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bolt := filepath.Join(liveGen(t, opts.CacheDir), bleveName, "store", "root.bolt")
+	good, err := os.ReadFile(bolt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	rebuilt := 0
+	for off := 0; off < len(good); off += page {
+		bolt := filepath.Join(liveGen(t, opts.CacheDir), bleveName, "store", "root.bolt")
+		b := slices.Clone(good)
+		for i := off; i < off+64 && i < len(b); i++ {
+			b[i] ^= 0xff
+		}
+		if err := os.WriteFile(bolt, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("page at %d: Open panicked: %v", off, r)
+				}
+			}()
+			x := mustOpen(t, root, opts)
+			defer x.Close()
+			st := x.Stats()
+			if st.Mode == "build" {
+				rebuilt++
+			}
+			if st.StateRoot != first.StateRoot || len(hitPaths(t, x, Query{Identifiers: []string{"Stitch"}})) == 0 {
+				t.Fatalf("page at %d: state %s (%s), or nothing found", off, st.StateRoot, st.Reason)
+			}
+		}()
+		// The next round damages the index as first built.
+		good2, err := os.ReadFile(filepath.Join(liveGen(t, opts.CacheDir), bleveName, "store", "root.bolt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		good = good2
+	}
+	if rebuilt == 0 {
+		t.Fatal("no damage was detected at all")
+	}
+	t.Logf("%d of %d damaged pages led to a rebuild", rebuilt, (len(good)+page-1)/page)
+}

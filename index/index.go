@@ -288,7 +288,7 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	if !slices.Equal(encs, x.set.encodings) || len(files) != m.Files {
 		return "damaged: tables do not match the completeness marker"
 	}
-	bidx, err := bleve.OpenUsing(filepath.Join(gen, bleveName), x.bleveConfig())
+	bidx, err := openBleve(filepath.Join(gen, bleveName), x.bleveConfig())
 	if err != nil {
 		return "damaged: " + err.Error()
 	}
@@ -321,6 +321,19 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	}
 	removeStale = func() { removeOtherGenerations(x.dir, gen) }
 	return ""
+}
+
+// openBleve opens a bleve index. bbolt asserts its pages with panics
+// ("Page expected to be: 3, but self identifies as …"), so a damaged
+// root.bolt panics inside Open; that is turned into an error here, so that
+// the index is rebuilt rather than the process ending.
+func openBleve(path string, cfg map[string]interface{}) (idx bleve.Index, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			idx, err = nil, fmt.Errorf("open %s: the store is damaged: %v", path, r)
+		}
+	}()
+	return bleve.OpenUsing(path, cfg)
 }
 
 func (x *Index) bleveConfig() map[string]interface{} {
@@ -596,7 +609,7 @@ func (x *Index) compactBuild(ctx context.Context, gen string) error {
 		return fmt.Errorf("reopen index: %w", err)
 	}
 	x.bidx = nil
-	bidx, err := bleve.OpenUsing(filepath.Join(gen, bleveName), x.bleveConfig())
+	bidx, err := openBleve(filepath.Join(gen, bleveName), x.bleveConfig())
 	if err != nil {
 		return fmt.Errorf("reopen index: %w", err)
 	}
