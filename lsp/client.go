@@ -45,6 +45,11 @@ func (s *session) logMessage(typ int, msg string) {
 	s.notifyClient(methodLogMessage, LogMessageParams{Type: typ, Message: msg})
 }
 
+// showMessage sends window/showMessage (the editor shows it to the user).
+func (s *session) showMessage(typ int, msg string) {
+	s.notifyClient(methodShowMessage, ShowMessageParams{Type: typ, Message: msg})
+}
+
 // fetchConfiguration asks the client for the "ctxls" settings section and
 // applies it.
 func (s *session) fetchConfiguration() {
@@ -70,6 +75,8 @@ func (s *session) setConfig(raw json.RawMessage) {
 	s.mu.Lock()
 	settings, problems := defaultSettings().apply(s.initOptions, s.tokens)
 	settings, more := settings.apply(settingsPayload(raw), s.tokens)
+	settings, restricted := s.restrictSettings(settings)
+	more = append(more, restricted...)
 	s.settings = settings
 	s.mu.Unlock()
 	for _, msg := range append(problems, more...) {

@@ -7,7 +7,9 @@ import (
 
 // didChangeWorkspaceFolders handles "workspace/didChangeWorkspaceFolders":
 // removed folders are closed in the background (after the requests
-// reading them finish); added folders open and index in the background.
+// reading them finish); added folders open and index in the background,
+// but those the access policy refuses (Options.Access) are reported with
+// window/showMessage and window/logMessage errors and not opened.
 func (s *session) didChangeWorkspaceFolders(params json.RawMessage) error {
 	var p DidChangeWorkspaceFoldersParams
 	if err := json.Unmarshal(params, &p); err != nil {
@@ -23,7 +25,13 @@ func (s *session) didChangeWorkspaceFolders(params json.RawMessage) error {
 			s.logMessage(messageTypeInfo, "ctxls: workspace folder removed: "+root)
 		}
 	}
-	added, problems := initialFolders(InitializeParams{WorkspaceFolders: p.Event.Added})
+	allowed, refused := s.allowedFolders(p.Event.Added)
+	for _, msg := range refused {
+		s.logf("%s", msg)
+		s.showMessage(messageTypeError, "ctxls: "+msg)
+		s.logMessage(messageTypeError, "ctxls: "+msg)
+	}
+	added, problems := initialFolders(InitializeParams{WorkspaceFolders: allowed})
 	for _, msg := range problems {
 		s.logMessage(messageTypeWarning, "ctxls: "+msg)
 	}

@@ -15,11 +15,22 @@ import (
 // and settings (initializationOptions), opens the workspace folders
 // (workspaceFolders, else rootUri, else rootPath) and advertises what the
 // server does. Null or absent params are an initialize without folders.
+// Under an access policy (Options.Access) the token is checked first (a
+// failure ends the connection) and every folder named must be allowed.
 func (s *session) initialize(ctx *requestCtx, params json.RawMessage) (any, error) {
 	var p InitializeParams
 	if !isNull(params) {
 		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, paramError("params", "malformed initialize params: %v", err)
+			e := paramError("params", "malformed initialize params: %v", err)
+			if s.opts.Access != nil {
+				return nil, &refusal{e} // the token cannot be read
+			}
+			return nil, e
+		}
+	}
+	if s.opts.Access != nil {
+		if err := s.admit(&p); err != nil {
+			return nil, err
 		}
 	}
 	folders, problems := initialFolders(p)
@@ -32,6 +43,8 @@ func (s *session) initialize(ctx *requestCtx, params json.RawMessage) (any, erro
 	s.caps = p.Capabilities
 	s.initOptions = settingsPayload(p.InitializationOptions)
 	settings, bad := defaultSettings().apply(s.initOptions, s.tokens)
+	settings, restricted := s.restrictSettings(settings)
+	bad = append(bad, restricted...)
 	s.settings = settings
 	s.state = stateInitialized
 	for _, wf := range folders {

@@ -33,6 +33,7 @@ const (
 	methodConfiguration          = "workspace/configuration"
 	methodRegisterCapability     = "client/registerCapability"
 	methodLogMessage             = "window/logMessage"
+	methodShowMessage            = "window/showMessage"
 	methodWorkDoneProgressCreate = "window/workDoneProgress/create"
 )
 
@@ -262,6 +263,12 @@ type FileSystemWatcher struct {
 
 // LogMessageParams are window/logMessage's params.
 type LogMessageParams struct {
+	Type    int    `json:"type"`
+	Message string `json:"message"`
+}
+
+// ShowMessageParams are window/showMessage's params.
+type ShowMessageParams struct {
 	Type    int    `json:"type"`
 	Message string `json:"message"`
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -49,6 +50,10 @@ type Options struct {
 	// HeldStates is how many index states per folder are kept for
 	// context/expand after the assemble that produced them; 0 means 4.
 	HeldStates int
+	// Access is the admission policy of a session on a network face (a
+	// token in initialize, allowed workspace folders); nil (stdio) admits
+	// the client as it is.
+	Access *Access
 }
 
 // Errors Serve returns.
@@ -58,13 +63,17 @@ var (
 	ErrExitWithoutShutdown = errors.New("lsp: exit without shutdown")
 	// ErrDisconnected: the connection closed before exit.
 	ErrDisconnected = errors.New("lsp: connection closed before exit")
+	// ErrRefused: the client did not present the token Options.Access
+	// asks for; the session was answered with an error and closed.
+	ErrRefused = errors.New("lsp: client refused")
 )
 
 // Serve runs one language-server session over conn (LSP base protocol:
 // Content-Length framed JSON-RPC 2.0) until the client sends exit, the
 // connection closes or ctx is cancelled. It returns nil after shutdown and
 // exit, ErrExitWithoutShutdown after an exit without shutdown,
-// ErrDisconnected when the connection closed first, and ctx's error when
+// ErrDisconnected when the connection closed first, ErrRefused (with the
+// reason) when Options.Access refused the client, and ctx's error when
 // ctx was cancelled. All indexes the session opened are closed (and
 // checkpointed to disk) before Serve returns.
 func Serve(ctx context.Context, conn io.ReadWriteCloser, opts Options) error {
@@ -79,11 +88,24 @@ func Serve(ctx context.Context, conn io.ReadWriteCloser, opts Options) error {
 	case <-c.DisconnectNotify():
 	case <-ctx.Done():
 		c.Close()
+	case <-s.refusedC:
+		// The refusal is answered and the write side closed: let the
+		// client read it, then close.
+		t := time.NewTimer(refusalLinger)
+		select {
+		case <-c.DisconnectNotify():
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+		c.Close()
 	}
 	s.closeAll()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
+	case s.refused != "":
+		return fmt.Errorf("%w: %s", ErrRefused, s.refused)
 	case s.exited && s.state == stateShutdown:
 		return nil
 	case s.exited:
@@ -145,6 +167,11 @@ type session struct {
 	inflight map[jsonrpc2.ID]context.CancelFunc
 	nextTok  int // progress token counter
 	closed   bool
+	// refused is why the access policy refused the client ("" while it
+	// is not); refusedC is closed when it is set. Once refused, every
+	// message is dropped.
+	refused  string
+	refusedC chan struct{}
 	bg       sync.WaitGroup // background goroutines (folder closing)
 }
 
@@ -165,6 +192,7 @@ func newSession(opts Options) *session {
 		settings: defaultSettings(),
 		docs:     map[string]string{},
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
+		refusedC: make(chan struct{}),
 	}
 }
 
@@ -173,6 +201,12 @@ func newSession(opts Options) *session {
 // initialize and shutdown run on goroutines of their own.
 func (s *session) Handle(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	s.conn.Store(c)
+	s.mu.Lock()
+	refused := s.refused != ""
+	s.mu.Unlock()
+	if refused {
+		return
+	}
 	if req.Notif {
 		s.handleNotification(req)
 		return
@@ -246,6 +280,9 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 		result, err := h(s, rc, rawParams(req))
 		if err != nil {
 			s.reply(req, nil, toRPCError(ctx, req.Method, err))
+			if r := (*refusal)(nil); errors.As(err, &r) {
+				s.refuse(r.Error())
+			}
 			return
 		}
 		s.reply(req, result, nil)

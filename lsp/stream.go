@@ -144,6 +144,18 @@ func (s *frameStream) readLine() (string, error) {
 	}
 }
 
+// closeWrite flushes what is buffered and closes the connection's write
+// side when it has one (TCP and Unix sockets), so that the peer reads the
+// end of the stream while the session can still read. It reports whether
+// it could.
+func (s *frameStream) closeWrite() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.w.Flush()
+	cw, ok := s.conn.(interface{ CloseWrite() error })
+	return ok && cw.CloseWrite() == nil
+}
+
 // Close implements jsonrpc2.ObjectStream.
 func (s *frameStream) Close() error { return s.conn.Close() }
 
