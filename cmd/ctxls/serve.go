@@ -10,20 +10,33 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/ctxls/ctxls/access"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/lsp"
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/tokens"
 )
 
-const serveUsage = `usage: ctxls serve [--listen ADDR] [--cache-dir DIR] [--log FILE]
+const serveUsage = `usage: ctxls serve [--cache-dir DIR] [--log FILE]
+       ctxls serve --listen ADDR [--token-file F] [--root DIR]... [--allow-remote] [--cache-dir DIR] [--log FILE]
 
-Runs the ctxls language server: LSP over stdin/stdout, or over TCP with
+Runs the ctxls language server: LSP over stdin/stdout, or over a socket with
 --listen (one independent session per connection, several at a time; the
 listener runs until the process is interrupted). See docs/protocol.md.
+
+On a socket a client must send the server's token as initialize's
+initializationOptions.token, and may open only folders inside the allowed
+roots. ADDR is a loopback address (127.0.0.1:PORT, [::1]:PORT,
+localhost:PORT, or :PORT meaning 127.0.0.1:PORT) or a Unix socket
+(unix:PATH, or a path containing a slash); other addresses need
+--allow-remote. The token is read from --token-file or $CTXLS_TOKEN_FILE,
+else generated into a new 0600 file whose path is printed at start. See
+docs/security.md.
 
 Exit status (stdio): 0 after shutdown and exit, 1 after an exit without
 shutdown or when the client goes away, 2 on bad usage.
@@ -38,7 +51,11 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprint(stderr, serveUsage)
 		fs.PrintDefaults()
 	}
-	listen := fs.String("listen", "", "serve over TCP at `ADDR` (host:port; port 0 picks one) instead of stdio")
+	listen := fs.String("listen", "", "serve on a socket at `ADDR` (loopback host:port, :PORT, or unix:PATH; port 0 picks one) instead of stdio")
+	allowRemote := fs.Bool("allow-remote", false, "with --listen: accept an ADDR that is not loopback (clients still need the token)")
+	tokenFile := fs.String("token-file", "", "with --listen: read the token clients must send from `FILE` (mode 0600; default $"+access.EnvTokenFile+", else a generated file)")
+	var roots multiFlag
+	fs.Var(&roots, "root", "with --listen: an allowed root `DIR` (repeatable; default: the working directory); clients may open only folders inside the roots")
 	cacheDir := fs.String("cache-dir", "", "parent `DIR` of the per-folder index directories (default $"+index.EnvCacheDir+" or the user cache dir)")
 	logFile := fs.String("log", "", "append the server log to `FILE` instead of stderr")
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted because LSP clients pass it)")
@@ -51,6 +68,10 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "ctxls serve: unexpected argument %q\n%s", fs.Arg(0), serveUsage)
+		return 2
+	}
+	if *listen == "" && (*allowRemote || *tokenFile != "" || len(roots) > 0) {
+		fmt.Fprintf(stderr, "ctxls serve: --allow-remote, --token-file and --root apply only with --listen\n%s", serveUsage)
 		return 2
 	}
 	logw := stderr
@@ -66,7 +87,17 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	logger := log.New(logw, "ctxls: ", log.LstdFlags|log.Lmicroseconds)
 	opts := serverOptions(logger, *cacheDir)
 	if *listen != "" {
-		return serveTCP(ctx, *listen, opts, logger)
+		face := listenConfig{addr: *listen, allowRemote: *allowRemote, tokenFile: *tokenFile, roots: roots}
+		// What a user must see (the address, the token file) goes to
+		// stderr even when the log goes to a file.
+		notice := logger.Printf
+		if *logFile != "" {
+			notice = func(format string, args ...any) {
+				logger.Printf(format, args...)
+				fmt.Fprintf(stderr, "ctxls serve: "+format+"\n", args...)
+			}
+		}
+		return serveListen(ctx, face, opts, logger, notice, stderr)
 	}
 	err := lsp.Serve(ctx, stdioConn{stdin, stdout}, opts)
 	switch {
@@ -112,20 +143,66 @@ func sharedIndexOptions(reg *tokens.Registry, cacheDir string) func(root string)
 	}
 }
 
-// serveTCP accepts connections on addr and runs one session per
-// connection, concurrently, until ctx is cancelled.
-func serveTCP(ctx context.Context, addr string, opts lsp.Options, logger *log.Logger) int {
-	ln, err := net.Listen("tcp", addr)
+// listenConfig is what `serve --listen` was told about its network face.
+type listenConfig struct {
+	addr        string
+	allowRemote bool
+	tokenFile   string   // "" for $CTXLS_TOKEN_FILE, else a generated one
+	roots       []string // allowed roots; none means the working directory
+}
+
+// serveListen sets up the access policy of a network face (address,
+// token, allowed roots; see package access), listens and serves until ctx
+// is cancelled. Bad settings are usage errors (status 2), reported on
+// stderr.
+func serveListen(ctx context.Context, cfg listenConfig, opts lsp.Options, logger *log.Logger, notice func(string, ...any), stderr io.Writer) int {
+	network, address, err := access.ParseListen(cfg.addr, cfg.allowRemote)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxls serve: --listen: %v\n", err)
+		return 2
+	}
+	roots, err := access.NewRoots(cfg.roots)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxls serve: --root: %v\n", err)
+		return 2
+	}
+	tok, err := access.LoadOrCreateToken(cfg.tokenFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxls serve: token: %v\n", err)
+		if errors.Is(err, access.ErrBadTokenFile) {
+			return 2
+		}
+		return 1
+	}
+	defer func() {
+		if err := tok.Remove(); err != nil {
+			logger.Print(err)
+		}
+	}()
+	opts.Access = &lsp.Access{Token: tok.Value, CheckRoot: roots.Check}
+	ln, err := access.Listen(network, address)
 	if err != nil {
 		logger.Print(err)
 		return 1
 	}
-	logger.Printf("listening on %s", ln.Addr())
+	if tok.Generated {
+		notice("token file: %s (clients send its content as initializationOptions.token)", tok.Path)
+	} else {
+		notice("token file: %s", tok.Path)
+	}
+	notice("allowed roots: %s", roots)
+	notice("listening on %s", access.DisplayAddr(ln))
+	return serveListener(ctx, ln, opts, logger)
+}
+
+// serveListener accepts connections on ln and runs one session per
+// connection, concurrently, until ctx is cancelled.
+func serveListener(ctx context.Context, ln net.Listener, opts lsp.Options, logger *log.Logger) int {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for {
+	for n := 1; ; n++ {
 		c, err := ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -137,7 +214,10 @@ func serveTCP(ctx context.Context, addr string, opts lsp.Options, logger *log.Lo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			remote := c.RemoteAddr()
+			remote := strconv.Itoa(n)
+			if a := c.RemoteAddr(); a != nil && a.String() != "" {
+				remote += " (" + a.String() + ")"
+			}
 			logger.Printf("session %s: start", remote)
 			err := lsp.Serve(ctx, c, opts)
 			if err == nil {
@@ -148,6 +228,12 @@ func serveTCP(ctx context.Context, addr string, opts lsp.Options, logger *log.Lo
 		}()
 	}
 }
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (f *multiFlag) String() string     { return strings.Join(*f, ", ") }
+func (f *multiFlag) Set(v string) error { *f = append(*f, v); return nil }
 
 // stdioConn is stdin and stdout as one connection. Close closes stdin
 // when it can (so that the reader stops) and leaves stdout open.

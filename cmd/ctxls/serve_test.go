@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,31 +96,15 @@ func TestServeExitStatus(t *testing.T) {
 
 // With --listen, each connection is a session of its own.
 func TestServeTCP(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuffer
-	rc := make(chan int, 1)
-	go func() {
-		rc <- runServe(ctx, []string{"--listen", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, &stderr)
-	}()
-	addrRE := regexp.MustCompile(`listening on (\S+)`)
-	var addr string
-	deadline := time.Now().Add(10 * time.Second)
-	for addr == "" && time.Now().Before(deadline) {
-		if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
-			addr = m[1]
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if addr == "" {
-		t.Fatalf("no listening address in stderr:\n%s", stderr.String())
-	}
+	f := newFace(t)
+	addr, _, stop := f.start(t, "--listen", "127.0.0.1:0")
 	for i := 0; i < 2; i++ {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := bufio.NewReader(c)
-		frame(c, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"capabilities":{}}}`, 1<<40))
+		frame(c, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"capabilities":{},"initializationOptions":{"token":%q}}}`, 1<<40, f.token))
 		resp, err := readFrame(r)
 		if err != nil || !strings.Contains(resp, `"id":1099511627776`) || !strings.Contains(resp, `"contextAssemble"`) {
 			t.Fatalf("initialize over TCP: %v %s", err, resp)
@@ -133,14 +116,8 @@ func TestServeTCP(t *testing.T) {
 		frame(c, `{"jsonrpc":"2.0","method":"exit"}`)
 		c.Close()
 	}
-	cancel()
-	select {
-	case code := <-rc:
-		if code != 0 {
-			t.Errorf("listener status %d", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the listener did not stop")
+	if code := stop(); code != 0 {
+		t.Errorf("listener status %d", code)
 	}
 }
 
