@@ -93,7 +93,7 @@ const mainUsage = `usage: ctxls <command> [flags]
 commands:
   assemble   print the context for a question, a cursor or a diff (ctxls assemble -h)
   index      build or refresh the on-disk index of a workspace (ctxls index -h)
-  serve      run the language server on stdio (--listen ADDR for TCP)
+  serve      run the language server on stdio (--listen ADDR for a loopback or Unix socket, with a token: ctxls serve -h)
   mcp        run the MCP server for coding assistants on stdio (--http ADDR for Streamable HTTP)`
 
 // newFlagSet returns a flag set that reports errors instead of exiting.

@@ -346,6 +346,10 @@ func TestServeListenTokenRefused(t *testing.T) {
 			if m.Error == nil || m.Error.Code != -32602 || m.field() != "initializationOptions.token" || !strings.Contains(m.Error.Message, c.want) {
 				t.Fatalf("initialize answered %s %+v, want an error about %q", m.Result, m.Error, c.want)
 			}
+			// The allowed roots are told only to a client with the token.
+			if strings.Contains(m.Error.Message, f.root) {
+				t.Errorf("the refusal names the allowed root: %s", m.Error.Message)
+			}
 			// Then nothing but the end of the stream: no answer to the
 			// request, no reset.
 			if m, err := cl.read(); err != io.EOF {
@@ -568,5 +572,53 @@ func TestServeListenUsage(t *testing.T) {
 	if code := runServe(context.Background(), f.args("--listen", ln.Addr().String()), strings.NewReader(""), io.Discard, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), syscall.EADDRINUSE.Error()) {
 		t.Errorf("port in use: status %d, stderr %q", code, stderr.String())
+	}
+}
+
+// ctxls opens no outbound connection: its only network code is the
+// access package's listeners, whose one dial checks whether a Unix
+// socket file is still in use. Anything new that dials out must be
+// stated in docs/security.md and listed here.
+func TestNoOutboundConnections(t *testing.T) {
+	allowed := map[string]int{"access/listen.go": 1} // removeStaleSocket
+	dialing := regexp.MustCompile(`\b(net\.Dial\w*|tls\.Dial\w*|http\.(Get|Head|Post|PostForm|NewRequest\w*|DefaultClient|Client\b|Transport\b)|net\.Resolver|net\.Lookup\w*)`)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]int{}
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == "testdata" || name == "node_modules" || (strings.HasPrefix(name, ".") && p != root) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if n := len(dialing.FindAll(b, -1)); n > 0 {
+			rel, _ := filepath.Rel(root, p)
+			found[filepath.ToSlash(rel)] = n
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, n := range found {
+		if allowed[file] != n {
+			t.Errorf("%s: %d uses of an outbound network API (allowed: %d); docs/security.md says ctxls sends nothing anywhere", file, n, allowed[file])
+		}
+	}
+	if len(found) == 0 {
+		t.Error("the check found not even removeStaleSocket's dial: is the pattern broken?")
 	}
 }
