@@ -16,4 +16,9 @@
 // applied to a folder's index by one worker per folder; a request waits
 // until the edits sent before it are applied, then reads one immutable
 // snapshot. See docs/protocol.md for what a client sees.
+//
+// On a network face (ctxls serve --listen) Options.Access admits a
+// session: initialize must carry the token, and every workspace folder the
+// client names must pass the allowed-roots check (access.go; the policy
+// itself is package access). On stdio it is nil and nothing is checked.
 package lsp
