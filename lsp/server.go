@@ -168,8 +168,9 @@ type session struct {
 	nextTok  int // progress token counter
 	closed   bool
 	// refused is why the access policy refused the client ("" while it
-	// is not); refusedC is closed when it is set. Once refused, every
-	// message is dropped.
+	// is not); once it is set every message is dropped. refusedC is
+	// closed when Serve is to let the client read the refusal, then close
+	// (see refuse).
 	refused  string
 	refusedC chan struct{}
 	bg       sync.WaitGroup // background goroutines (folder closing)
