@@ -10,18 +10,19 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctxls/ctxls/access"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/mcp"
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/tokens"
 )
 
-const mcpUsage = `usage: ctxls mcp [--root DIR]... [--cache-dir DIR] [--http ADDR] [--log FILE]
+const mcpUsage = `usage: ctxls mcp [--root DIR]... [--cache-dir DIR] [--log FILE]
+       ctxls mcp --http ADDR [--token-file F] [--allow-remote] [--root DIR]... [--cache-dir DIR] [--log FILE]
 
 Runs the ctxls MCP server for coding assistants: tools assemble_context,
 expand_context, find_symbol and index_status over stdin/stdout (newline-
@@ -31,15 +32,15 @@ http://ADDR/mcp with --http. See docs/mcp.md.
 Roots: each --root; without one, the client's roots when it offers them
 (stdio only), else the working directory.
 
+Over HTTP, ADDR must be loopback (:PORT means 127.0.0.1:PORT) or a Unix
+socket (unix:PATH) unless --allow-remote; every request must carry
+"Authorization: Bearer TOKEN" with the token read from --token-file or
+$CTXLS_TOKEN_FILE, else generated into a 0600 file whose path is printed;
+Host and Origin must be loopback. See docs/security.md.
+
 Exit status: 0 when the client closes the connection (stdio) or the process
 is interrupted (HTTP), 1 on other errors, 2 on bad usage.
 `
-
-// stringsFlag collects a repeatable string flag.
-type stringsFlag []string
-
-func (m *stringsFlag) String() string     { return strings.Join(*m, ",") }
-func (m *stringsFlag) Set(s string) error { *m = append(*m, s); return nil }
 
 // runMCP runs `ctxls mcp`; args follow "mcp". It returns the exit status.
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -49,12 +50,14 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprint(stderr, mcpUsage)
 		fs.PrintDefaults()
 	}
-	var roots stringsFlag
+	var roots multiFlag
 	fs.Var(&roots, "root", "serve the workspace at `DIR` (repeatable)")
 	cacheDir := fs.String("cache-dir", "", "parent `DIR` of the per-root index directories (default $"+index.EnvCacheDir+" or the user cache dir)")
 	httpAddr := fs.String("http", "", "serve the Streamable HTTP transport at `ADDR` (host:port; port 0 picks one) instead of stdio")
 	logFile := fs.String("log", "", "append the server log to `FILE` instead of stderr")
 	noWatch := fs.Bool("no-watch", false, "do not watch the roots; refresh the index before each call instead")
+	allowRemote := fs.Bool("allow-remote", false, "with --http: accept an ADDR that is not loopback (clients still need the token)")
+	tokenFile := fs.String("token-file", "", "with --http: read the token clients must send from `FILE` (mode 0600; default $"+access.EnvTokenFile+", else a generated file)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -64,6 +67,19 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "ctxls mcp: unexpected argument %q\n%s", fs.Arg(0), mcpUsage)
 		return 2
+	}
+	if *httpAddr == "" && (*allowRemote || *tokenFile != "") {
+		fmt.Fprintf(stderr, "ctxls mcp: --allow-remote and --token-file apply only with --http\n%s", mcpUsage)
+		return 2
+	}
+	var face *httpFace
+	if *httpAddr != "" {
+		f, code := newHTTPFace(*httpAddr, *allowRemote, *tokenFile, stderr)
+		if f == nil {
+			return code
+		}
+		defer f.close()
+		face = f
 	}
 	logw := stderr
 	if *logFile != "" {
@@ -97,8 +113,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			logger.Print(err)
 		}
 	}()
-	if *httpAddr != "" {
-		return serveMCPHTTP(ctx, *httpAddr, srv, logger)
+	if face != nil {
+		return face.serve(ctx, srv, logger, stderr)
 	}
 	t := &sdk.IOTransport{Reader: readCloser{stdin}, Writer: nopWriteCloser{stdout}}
 	if err := srv.SDK().Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
@@ -108,21 +124,68 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	return 0
 }
 
-// serveMCPHTTP serves the Streamable HTTP transport at addr until ctx is
-// cancelled.
-func serveMCPHTTP(ctx context.Context, addr string, srv *mcp.Server, logger *log.Logger) int {
-	ln, err := net.Listen("tcp", addr)
+// httpFace is the network face of `mcp --http`: a loopback (or Unix, or
+// with --allow-remote any) listener, the token every request must carry,
+// and the Host/Origin checks against DNS rebinding (package access).
+type httpFace struct {
+	ln  net.Listener
+	tok access.Token
+}
+
+// newHTTPFace checks the address and the token and listens. On failure it
+// reports on stderr and returns nil and the exit status.
+func newHTTPFace(addr string, allowRemote bool, tokenFile string, stderr io.Writer) (*httpFace, int) {
+	network, address, err := access.ParseListen(addr, allowRemote)
 	if err != nil {
-		logger.Print(err)
-		return 1
+		fmt.Fprintf(stderr, "ctxls mcp: --http: %v\n", err)
+		return nil, 2
 	}
+	tok, err := access.LoadOrCreateToken(tokenFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxls mcp: token: %v\n", err)
+		if errors.Is(err, access.ErrBadTokenFile) {
+			return nil, 2
+		}
+		return nil, 1
+	}
+	ln, err := access.Listen(network, address)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxls mcp: --http: %v\n", err)
+		tok.Remove()
+		return nil, 1
+	}
+	return &httpFace{ln: ln, tok: tok}, 0
+}
+
+// close removes a generated token file.
+func (f *httpFace) close() {
+	f.tok.Remove()
+}
+
+// serve serves the Streamable HTTP transport at /mcp until ctx is
+// cancelled.
+func (f *httpFace) serve(ctx context.Context, srv *mcp.Server, logger *log.Logger, stderr io.Writer) int {
+	// The SDK's own DNS-rebinding check stays on; the guard adds the
+	// token, Origin and any-address Host checks in front of it.
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
+	mux.Handle("/mcp", access.Guard(h, access.GuardOptions{Token: f.tok.Value, Logf: logger.Printf}))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	logger.Printf("listening on http://%s/mcp", ln.Addr())
+	// What a user must see goes to stderr even when the log goes to a file.
+	notice := func(format string, args ...any) {
+		logger.Printf(format, args...)
+		if logger.Writer() != stderr {
+			fmt.Fprintf(stderr, "ctxls mcp: "+format+"\n", args...)
+		}
+	}
+	notice("token file: %s (clients send its content as Authorization: Bearer TOKEN)", f.tok.Path)
+	if f.ln.Addr().Network() == "unix" {
+		notice("listening on %s (HTTP, path /mcp)", access.DisplayAddr(f.ln))
+	} else {
+		notice("listening on http://%s/mcp", f.ln.Addr())
+	}
 	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
+	go func() { done <- hs.Serve(f.ln) }()
 	select {
 	case err := <-done:
 		logger.Print(err)

@@ -7,6 +7,8 @@
 //
 // Exit status 0 when every check passes; 1 with the failures listed.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -167,10 +169,49 @@ function startHTTP(extra = []) {
   });
 }
 
+// rawPost sends one initialize POST with the given headers and returns the
+// status code.
+function rawPost(url, headers) {
+  const u = new URL(url);
+  const body = JSON.stringify({
+    jsonrpc: "2.0", id: 1, method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname, method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers } },
+      (res) => { res.resume(); resolve(res.statusCode); },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 async function overHTTP() {
-  const { proc, url } = await startHTTP();
+  const { proc, url, tokenFile } = await startHTTP();
   try {
-    const transport = new StreamableHTTPClientTransport(new URL(url));
+    check(tokenFile !== "", "http: no token file printed");
+    const token = readFileSync(tokenFile, "utf8").trim();
+    const auth = { Authorization: "Bearer " + token };
+    // The network face lets no one in without the token, and no page of
+    // another origin (DNS rebinding) even with it.
+    check((await rawPost(url, {})) === 401, "http: a request without a token was not refused with 401");
+    check((await rawPost(url, { Authorization: "Bearer wrong" })) === 401, "http: a wrong token was not refused with 401");
+    check((await rawPost(url, { ...auth, Origin: "https://evil.example" })) === 403, "http: a foreign Origin was not refused with 403");
+    check((await rawPost(url, { ...auth, Host: "evil.example.com" })) === 403, "http: a foreign Host was not refused with 403");
+    check((await rawPost(url, { ...auth, Origin: "http://localhost:3000" })) === 200, "http: a loopback Origin with the token was refused");
+    let refused = false;
+    try {
+      const c = new Client({ name: "ctxls-test", version: "1.0.0" });
+      await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+      await c.close();
+    } catch (e) {
+      refused = true;
+    }
+    check(refused, "http: the SDK client connected without a token");
+
+    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth } });
     const client = new Client({ name: "ctxls-test", version: "1.0.0" });
     await client.connect(transport);
     try {
