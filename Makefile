@@ -7,7 +7,7 @@ QUESTION  ?= how are overlapping line ranges merged and stitched
 BUDGET    ?= 4000
 export CGO_ENABLED = 1
 
-.PHONY: run test race bench fuzz fuzz-short lint build eval test-mcp-client
+.PHONY: run test race bench fuzz fuzz-short lint build eval test-mcp-client soak
 
 build:
 	$(GO) build -o bin/ctxls ./cmd/ctxls
@@ -47,6 +47,22 @@ bench:
 # scripts/eval.sh (-clone fetches them where a network allows).
 eval:
 	./scripts/eval.sh $(EVAL_FLAGS)
+
+# The load harness (package soak, docs/reliability.md): SOAK_SESSIONS LSP
+# sessions for SOAK_DURATION against one ctxls serve --listen on a copy of
+# part of Go's src (SOAK_TREE: long ≈ 550 files, short, or a list of
+# GOROOT/src packages), then SOAK_MCP MCP clients of ctxls mcp --http.
+# Every answer is checked; the report says what held. SOAK_FLAGS passes
+# more (-allow-stale, -max-p95-ratio 4, -max-rss-growth 0.25, -json F, -seed
+# N, -workdir DIR). make test runs a short version (TestSoakShort).
+SOAK_SESSIONS ?= 8
+SOAK_DURATION ?= 60s
+SOAK_TREE     ?= long
+SOAK_MCP      ?= 4
+soak: build
+	$(GO) build -o bin/soak ./soak/cmd/soak
+	./bin/soak -bin bin/ctxls -sessions $(SOAK_SESSIONS) -duration $(SOAK_DURATION) \
+	  -packages $(SOAK_TREE) -mcp-clients $(SOAK_MCP) $(SOAK_FLAGS)
 
 # Each fuzz target for FUZZTIME (CI runs them briefly with FUZZTIME=5s).
 fuzz:

@@ -1,0 +1,355 @@
+package soak
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Checks counts what the harness checked in the answers and what broke a
+// promise.
+type Checks struct {
+	// Answers: results checked (context/assemble and context/expand, or
+	// the MCP tools' results).
+	Answers int `json:"answers"`
+	// Parts: parts checked.
+	Parts int `json:"parts"`
+	// BufferParts: parts of a file the client had open (an editor
+	// buffer) when it sent the request, or opened while it ran.
+	BufferParts int `json:"bufferParts"`
+	// StaleBufferParts: buffer parts whose text was not the buffer's
+	// latest text (issue 16); StaleWhileIndexing of them came in answers
+	// with stats.indexComplete false.
+	StaleBufferParts   int `json:"staleBufferParts"`
+	StaleWhileIndexing int `json:"staleWhileIndexing"`
+	// DiskParts: parts of files not open in the session, checked against
+	// the file on disk; DiskMismatches did not match it.
+	DiskParts      int `json:"diskParts"`
+	DiskMismatches int `json:"diskMismatches"`
+	// BudgetExceeded: answers whose stats.totalTokens is over the budget
+	// asked (or whose stats.maxTokens is not the budget asked).
+	BudgetExceeded int `json:"budgetExceeded"`
+	// PathsOutside: parts whose path or URI is not inside the folder
+	// that answered.
+	PathsOutside int `json:"pathsOutside"`
+	// IndexingAnswers: answers with stats.indexComplete false.
+	IndexingAnswers int `json:"indexingAnswers"`
+}
+
+// add adds o's counts to c.
+func (c *Checks) add(o Checks) {
+	c.Answers += o.Answers
+	c.Parts += o.Parts
+	c.BufferParts += o.BufferParts
+	c.StaleBufferParts += o.StaleBufferParts
+	c.StaleWhileIndexing += o.StaleWhileIndexing
+	c.DiskParts += o.DiskParts
+	c.DiskMismatches += o.DiskMismatches
+	c.BudgetExceeded += o.BudgetExceeded
+	c.PathsOutside += o.PathsOutside
+	c.IndexingAnswers += o.IndexingAnswers
+}
+
+// maxFailures is how many failure descriptions a checker keeps.
+const maxFailures = 30
+
+// checker accumulates Checks and the first failures of a phase.
+type checker struct {
+	mu       sync.Mutex
+	c        Checks
+	failures []string
+}
+
+// fail records a failure description.
+func (k *checker) failf(format string, args ...any) {
+	if len(k.failures) < maxFailures {
+		k.failures = append(k.failures, fmt.Sprintf(format, args...))
+	}
+}
+
+// snapshot copies the counts and failures.
+func (k *checker) snapshot() (Checks, []string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.c, append([]string(nil), k.failures...)
+}
+
+// partJSON is a part of a result as the harness reads it (LSP parts carry
+// uri and text; MCP parts come with the text from the rendered JSON).
+type partJSON struct {
+	ID     string      `json:"id"`
+	URI    string      `json:"uri"`
+	Path   string      `json:"path"`
+	Ranges []lineRange `json:"ranges"`
+	Text   string      `json:"text"`
+	Level  string      `json:"level"`
+}
+
+// statsJSON is a result's stats.
+type statsJSON struct {
+	TotalTokens   int    `json:"totalTokens"`
+	MaxTokens     int    `json:"maxTokens"`
+	IndexState    string `json:"indexState"`
+	IndexComplete bool   `json:"indexComplete"`
+	Note          string `json:"note"`
+}
+
+// omittedJSON is a candidate a result left out.
+type omittedJSON struct {
+	Handle string `json:"handle"`
+	Path   string `json:"path"`
+}
+
+// resultJSON is a context/assemble or context/expand result.
+type resultJSON struct {
+	Parts         []partJSON    `json:"parts"`
+	Stats         statsJSON     `json:"stats"`
+	Omitted       []omittedJSON `json:"omitted"`
+	FromHeldState bool          `json:"fromHeldState"`
+}
+
+// version is one text a client gave a file: an editor buffer, or the disk
+// text (after didClose, or written by an MCP client).
+type version struct {
+	seq    int64
+	text   string
+	buffer bool
+}
+
+// textLog is the history of the texts a client gave its files: seq
+// counts the changes; each file's versions are in seq order.
+type textLog struct {
+	mu   sync.Mutex
+	seq  int64
+	hist map[string][]version // by absolute path
+}
+
+func newTextLog() *textLog { return &textLog{hist: map[string][]version{}} }
+
+// keepVersions is how many old versions of a file are kept to say, in a
+// failure, which older text a stale part showed.
+const keepVersions = 16
+
+// set records a new text of the file at abs.
+func (t *textLog) set(abs, text string, buffer bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seq++
+	h := append(t.hist[abs], version{seq: t.seq, text: text, buffer: buffer})
+	if len(h) > keepVersions+8 {
+		h = append([]version(nil), h[len(h)-keepVersions:]...)
+	}
+	t.hist[abs] = h
+}
+
+// now is the current change count.
+func (t *textLog) now() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.seq
+}
+
+// window returns the texts of abs an answer to a request sent at change
+// count from and answered at change count to may show — the one current
+// at from and every later one up to to — and the older ones kept (newest
+// first). known is false when the client never gave the file a text.
+func (t *textLog) window(abs string, from, to int64) (ok, older []version, known bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.hist[abs]
+	if len(h) == 0 {
+		return nil, nil, false
+	}
+	cur := -1
+	for i, v := range h {
+		if v.seq <= from {
+			cur = i
+		}
+	}
+	for i, v := range h {
+		switch {
+		case i == cur || (v.seq > from && v.seq <= to):
+			ok = append(ok, v)
+		case i < cur:
+			older = append([]version{v}, older...)
+		}
+	}
+	return ok, older, true
+}
+
+// latest is the newest text of abs.
+func (t *textLog) latest(abs string) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.hist[abs]
+	if len(h) == 0 {
+		return "", false
+	}
+	return h[len(h)-1].text, true
+}
+
+// diskTexts reads files from disk once (the trees do not change while
+// LSP sessions run; MCP clients record what they write in a textLog).
+type diskTexts struct {
+	mu    sync.Mutex
+	texts map[string]*string // nil: the file does not exist
+}
+
+func newDiskTexts() *diskTexts { return &diskTexts{texts: map[string]*string{}} }
+
+func (d *diskTexts) get(abs string) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, seen := d.texts[abs]
+	if !seen {
+		if b, err := os.ReadFile(abs); err == nil {
+			s := string(b)
+			t = &s
+		}
+		d.texts[abs] = t
+	}
+	if t == nil {
+		return "", false
+	}
+	return *t, true
+}
+
+// forget drops what was read under dir (a folder deleted and made again).
+func (d *diskTexts) forget(dir string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for p := range d.texts {
+		if strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			delete(d.texts, p)
+		}
+	}
+}
+
+// answer is what a check needs to know about one answer.
+type answer struct {
+	label     string // e.g. "s3 context/assemble query"
+	root      string // the folder that answered (absolute)
+	rootURI   string // its URI as the client spelled it
+	askedMax  int    // the budget asked, 0 when none
+	from, to  int64  // the client's change counts at send and answer
+	texts     *textLog
+	disk      *diskTexts
+	checkURIs bool // LSP parts carry a uri
+}
+
+// check checks one result: the budget, every part's path, and every
+// part's text against the texts the client had given its file.
+func (k *checker) check(a answer, res *resultJSON) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.c.Answers++
+	st := res.Stats
+	if !st.IndexComplete {
+		k.c.IndexingAnswers++
+	}
+	if st.TotalTokens > st.MaxTokens || (a.askedMax > 0 && st.MaxTokens != a.askedMax) {
+		k.c.BudgetExceeded++
+		k.failf("%s: budget: totalTokens %d, maxTokens %d, asked %d", a.label, st.TotalTokens, st.MaxTokens, a.askedMax)
+	}
+	for _, p := range res.Parts {
+		k.c.Parts++
+		abs, ok := insideRoot(a.root, p.Path)
+		if ok && a.checkURIs && p.URI != fileURI(a.rootURI, p.Path) {
+			ok = false
+		}
+		if !ok {
+			k.c.PathsOutside++
+			k.failf("%s: part %s path %q (uri %q) is not inside the folder %s", a.label, p.ID, p.Path, p.URI, a.root)
+			continue
+		}
+		k.checkText(a, st, p, abs)
+	}
+}
+
+// checkText checks a part's text against the texts its file may show.
+func (k *checker) checkText(a answer, st statsJSON, p partJSON, abs string) {
+	var ok, older []version
+	known := false
+	if a.texts != nil {
+		ok, older, known = a.texts.window(abs, a.from, a.to)
+	}
+	if !known {
+		k.c.DiskParts++
+		text, exists := a.disk.get(abs)
+		if !exists {
+			k.c.DiskMismatches++
+			k.failf("%s: part %s of %s, which does not exist", a.label, p.ID, p.Path)
+			return
+		}
+		if !partMatches(text, p.Ranges, p.Text) {
+			k.c.DiskMismatches++
+			k.failf("%s: part %s %s lines %v is not the file's text on disk", a.label, p.ID, p.Path, p.Ranges)
+		}
+		return
+	}
+	buffer := false
+	for _, v := range ok {
+		buffer = buffer || v.buffer
+		if partMatches(v.text, p.Ranges, p.Text) {
+			if v.buffer {
+				k.c.BufferParts++
+			} else {
+				k.c.DiskParts++
+			}
+			return
+		}
+	}
+	what := "no text the client gave it"
+	for i, v := range older {
+		if partMatches(v.text, p.Ranges, p.Text) {
+			kind := "disk text"
+			if v.buffer {
+				kind = "buffer text"
+			}
+			what = fmt.Sprintf("the %s of %d change(s) before", kind, i+1)
+			break
+		}
+	}
+	if !buffer {
+		k.c.DiskParts++
+		k.c.DiskMismatches++
+		k.failf("%s: part %s %s lines %v (level %s) is not the file's text: it is %s", a.label, p.ID, p.Path, p.Ranges, p.Level, what)
+		return
+	}
+	k.c.BufferParts++
+	k.c.StaleBufferParts++
+	if !st.IndexComplete {
+		k.c.StaleWhileIndexing++
+	}
+	k.failf("%s: part %s %s lines %v (level %s, indexComplete %v) is not the buffer's latest text: it is %s",
+		a.label, p.ID, p.Path, p.Ranges, p.Level, st.IndexComplete, what)
+}
+
+// insideRoot joins a part's slash path to root, and reports whether it is
+// a clean relative path that stays inside root.
+func insideRoot(root, rel string) (string, bool) {
+	if rel == "" || path.IsAbs(rel) || strings.Contains(rel, "\\") || path.Clean(rel) != rel ||
+		rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return filepath.Join(root, filepath.FromSlash(rel)), true
+}
+
+// fileURI is the URI of rel inside the folder whose URI is base, as the
+// server builds it (each path segment escaped).
+func fileURI(base, rel string) string {
+	segs := strings.Split(rel, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.TrimSuffix(base, "/") + "/" + strings.Join(segs, "/")
+}
+
+// dirURI is the file: URI of an absolute directory.
+func dirURI(abs string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}
