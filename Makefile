@@ -6,6 +6,9 @@ BENCHTIME ?= 1s
 QUESTION  ?= how are overlapping line ranges merged and stitched
 BUDGET    ?= 4000
 export CGO_ENABLED = 1
+# staticcheck, pinned (make lint; the module proxy fetches it once, go.sum
+# of the Go checksum database verifies it).
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: run test race bench fuzz fuzz-short lint build eval test-mcp-client soak
 
@@ -38,6 +41,7 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
+	$(GO) run $(STATICCHECK) ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...

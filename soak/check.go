@@ -40,20 +40,6 @@ type Checks struct {
 	IndexingAnswers int `json:"indexingAnswers"`
 }
 
-// add adds o's counts to c.
-func (c *Checks) add(o Checks) {
-	c.Answers += o.Answers
-	c.Parts += o.Parts
-	c.BufferParts += o.BufferParts
-	c.StaleBufferParts += o.StaleBufferParts
-	c.StaleWhileIndexing += o.StaleWhileIndexing
-	c.DiskParts += o.DiskParts
-	c.DiskMismatches += o.DiskMismatches
-	c.BudgetExceeded += o.BudgetExceeded
-	c.PathsOutside += o.PathsOutside
-	c.IndexingAnswers += o.IndexingAnswers
-}
-
 // maxFailures is how many failure descriptions a checker keeps.
 const maxFailures = 30
 

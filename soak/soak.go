@@ -257,11 +257,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("soak: %w", err)
 	}
 	rep := &Report{Tree: cfg.Tree, Sessions: cfg.Sessions, Seed: cfg.Seed, Seconds: cfg.Duration.Seconds(), Problems: []string{}}
-	files, err := PrepareTree(cfg.GoRoot, cfg.Packages, cfg.Tree)
-	if err != nil {
+	if _, err := PrepareTree(cfg.GoRoot, cfg.Packages, cfg.Tree); err != nil {
 		return nil, fmt.Errorf("soak: %w", err)
 	}
-	if files, err = indexable(cfg.Tree); err != nil { // as the index sees it
+	files, err := indexable(cfg.Tree) // as the index sees it
+	if err != nil {
 		return nil, fmt.Errorf("soak: %w", err)
 	}
 	rep.TreeFiles = len(files)
