@@ -304,7 +304,9 @@ func (s *lspSession) assemble(kind string, cancel, editWhile bool) error {
 		params["diff"] = s.lastDiff
 	case kind == "focus" && len(open) > 0:
 		d := open[s.rng.IntN(len(open))]
-		params["focus"] = map[string]any{"uri": d.uri, "position": s.focusIn(d)}
+		pos := s.focusIn(d)
+		params["focus"] = map[string]any{"uri": d.uri, "position": pos}
+		kind = fmt.Sprintf("focus (%s line %d of %d, 0-based, at send)", d.rel, pos.Line, numLines(d.text))
 	default:
 		kind = "query"
 		params["query"] = s.query(open)
@@ -313,6 +315,7 @@ func (s *lspSession) assemble(kind string, cancel, editWhile bool) error {
 	if editWhile && len(open) > 0 {
 		d := open[s.rng.IntN(len(open))]
 		after = func() { s.edit(d) }
+		kind += ", then an edit of " + d.rel
 	}
 	res, from, err := s.request(mAssemble, kind, params, cancel, after)
 	if err != nil || res == nil {

@@ -241,7 +241,8 @@ type Goroutines struct {
 	BeforeSessions int `json:"beforeSessions"`
 	AfterIdle      int `json:"afterIdle"`
 	// End is after every load session has ended (the lowest seen while
-	// waiting up to 15 s for background closing to finish).
+	// waiting up to 5 s for it to come back to AfterIdle: folders close in
+	// the background).
 	End int `json:"end"`
 }
 
@@ -281,7 +282,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	cfg.Logf("tree: %d Go files in %s; indexing", len(files), cfg.Tree)
 	start := time.Now()
-	if out, err := exec.CommandContext(ctx, cfg.Binary, "index", "--root", cfg.Tree, "--cache-dir", cache).CombinedOutput(); err != nil {
+	// ctxls index's --cache-dir names the index directory itself; the
+	// environment variable names the parent, as serve's --cache-dir does.
+	index := exec.CommandContext(ctx, cfg.Binary, "index", "--root", cfg.Tree)
+	index.Env = append(os.Environ(), "CTXLS_CACHE_DIR="+cache)
+	if out, err := index.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("soak: ctxls index: %w\n%s", err, out)
 	}
 	rep.IndexSeconds = round2(time.Since(start).Seconds())
@@ -348,7 +353,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	})
 	loadEnd := time.Now()
 	rss.phase.Store("after")
-	rep.Goroutines.End = settleGoroutines(srv, rep.Goroutines.AfterIdle+cfg.GoroutineSlack, 15*time.Second)
+	rep.Goroutines.End = settleGoroutines(srv, rep.Goroutines.AfterIdle, 5*time.Second)
 	leak := rep.Goroutines.End > rep.Goroutines.AfterIdle+cfg.GoroutineSlack
 	if leak {
 		srv.dumpAndStop(10 * time.Second) // the stacks go to the log
