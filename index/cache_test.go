@@ -369,14 +369,20 @@ func TestBackgroundBuild(t *testing.T) {
 		}
 		release()
 	}()
-	// Changes during the build are applied after it.
-	if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte("package ranges\nfunc overlaidwhilebuilding() {}\n")); err != nil {
-		t.Fatal(err)
-	}
+	// Changes from disk during the build are applied after it; an editor
+	// buffer is applied by the build's writer at once (SetOverlay returns
+	// when a snapshot has it: here, once the gated chunker lets it chunk).
+	overlaid := make(chan error, 1)
+	go func() {
+		overlaid <- x.SetOverlay(ctx, "ranges/stitch.go", []byte("package ranges\nfunc overlaidwhilebuilding() {}\n"))
+	}()
 	if err := x.Update(ctx, "server/http.go", []byte("package server\nfunc updatedwhilebuilding() {}\n")); err != nil {
 		t.Fatal(err)
 	}
 	close(gate)
+	if err := <-overlaid; err != nil {
+		t.Fatal(err)
+	}
 	if err := x.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
