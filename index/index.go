@@ -160,10 +160,15 @@ type Stats struct {
 	Mode string `json:"mode"`
 	// Reason says why a full build was needed ("no index", "incomplete:
 	// …", "damaged: …", "schema version …", "forced", "in memory", …).
-	Reason     string         `json:"reason,omitempty"`
-	Files      int            `json:"files"`
-	Chunks     int            `json:"chunks"`
-	Bytes      int64          `json:"bytes"`   // source bytes indexed
+	Reason string `json:"reason,omitempty"`
+	Files  int    `json:"files"`
+	Chunks int    `json:"chunks"`
+	Bytes  int64  `json:"bytes"` // source bytes indexed
+	// Read counts the files this run read: every file for a build; for a
+	// refresh the new ones and those whose size or mtime is not what the
+	// index recorded (a file with the same size and mtime is not read).
+	// Changed of them had new content.
+	Read       int            `json:"read"`
 	Changed    int            `json:"changed"` // files (re)indexed by this run
 	Removed    int            `json:"removed"` // files dropped by this run
 	Skipped    map[string]int `json:"skipped"` // files left out, by reason
@@ -475,6 +480,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	}
 	listed := time.Now()
 	jobs := x.jobsFor(entries)
+	st.Read = len(jobs)
 	// Open files first: a partial snapshot then has them within the
 	// first second of a background build (see publishNow below).
 	slices.SortStableFunc(jobs, func(a, b fileJob) int {

@@ -514,6 +514,7 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 			removed = append(removed, p)
 		}
 	}
+	st.Read = len(jobs)
 	if len(jobs) > 0 || len(removed) > 0 {
 		st.Changed, st.Removed, err = x.applyLocked(ctx, jobs, removed)
 		if err != nil {
