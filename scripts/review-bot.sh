@@ -26,8 +26,8 @@
 #   CTXLS_INDEX_DIR   the index directory, the path actions/cache keeps
 #                     (default $RUNNER_TEMP/ctxls-index)
 #   CTXLS_OUT_DIR     where the files go (default $RUNNER_TEMP/ctxls-review)
-#   CTXLS_BIN         the ctxls binary (default: ctxls on PATH, else
-#                     $(go env GOPATH)/bin/ctxls)
+#   CTXLS_BIN         the ctxls binary (default: ctxls on PATH, else where
+#                     go install puts it)
 #   CTXLS_CACHE_MATCHED_KEY  the key actions/cache restored (for the summary)
 #   CTXLS_VERSION, CTXLS_ACTION_REF, CTXLS_ACTION_PATH  for install
 #   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY  files appended to (default
@@ -120,13 +120,23 @@ merge_base() {
 	die "$1 and $2 have no merge base"
 }
 
+# gobin prints where go install puts binaries.
+gobin() {
+	local d
+	d=$(go env GOBIN)
+	if [ -z "$d" ]; then
+		d="$(go env GOPATH)/bin"
+	fi
+	echo "$d"
+}
+
 ctxls_bin() {
 	if [ -n "${CTXLS_BIN:-}" ]; then
 		echo "$CTXLS_BIN"
 	elif command -v ctxls >/dev/null 2>&1; then
 		command -v ctxls
-	elif command -v go >/dev/null 2>&1 && [ -x "$(go env GOPATH)/bin/ctxls" ]; then
-		echo "$(go env GOPATH)/bin/ctxls"
+	elif command -v go >/dev/null 2>&1 && [ -x "$(gobin)/ctxls" ]; then
+		echo "$(gobin)/ctxls"
 	else
 		die "ctxls not found: run review-bot.sh install, or set CTXLS_BIN"
 	fi
@@ -170,7 +180,7 @@ cmd_install() {
 		die "no ctxls version: set CTXLS_VERSION (a tag, branch or commit of $module)"
 	fi
 	local bin
-	bin="$(go env GOPATH)/bin/ctxls"
+	bin="$(gobin)/ctxls"
 	[ -x "$bin" ] || die "go install left no $bin"
 	output ctxls-bin "$bin"
 	if [ -n "${GITHUB_PATH:-}" ]; then

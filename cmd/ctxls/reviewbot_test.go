@@ -528,3 +528,83 @@ func TestReviewBotScriptErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewBotInstall: `review-bot.sh install` installs the version
+// asked for, else the action's ref, else builds the action's own
+// checkout (here: this repository, with the real go).
+func TestReviewBotInstall(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not installed")
+	}
+	script, err := filepath.Abs(botScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A go that records its install arguments and leaves a binary.
+	fake := t.TempDir()
+	fakeBin := t.TempDir()
+	calls := filepath.Join(t.TempDir(), "calls")
+	goScript := fmt.Sprintf(`#!/bin/sh
+case "$1 $2" in
+"env GOBIN") echo %q ;;
+"env GOPATH") echo /nonexistent ;;
+install*) echo "$*" >>%q; printf '#!/bin/sh\n' >%q/ctxls; chmod +x %q/ctxls ;;
+*) exit 3 ;;
+esac
+`, fakeBin, calls, fakeBin, fakeBin)
+	if err := os.WriteFile(filepath.Join(fake, "go"), []byte(goScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"version input", []string{"CTXLS_VERSION=v1.2.3", "CTXLS_ACTION_REF=main"}, "install github.com/ctxls/ctxls/cmd/ctxls@v1.2.3"},
+		{"action ref", []string{"CTXLS_VERSION=", "CTXLS_ACTION_REF=0123456789abcdef0123456789abcdef01234567"}, "install github.com/ctxls/ctxls/cmd/ctxls@0123456789abcdef0123456789abcdef01234567"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.Remove(calls)
+			out := filepath.Join(t.TempDir(), "out")
+			env := append([]string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH"), "GITHUB_OUTPUT=" + out, "GITHUB_PATH="}, c.env...)
+			run(t, t.TempDir(), env, "bash", script, "install")
+			b, _ := os.ReadFile(calls)
+			if got := strings.TrimSpace(string(b)); got != c.want {
+				t.Errorf("go %s; want go %s", got, c.want)
+			}
+			if o := readOutputs(t, out); o["ctxls-bin"] != filepath.Join(fakeBin, "ctxls") {
+				t.Errorf("ctxls-bin output %q", o["ctxls-bin"])
+			}
+		})
+	}
+	t.Run("no version", func(t *testing.T) {
+		env := []string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH"), "CTXLS_VERSION=", "CTXLS_ACTION_REF=", "CTXLS_ACTION_PATH=" + t.TempDir(), "GITHUB_ACTIONS="}
+		cmd := exec.Command("bash", script, "install")
+		cmd.Env = append(os.Environ(), env...)
+		if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "no ctxls version") {
+			t.Errorf("install with no version and no source: %v\n%s", err, b)
+		}
+	})
+	t.Run("action checkout", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("builds ctxls")
+		}
+		repo, err := filepath.Abs("../..")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gobin, ghPath, out := t.TempDir(), filepath.Join(t.TempDir(), "path"), filepath.Join(t.TempDir(), "out")
+		run(t, t.TempDir(), []string{"GOBIN=" + gobin, "CTXLS_VERSION=", "CTXLS_ACTION_REF=", "CTXLS_ACTION_PATH=" + repo,
+			"GITHUB_OUTPUT=" + out, "GITHUB_PATH=" + ghPath}, "bash", script, "install")
+		bin := filepath.Join(gobin, "ctxls")
+		if o := readOutputs(t, out); o["ctxls-bin"] != bin {
+			t.Errorf("ctxls-bin output %q, want %q", o["ctxls-bin"], bin)
+		}
+		if p, _ := os.ReadFile(ghPath); strings.TrimSpace(string(p)) != gobin {
+			t.Errorf("GITHUB_PATH got %q, want %q", p, gobin)
+		}
+		if help := run(t, t.TempDir(), nil, bin, "help"); !strings.Contains(help, "assemble") {
+			t.Errorf("the installed ctxls: %q", help)
+		}
+	})
+}
