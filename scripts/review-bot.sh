@@ -188,6 +188,26 @@ cmd_install() {
 	fi
 }
 
+# ignore_index_dir keeps an index directory inside the repository (GitLab
+# caches only paths there) out of the index: it is added to the
+# repository's info/exclude, which ctxls's walk honours.
+ignore_index_dir() {
+	local top dir rel exclude
+	top=$(cd "$(git_root rev-parse --show-toplevel)" && pwd -P)
+	dir=$(cd "$index_dir" && pwd -P)
+	case $dir/ in
+	"$top"/*) rel=${dir#"$top"/} ;;
+	*) return 0 ;;
+	esac
+	if git -C "$top" check-ignore -q --no-index "$rel/"; then
+		return 0
+	fi
+	exclude=$(git -C "$top" rev-parse --path-format=absolute --git-path info/exclude)
+	mkdir -p "$(dirname "$exclude")"
+	printf '/%s/\n' "$rel" >>"$exclude"
+	log "added /$rel/ to $exclude (the index directory is inside the repository)"
+}
+
 # extra_args reads CTXLS_EXTRA_ARGS into the array extra, split and
 # unquoted by xargs (which expands nothing).
 extra_args() {
@@ -219,6 +239,7 @@ cmd_run() {
 	esac
 	head=$(commit_of "$head_ref") || die "head $head_ref: not a commit"
 	mkdir -p "$out_dir" "$index_dir"
+	ignore_index_dir
 
 	# Refresh the index (or build it): a restored index from an older
 	# commit re-reads only the files whose size or mtime changed.

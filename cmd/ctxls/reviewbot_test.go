@@ -457,8 +457,10 @@ func TestReviewBotScriptIndexOnly(t *testing.T) {
 	env := []string{
 		"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"GITHUB_OUTPUT=" + ghOutput, "GITHUB_STEP_SUMMARY=" + filepath.Join(top, "summary"), "GITHUB_BASE_REF=",
-		"RUNNER_OS=Linux", "CTXLS_ROOT=" + ws, "CTXLS_INDEX_DIR=" + filepath.Join(top, "index"),
-		"CTXLS_OUT_DIR=" + filepath.Join(top, "out"), "CTXLS_ENCODING=o200k_base",
+		"RUNNER_OS=Linux", "CTXLS_ROOT=" + ws, "CTXLS_OUT_DIR=" + filepath.Join(top, "out"), "CTXLS_ENCODING=o200k_base",
+		// Inside the workspace, as GitLab's cache wants it: the script
+		// keeps it out of the index.
+		"CTXLS_INDEX_DIR=" + filepath.Join(ws, ".ctxls-index"),
 	}
 	run(t, ws, env, "bash", script, "prepare")
 	if o := readOutputs(t, ghOutput); o["mode"] != "index" || o["cache-key"] != "ctxls-index-v1-Linux-o200k_base-"+r.base {
@@ -471,6 +473,9 @@ func TestReviewBotScriptIndexOnly(t *testing.T) {
 	readJSON(t, filepath.Join(top, "out", "index.json"), &ist)
 	if o["mode"] != "index" || o["index-mode"] != "build" || ist.Files != 12 || o["index-state"] != ist.StateRoot || o["context-file"] != "" {
 		t.Errorf("run without a base: outputs %v, index %+v", o, ist)
+	}
+	if exclude, _ := os.ReadFile(filepath.Join(ws, ".git", "info", "exclude")); strings.Count(string(exclude), "/.ctxls-index/\n") != 1 {
+		t.Errorf(".git/info/exclude does not ignore the index directory once:\n%s", exclude)
 	}
 
 	// A pull request with nothing to show (its base is its head): an
