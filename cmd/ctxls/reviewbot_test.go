@@ -98,6 +98,8 @@ type botRepo struct {
 	feature         string
 }
 
+// newBotRepo makes the fixture. Every change changes the file's size, so
+// that it is seen on file systems with coarse mtimes too.
 func newBotRepo(t *testing.T) botRepo {
 	t.Helper()
 	for _, tool := range []string{"git", "bash", "jq"} {
@@ -126,7 +128,7 @@ func newBotRepo(t *testing.T) botRepo {
 	r.old = gitCmd(t, dev, "rev-parse", "HEAD")
 	// fork: f3 changed, f11 added, f10 removed (app calls f9 now).
 	writeFiles(t, dev, map[string]string{
-		"lib/f3.go":  libFile(3, "2"),
+		"lib/f3.go":  libFile(3, "22"),
 		"lib/f11.go": libFile(11, "1"),
 		"app/app.go": "package app\n\nimport \"example.com/bot/lib\"\n\n// Run computes the answer.\nfunc Run() int { return lib.Func9(1) }\n",
 	})
@@ -134,11 +136,11 @@ func newBotRepo(t *testing.T) botRepo {
 	gitCmd(t, dev, "commit", "-qam", "fork")
 	r.fork = gitCmd(t, dev, "rev-parse", "HEAD")
 	gitCmd(t, dev, "checkout", "-qb", "feature")
-	writeFiles(t, dev, map[string]string{"lib/f5.go": libFile(5, "7")})
+	writeFiles(t, dev, map[string]string{"lib/f5.go": libFile(5, "77")})
 	gitCmd(t, dev, "commit", "-qam", "feature: f5 rounds differently")
 	r.feature = gitCmd(t, dev, "rev-parse", "HEAD")
 	gitCmd(t, dev, "checkout", "-q", "main")
-	writeFiles(t, dev, map[string]string{"lib/f7.go": libFile(7, "3")})
+	writeFiles(t, dev, map[string]string{"lib/f7.go": libFile(7, "33")})
 	gitCmd(t, dev, "commit", "-qam", "base: f7 after the fork")
 	r.base = gitCmd(t, dev, "rev-parse", "HEAD")
 	gitCmd(t, dev, "push", "-q", "origin", "main", "feature")
