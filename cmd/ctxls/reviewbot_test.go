@@ -15,18 +15,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// asCtxls, set in the environment, makes the test binary run as ctxls
-// (TestMain): the review-bot script's tests run it under that name.
-const asCtxls = "CTXLS_TEST_AS_CTXLS"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(asCtxls) == "1" {
-		main() // exits itself on failure
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
 // ctxlsOnPath returns a directory holding an executable `ctxls` that runs
 // this test binary as ctxls.
 func ctxlsOnPath(t *testing.T) string {
@@ -36,7 +24,7 @@ func ctxlsOnPath(t *testing.T) string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	wrapper := fmt.Sprintf("#!/bin/sh\n%s=1 exec '%s' \"$@\"\n", asCtxls, self)
+	wrapper := fmt.Sprintf("#!/bin/sh\n%s=1 exec '%s' \"$@\"\n", runAsMain, self)
 	if err := os.WriteFile(filepath.Join(dir, "ctxls"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +92,7 @@ func newBotRepo(t *testing.T) botRepo {
 	t.Helper()
 	for _, tool := range []string{"git", "bash", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed (scripts/review-bot.sh needs it)", tool)
+			t.Fatalf("%s not installed: scripts/review-bot.sh needs it (apt-get install %s)", tool, tool)
 		}
 	}
 	top := t.TempDir()
