@@ -180,6 +180,7 @@ local function main()
 
   -- 9. :checkhealth ctxls: binary, version, the server's index state.
   vim.cmd('checkhealth ctxls')
+  io.stdout:write('\n') -- after Neovim's "Running healthchecks..."
   local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
   check(health:find('found: ' .. bin, 1, true) ~= nil, 'checkhealth: the binary', health)
   check(health:find('version: ctxls ', 1, true) ~= nil, 'checkhealth: its version', health)
