@@ -46,7 +46,7 @@ run_vscode() {
   mkdir -p "$tmp/vscode"
   (cd editors/vscode && CTXLS_BIN=$bin CTXLS_FIXTURE=$repo/lsp/testdata/workspace TMPDIR=$tmp/vscode node --test out/test/)
   echo "== vscode: vsce package"
-  (cd editors/vscode && npx --no-install vsce package --skip-license --out "$tmp/vscode/ctxls.vsix" >"$tmp/vscode/vsce.log" 2>&1) ||
+  (cd editors/vscode && npx --no-install vsce package --out "$tmp/vscode/ctxls.vsix" >"$tmp/vscode/vsce.log" 2>&1) ||
     { cat "$tmp/vscode/vsce.log" >&2; echo "editors-test: FAIL: vsce package" >&2; exit 1; }
   [ -s "$tmp/vscode/ctxls.vsix" ] || { echo "editors-test: FAIL: vsce wrote no .vsix" >&2; exit 1; }
   # What the .vsix holds: the compiled extension and its runtime dependencies, no tests.
