@@ -31,14 +31,26 @@ func TestAtMost(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, release = x.Snapshot()
-	defer release()
 	if d, ok := s.DefsAtMost("Clamp", 2); ok {
 		t.Errorf("DefsAtMost(Clamp, 2) with a third definition in a new file = %v, true", d)
 	}
 	if d, ok := s.DefsAtMost("Clamp", 3); !ok || len(d) != 3 || !slices.Equal(d, s.Defs("Clamp")) {
 		t.Errorf("DefsAtMost(Clamp, 3) = %v, %v", d, ok)
 	}
-	for _, name := range []string{"Clamp", "parseHTTPRequest", "Stitch", "nothere"} {
+	// Every name of every chunk, with a file of the base changed too.
+	release()
+	if err := x.Update(context.Background(), "ranges/stitch.go", []byte("package ranges\n\nfunc Restitch(rs []Range) []Range {\n\treturn Clamp(rs)\n}\n")); err != nil {
+		t.Fatal(err)
+	}
+	s, release = x.Snapshot()
+	defer release()
+	names := []string{"Clamp", "parseHTTPRequest", "Stitch", "Restitch", "nothere", ""}
+	for _, p := range s.Paths() {
+		for _, c := range s.ChunksOf(p) {
+			names = append(append(append(names, c.Symbol, c.QualifiedName), c.Defines...), c.References...)
+		}
+	}
+	for _, name := range names {
 		if n, want := s.NumDefs(name), len(s.Defs(name)); n != want {
 			t.Errorf("NumDefs(%s) = %d, want %d", name, n, want)
 		}
