@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -121,5 +123,37 @@ func TestRemoveSeveral(t *testing.T) {
 	got := after.Paths()
 	if slices.Contains(got, paths[0]) || slices.Contains(got, paths[1]) || !slices.Contains(got, paths[2]) {
 		t.Errorf("after Remove(%s, %s, %s with an overlay): %v", paths[0], paths[1], paths[2], got)
+	}
+}
+
+// TestMemo: a snapshot's memo computes once, whatever the callers, and a
+// new snapshot computes again.
+func TestMemo(t *testing.T) {
+	x, _ := openFixture(t, testOptions(t))
+	s, release := x.Snapshot()
+	defer release()
+	type key struct{}
+	var calls atomic.Int32
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if v := s.Memo(key{}, func() any { calls.Add(1); return len(s.Paths()) }).(int); v != len(s.Paths()) {
+				t.Errorf("memo %d", v)
+			}
+		}()
+	}
+	wg.Wait()
+	if calls.Load() != 1 {
+		t.Fatalf("computed %d times", calls.Load())
+	}
+	if err := x.Update(context.Background(), "new/file.go", []byte("package x\n")); err != nil {
+		t.Fatal(err)
+	}
+	s2, release2 := x.Snapshot()
+	defer release2()
+	if v := s2.Memo(key{}, func() any { calls.Add(1); return len(s2.Paths()) }).(int); v != len(s.Paths())+1 || calls.Load() != 2 {
+		t.Fatalf("a new snapshot's memo: %d (computed %d times)", v, calls.Load())
 	}
 }

@@ -59,6 +59,8 @@ type Snapshot struct {
 		once       sync.Once
 		defs, refs map[string]int
 	}
+	// memo holds values computed once per snapshot (Memo).
+	memo sync.Map
 
 	paths     []string // sorted paths of all files of this snapshot
 	nchunks   int
@@ -360,6 +362,24 @@ func (s *Snapshot) Refs(name string) []ChunkID {
 // the list when more than limit chunks refer to name (limit > 0).
 func (s *Snapshot) RefsAtMost(name string, limit int) ([]ChunkID, bool) {
 	return s.lookup(name, false, s.base.symbols().refsOf(name), func(r *chunkRec) bool { return containsName(r.references(), s.names, name) }, limit)
+}
+
+// Memo returns the value stored under key, computing it with compute on
+// first use: work that depends only on the snapshot (a ranking over every
+// chunk, say) is done once, however many requests read the snapshot.
+// compute must be deterministic and must not depend on a request; callers
+// use keys of their own unexported types.
+func (s *Snapshot) Memo(key any, compute func() any) any {
+	e, _ := s.memo.LoadOrStore(key, &memoEntry{})
+	m := e.(*memoEntry)
+	m.once.Do(func() { m.v = compute() })
+	return m.v
+}
+
+// memoEntry is one Memo value.
+type memoEntry struct {
+	once sync.Once
+	v    any
 }
 
 // NumDefs is len(Defs(name)), without building the list.
