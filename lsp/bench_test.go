@@ -299,12 +299,11 @@ func BenchmarkBuildingAssemble(b *testing.B) {
 	if small == "" {
 		small = writeTree(b, fixture)
 	}
-	opts := benchOptions(b.TempDir())
 	var lat, idle latencies
 	var build time.Duration
 	ask := map[string]any{"query": "how are overlapping ranges stitched", "budget": map[string]any{"maxTokens": 4000}}
 	for i := 0; i < b.N; i++ {
-		c, stop := newFakeClient(b, opts)
+		c, stop := newFakeClient(b, benchOptions(b.TempDir())) // a cold cache: a full build
 		c.timeout = time.Hour
 		c.initialize(map[string]any{"rootUri": pathToURI(small), "initializationOptions": map[string]any{"indexWaitMs": 0}})
 		c.waitFor(methodLogMessage, func(p json.RawMessage) bool { return strings.Contains(string(p), filepath.Base(small)+" indexed (") })
