@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race bench fuzz fuzz-short lint build eval test-mcp-client soak
+.PHONY: run test race bench fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak
 
 build:
 	$(GO) build -o bin/ctxls ./cmd/ctxls
@@ -23,6 +23,20 @@ test: lint
 	$(GO) test -count=1 ./...
 	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory test-mcp-client; \
 	  else echo "make test: node/npm not found: skipping the MCP TypeScript-client test (.ci/run requires it)"; fi
+	@$(MAKE) --no-print-directory test-editors
+
+# The editor integrations (editors/) against the real server: each editor
+# that is installed (node for VS Code's extension, nvim, emacs with eglot);
+# a missing one is skipped with a printed line, or fails with
+# EDITORS_REQUIRE=1 (.ci/run). One editor: make test-vscode|test-nvim|test-emacs.
+test-editors:
+	REQUIRE=$(EDITORS_REQUIRE) ./scripts/editors-test.sh vscode nvim emacs
+test-vscode:
+	REQUIRE=$(EDITORS_REQUIRE) ./scripts/editors-test.sh vscode
+test-nvim:
+	REQUIRE=$(EDITORS_REQUIRE) ./scripts/editors-test.sh nvim
+test-emacs:
+	REQUIRE=$(EDITORS_REQUIRE) ./scripts/editors-test.sh emacs
 
 # ctxls mcp driven by the official MCP TypeScript SDK over stdio and HTTP
 # (testdata/mcp-client; npm ci installs the locked SDK and ajv).

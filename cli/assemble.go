@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,7 +16,14 @@ import (
 	"github.com/ctxls/ctxls/retrieve"
 )
 
-const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--explain]`
+const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--explain]`
+
+// ResultSchemaVersion is the version of docs/result.schema.json that the
+// JSON result of `ctxls assemble --json` (or --format json) follows; the
+// result carries it as "schemaVersion". It changes when a field is
+// removed or renamed or changes its type or meaning; fields may be added
+// within a version (readers ignore fields they do not know).
+const ResultSchemaVersion = 1
 
 // multiFlag collects a repeatable string flag.
 type multiFlag []string
@@ -37,7 +43,8 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	perFile := fs.Int("per-file", 0, "maximum tokens per file (0 = no cap)")
 	perPart := fs.Int("per-part", 0, "maximum tokens per part (0 = no cap)")
 	encoding := fs.String("encoding", retrieve.DefaultEncoding, "token encoding: cl100k_base, o200k_base or approx")
-	format := fs.String("format", "markdown", "output: markdown, xml or json (the full result object)")
+	format := fs.String("format", "markdown", "rendering: markdown, xml or json (json implies --json)")
+	asJSON := fs.Bool("json", false, "print the whole result object as JSON (docs/result.schema.json), the context rendered in --format inside it")
 	strategy := fs.String("strategy", "grouped", "order: grouped, interleaved or score")
 	explain := fs.Bool("explain", false, "print why each part is in and each candidate out (stderr, or in the JSON)")
 	cacheDir := fs.String("cache-dir", "", "index directory for this root (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
@@ -134,11 +141,12 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	if req.Format == assemble.JSON {
+	if *asJSON || req.Format == assemble.JSON {
 		out := struct {
+			SchemaVersion int `json:"schemaVersion"`
 			*retrieve.Response
 			Timing map[string]float64 `json:"timing"`
-		}{resp, map[string]float64{"elapsedMs": float64(time.Since(start).Microseconds()) / 1000}}
+		}{ResultSchemaVersion, resp, map[string]float64{"elapsedMs": float64(time.Since(start).Microseconds()) / 1000}}
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
@@ -193,21 +201,6 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 		return io.ReadAll(stdin)
 	}
 	return os.ReadFile(name)
-}
-
-func gitDiff(ctx context.Context, dir, rev string) (string, error) {
-	if strings.HasPrefix(rev, "-") {
-		return "", &usageError{assembleUsage, fmt.Sprintf("--diff %q: not a revision", rev)}
-	}
-	cmd := exec.CommandContext(ctx, "git", "diff", "--no-color", "--no-ext-diff", rev, "--")
-	cmd.Dir = dir
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git diff %s in %s: %v: %s", rev, dir, err, strings.TrimSpace(stderr.String()))
-	}
-	return string(out), nil
 }
 
 // explainChannels are the channels --explain prints, in its order: every

@@ -94,7 +94,8 @@ commands:
   assemble   print the context for a question, a cursor or a diff (ctxls assemble -h)
   index      build or refresh the on-disk index of a workspace (ctxls index -h)
   serve      run the language server on stdio (--listen ADDR for a loopback or Unix socket, with a token: ctxls serve -h)
-  mcp        run the MCP server for coding assistants on stdio (--http ADDR for Streamable HTTP)`
+  mcp        run the MCP server for coding assistants on stdio (--http ADDR for Streamable HTTP)
+  version    print the version`
 
 // newFlagSet returns a flag set that reports errors instead of exiting.
 func newFlagSet(name string) *flag.FlagSet {

@@ -63,8 +63,8 @@ func summary(st index.Stats) string {
 	for _, k := range keys {
 		skipped = append(skipped, fmt.Sprintf("%s %d", k, st.Skipped[k]))
 	}
-	s := fmt.Sprintf("%s: %d files, %d chunks, %.1f MB in %.2f s (%d changed, %d removed), index %.1f MB",
-		st.Mode, st.Files, st.Chunks, float64(st.Bytes)/1e6, st.DurationMs/1000, st.Changed, st.Removed, float64(st.IndexBytes)/1e6)
+	s := fmt.Sprintf("%s: %d files, %d chunks, %.1f MB in %.2f s (%d read, %d changed, %d removed), index %.1f MB",
+		st.Mode, st.Files, st.Chunks, float64(st.Bytes)/1e6, st.DurationMs/1000, st.Read, st.Changed, st.Removed, float64(st.IndexBytes)/1e6)
 	if st.Reason != "" {
 		s += " [" + st.Reason + "]"
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -216,13 +217,19 @@ func (x *Index) chunkFile(ch Chunker, path string, src []byte, again bool) (chun
 // own Chunker, and hands each result to consume on the calling goroutine
 // in completion order. It stops at the first error from consume or ctx.
 func (x *Index) runPipeline(ctx context.Context, jobs []fileJob, consume func(*fileResult) error) error {
-	return x.runPipelineFirst(ctx, jobs, nil, consume)
+	return x.runPipelineKick(ctx, jobs, pipelineKick{}, consume)
 }
 
-// runPipelineFirst is runPipeline, except that before handing out each job
-// it asks first for paths to hand out before the rest (files opened in an
-// editor while a build runs); first may be nil.
-func (x *Index) runPipelineFirst(ctx context.Context, jobs []fileJob, first func() []string, consume func(*fileResult) error) error {
+// pipelineKick is work the pipeline's consumer runs between two results
+// whenever ch signals (a full build applies editor buffers so).
+type pipelineKick struct {
+	ch <-chan struct{}
+	fn func() error
+}
+
+// runPipelineKick is runPipeline, except that the consumer also runs
+// kick.fn whenever kick.ch signals.
+func (x *Index) runPipelineKick(ctx context.Context, jobs []fileJob, kick pipelineKick, consume func(*fileResult) error) error {
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -256,35 +263,10 @@ func (x *Index) runPipelineFirst(ctx context.Context, jobs []fileJob, first func
 	}
 	go func() {
 		defer close(next)
-		sent := make([]bool, len(jobs))
-		var byPath map[string]int
-		send := func(i int) bool {
-			sent[i] = true
+		for i := range jobs {
 			select {
 			case next <- &jobs[i]:
-				return true
 			case <-ctx.Done():
-				return false
-			}
-		}
-		for i := range jobs {
-			if first != nil {
-				for _, p := range first() {
-					if byPath == nil {
-						byPath = make(map[string]int, len(jobs))
-						for k := range jobs {
-							byPath[jobs[k].entry.Path] = k
-						}
-					}
-					if k, ok := byPath[p]; ok && !sent[k] {
-						x.withOverlay(&jobs[k])
-						if !send(k) {
-							return
-						}
-					}
-				}
-			}
-			if !sent[i] && !send(i) {
 				return
 			}
 		}
@@ -294,12 +276,24 @@ func (x *Index) runPipelineFirst(ctx context.Context, jobs []fileJob, first func
 		close(results)
 	}()
 	var err error
-	for r := range results {
-		if err != nil {
-			continue // drain
-		}
-		if err = consume(&r); err != nil {
-			cancel()
+	for done := false; !done; {
+		select {
+		case r, ok := <-results:
+			switch {
+			case !ok:
+				done = true
+			case err != nil: // drain
+			default:
+				if err = consume(&r); err != nil {
+					cancel()
+				}
+			}
+		case <-kick.ch:
+			if err == nil {
+				if err = kick.fn(); err != nil {
+					cancel()
+				}
+			}
 		}
 	}
 	if err != nil {
@@ -373,6 +367,24 @@ func (w *batchWriter) add(r *fileResult, old *fileRec) error {
 		return w.flush()
 	}
 	return nil
+}
+
+// latest returns the row most recently added for p (flushed or not), or
+// nil.
+func (w *batchWriter) latest(p string) *fileRec {
+	for i := len(w.pending) - 1; i >= 0; i-- {
+		if r := w.pending[i]; r.rec.info.Path == p {
+			return r.rec
+		}
+	}
+	return w.out[p]
+}
+
+// forget drops p from what the writer has written (its documents are
+// removed separately).
+func (w *batchWriter) forget(p string) {
+	delete(w.out, p)
+	w.pending = slices.DeleteFunc(w.pending, func(r *fileResult) bool { return r.rec.info.Path == p })
 }
 
 // remove deletes old's documents.
@@ -478,13 +490,46 @@ func sameDocument(a, b *chunkRec) bool {
 	return [16]byte(a.hashes[16:]) == [16]byte(b.hashes[16:])
 }
 
-// withOverlay gives job the current editor buffer of its path, if any.
-func (x *Index) withOverlay(j *fileJob) {
+// buildBufferChange indexes p as an editor now has it (its buffer, or the
+// disk file once the buffer is closed) into a running full build, on the
+// build's writer goroutine: it replaces whatever the build wrote for p.
+func (x *Index) buildBufferChange(w *batchWriter, p string) error {
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	if c, ok := x.overlays[j.entry.Path]; ok {
-		j.content, j.overlay = c, true
+	content, overlay := x.overlays[p]
+	x.mu.Unlock()
+	job := fileJob{entry: Entry{Path: p}, content: content, overlay: overlay}
+	drop := func() error {
+		if old := w.latest(p); old != nil {
+			w.forget(p)
+			return w.remove(old)
+		}
+		return nil
 	}
+	if !overlay {
+		fi, err := os.Stat(filepath.Join(x.env.root, filepath.FromSlash(p)))
+		if err != nil || !fi.Mode().IsRegular() {
+			return drop()
+		}
+		job.entry.Size, job.entry.ModTime = fi.Size(), fi.ModTime()
+	} else {
+		job.entry.Size = int64(len(content))
+	}
+	if ff, ok := x.set.Lister.(FileFilter); ok {
+		if allowed, reason := ff.Allow(x.env.root, p, content); !allowed {
+			x.set.Logf("index: %s not indexed: %s", p, reason)
+			return drop()
+		}
+	}
+	ch, err := x.writerChunker()
+	if err != nil {
+		return err
+	}
+	r := x.processFile(ch, &job)
+	if r.skip != "" {
+		x.set.Logf("index: %s: %s: %v", p, r.skip, r.err)
+		return drop()
+	}
+	return w.add(&r, w.latest(p))
 }
 
 // resultsBuffer is how many processed files the workers may run ahead of

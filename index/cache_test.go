@@ -50,14 +50,14 @@ func TestReopenServesCachedIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Mode != "build" || st.Files != 6 || st.Chunks == 0 || st.IndexBytes == 0 || st.Reason != "no index" {
+	if st.Mode != "build" || st.Files != 6 || st.Read != 6 || st.Chunks == 0 || st.IndexBytes == 0 || st.Reason != "no index" {
 		t.Fatalf("first build stats %+v", st)
 	}
 	built := calls.Load()
 	x := mustOpen(t, root, opts)
 	defer x.Close()
 	st2 := x.Stats()
-	if st2.Mode != "open" || st2.Changed != 0 || calls.Load() != built {
+	if st2.Mode != "open" || st2.Read != 0 || st2.Changed != 0 || calls.Load() != built {
 		t.Fatalf("reopen stats %+v, chunker calls %d→%d", st2, built, calls.Load())
 	}
 	if st2.StateRoot != st.StateRoot || st2.Chunks != st.Chunks {
@@ -104,7 +104,8 @@ func TestRefreshRereadsOnlyChangedFiles(t *testing.T) {
 	calls.Store(0)
 	x := mustOpen(t, root, opts)
 	st := x.Stats()
-	if st.Mode != "refresh" || st.Changed != 2 || st.Removed != 1 || st.Files != 6 {
+	// Read: the changed, the added and the touched file, no other.
+	if st.Mode != "refresh" || st.Read != 3 || st.Changed != 2 || st.Removed != 1 || st.Files != 6 {
 		t.Errorf("refresh stats %+v", st)
 	}
 	if n := calls.Load(); n != 2 {
@@ -122,7 +123,7 @@ func TestRefreshRereadsOnlyChangedFiles(t *testing.T) {
 	calls.Store(0)
 	x = mustOpen(t, root, opts)
 	defer x.Close()
-	if st := x.Stats(); st.Mode != "open" || calls.Load() != 0 {
+	if st := x.Stats(); st.Mode != "open" || st.Read != 0 || calls.Load() != 0 {
 		t.Errorf("second reopen: %+v, %d chunked", st, calls.Load())
 	}
 	if _, err := x.Refresh(ctx); err != nil {
@@ -369,14 +370,20 @@ func TestBackgroundBuild(t *testing.T) {
 		}
 		release()
 	}()
-	// Changes during the build are applied after it.
-	if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte("package ranges\nfunc overlaidwhilebuilding() {}\n")); err != nil {
-		t.Fatal(err)
-	}
+	// Changes from disk during the build are applied after it; an editor
+	// buffer is applied by the build's writer at once (SetOverlay returns
+	// when a snapshot has it: here, once the gated chunker lets it chunk).
+	overlaid := make(chan error, 1)
+	go func() {
+		overlaid <- x.SetOverlay(ctx, "ranges/stitch.go", []byte("package ranges\nfunc overlaidwhilebuilding() {}\n"))
+	}()
 	if err := x.Update(ctx, "server/http.go", []byte("package server\nfunc updatedwhilebuilding() {}\n")); err != nil {
 		t.Fatal(err)
 	}
 	close(gate)
+	if err := <-overlaid; err != nil {
+		t.Fatal(err)
+	}
 	if err := x.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -79,18 +79,53 @@ type Index struct {
 	// none is under way).
 	prelist       chan listResult
 	prelistCancel context.CancelFunc
-	// buildFirst are paths opened in an editor while a build runs, for
-	// the build to index next (takeBuildFirst).
-	buildFirst []string
+	// Editor buffers changed while a build runs (SetOverlay,
+	// ClearOverlay) are applied by the build's writer at once, between two
+	// files (buildOverlaysLocked): ovPaths are the paths to apply, ovWait
+	// the callers waiting for the snapshot that has them, ovKick wakes the
+	// writer. What the writer has not taken when the build ends is applied
+	// after it.
+	ovPaths map[string]bool
+	ovWait  []chan error
+	ovKick  chan struct{}
 }
 
-// takeBuildFirst returns and forgets the paths opened while a build runs.
-func (x *Index) takeBuildFirst() []string {
+// queueBuildOverlayLocked asks the running build's writer to apply the
+// buffer of p now; the returned channel receives the outcome once a
+// snapshot has it.
+func (x *Index) queueBuildOverlayLocked(p string) <-chan error {
+	if x.ovPaths == nil {
+		x.ovPaths = map[string]bool{}
+	}
+	x.ovPaths[p] = true
+	done := make(chan error, 1)
+	x.ovWait = append(x.ovWait, done)
+	select {
+	case x.ovKick <- struct{}{}:
+	default:
+	}
+	return done
+}
+
+// takeBuildOverlays returns and forgets the queued buffer paths (sorted)
+// and their waiters.
+func (x *Index) takeBuildOverlays() ([]string, []chan error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	p := x.buildFirst
-	x.buildFirst = nil
-	return p
+	paths := slices.Sorted(maps.Keys(x.ovPaths))
+	waiters := x.ovWait
+	x.ovPaths, x.ovWait = nil, nil
+	return paths, waiters
+}
+
+// waitOverlay waits for a queued buffer change to be in a snapshot.
+func waitOverlay(ctx context.Context, done <-chan error) error {
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // listResult is a Lister's answer.
@@ -110,12 +145,12 @@ func (x *Index) dropPrelist() {
 	}
 }
 
-// pendingOp is a change queued while a background build runs.
+// pendingOp is a change from disk queued while a background build runs
+// (editor buffers are applied during the build: queueBuildOverlayLocked).
 type pendingOp struct {
 	path    string
 	content []byte // nil with !remove: read from disk
 	remove  bool
-	overlay int // +1 set, -1 clear, 0 none
 }
 
 // Stats describe the last build or refresh, for `ctxls index` and logs.
@@ -125,10 +160,15 @@ type Stats struct {
 	Mode string `json:"mode"`
 	// Reason says why a full build was needed ("no index", "incomplete:
 	// …", "damaged: …", "schema version …", "forced", "in memory", …).
-	Reason     string         `json:"reason,omitempty"`
-	Files      int            `json:"files"`
-	Chunks     int            `json:"chunks"`
-	Bytes      int64          `json:"bytes"`   // source bytes indexed
+	Reason string `json:"reason,omitempty"`
+	Files  int    `json:"files"`
+	Chunks int    `json:"chunks"`
+	Bytes  int64  `json:"bytes"` // source bytes indexed
+	// Read counts the files this run read: every file for a build; for a
+	// refresh the new ones and those whose size or mtime is not what the
+	// index recorded (a file with the same size and mtime is not read).
+	// Changed of them had new content.
+	Read       int            `json:"read"`
 	Changed    int            `json:"changed"` // files (re)indexed by this run
 	Removed    int            `json:"removed"` // files dropped by this run
 	Skipped    map[string]int `json:"skipped"` // files left out, by reason
@@ -180,6 +220,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		set:       set,
 		env:       &env{root: abs, encodings: set.encodings, pool: &scorerPool{}, texts: newTextCache(textCacheLimit(opts.TextCacheBytes))},
 		overlays:  make(map[string][]byte),
+		ovKick:    make(chan struct{}, 1),
 		doneBuild: make(chan struct{}),
 		names:     newNameTable(),
 		warm:      opts.Warm,
@@ -395,9 +436,21 @@ func (x *Index) startBuild(ctx context.Context, reason string) error {
 		err := x.fullBuild(ctx, gen, reason)
 		x.mu.Lock()
 		x.building = false
-		x.buildFirst = nil
 		if err == nil {
 			err = x.applyPendingLocked(ctx)
+		}
+		// Buffers changed after the build's writer stopped taking them.
+		paths, waiters := slices.Sorted(maps.Keys(x.ovPaths)), x.ovWait
+		x.ovPaths, x.ovWait = nil, nil
+		ovErr := err
+		for _, p := range paths {
+			if ovErr != nil {
+				break
+			}
+			ovErr = x.reapplyBufferLocked(ctx, p)
+		}
+		for _, w := range waiters {
+			w <- ovErr
 		}
 		x.mu.Unlock()
 		x.buildErr = err
@@ -427,6 +480,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	}
 	listed := time.Now()
 	jobs := x.jobsFor(entries)
+	st.Read = len(jobs)
 	// Open files first: a partial snapshot then has them within the
 	// first second of a background build (see publishNow below).
 	slices.SortStableFunc(jobs, func(a, b fileJob) int {
@@ -447,20 +501,52 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	files := make(map[string]*fileRec, len(jobs))
 	lastPublish := time.Now()
 	publishNow := false // an open file was just indexed
+	publish := func() error {
+		publishNow = false
+		lastPublish = time.Now()
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		return x.publishLocked(newTables(x.set.encodings, x.names.view(), maps.Clone(w.out)), nil, false)
+	}
 	if x.set.Background {
 		w.flushed = func() error {
 			if !publishNow && time.Since(lastPublish) < time.Second {
 				return nil
 			}
-			publishNow = false
-			lastPublish = time.Now()
-			x.mu.Lock()
-			defer x.mu.Unlock()
-			return x.publishLocked(newTables(x.set.encodings, x.names.view(), maps.Clone(w.out)), nil, false)
+			return publish()
 		}
 	}
 	prog := Progress{FilesTotal: len(jobs), BytesTotal: total}
-	err = x.runPipelineFirst(ctx, jobs, x.takeBuildFirst, func(r *fileResult) error {
+	// Editor buffers changed during the build: applied by this writer
+	// between two files, published at once; the build's own results for
+	// those paths (read before the change) are then dropped.
+	buffered := map[string]bool{}
+	applyBuffers := func() error {
+		paths, waiters := x.takeBuildOverlays()
+		var err error
+		for _, p := range paths {
+			if err = x.buildBufferChange(w, p); err != nil {
+				break
+			}
+			buffered[p] = true
+		}
+		if err == nil {
+			publishNow = true
+			err = w.flush()
+			if err == nil && publishNow { // nothing to flush: publish anyway
+				err = publish()
+			}
+		}
+		for _, c := range waiters {
+			c <- err
+		}
+		return err
+	}
+	err = x.runPipelineKick(ctx, jobs, pipelineKick{x.ovKick, applyBuffers}, func(r *fileResult) error {
+		if buffered[r.job.entry.Path] {
+			prog.FilesDone++
+			return nil
+		}
 		prog.FilesDone++
 		prog.BytesDone += r.job.entry.Size
 		if r.skip != "" {

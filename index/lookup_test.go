@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -31,14 +33,26 @@ func TestAtMost(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, release = x.Snapshot()
-	defer release()
 	if d, ok := s.DefsAtMost("Clamp", 2); ok {
 		t.Errorf("DefsAtMost(Clamp, 2) with a third definition in a new file = %v, true", d)
 	}
 	if d, ok := s.DefsAtMost("Clamp", 3); !ok || len(d) != 3 || !slices.Equal(d, s.Defs("Clamp")) {
 		t.Errorf("DefsAtMost(Clamp, 3) = %v, %v", d, ok)
 	}
-	for _, name := range []string{"Clamp", "parseHTTPRequest", "Stitch", "nothere"} {
+	// Every name of every chunk, with a file of the base changed too.
+	release()
+	if err := x.Update(context.Background(), "ranges/stitch.go", []byte("package ranges\n\nfunc Restitch(rs []Range) []Range {\n\treturn Clamp(rs)\n}\n")); err != nil {
+		t.Fatal(err)
+	}
+	s, release = x.Snapshot()
+	defer release()
+	names := []string{"Clamp", "parseHTTPRequest", "Stitch", "Restitch", "nothere", ""}
+	for _, p := range s.Paths() {
+		for _, c := range s.ChunksOf(p) {
+			names = append(append(append(names, c.Symbol, c.QualifiedName), c.Defines...), c.References...)
+		}
+	}
+	for _, name := range names {
 		if n, want := s.NumDefs(name), len(s.Defs(name)); n != want {
 			t.Errorf("NumDefs(%s) = %d, want %d", name, n, want)
 		}
@@ -109,5 +123,37 @@ func TestRemoveSeveral(t *testing.T) {
 	got := after.Paths()
 	if slices.Contains(got, paths[0]) || slices.Contains(got, paths[1]) || !slices.Contains(got, paths[2]) {
 		t.Errorf("after Remove(%s, %s, %s with an overlay): %v", paths[0], paths[1], paths[2], got)
+	}
+}
+
+// TestMemo: a snapshot's memo computes once, whatever the callers, and a
+// new snapshot computes again.
+func TestMemo(t *testing.T) {
+	x, _ := openFixture(t, testOptions(t))
+	s, release := x.Snapshot()
+	defer release()
+	type key struct{}
+	var calls atomic.Int32
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if v := s.Memo(key{}, func() any { calls.Add(1); return len(s.Paths()) }).(int); v != len(s.Paths()) {
+				t.Errorf("memo %d", v)
+			}
+		}()
+	}
+	wg.Wait()
+	if calls.Load() != 1 {
+		t.Fatalf("computed %d times", calls.Load())
+	}
+	if err := x.Update(context.Background(), "new/file.go", []byte("package x\n")); err != nil {
+		t.Fatal(err)
+	}
+	s2, release2 := x.Snapshot()
+	defer release2()
+	if v := s2.Memo(key{}, func() any { calls.Add(1); return len(s2.Paths()) }).(int); v != len(s.Paths())+1 || calls.Load() != 2 {
+		t.Fatalf("a new snapshot's memo: %d (computed %d times)", v, calls.Load())
 	}
 }

@@ -52,6 +52,15 @@ type Snapshot struct {
 	delta map[string]*fileRec
 	// names is the name table view covering base and delta.
 	names []string
+	// deltaCounts are how many of delta's chunks define and refer to
+	// each name, counted once per snapshot on first use (the overview
+	// channel asks NumDefs/NumRefs of thousands of names per request).
+	deltaCounts struct {
+		once       sync.Once
+		defs, refs map[string]int
+	}
+	// memo holds values computed once per snapshot (Memo).
+	memo sync.Map
 
 	paths     []string // sorted paths of all files of this snapshot
 	nchunks   int
@@ -339,7 +348,7 @@ func (s *Snapshot) Defs(name string) []ChunkID {
 // the list when name has more than limit definitions (limit > 0): the
 // cheap way to skip ambiguous names ("String", "Close").
 func (s *Snapshot) DefsAtMost(name string, limit int) ([]ChunkID, bool) {
-	return s.lookup(name, s.base.symbols().defsOf(name), func(r *chunkRec) bool { return definesName(r, s.names, name) }, limit)
+	return s.lookup(name, true, s.base.symbols().defsOf(name), func(r *chunkRec) bool { return definesName(r, s.names, name) }, limit)
 }
 
 // Refs returns the chunks whose References include the identifier name,
@@ -352,50 +361,106 @@ func (s *Snapshot) Refs(name string) []ChunkID {
 // RefsAtMost is Refs, except that it returns nil, false without building
 // the list when more than limit chunks refer to name (limit > 0).
 func (s *Snapshot) RefsAtMost(name string, limit int) ([]ChunkID, bool) {
-	return s.lookup(name, s.base.symbols().refsOf(name), func(r *chunkRec) bool { return containsName(r.references(), s.names, name) }, limit)
+	return s.lookup(name, false, s.base.symbols().refsOf(name), func(r *chunkRec) bool { return containsName(r.references(), s.names, name) }, limit)
+}
+
+// Memo returns the value stored under key, computing it with compute on
+// first use: work that depends only on the snapshot (a ranking over every
+// chunk, say) is done once, however many requests read the snapshot.
+// compute must be deterministic and must not depend on a request; callers
+// use keys of their own unexported types.
+func (s *Snapshot) Memo(key any, compute func() any) any {
+	e, _ := s.memo.LoadOrStore(key, &memoEntry{})
+	m := e.(*memoEntry)
+	m.once.Do(func() { m.v = compute() })
+	return m.v
+}
+
+// memoEntry is one Memo value.
+type memoEntry struct {
+	once sync.Once
+	v    any
 }
 
 // NumDefs is len(Defs(name)), without building the list.
 func (s *Snapshot) NumDefs(name string) int {
-	return s.count(s.base.symbols().defsOf(name), func(r *chunkRec) bool { return definesName(r, s.names, name) })
+	if name == "" {
+		return 0
+	}
+	return s.count(s.base.symbols().defsOf(name), s.deltaCount(name, true))
 }
 
 // NumRefs is len(Refs(name)), without building the list.
 func (s *Snapshot) NumRefs(name string) int {
-	return s.count(s.base.symbols().refsOf(name), func(r *chunkRec) bool { return containsName(r.references(), s.names, name) })
+	return s.count(s.base.symbols().refsOf(name), s.deltaCount(name, false))
+}
+
+// deltaCount is the number of delta chunks that define (defs) or refer to
+// name.
+func (s *Snapshot) deltaCount(name string, defs bool) int {
+	if len(s.delta) == 0 {
+		return 0
+	}
+	dc := &s.deltaCounts
+	dc.once.Do(func() {
+		dc.defs, dc.refs = map[string]int{}, map[string]int{}
+		seen := map[string]bool{}
+		for _, f := range s.delta {
+			if f == nil {
+				continue
+			}
+			recs := f.recs()
+			for i := range recs {
+				r := &recs[i]
+				clear(seen)
+				for _, n := range []string{r.symbol, r.qualifiedName} {
+					if n != "" {
+						seen[n] = true
+					}
+				}
+				for _, id := range r.defines() {
+					seen[s.names[id]] = true
+				}
+				for n := range seen {
+					dc.defs[n]++
+				}
+				clear(seen)
+				for _, id := range r.references() {
+					seen[s.names[id]] = true
+				}
+				for n := range seen {
+					dc.refs[n]++
+				}
+			}
+		}
+	})
+	if defs {
+		return dc.defs[name]
+	}
+	return dc.refs[name]
 }
 
 // count is the number of entries lookup would return: the base's, less
-// those of changed files, plus the changed files' chunks that match.
-func (s *Snapshot) count(base []int32, match func(*chunkRec) bool) int {
-	n := 0
+// those of changed files, plus the changed files' chunks that match
+// (inDelta).
+func (s *Snapshot) count(base []int32, inDelta int) int {
+	n := inDelta
 	for _, i := range base {
 		if _, changed := s.delta[s.base.all[i].file.info.Path]; !changed {
 			n++
 		}
 	}
-	for _, f := range s.delta {
-		if f == nil {
-			continue
-		}
-		recs := f.recs()
-		for i := range recs {
-			if match(&recs[i]) {
-				n++
-			}
-		}
-	}
 	return n
 }
 
-func (s *Snapshot) lookup(name string, base []int32, match func(*chunkRec) bool, limit int) ([]ChunkID, bool) {
+func (s *Snapshot) lookup(name string, defs bool, base []int32, match func(*chunkRec) bool, limit int) ([]ChunkID, bool) {
 	type hit struct {
 		path      string
 		line, ord int
 	}
 	// Count before building anything: ambiguous names ("String",
 	// "Close") have hundreds of entries that the caller would drop.
-	if limit > 0 && s.count(base, match) > limit {
+	if limit > 0 && s.count(base, s.deltaCount(name, defs)) > limit {
 		return nil, false
 	}
 	var hits []hit

@@ -94,16 +94,20 @@ func (x *Index) SetOverlay(ctx context.Context, path string, content []byte) err
 	}
 	c := append(make([]byte, 0, len(content)), content...)
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.closed {
+		x.mu.Unlock()
 		return fmt.Errorf("set overlay %s: %w", p, ErrClosed)
 	}
 	x.overlays[p] = c
 	if x.building {
-		x.pending = append(x.pending, pendingOp{path: p, overlay: +1})
-		x.buildFirst = append(x.buildFirst, p)
+		done := x.queueBuildOverlayLocked(p)
+		x.mu.Unlock()
+		if err := waitOverlay(ctx, done); err != nil {
+			return fmt.Errorf("set overlay %s: %w", p, err)
+		}
 		return nil
 	}
+	defer x.mu.Unlock()
 	if err := x.changeLocked(ctx, p, c, true); err != nil {
 		return fmt.Errorf("set overlay %s: %w", p, err)
 	}
@@ -118,20 +122,39 @@ func (x *Index) ClearOverlay(ctx context.Context, path string) error {
 		return fmt.Errorf("clear overlay: %w", err)
 	}
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.closed {
+		x.mu.Unlock()
 		return fmt.Errorf("clear overlay %s: %w", p, ErrClosed)
 	}
 	if _, ok := x.overlays[p]; !ok {
+		x.mu.Unlock()
 		return nil
 	}
 	delete(x.overlays, p)
 	if x.building {
-		x.pending = append(x.pending, pendingOp{path: p, overlay: -1})
+		done := x.queueBuildOverlayLocked(p)
+		x.mu.Unlock()
+		if err := waitOverlay(ctx, done); err != nil {
+			return fmt.Errorf("clear overlay %s: %w", p, err)
+		}
 		return nil
 	}
+	defer x.mu.Unlock()
 	if err := x.changeLocked(ctx, p, nil, false); err != nil {
 		return fmt.Errorf("clear overlay %s: %w", p, err)
+	}
+	return nil
+}
+
+// reapplyBufferLocked indexes p as it now stands for an editor: its
+// buffer if one is set, else the disk file.
+func (x *Index) reapplyBufferLocked(ctx context.Context, p string) error {
+	c, ov := x.overlays[p]
+	if !ov {
+		c = nil
+	}
+	if err := x.changeLocked(ctx, p, c, ov); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
 	}
 	return nil
 }
@@ -491,6 +514,7 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 			removed = append(removed, p)
 		}
 	}
+	st.Read = len(jobs)
 	if len(jobs) > 0 || len(removed) > 0 {
 		st.Changed, st.Removed, err = x.applyLocked(ctx, jobs, removed)
 		if err != nil {

@@ -280,3 +280,65 @@ func BenchmarkTreeWarmStart(b *testing.B) {
 	lat.report(b)
 	benchOnce = sync.Once{} // the shared server is gone
 }
+
+// BenchmarkBuildingAssemble: context/assemble on a small folder while the
+// folder named by CTXLS_BUILD_TREE (e.g. $(go env GOROOT)/src/net) is built
+// from scratch in the same process — what the user of one folder sees while
+// another is indexed. Requests are sent one after another until the build
+// ends; p50-ms/p95-ms are their latencies, build-s the build's duration.
+// CTXLS_ASK_TREE names the folder asked about (default: a small fixture);
+// idle-p50-ms/idle-p95-ms are the same requests before the build starts.
+//
+//	CTXLS_ASK_TREE=$(go env GOROOT)/src/encoding CTXLS_BUILD_TREE=$(go env GOROOT)/src/net go test ./lsp -run '^$' -bench BuildingAssemble -benchtime 1x
+func BenchmarkBuildingAssemble(b *testing.B) {
+	tree := os.Getenv("CTXLS_BUILD_TREE")
+	if tree == "" {
+		b.Skip("CTXLS_BUILD_TREE is not set")
+	}
+	small := os.Getenv("CTXLS_ASK_TREE") // the folder asked about
+	if small == "" {
+		small = writeTree(b, fixture)
+	}
+	var lat, idle latencies
+	var build time.Duration
+	ask := map[string]any{"query": "how are overlapping ranges stitched", "budget": map[string]any{"maxTokens": 4000}}
+	for i := 0; i < b.N; i++ {
+		c, stop := newFakeClient(b, benchOptions(b.TempDir())) // a cold cache: a full build
+		c.timeout = time.Hour
+		c.initialize(map[string]any{"rootUri": pathToURI(small), "initializationOptions": map[string]any{"indexWaitMs": 0}})
+		c.waitFor(methodLogMessage, func(p json.RawMessage) bool { return strings.Contains(string(p), filepath.Base(small)+" indexed (") })
+		for range 100 { // the same requests with nothing being indexed
+			t := time.Now()
+			c.call(methodContextAssemble, ask)
+			idle = append(idle, time.Since(t))
+		}
+		start := time.Now()
+		c.notify(methodDidChangeWorkspaceFolders, map[string]any{"event": map[string]any{
+			"added": []any{map[string]any{"uri": pathToURI(tree), "name": "big"}}, "removed": []any{}}})
+		built := make(chan struct{})
+		go func() {
+			c.waitFor(methodLogMessage, func(p json.RawMessage) bool { return strings.Contains(string(p), "big indexed (") })
+			close(built)
+		}()
+		for done := false; !done; {
+			select {
+			case <-built:
+				done = true
+			default:
+				t := time.Now()
+				r := mustResult[assembleResultJSON](b, c.call(methodContextAssemble, ask))
+				lat = append(lat, time.Since(t))
+				if len(r.Parts) == 0 {
+					b.Fatal("no parts")
+				}
+			}
+		}
+		build += time.Since(start)
+		stop()
+		<-c.done
+	}
+	lat.report(b)
+	idle.reportAs(b, "idle-")
+	b.ReportMetric(build.Seconds()/float64(b.N), "build-s")
+	b.ReportMetric(float64(len(lat))/float64(b.N), "requests")
+}

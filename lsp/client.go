@@ -151,7 +151,7 @@ func (s *session) reportIndexing(f *folder) {
 			return
 		case <-t.C:
 		}
-		p := f.progress.Load()
+		p := f.progress()
 		if p == nil || p.FilesTotal == 0 {
 			continue
 		}

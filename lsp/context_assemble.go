@@ -131,10 +131,12 @@ func (s *session) focusOf(snap *index.Snapshot, f *folder, rel string, focus *Fo
 	if !ok {
 		file, err := snap.File(rel)
 		if err != nil {
-			if errors.Is(err, index.ErrNotFound) {
+			if errors.Is(err, index.ErrNotFound) && snap.Complete() {
 				return nil, paramError("focus.uri", "%s is not indexed (ignored, excluded, binary or too large)", focus.URI)
 			}
-			return out, nil // stale or unreadable: let the engine decide
+			// Not indexed yet (the folder is still being indexed), stale
+			// or unreadable: let the engine answer without it.
+			return out, nil
 		}
 		text = file.Text
 	}

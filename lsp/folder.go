@@ -45,7 +45,10 @@ type folder struct {
 	openErr      error
 	buildErr     error
 	opened       time.Time
-	progress     atomic.Pointer[index.Progress]
+	// pool shares the index with the process's other sessions; entry is
+	// this folder's hold on it (set once open has asked for it).
+	pool  *IndexPool
+	entry atomic.Pointer[poolEntry]
 
 	closeOnce sync.Once
 	closeErr  error
@@ -64,6 +67,7 @@ type folder struct {
 type folderConfig struct {
 	uri, name, root string
 	indexOptions    func() index.Options
+	pool            *IndexPool
 	maxHeld         int
 	logf            func(format string, args ...any)
 	docText         func(abs string) (string, bool)
@@ -78,30 +82,25 @@ func newFolder(parent context.Context, cfg folderConfig) *folder {
 	}
 	return &folder{
 		uri: strings.TrimSuffix(cfg.uri, "/"), name: name, root: cfg.root, logf: cfg.logf,
-		docText: cfg.docText,
-		ctx:     ctx, cancel: cancel, queue: newChangeQueue(),
+		docText: cfg.docText, pool: cfg.pool,
+		ctx: ctx, cancel: cancel, queue: newChangeQueue(),
 		ready: make(chan struct{}), built: make(chan struct{}),
 		maxHeld: cfg.maxHeld,
 	}
 }
 
-// open opens the folder's index in the background: Open (which refreshes a
-// warm on-disk index), then the change queue, then the first build.
-// onOpen runs once the index is open (or failed), onBuilt once the first
-// build has finished.
+// open opens the folder's index in the background — the process's shared
+// index of the root (IndexPool), opened (which refreshes a warm on-disk
+// index) on first use — then starts the change queue and waits for the
+// first build. onOpen runs once the index is open (or failed), onBuilt
+// once the first build has finished.
 func (f *folder) open(cfg folderConfig, onOpen, onBuilt func(*folder)) {
 	go func() {
 		start := time.Now()
-		opts := cfg.indexOptions()
-		opts.Background, opts.Warm = true, true
-		opts.Progress = chainProgress(opts.Progress, func(p index.Progress) { f.progress.Store(&p) })
-		opts.Logf = chainLogf(opts.Logf, func(format string, args ...any) {
-			f.logf("%s: "+format, append([]any{f.root}, args...)...)
-		})
-		f.idx, f.openErr = index.Open(f.ctx, f.root, opts)
-		if f.openErr != nil {
-			f.openErr = fmt.Errorf("open the index of %s: %w", f.root, f.openErr)
-		}
+		e := f.pool.acquire(f.root, cfg.indexOptions())
+		f.entry.Store(e)
+		<-e.ready
+		f.idx, f.openErr = e.idx, e.err
 		f.opened = start
 		close(f.ready)
 		onOpen(f)
@@ -116,6 +115,15 @@ func (f *folder) open(cfg folderConfig, onOpen, onBuilt func(*folder)) {
 		close(f.built)
 		onBuilt(f)
 	}()
+}
+
+// progress returns how far the index's build or refresh has come (nil
+// before it starts).
+func (f *folder) progress() *index.Progress {
+	if e := f.entry.Load(); e != nil {
+		return e.progress.Load()
+	}
+	return nil
 }
 
 // apply applies a batch of queued changes to the index. It runs on the
@@ -140,10 +148,11 @@ func (f *folder) apply(changes []change) {
 // it is closed. The index decides, by the rules of its lister, whether the
 // buffer is indexable at all.
 func (f *folder) applyDocument(ctx context.Context, rel string) error {
+	e := f.entry.Load()
 	if text, open := f.docText(joinPath(f.root, rel)); open {
-		return f.idx.SetOverlay(ctx, rel, []byte(text))
+		return e.setBuffer(ctx, f, rel, text)
 	}
-	return f.idx.ClearOverlay(ctx, rel)
+	return e.clearBuffer(ctx, f, rel)
 }
 
 // applyDisk re-reads rel after a change on disk: a file is updated (the
@@ -397,9 +406,18 @@ func (f *folder) close() error {
 		}
 		f.held = nil
 		f.mu.Unlock()
-		if f.idx != nil {
-			if err := f.idx.Close(); err != nil {
-				f.closeErr = fmt.Errorf("close the index of %s: %w", f.root, err)
+		if e := f.entry.Load(); e != nil {
+			// The index may serve other sessions: give back this one's
+			// buffers (after the change queue has stopped applying them),
+			// then let go of it; the last user closes it.
+			if f.openErr == nil {
+				<-f.queue.stopped
+				if err := e.clearOwner(context.Background(), f); err != nil {
+					f.logf("%s: %v", f.root, err)
+				}
+			}
+			if err := f.pool.release(e); err != nil {
+				f.closeErr = err
 			}
 		}
 	})

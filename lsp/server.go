@@ -54,6 +54,9 @@ type Options struct {
 	// token in initialize, allowed workspace folders); nil (stdio) admits
 	// the client as it is.
 	Access *Access
+	// Pool shares indexes among the sessions of the process (one per
+	// root); nil gives the session a pool of its own.
+	Pool *IndexPool
 }
 
 // Errors Serve returns.
@@ -79,6 +82,9 @@ var (
 func Serve(ctx context.Context, conn io.ReadWriteCloser, opts Options) error {
 	if opts.Engine == nil {
 		return errors.New("lsp: Options.Engine is required")
+	}
+	if opts.Pool == nil {
+		opts.Pool = NewIndexPool(opts.Logf)
 	}
 	s := newSession(opts)
 	s.stream = newFrameStream(conn)

@@ -26,6 +26,7 @@ func (s *session) addFolderLocked(wf WorkspaceFolder) {
 	cfg := folderConfig{
 		uri: wf.URI, name: wf.Name, root: root,
 		indexOptions: s.indexOptionsFunc(root, s.settings.CacheDir),
+		pool:         s.opts.Pool,
 		maxHeld:      s.opts.HeldStates,
 		logf:         s.logf,
 		docText:      s.docText,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/gitdiff"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/ranges"
 	"github.com/ctxls/ctxls/retrieve"
@@ -593,24 +593,18 @@ func budgetOf(b *Budget, def int) assemble.Budget {
 	return out
 }
 
-// gitDiff runs `git diff REV` in root.
+// gitDiff runs `git diff REV` in root (package gitdiff); a bad revision
+// is a bad diff_rev argument.
 func gitDiff(ctx context.Context, root, rev string) (string, error) {
-	if strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, "\x00\n") {
-		return "", argError("diff_rev", "%q is not a revision (e.g. HEAD~1, main...HEAD)", rev)
+	out, err := gitdiff.Diff(ctx, root, rev)
+	var re *gitdiff.RevError
+	switch {
+	case errors.As(err, &re):
+		return "", argError("diff_rev", "%s (want a revision or range such as HEAD~1 or main...HEAD)", re.Error())
+	case err != nil:
+		return "", argError("diff_rev", "git diff %v", err)
 	}
-	cmd := exec.CommandContext(ctx, "git", "diff", "--no-color", "--no-ext-diff", rev, "--")
-	cmd.Dir = root
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "", argError("diff_rev", "git diff %s in %s failed: %s", rev, root, msg)
-	}
-	return string(out), nil
+	return out, nil
 }
 
 // partInfos describes parts without their text.

@@ -35,6 +35,9 @@ func main() {
 		code = runServe(ctx, args[1:], os.Stdin, os.Stdout, os.Stderr)
 	case len(args) > 0 && args[0] == "mcp":
 		code = runMCP(ctx, args[1:], os.Stdin, os.Stdout, os.Stderr)
+	case len(args) > 0 && (args[0] == "version" || args[0] == "--version"):
+		// What editor plugins show in their health checks.
+		fmt.Fprintf(os.Stdout, "ctxls %s\n", version())
 	default:
 		code = cli.Main(ctx, args, cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 			StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd()))})

@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"regexp"
 	"testing"
 )
 
@@ -16,4 +18,19 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// TestVersion: `ctxls version` prints one line editors' health checks show.
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"version", "--version"} {
+		cmd := exec.Command(os.Args[0], arg)
+		cmd.Env = append(os.Environ(), runAsMain+"=1")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("ctxls %s: %v", arg, err)
+		}
+		if !regexp.MustCompile(`^ctxls \S+\n$`).Match(out) {
+			t.Errorf("ctxls %s printed %q, want \"ctxls VERSION\\n\"", arg, out)
+		}
+	}
 }

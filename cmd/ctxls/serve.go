@@ -120,8 +120,10 @@ func serverOptions(logger *log.Logger, cacheDir string) lsp.Options {
 		Engine:       retrieve.NewEngine(reg),
 		Tokens:       reg,
 		IndexOptions: sharedIndexOptions(reg, cacheDir),
-		Logf:         logger.Printf,
-		Version:      version(),
+		// One index per root for every session of the process.
+		Pool:    lsp.NewIndexPool(logger.Printf),
+		Logf:    logger.Printf,
+		Version: version(),
 	}
 }
 

@@ -1,0 +1,63 @@
+// Finding the ctxls binary: the "ctxls.path" setting, else "ctxls" on PATH.
+// No vscode import.
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+export const INSTALL_COMMAND = "go install github.com/ctxls/ctxls/cmd/ctxls@latest";
+
+export type BinaryLookup =
+  | { found: true; path: string }
+  | { found: false; message: string };
+
+function isExecutableFile(p: string, platform: NodeJS.Platform): boolean {
+  try {
+    const st = fs.statSync(p);
+    if (!st.isFile()) return false;
+    if (platform === "win32") return true;
+    fs.accessSync(p, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * findBinary resolves the server binary. SETTING is the "ctxls.path" value:
+ * empty means "ctxls"; a bare name is looked up on PATH (with PATHEXT on
+ * Windows); a path (absolute, or relative to WORKSPACE) is used as it is.
+ * When nothing executable is found, message says what was looked for and
+ * how to install ctxls.
+ */
+export function findBinary(
+  setting: string | undefined,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+  workspace?: string,
+): BinaryLookup {
+  const name = setting && setting.trim() !== "" ? setting.trim() : "ctxls";
+  const expanded = name.startsWith("~/") && env.HOME ? path.join(env.HOME, name.slice(2)) : name;
+  const exts = platform === "win32" ? (env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").concat([""]) : [""];
+  if (expanded.includes("/") || (platform === "win32" && expanded.includes("\\"))) {
+    const p = path.isAbsolute(expanded) || !workspace ? expanded : path.join(workspace, expanded);
+    for (const ext of exts) {
+      if (isExecutableFile(p + ext, platform)) return { found: true, path: p + ext };
+    }
+    return { found: false, message: missingMessage(`"${p}" (the ctxls.path setting) is not an executable file`) };
+  }
+  const dirs = (env.PATH ?? "").split(path.delimiter).filter((d) => d !== "");
+  for (const dir of dirs) {
+    for (const ext of exts) {
+      const p = path.join(dir, expanded + ext);
+      if (isExecutableFile(p, platform)) return { found: true, path: p };
+    }
+  }
+  return { found: false, message: missingMessage(`"${expanded}" was not found on PATH`) };
+}
+
+function missingMessage(what: string): string {
+  return (
+    `ctxls: the server binary cannot be started: ${what}. ` +
+    `Install it with \`${INSTALL_COMMAND}\` (needs Go and gcc: ctxls uses cgo), ` +
+    `then make sure it is on PATH or set "ctxls.path" to the binary.`
+  );
+}

@@ -1,0 +1,105 @@
+package gitdiff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// revRange is a --diff value split as git reads it: "A...B" (B against
+// the merge base of A and B), "A..B" (B against A), or one revision (the
+// working tree against it). An empty end means HEAD.
+type revRange struct {
+	from, to string
+	sep      string // "...", ".." or "" (one revision)
+}
+
+func parseRevRange(s string) revRange {
+	for _, sep := range []string{"...", ".."} {
+		if from, to, ok := strings.Cut(s, sep); ok {
+			return revRange{from: from, to: to, sep: sep}
+		}
+	}
+	return revRange{from: s}
+}
+
+// ends are the revisions the range names, HEAD for an empty end.
+func (r revRange) ends() []string {
+	head := func(s string) string {
+		if s == "" {
+			return "HEAD"
+		}
+		return s
+	}
+	if r.sep == "" {
+		return []string{r.from}
+	}
+	return []string{head(r.from), head(r.to)}
+}
+
+// Diff returns the unified diff that REV names, run in dir: `git
+// diff REV` with the options that make its output the same whatever the
+// user's git configuration (no colour, no external diff or textconv, a/
+// and b/ prefixes, paths relative to dir). Every revision is checked
+// first, so that a bad one is named in a clear error (a *RevError); a
+// range without a merge base (a shallow clone) is an error that says so.
+func Diff(ctx context.Context, dir, rev string) (string, error) {
+	if strings.TrimSpace(rev) == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, "\x00\n") {
+		return "", &RevError{Rev: rev, Msg: "not a revision"}
+	}
+	r := parseRevRange(rev)
+	for _, end := range r.ends() {
+		if strings.HasPrefix(end, "-") || strings.Contains(end, "..") {
+			return "", &RevError{Rev: rev, Msg: fmt.Sprintf("%q is not a revision", end)}
+		}
+		if _, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", end+"^{commit}"); err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() == 1 {
+				return "", &RevError{Rev: rev, Msg: fmt.Sprintf("unknown revision %q in %s", end, dir)}
+			}
+			return "", fmt.Errorf("%s: %w", rev, err)
+		}
+	}
+	if r.sep == "..." {
+		ends := r.ends()
+		if _, err := git(ctx, dir, "merge-base", ends[0], ends[1]); err != nil {
+			return "", fmt.Errorf("%s: %s and %s have no merge base in %s (a shallow clone? fetch their history: git fetch --unshallow, or fetch-depth: 0 in actions/checkout): %w",
+				rev, ends[0], ends[1], dir, err)
+		}
+	}
+	out, err := git(ctx, dir, "-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
+		"--src-prefix=a/", "--dst-prefix=b/", "--relative", rev, "--")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", rev, err)
+	}
+	return out, nil
+}
+
+// RevError is a revision that cannot be used: not a revision at all, or
+// unknown to the repository. Callers report it as bad input.
+type RevError struct {
+	Rev string
+	Msg string
+}
+
+func (e *RevError) Error() string { return fmt.Sprintf("%q: %s", e.Rev, e.Msg) }
+
+// git runs git with args in dir and returns its standard output; an
+// error carries git's own message.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			return "", fmt.Errorf("git %s in %s: %w", args[0], dir, err)
+		}
+		return "", fmt.Errorf("git %s in %s: %w: %s", args[0], dir, err, msg)
+	}
+	return string(out), nil
+}

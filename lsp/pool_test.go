@@ -1,0 +1,210 @@
+package lsp
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/index/chunk"
+)
+
+// poolOptions are server options whose sessions share one pool and an
+// on-disk cache (where a second, unshared index of the same root would
+// find the first one's directory locked).
+func poolOptions(t *testing.T) (Options, *IndexPool, *logLines) {
+	opts := serverOptions(t, nil)
+	cache := t.TempDir()
+	opts.IndexOptions = func(root string) index.Options {
+		return index.Options{CacheDir: index.CacheDirIn(cache, root), LockTimeout: 5 * time.Second, PrivateWhenLocked: true}
+	}
+	logs := &logLines{t: t}
+	opts.Pool = NewIndexPool(logs.logf)
+	return opts, opts.Pool, logs
+}
+
+// logLines records a log.
+type logLines struct {
+	t     *testing.T
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) logf(format string, args ...any) {
+	l.t.Logf(format, args...)
+	l.mu.Lock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+	l.mu.Unlock()
+}
+
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// openDoc opens rel in c with text.
+func openDoc(c *fakeClient, root, rel, text string) string {
+	uri := pathToURI(filepath.Join(root, filepath.FromSlash(rel)))
+	c.notify(methodDidOpen, map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": text}})
+	return uri
+}
+
+// changeDoc replaces the whole text of uri in c.
+func changeDoc(c *fakeClient, uri string, version int, text string) {
+	c.notify(methodDidChange, map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": version},
+		"contentChanges": []any{map[string]any{"text": text}},
+	})
+}
+
+// TestPoolSharesIndexAcrossSessions: sessions of one process on the same
+// root use one index (no second, private build), see each other's buffers,
+// and a session's buffers leave the index when it ends.
+func TestPoolSharesIndexAcrossSessions(t *testing.T) {
+	opts, pool, logs := poolOptions(t)
+	root := writeTree(t, fixture)
+	a, stopA := newFakeClient(t, opts)
+	a.initialize(map[string]any{"rootUri": pathToURI(root)})
+	b := startServer(t, opts)
+	b.initialize(map[string]any{"rootUri": pathToURI(root)})
+	pool.mu.Lock()
+	n := len(pool.entries)
+	var refs int
+	for _, e := range pool.entries {
+		refs = e.refs
+	}
+	pool.mu.Unlock()
+	if n != 1 || refs != 2 {
+		t.Fatalf("pool: %d indexes, %d users; want 1 index used by both sessions", n, refs)
+	}
+
+	uri := openDoc(a, root, "ranges/stitch.go", "package ranges\n\nfunc Wallabystitch() {}\n")
+	changeDoc(a, uri, 2, "package ranges\n\nfunc Wombatstitch() {}\n")
+	mustResult[assembleResultJSON](t, a.call(methodContextAssemble, map[string]any{"query": "Wombatstitch"})) // a's edit applied
+	r := mustResult[assembleResultJSON](t, b.call(methodContextAssemble, map[string]any{"query": "Wombatstitch"}))
+	if !r.hasText("func Wombatstitch()") {
+		t.Fatalf("b does not see a's buffer: %v", r.paths())
+	}
+	if !r.Stats.IndexComplete {
+		t.Fatal("b answered from an incomplete index")
+	}
+
+	// a leaves: its buffer leaves the index, which b still uses.
+	stopA()
+	select {
+	case <-a.done:
+	case <-time.After(testTimeout):
+		t.Fatal("a did not end")
+	}
+	eventually(t, "a's buffer gone from the shared index", func() bool {
+		r := mustResult[assembleResultJSON](t, b.call(methodContextAssemble, map[string]any{"query": "Wombatstitch Stitch"}))
+		return !r.hasText("Wombatstitch") && r.hasText("func Stitch")
+	})
+	if strings.Contains(logs.String(), "private") || strings.Count(logs.String(), "full build") != 1 {
+		t.Fatalf("not one shared build:\n%s", logs)
+	}
+}
+
+// TestPoolSameFileInTwoSessions: when two sessions have the same file open,
+// the index holds the text of the last change; when one closes it, the
+// other's buffer; when both have, the disk.
+func TestPoolSameFileInTwoSessions(t *testing.T) {
+	opts, _, _ := poolOptions(t)
+	root := writeTree(t, fixture)
+	a := startServer(t, opts)
+	a.initialize(map[string]any{"rootUri": pathToURI(root)})
+	b := startServer(t, opts)
+	b.initialize(map[string]any{"rootUri": pathToURI(root)})
+	ask := func(c *fakeClient, q string) assembleResultJSON {
+		t.Helper()
+		return mustResult[assembleResultJSON](t, c.call(methodContextAssemble, map[string]any{"query": q + " Stitch"}))
+	}
+	ua := openDoc(a, root, "ranges/stitch.go", "package ranges\n\nfunc Alpacastitch() {}\n")
+	ask(a, "Alpacastitch")
+	ub := openDoc(b, root, "ranges/stitch.go", "package ranges\n\nfunc Bisonstitch() {}\n")
+	if r := ask(b, "Bisonstitch"); !r.hasText("func Bisonstitch()") {
+		t.Fatalf("b's buffer, changed last: %v", r.paths())
+	}
+	changeDoc(a, ua, 2, "package ranges\n\nfunc Camelstitch() {}\n")
+	if r := ask(a, "Camelstitch"); !r.hasText("func Camelstitch()") || r.hasText("Bisonstitch") {
+		t.Fatalf("a's buffer, changed last: %q", r.Rendered)
+	}
+	a.notify(methodDidClose, map[string]any{"textDocument": map[string]any{"uri": ua}})
+	if r := ask(a, "Bisonstitch Camelstitch"); !r.hasText("func Bisonstitch()") || r.hasText("Camelstitch") {
+		t.Fatalf("after a closed it, b's buffer: %q", r.Rendered)
+	}
+	b.notify(methodDidClose, map[string]any{"textDocument": map[string]any{"uri": ub}})
+	disk, err := os.ReadFile(filepath.Join(root, "ranges", "stitch.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := ask(b, "Bisonstitch"); r.hasText("Bisonstitch") || !strings.Contains(string(disk), "func Stitch") || !r.hasText("func Stitch") {
+		t.Fatalf("after both closed it, the disk: %q", r.Rendered)
+	}
+}
+
+// slowChunker is the default chunker, slowed down: a folder indexed with
+// it is still being built while the test works.
+type slowChunker struct {
+	*chunk.Chunker
+	delay time.Duration
+}
+
+func (c slowChunker) Chunk(path string, src []byte) ([]chunk.Chunk, error) {
+	time.Sleep(c.delay)
+	return c.Chunker.Chunk(path, src)
+}
+
+// TestEditWhileAnotherFolderBuilds: while one folder's index is being
+// built, an edit — in another folder, or in the folder being built — is in
+// the very next answer.
+func TestEditWhileAnotherFolderBuilds(t *testing.T) {
+	a := writeTree(t, fixture)
+	big := map[string]string{}
+	for i := range 150 {
+		big[fmt.Sprintf("pkg/f%03d.go", i)] = fmt.Sprintf("package pkg\n\n// F%d does little.\nfunc F%d() int { return %d }\n", i, i, i)
+	}
+	b := writeTree(t, big)
+	opts := serverOptions(t, nil)
+	opts.IndexOptions = func(root string) index.Options {
+		o := index.Options{InMemory: true}
+		if root == b {
+			o.Workers = 1
+			o.NewChunker = func() (index.Chunker, error) {
+				return slowChunker{chunk.NewChunker(chunk.Options{}), 20 * time.Millisecond}, nil
+			}
+		}
+		return o
+	}
+	c := startServer(t, opts)
+	c.initialize(map[string]any{"workspaceFolders": []any{
+		map[string]any{"uri": pathToURI(a), "name": "a"},
+		map[string]any{"uri": pathToURI(b), "name": "b"},
+	}, "initializationOptions": map[string]any{"indexWaitMs": 0}}) // answer from a partial index at once
+	ua := openDoc(c, a, "ranges/stitch.go", "package ranges\n\nfunc Stitch() {}\n")
+	ub := openDoc(c, b, "pkg/f000.go", "package pkg\n\nfunc F0() int { return 0 }\n")
+	focus := func(uri string) map[string]any {
+		return map[string]any{"uri": uri, "position": map[string]any{"line": 2, "character": 5}}
+	}
+	for i := range 6 {
+		name := fmt.Sprintf("Edited%dNow", i)
+		changeDoc(c, ua, i+2, "package ranges\n\nfunc "+name+"() {}\n")
+		r := mustResult[assembleResultJSON](t, c.call(methodContextAssemble, map[string]any{"focus": focus(ua)}))
+		if !r.hasText("func " + name + "()") {
+			t.Fatalf("edit %d in folder a while b builds: not in the next answer: %q", i, r.Rendered)
+		}
+		changeDoc(c, ub, i+2, "package pkg\n\nfunc "+name+"() int { return 0 }\n")
+		r = mustResult[assembleResultJSON](t, c.call(methodContextAssemble, map[string]any{"focus": focus(ub)}))
+		if !r.hasText("func " + name + "()") {
+			t.Fatalf("edit %d in folder b while it builds: not in the next answer: %q", i, r.Rendered)
+		}
+		if i == 5 && r.Stats.IndexComplete {
+			t.Fatal("folder b finished building before the test's last edit: make it slower")
+		}
+	}
+}

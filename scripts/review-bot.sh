@@ -1,0 +1,361 @@
+#!/usr/bin/env bash
+# review-bot.sh: the logic of the ctxls GitHub Action (action.yml), usable
+# by any CI: environment variables in, files out. See docs/review-bots.md.
+#
+#   review-bot.sh prepare   resolve the base commit; print the index cache
+#                           directory and cache keys (outputs)
+#   review-bot.sh install   go install ctxls (CTXLS_VERSION, else the
+#                           action's ref, else the action's own checkout)
+#   review-bot.sh run       refresh (or build) the index, assemble the
+#                           context of the diff BASE...HEAD, write the files,
+#                           the outputs and the step summary
+#
+# Inputs (environment; all optional):
+#   CTXLS_ROOT        workspace root (default $GITHUB_WORKSPACE, else .)
+#   CTXLS_BASE_REF    base branch, ref or commit (default $GITHUB_BASE_REF);
+#                     empty: no pull request, `run` only builds or refreshes
+#                     the index (a push to the base branch warming the cache)
+#   CTXLS_HEAD_REF    the pull request's commit (default HEAD)
+#   CTXLS_BUDGET      token budget (default 8000)
+#   CTXLS_FORMAT      markdown, xml or json (default markdown)
+#   CTXLS_ENCODING    cl100k_base, o200k_base or approx (default cl100k_base)
+#   CTXLS_QUERY       text to retrieve for besides the diff (e.g. the pull
+#                     request's title); passed through a file, never a shell
+#   CTXLS_EXTRA_ARGS  more `ctxls assemble` arguments, quoted as in a shell
+#                     ('...' and "..." group; nothing is expanded or run)
+#   CTXLS_INDEX_DIR   the index directory, the path actions/cache keeps
+#                     (default $RUNNER_TEMP/ctxls-index)
+#   CTXLS_OUT_DIR     where the files go (default $RUNNER_TEMP/ctxls-review)
+#   CTXLS_BIN         the ctxls binary (default: ctxls on PATH, else where
+#                     go install puts it)
+#   CTXLS_CACHE_MATCHED_KEY  the key actions/cache restored (for the summary)
+#   CTXLS_VERSION, CTXLS_ACTION_REF, CTXLS_ACTION_PATH  for install
+#   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY  files appended to (default
+#                     $CTXLS_OUT_DIR/outputs and $CTXLS_OUT_DIR/summary.md)
+#
+# Files written by run, in CTXLS_OUT_DIR: context.md|.xml|.json (the
+# rendered context), result.json (`ctxls assemble --json`, see
+# docs/result.schema.json), diff.patch (the diff ctxls read), index.json
+# (`ctxls index --json`: what the refresh read and changed).
+set -euo pipefail
+
+module=github.com/ctxls/ctxls
+
+die() {
+	if [ "${GITHUB_ACTIONS:-}" = true ]; then
+		echo "::error title=ctxls::$*" >&2
+	else
+		echo "review-bot: $*" >&2
+	fi
+	exit 1
+}
+
+log() { echo "review-bot: $*" >&2; }
+
+tmpbase=${RUNNER_TEMP:-${TMPDIR:-/tmp}}
+root=${CTXLS_ROOT:-${GITHUB_WORKSPACE:-.}}
+index_dir=${CTXLS_INDEX_DIR:-$tmpbase/ctxls-index}
+out_dir=${CTXLS_OUT_DIR:-$tmpbase/ctxls-review}
+encoding=${CTXLS_ENCODING:-cl100k_base}
+budget=${CTXLS_BUDGET:-8000}
+format=${CTXLS_FORMAT:-markdown}
+base_ref=${CTXLS_BASE_REF-${GITHUB_BASE_REF:-}}
+head_ref=${CTXLS_HEAD_REF:-HEAD}
+# The index depends on the encoding (its token counts) and the runner's
+# operating system; anything else that differs is refreshed by ctxls.
+key_prefix="ctxls-index-v1-${RUNNER_OS:-$(uname -s)}-$encoding-"
+
+# output NAME VALUE appends one output (single-line values only).
+output() {
+	local file=${GITHUB_OUTPUT:-$out_dir/outputs}
+	mkdir -p "$(dirname "$file")"
+	printf '%s=%s\n' "$1" "$2" >>"$file"
+}
+
+summary() {
+	local file=${GITHUB_STEP_SUMMARY:-$out_dir/summary.md}
+	mkdir -p "$(dirname "$file")"
+	cat >>"$file"
+}
+
+git_root() { git -C "$root" "$@"; }
+
+# commit_of REV prints the commit REV names, or fails.
+commit_of() { git_root rev-parse --verify --quiet "$1^{commit}"; }
+
+# resolve_base prints the base commit: CTXLS_BASE_REF as a remote-tracking
+# branch of origin, as a local ref or commit, else fetched from origin.
+resolve_base() {
+	local c
+	for r in "refs/remotes/origin/$base_ref" "$base_ref"; do
+		if c=$(commit_of "$r"); then
+			echo "$c"
+			return
+		fi
+	done
+	log "fetching $base_ref from origin"
+	git_root fetch --no-tags --quiet origin "$base_ref" >&2 ||
+		die "base $base_ref: not a commit or ref here, and git fetch origin $base_ref failed"
+	commit_of FETCH_HEAD || die "base $base_ref: fetched, but FETCH_HEAD is not a commit"
+}
+
+# merge_base BASE HEAD prints their merge base; in a shallow clone it
+# fetches the missing history first (checkout with fetch-depth: 0 avoids
+# that).
+merge_base() {
+	local mb
+	if mb=$(git_root merge-base "$1" "$2" 2>/dev/null); then
+		echo "$mb"
+		return
+	fi
+	if [ "$(git_root rev-parse --is-shallow-repository)" = true ]; then
+		log "shallow clone: fetching the history to find the merge base of $1 and $2"
+		git_root fetch --no-tags --quiet --unshallow origin >&2 || die "git fetch --unshallow origin failed"
+		git_root fetch --no-tags --quiet origin "$1" >&2 || true
+		if mb=$(git_root merge-base "$1" "$2" 2>/dev/null); then
+			echo "$mb"
+			return
+		fi
+	fi
+	die "$1 and $2 have no merge base"
+}
+
+# gobin prints where go install puts binaries.
+gobin() {
+	local d
+	d=$(go env GOBIN)
+	if [ -z "$d" ]; then
+		d="$(go env GOPATH)/bin"
+	fi
+	echo "$d"
+}
+
+ctxls_bin() {
+	if [ -n "${CTXLS_BIN:-}" ]; then
+		echo "$CTXLS_BIN"
+	elif command -v ctxls >/dev/null 2>&1; then
+		command -v ctxls
+	elif command -v go >/dev/null 2>&1 && [ -x "$(gobin)/ctxls" ]; then
+		echo "$(gobin)/ctxls"
+	else
+		die "ctxls not found: run review-bot.sh install, or set CTXLS_BIN"
+	fi
+}
+
+cmd_prepare() {
+	git_root rev-parse --git-dir >/dev/null 2>&1 || die "$root is not in a git repository"
+	local head base mode
+	head=$(commit_of "$head_ref") || die "head $head_ref: not a commit"
+	if [ -n "$base_ref" ]; then
+		mode=pull-request
+		base=$(resolve_base)
+		merge_base "$base" "$head" >/dev/null
+	else
+		# No pull request: this run keeps the index of this commit for the
+		# pull requests based on it.
+		mode=index
+		base=$head
+	fi
+	output mode "$mode"
+	output base-sha "$base"
+	output head-sha "$head"
+	output cache-dir "$index_dir"
+	output cache-key "$key_prefix$base"
+	output cache-restore-key "$key_prefix"
+}
+
+cmd_install() {
+	command -v go >/dev/null 2>&1 || die "go is not installed (actions/setup-go)"
+	export CGO_ENABLED=1 # tree-sitter
+	local version=${CTXLS_VERSION:-${CTXLS_ACTION_REF:-}}
+	if [ -n "$version" ]; then
+		log "go install $module/cmd/ctxls@$version"
+		go install "$module/cmd/ctxls@$version" || die "go install $module/cmd/ctxls@$version failed"
+	elif [ -n "${CTXLS_ACTION_PATH:-}" ] && grep -q "^module $module\$" "$CTXLS_ACTION_PATH/go.mod" 2>/dev/null; then
+		# Used as a local action (uses: ./) or the runner gave no ref: the
+		# action's directory is the source at the ref it is used at.
+		log "go install ./cmd/ctxls in $CTXLS_ACTION_PATH"
+		(cd "$CTXLS_ACTION_PATH" && go install ./cmd/ctxls) || die "go install ./cmd/ctxls in $CTXLS_ACTION_PATH failed"
+	else
+		die "no ctxls version: set CTXLS_VERSION (a tag, branch or commit of $module)"
+	fi
+	local bin
+	bin="$(gobin)/ctxls"
+	[ -x "$bin" ] || die "go install left no $bin"
+	output ctxls-bin "$bin"
+	if [ -n "${GITHUB_PATH:-}" ]; then
+		dirname "$bin" >>"$GITHUB_PATH"
+	fi
+}
+
+# ignore_index_dir keeps an index directory inside the repository (GitLab
+# caches only paths there) out of the index: it is added to the
+# repository's info/exclude, which ctxls's walk honours.
+ignore_index_dir() {
+	local top dir rel exclude
+	top=$(cd "$(git_root rev-parse --show-toplevel)" && pwd -P)
+	dir=$(cd "$index_dir" && pwd -P)
+	case $dir/ in
+	"$top"/*) rel=${dir#"$top"/} ;;
+	*) return 0 ;;
+	esac
+	if git -C "$top" check-ignore -q --no-index "$rel/"; then
+		return 0
+	fi
+	exclude=$(git -C "$top" rev-parse --path-format=absolute --git-path info/exclude)
+	mkdir -p "$(dirname "$exclude")"
+	printf '/%s/\n' "$rel" >>"$exclude"
+	log "added /$rel/ to $exclude (the index directory is inside the repository)"
+}
+
+# extra_args reads CTXLS_EXTRA_ARGS into the array extra, split and
+# unquoted by xargs (which expands nothing).
+extra_args() {
+	extra=()
+	local spec=${CTXLS_EXTRA_ARGS:-} split a
+	[ -n "${spec//[[:space:]]/}" ] || return 0
+	split=$(mktemp)
+	printf '%s' "$spec" | xargs printf '%s\0' >"$split" ||
+		die "extra args: cannot split (unbalanced quotes?): $spec"
+	while IFS= read -r -d '' a; do
+		extra+=("$a")
+	done <"$split"
+	rm -f "$split"
+}
+
+# json FILE FILTER prints one value of a JSON file.
+json() { jq -r "$2" "$1"; }
+
+cmd_run() {
+	command -v jq >/dev/null 2>&1 || die "jq is not installed"
+	git_root rev-parse --git-dir >/dev/null 2>&1 || die "$root is not in a git repository"
+	local bin head base mb mode ext
+	bin=$(ctxls_bin)
+	case $format in
+	markdown) ext=md ;;
+	xml) ext=xml ;;
+	json) ext=json ;;
+	*) die "format $format: want markdown, xml or json" ;;
+	esac
+	head=$(commit_of "$head_ref") || die "head $head_ref: not a commit"
+	mkdir -p "$out_dir" "$index_dir"
+	ignore_index_dir
+
+	# Refresh the index (or build it): a restored index from an older
+	# commit re-reads only the files whose size or mtime changed.
+	"$bin" index --root "$root" --cache-dir "$index_dir" --encoding "$encoding" --json >"$out_dir/index.json" ||
+		die "ctxls index failed"
+	local imode iread ichanged iremoved ifiles ireason iroot isecs
+	imode=$(json "$out_dir/index.json" .mode)
+	iread=$(json "$out_dir/index.json" .read)
+	ichanged=$(json "$out_dir/index.json" .changed)
+	iremoved=$(json "$out_dir/index.json" .removed)
+	ifiles=$(json "$out_dir/index.json" .files)
+	ireason=$(json "$out_dir/index.json" '.reason // ""')
+	iroot=$(json "$out_dir/index.json" .stateRoot)
+	isecs=$(json "$out_dir/index.json" '.durationMs / 10 | round / 100')
+	output index-file "$out_dir/index.json"
+	output index-mode "$imode"
+	output files-read "$iread"
+	output files-changed "$ichanged"
+	local restored="none (cold)"
+	if [ -n "${CTXLS_CACHE_MATCHED_KEY:-}" ]; then
+		restored="\`$CTXLS_CACHE_MATCHED_KEY\`"
+	fi
+	local index_line="$imode of $ifiles files in $isecs s: $iread read, $ichanged changed, $iremoved removed"
+	if [ -n "$ireason" ]; then
+		index_line="$index_line ($ireason)"
+	fi
+
+	if [ -z "$base_ref" ]; then
+		mode=index
+		output mode index
+		output index-complete true
+		output index-state "$iroot"
+		summary <<EOF
+### ctxls: index of \`${head:0:12}\`
+
+| | |
+| --- | --- |
+| index | $index_line |
+| cache restored | $restored |
+| state | \`$iroot\` |
+EOF
+		return
+	fi
+
+	mode=pull-request
+	base=$(resolve_base)
+	mb=$(merge_base "$base" "$head")
+	local range="$base...$head"
+	git_root -c core.quotePath=false diff --no-color --no-ext-diff --no-textconv --src-prefix=a/ --dst-prefix=b/ --relative \
+		"$range" -- >"$out_dir/diff.patch" || die "git diff $range failed"
+	local nfiles
+	nfiles=$(grep -c '^diff --git ' "$out_dir/diff.patch" || true)
+
+	local args=(assemble --root "$root" --cache-dir "$index_dir" --encoding "$encoding" --budget "$budget"
+		--format "$format" --json)
+	if [ -s "$out_dir/diff.patch" ]; then
+		args+=(--diff "$range")
+	fi
+	if [ -n "${CTXLS_QUERY:-}" ]; then
+		printf '%s\n' "$CTXLS_QUERY" >"$out_dir/query.txt"
+		args+=(--query-file "$out_dir/query.txt")
+	fi
+	local extra
+	extra_args
+	args+=(${extra[@]+"${extra[@]}"})
+
+	local context="$out_dir/context.$ext" result="$out_dir/result.json" tokens parts files complete state ams
+	rm -f "$result"
+	if [ ! -s "$out_dir/diff.patch" ] && [ -z "${CTXLS_QUERY:-}" ]; then
+		# Nothing to retrieve for (ctxls assemble would refuse): an empty
+		# context and no result file.
+		log "the diff $range is empty: no context"
+		: >"$context"
+		result="" tokens=0 parts=0 files=0 complete=true state=$iroot ams=0
+	else
+		"$bin" "${args[@]}" >"$result" || die "ctxls assemble failed"
+		jq -j .rendered "$result" >"$context"
+		tokens=$(json "$result" .stats.totalTokens)
+		parts=$(json "$result" .stats.parts)
+		files=$(json "$result" .stats.files)
+		complete=$(json "$result" .stats.indexComplete)
+		state=$(json "$result" .stats.indexState)
+		ams=$(json "$result" '.timing.elapsedMs | round')
+	fi
+
+	output mode "$mode"
+	output base-sha "$base"
+	output head-sha "$head"
+	output merge-base "$mb"
+	output context-file "$context"
+	output result-file "$result"
+	output diff-file "$out_dir/diff.patch"
+	output tokens "$tokens"
+	output parts "$parts"
+	output index-complete "$complete"
+	output index-state "$state"
+
+	summary <<EOF
+### ctxls: review context for \`${base_ref}...${head:0:12}\`
+
+| | |
+| --- | --- |
+| diff | \`${mb:0:12}...${head:0:12}\` (merge base of \`$base_ref\`); files changed: $nfiles |
+| context | $tokens / $budget tokens ($encoding, $format): $parts parts from $files files, assembled in $ams ms |
+| index | $index_line |
+| cache restored | $restored |
+| state | \`$state\` (complete: $complete) |
+EOF
+}
+
+case ${1:-} in
+prepare) cmd_prepare ;;
+install) cmd_install ;;
+run) cmd_run ;;
+*)
+	echo "usage: review-bot.sh prepare|install|run (see the comment at its top)" >&2
+	exit 2
+	;;
+esac
