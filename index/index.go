@@ -235,9 +235,15 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		if isStorageFailure(err) {
+			return x.openInMemory(ctx, dir, err)
+		}
 		return nil, fmt.Errorf("open index: %w", err)
 	}
 	lock, err := lockDir(ctx, dir, set.LockTimeout)
+	if err != nil && isStorageFailure(err) {
+		return x.openInMemory(ctx, dir, err)
+	}
 	if err != nil {
 		if !errors.Is(err, ErrLocked) || !set.PrivateWhenLocked {
 			return nil, fmt.Errorf("open index of %s: %w", abs, err)
@@ -279,6 +285,10 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		reason = "private (index directory locked)"
 	}
 	if err := x.startBuild(ctx, reason); err != nil {
+		if isStorageFailure(err) && !x.private {
+			x.lock.release()
+			return x.openInMemory(ctx, dir, err)
+		}
 		x.Close()
 		return nil, err
 	}
@@ -434,6 +444,9 @@ func (x *Index) startBuild(ctx context.Context, reason string) error {
 	}
 	run := func(ctx context.Context) error {
 		err := x.fullBuild(ctx, gen, reason)
+		if err != nil && gen != "" && isStorageFailure(err) && ctx.Err() == nil {
+			err = x.rebuildInMemory(ctx, gen, reason, err)
+		}
 		x.mu.Lock()
 		x.building = false
 		if err == nil {

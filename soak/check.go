@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -40,20 +41,29 @@ type Checks struct {
 	IndexingAnswers int `json:"indexingAnswers"`
 }
 
-// maxFailures is how many failure descriptions a checker keeps.
-const maxFailures = 30
+// maxFailures is how many failure descriptions of each kind a checker
+// keeps.
+const maxFailures = 10
+
+// Failure kinds, in the order a report lists them.
+var failureKinds = []string{"error", "budget", "path", "stale", "disk", "fresh"}
 
 // checker accumulates Checks and the first failures of a phase.
 type checker struct {
 	mu       sync.Mutex
 	c        Checks
-	failures []string
+	failures map[string][]string // by kind
+	// peers are the other clients' texts, to say whose a wrong part shows.
+	peers *peerTexts
 }
 
-// fail records a failure description.
-func (k *checker) failf(format string, args ...any) {
-	if len(k.failures) < maxFailures {
-		k.failures = append(k.failures, fmt.Sprintf(format, args...))
+// failf records a failure description of a kind. k.mu is held.
+func (k *checker) failf(kind, format string, args ...any) {
+	if k.failures == nil {
+		k.failures = map[string][]string{}
+	}
+	if len(k.failures[kind]) < maxFailures {
+		k.failures[kind] = append(k.failures[kind], fmt.Sprintf(format, args...))
 	}
 }
 
@@ -61,7 +71,51 @@ func (k *checker) failf(format string, args ...any) {
 func (k *checker) snapshot() (Checks, []string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.c, append([]string(nil), k.failures...)
+	var out []string
+	for _, kind := range failureKinds {
+		out = append(out, k.failures[kind]...)
+	}
+	return k.c, out
+}
+
+// peerTexts are the text logs of every client of a phase, by name.
+type peerTexts struct {
+	mu   sync.Mutex
+	logs map[string]*textLog
+}
+
+func newPeerTexts() *peerTexts { return &peerTexts{logs: map[string]*textLog{}} }
+
+func (p *peerTexts) add(name string, t *textLog) {
+	p.mu.Lock()
+	p.logs[name] = t
+	p.mu.Unlock()
+}
+
+// whose names the clients other than self that gave abs a buffer text
+// that the part shows.
+func (p *peerTexts) whose(self *textLog, abs string, part partJSON) string {
+	if p == nil {
+		return ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var names []string
+	for name, t := range p.logs {
+		if t == self {
+			continue
+		}
+		t.mu.Lock()
+		for _, v := range t.hist[abs] {
+			if v.buffer && partMatches(v.text, part.Ranges, part.Text) {
+				names = append(names, name)
+				break
+			}
+		}
+		t.mu.Unlock()
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 // partJSON is a part of a result as the harness reads it (LSP parts carry
@@ -239,7 +293,7 @@ func (k *checker) check(a answer, res *resultJSON) {
 	}
 	if st.TotalTokens > st.MaxTokens || (a.askedMax > 0 && st.MaxTokens != a.askedMax) {
 		k.c.BudgetExceeded++
-		k.failf("%s: budget: totalTokens %d, maxTokens %d, asked %d", a.label, st.TotalTokens, st.MaxTokens, a.askedMax)
+		k.failf("budget", "%s: budget: totalTokens %d, maxTokens %d, asked %d", a.label, st.TotalTokens, st.MaxTokens, a.askedMax)
 	}
 	for _, p := range res.Parts {
 		k.c.Parts++
@@ -249,7 +303,7 @@ func (k *checker) check(a answer, res *resultJSON) {
 		}
 		if !ok {
 			k.c.PathsOutside++
-			k.failf("%s: part %s path %q (uri %q) is not inside the folder %s", a.label, p.ID, p.Path, p.URI, a.root)
+			k.failf("path", "%s: part %s path %q (uri %q) is not inside the folder %s", a.label, p.ID, p.Path, p.URI, a.root)
 			continue
 		}
 		k.checkText(a, st, p, abs)
@@ -268,12 +322,16 @@ func (k *checker) checkText(a answer, st statsJSON, p partJSON, abs string) {
 		text, exists := a.disk.get(abs)
 		if !exists {
 			k.c.DiskMismatches++
-			k.failf("%s: part %s of %s, which does not exist", a.label, p.ID, p.Path)
+			k.failf("disk", "%s: part %s of %s, which does not exist", a.label, p.ID, p.Path)
 			return
 		}
 		if !partMatches(text, p.Ranges, p.Text) {
 			k.c.DiskMismatches++
-			k.failf("%s: part %s %s lines %v is not the file's text on disk", a.label, p.ID, p.Path, p.Ranges)
+			what := "no text a client gave it"
+			if who := k.peers.whose(a.texts, abs, p); who != "" {
+				what = "the buffer of another client: " + who
+			}
+			k.failf("disk", "%s: part %s %s lines %v is not the file's text on disk: it is %s", a.label, p.ID, p.Path, p.Ranges, what)
 		}
 		return
 	}
@@ -303,7 +361,7 @@ func (k *checker) checkText(a answer, st statsJSON, p partJSON, abs string) {
 	if !buffer {
 		k.c.DiskParts++
 		k.c.DiskMismatches++
-		k.failf("%s: part %s %s lines %v (level %s) is not the file's text: it is %s", a.label, p.ID, p.Path, p.Ranges, p.Level, what)
+		k.failf("disk", "%s: part %s %s lines %v (level %s) is not the file's text: it is %s", a.label, p.ID, p.Path, p.Ranges, p.Level, what)
 		return
 	}
 	k.c.BufferParts++
@@ -311,7 +369,7 @@ func (k *checker) checkText(a answer, st statsJSON, p partJSON, abs string) {
 	if !st.IndexComplete {
 		k.c.StaleWhileIndexing++
 	}
-	k.failf("%s: part %s %s lines %v (level %s, indexComplete %v) is not the buffer's latest text: it is %s",
+	k.failf("stale", "%s: part %s %s lines %v (level %s, indexComplete %v) is not the buffer's latest text: it is %s",
 		a.label, p.ID, p.Path, p.Ranges, p.Level, st.IndexComplete, what)
 }
 

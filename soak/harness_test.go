@@ -210,3 +210,24 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("summarize(nil) = %+v", l)
 	}
 }
+
+// A part of a file the client does not have open that shows another
+// client's buffer is a disk mismatch that names that client.
+func TestCheckerNamesAnotherClientsBuffer(t *testing.T) {
+	root := t.TempDir()
+	abs := filepath.Join(root, "a.go")
+	if err := os.WriteFile(abs, []byte("a\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mine, theirs := newTextLog(), newTextLog()
+	theirs.set(abs, "a\nB\n", true)
+	k := &checker{peers: newPeerTexts()}
+	k.peers.add("session s1", mine)
+	k.peers.add("session s2", theirs)
+	k.check(answer{label: "t", root: root, rootURI: dirURI(root), texts: mine, disk: newDiskTexts()},
+		&resultJSON{Parts: []partJSON{{ID: "p1", Path: "a.go", Ranges: []lineRange{{2, 2}}, Text: "B\n"}}, Stats: statsJSON{MaxTokens: 1, IndexComplete: true}})
+	c, f := k.snapshot()
+	if c.DiskMismatches != 1 || len(f) != 1 || !strings.Contains(f[0], "the buffer of another client: session s2") {
+		t.Fatalf("checks %+v, failures %q", c, f)
+	}
+}

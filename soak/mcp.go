@@ -209,7 +209,7 @@ func (c *mcpClient) findMarker(ctx context.Context) error {
 	}
 	c.misses++
 	c.chk.mu.Lock()
-	c.chk.failf("mcp%d find_symbol %s: no definition in %s just after it was written (got %v)", c.id, c.marker, c.file, out.Definitions)
+	c.chk.failf("fresh", "mcp%d find_symbol %s: no definition in %s just after it was written (got %v)", c.id, c.marker, c.file, out.Definitions)
 	c.chk.mu.Unlock()
 	return nil
 }
@@ -260,7 +260,7 @@ func (c *mcpClient) call(ctx context.Context, tool string, args map[string]any) 
 	}
 	if c.rec.request(tool, rerr, false, key, d) {
 		c.chk.mu.Lock()
-		c.chk.failf("mcp%d %s %v: %v", c.id, tool, args, err)
+		c.chk.failf("error", "mcp%d %s %v: %v", c.id, tool, args, err)
 		c.chk.mu.Unlock()
 		return nil, nil
 	}
@@ -403,7 +403,7 @@ func (c *mcpClient) checkResult(what, root string, maxTok int, from int64, res *
 	if root != c.tree {
 		c.chk.mu.Lock()
 		c.chk.c.PathsOutside++
-		c.chk.failf("mcp%d %s: root %q is not the tree %s", c.id, what, root, c.tree)
+		c.chk.failf("path", "mcp%d %s: root %q is not the tree %s", c.id, what, root, c.tree)
 		c.chk.mu.Unlock()
 	}
 	c.chk.check(answer{
@@ -423,6 +423,6 @@ func (c *mcpClient) brokenResult(tool string, err error) {
 	m.ErrorCodes["malformed"]++
 	c.rec.mu.Unlock()
 	c.chk.mu.Lock()
-	c.chk.failf("mcp%d %s: %v", c.id, tool, err)
+	c.chk.failf("error", "mcp%d %s: %v", c.id, tool, err)
 	c.chk.mu.Unlock()
 }

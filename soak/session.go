@@ -104,6 +104,12 @@ func runSession(cfg sessionConfig) error {
 		treeURI: dirURI(cfg.tree),
 	}
 	s.ed = &editor{rng: s.rng, session: cfg.id}
+	cfg.chk.mu.Lock()
+	if cfg.chk.peers == nil {
+		cfg.chk.peers = newPeerTexts()
+	}
+	cfg.chk.mu.Unlock()
+	cfg.chk.peers.add(fmt.Sprintf("session s%d", cfg.id), s.texts)
 	conn, err := dialLSP(cfg.addr)
 	if err != nil {
 		return err
@@ -461,7 +467,7 @@ func (s *lspSession) request(method, kind string, params any, cancel bool, after
 	}
 	if s.cfg.rec.request(method, err, cancel, key, d) {
 		s.cfg.chk.mu.Lock()
-		s.cfg.chk.failf("s%d %s %s: %v", s.cfg.id, method, kind, err)
+		s.cfg.chk.failf("error", "s%d %s %s: %v", s.cfg.id, method, kind, err)
 		s.cfg.chk.mu.Unlock()
 	}
 	if errors.Is(err, errConnClosed) {
