@@ -24,7 +24,7 @@ import (
 // failed persist forever without calling the batch's persisted callback
 // (it only counts the failure and fires an async error), so persistIndex
 // watches that count instead of waiting for ever.
-var errPersist = errors.New("bleve cannot write the index's segments to disk")
+var errPersist = errors.New("bleve cannot write the index's segments to disk: is it full or read-only?")
 
 // persistFailuresBeforeGiveUp is how many failed persist attempts show
 // that the disk does not take the index (scorch retries at once: a full
@@ -91,16 +91,16 @@ func storageCause(dir string, err error) string {
 }
 
 // warnInMemory tells the user, once, that the index of x is kept in
-// memory because dir cannot be written.
-func (x *Index) warnInMemory(dir string, err error) {
+// memory because dir cannot be written (why).
+func (x *Index) warnInMemory(dir, why string) {
 	x.set.Warnf("index: cannot write the index of %s to %s (%s); indexing in memory: nothing is saved, the next run indexes again",
-		x.env.root, dir, storageCause(dir, err))
+		x.env.root, dir, why)
 }
 
 // openInMemory is Open's way out when the cache directory dir cannot be
 // created, locked or written: the build runs in memory. x has no lock.
 func (x *Index) openInMemory(ctx context.Context, dir string, err error) (*Index, error) {
-	x.warnInMemory(dir, err)
+	x.warnInMemory(dir, storageCause(dir, err))
 	x.set.InMemory = true
 	x.dir, x.lock = "", nil
 	if err := x.startBuild(ctx, "in memory: the cache directory cannot be written"); err != nil {
@@ -115,8 +115,9 @@ func (x *Index) openInMemory(ctx context.Context, dir string, err error) (*Index
 // directory given up (its lock released; nothing more is written there),
 // and the build runs again in memory.
 func (x *Index) rebuildInMemory(ctx context.Context, gen, reason string, cause error) error {
+	why := storageCause(x.dir, cause) // before the generation's space is freed
 	x.abandonBuild(gen)
-	x.warnInMemory(x.dir, cause)
+	x.warnInMemory(x.dir, why)
 	bidx, err := bleve.NewUsing("", newMapping(), scorch.Name, scorch.Name, x.bleveConfig())
 	if err != nil {
 		return fmt.Errorf("create index in memory: %w", err)
