@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race bench fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak
+.PHONY: run test race bench fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults
 
 build:
 	$(GO) build -o bin/ctxls ./cmd/ctxls
@@ -81,6 +81,15 @@ soak: build
 	$(GO) build -o bin/soak ./soak/cmd/soak
 	./bin/soak -bin bin/ctxls -sessions $(SOAK_SESSIONS) -duration $(SOAK_DURATION) \
 	  -packages $(SOAK_TREE) -mcp-clients $(SOAK_MCP) $(SOAK_FLAGS)
+
+# The fault tests' long mode (docs/reliability.md): 50 SIGKILL points for
+# each of a build, a refresh and a server's checkpoint, 10 rounds of
+# damaged index files, 100 000 tiny files (make test runs 5, 1 and 5 000).
+FAULT_POINTS ?= 50
+FAULT_TINY   ?= 100000
+faults:
+	CTXLS_FAULT_POINTS=$(FAULT_POINTS) CTXLS_FAULT_TINY=$(FAULT_TINY) \
+	  $(GO) test -count=1 -v -timeout 60m -run 'TestKill|TestDamagedIndexFiles|TestFolderDeleted|TestManyTinyFiles|TestHugeMinifiedFile' ./soak
 
 # Each fuzz target for FUZZTIME (CI runs them briefly with FUZZTIME=5s).
 fuzz:

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -316,6 +317,7 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	if reason != "" {
 		return reason
 	}
+	segments := verifySegments(filepath.Join(gen, bleveName))
 	tf, err := openTables(filepath.Join(gen, tablesName))
 	if err != nil {
 		return "damaged: " + err.Error()
@@ -338,6 +340,9 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	}
 	if !slices.Equal(encs, x.set.encodings) || len(files) != m.Files {
 		return "damaged: tables do not match the completeness marker"
+	}
+	if err := <-segments; err != nil {
+		return "damaged: " + err.Error()
 	}
 	bidx, err := openBleve(filepath.Join(gen, bleveName), x.bleveConfig())
 	if err != nil {
@@ -377,8 +382,11 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 // openBleve opens a bleve index. bbolt asserts its pages with panics
 // ("Page expected to be: 3, but self identifies as …"), so a damaged
 // root.bolt panics inside Open; that is turned into an error here, so that
-// the index is rebuilt rather than the process ending.
+// the index is rebuilt rather than the process ending. bbolt reads its
+// pages through mmap: a truncated root.bolt faults (SIGBUS) when Open
+// reads past its end, which SetPanicOnFault turns into a panic too.
 func openBleve(path string, cfg map[string]interface{}) (idx bleve.Index, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			idx, err = nil, fmt.Errorf("open %s: the store is damaged: %v", path, r)

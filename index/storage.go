@@ -2,8 +2,11 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -132,4 +135,60 @@ func (x *Index) rebuildInMemory(ctx context.Context, gen, reason string, cause e
 		x.set.Logf("index: release the lock of %s: %v", x.dir, lerr)
 	}
 	return x.fullBuild(ctx, "", reason+"; in memory: the cache directory cannot be written")
+}
+
+// verifySegments checks, on a goroutine of its own, the checksum every
+// bleve segment file under bleveDir carries in its last 4 bytes (zap's
+// footer: the CRC-32 (IEEE) of the bytes before it), and sends the first
+// mismatch (or nil) on the channel it returns. zap itself never checks
+// it: a flipped bit in a segment was served, and failed every query that
+// touched it, for ever. Reading the ≈ 47 MB of segments of Go's src
+// takes ≈ 8 ms, beside the tables' decoding.
+func verifySegments(bleveDir string) <-chan error {
+	out := make(chan error, 1)
+	go func() {
+		files, err := filepath.Glob(filepath.Join(bleveDir, "store", "*.zap"))
+		if err != nil {
+			out <- err
+			return
+		}
+		buf := make([]byte, 1<<20)
+		for _, f := range files {
+			if err := verifySegment(f, buf); err != nil {
+				out <- err
+				return
+			}
+		}
+		out <- nil
+	}()
+	return out
+}
+
+// verifySegment checks one segment file's checksum.
+func verifySegment(path string, buf []byte) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	n := fi.Size()
+	if n < 4 {
+		return fmt.Errorf("segment %s: %d bytes, no footer", filepath.Base(path), n)
+	}
+	h := crc32.NewIEEE()
+	if _, err := io.CopyBuffer(h, io.LimitReader(f, n-4), buf); err != nil {
+		return fmt.Errorf("segment %s: %w", filepath.Base(path), err)
+	}
+	var tail [4]byte
+	if _, err := io.ReadFull(f, tail[:]); err != nil {
+		return fmt.Errorf("segment %s: %w", filepath.Base(path), err)
+	}
+	if got, want := h.Sum32(), binary.BigEndian.Uint32(tail[:]); got != want {
+		return fmt.Errorf("segment %s fails its checksum (%08x, footer says %08x)", filepath.Base(path), got, want)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package soak
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,15 +11,25 @@ import (
 	"time"
 )
 
-// buildCtxls builds the ctxls binary into a temporary directory.
-func buildCtxls(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ctxls")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/ctxls/ctxls/cmd/ctxls")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ctxls: %v\n%s", err, out)
+// ctxlsBin is the ctxls binary the tests run, built once by TestMain.
+var ctxlsBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ctxls-soak-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	return bin
+	ctxlsBin = filepath.Join(dir, "ctxls")
+	cmd := exec.Command("go", "build", "-o", ctxlsBin, "github.com/ctxls/ctxls/cmd/ctxls")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build ctxls: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // TestSoakShort is the short soak of `make test`: 3 LSP sessions × 8 s
@@ -27,7 +38,7 @@ func buildCtxls(t *testing.T) string {
 // promise must hold, and the workload must have exercised what it checks.
 func TestSoakShort(t *testing.T) {
 	cfg := Config{
-		Binary: buildCtxls(t), WorkDir: t.TempDir(), Packages: ShortPackages,
+		Binary: ctxlsBin, WorkDir: t.TempDir(), Packages: ShortPackages,
 		Sessions: 3, Duration: 8 * time.Second, IdleDuration: 3 * time.Second,
 		MCPClients: 2, MCPDuration: 4 * time.Second, FolderGap: 2 * time.Second,
 		Timeout: 30 * time.Second, Logf: t.Logf,
