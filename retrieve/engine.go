@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -204,6 +205,15 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	if budget.PerFileMaxTokens == 0 && e.opts.PerFileShare > 0 && budget.MaxTokens >= e.opts.PerFileMinBudget {
 		budget.PerFileMaxTokens = max(1, int(e.opts.PerFileShare*float64(budget.MaxTokens)))
 	}
+	if r.focusChunk != "" && slices.ContainsFunc(cands, func(c assemble.Candidate) bool { return c.Reserve == cursorReserve }) {
+		// The cursor's own code is paid for first (trimmed around the
+		// cursor when it is long); what it leaves goes to the rest.
+		budget.Reserves = maps.Clone(budget.Reserves)
+		if budget.Reserves == nil {
+			budget.Reserves = map[string]int{}
+		}
+		budget.Reserves[cursorReserve] = cursorBudget(budget.MaxTokens)
+	}
 	res, err := assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: req.Format, Strategy: req.Strategy, Policy: policy},
 		cands, r.files(), counter)
 	if err != nil {
@@ -396,13 +406,32 @@ func (r *run) ranked() []*scored {
 	return out
 }
 
-// penalize ranks test, vendored and generated-looking files down.
+// cursorReserve names the budget reserve of the unit under the cursor.
+const cursorReserve = "cursor"
+
+// cursorBudget is how much of a budget the unit under the cursor may take
+// before anything else: 40 %, at least 250 tokens (all of a smaller
+// budget). A longer unit is trimmed around the cursor to fit.
+func cursorBudget(maxTokens int) int {
+	return min(maxTokens, max(250, maxTokens*2/5))
+}
+
+// cursorContext is how many lines around the cursor a trimmed unit keeps
+// as its hits.
+const cursorContext = 3
+
+// penalize ranks test, vendored and generated-looking files down — but for
+// the unit under the cursor, which is what the request is about whatever
+// its file.
 func (r *run) penalize() {
 	p := r.e.opts.TestPenalty
 	if p <= 0 {
 		p = 1
 	}
-	for _, s := range r.scores {
+	for id, s := range r.scores {
+		if id == r.focusChunk {
+			continue
+		}
 		if isSecondary(s.c.Path) {
 			s.score *= p
 		}
@@ -466,6 +495,9 @@ func (r *run) candidates() []assemble.Candidate {
 	top := r.ranked()
 	if len(top) > r.e.opts.MaxCandidates {
 		top = top[:r.e.opts.MaxCandidates]
+		if f := r.scores[r.focusChunk]; f != nil && !slices.Contains(top, f) {
+			top = append(top, f)
+		}
 	}
 	maxScore := 0.0
 	if len(top) > 0 {
@@ -498,6 +530,14 @@ func (r *run) candidates() []assemble.Candidate {
 		}
 		if len(out) < maxHitCandidates {
 			cand.Hits = r.hitLines(s, terms)
+		}
+		if s.id == r.focusChunk {
+			cand.Reserve = cursorReserve
+			for l := max(c.StartLine, r.req.Focus.Line-cursorContext); l <= min(c.EndLine, r.req.Focus.Line+cursorContext); l++ {
+				cand.Hits = append(cand.Hits, l)
+			}
+			slices.Sort(cand.Hits)
+			cand.Hits = slices.Compact(cand.Hits)
 		}
 		out = append(out, cand)
 	}
