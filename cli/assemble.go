@@ -222,7 +222,11 @@ func writeExplain(w io.Writer, resp *retrieve.Response) {
 				chans = append(chans, fmt.Sprintf("%s=%.3f", name, v))
 			}
 		}
-		fmt.Fprintf(w, "%-8s %s %s score=%.3f [%s]\n", status, e.Handle, e.Symbol, e.Score, strings.Join(chans, " "))
+		why := ""
+		if e.Focus != "" {
+			why = " (" + e.Focus + ")"
+		}
+		fmt.Fprintf(w, "%-8s %s %s score=%.3f [%s]%s\n", status, e.Handle, e.Symbol, e.Score, strings.Join(chans, " "), why)
 	}
 }
 

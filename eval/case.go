@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,7 +18,19 @@ const (
 	// TaskDiff: the request is the diff of one changed file; the tree is the
 	// parent with that file at its new version.
 	TaskDiff = "diff"
+	// TaskCursor: the request is a cursor (focus FILE:LINE) alone on an
+	// emptied added line of a commit; the tree is the commit's with that
+	// line emptied; the gold is the definition of the name the line calls.
+	TaskCursor = "cursor"
 )
+
+// CursorFocus is a cursor case's cursor: the emptied line and the name it
+// called (for people reading results; the request does not carry it).
+type CursorFocus struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Name string `json:"name"`
+}
 
 // GoldFile is one file of a case's gold: the changed lines on the parent
 // side (deleted or modified lines; for a pure insertion, the lines just
@@ -41,16 +54,25 @@ type Case struct {
 	// DiffFile is the file whose new version is in the tree and whose
 	// diff (Diff, `git diff -U3 parent commit -- DiffFile`) is the request
 	// (diff task).
-	DiffFile string     `json:"diffFile,omitempty"`
-	Diff     string     `json:"diff,omitempty"`
-	Gold     []GoldFile `json:"gold"`
+	DiffFile string `json:"diffFile,omitempty"`
+	Diff     string `json:"diff,omitempty"`
+	// Focus is the cursor (cursor task).
+	Focus *CursorFocus `json:"focus,omitempty"`
+	Gold  []GoldFile   `json:"gold"`
 }
 
 // Tree names the source tree a case runs over: the parent commit, or for
 // a diff case the parent with DiffFile at the case's commit.
 func (c *Case) Tree() string {
-	if c.Task == TaskDiff {
+	switch c.Task {
+	case TaskDiff:
 		return c.Parent + "+" + c.Commit[:12]
+	case TaskCursor:
+		if c.Focus != nil {
+			h := sha256.Sum256([]byte(c.Focus.Path))
+			return fmt.Sprintf("%s-L%d-%x", c.Commit, c.Focus.Line, h[:4])
+		}
+		return c.Commit
 	}
 	return c.Parent
 }
@@ -103,7 +125,7 @@ func Load(path string) (*File, error) {
 
 func (c *Case) validate() error {
 	switch {
-	case c.Task != TaskQuery && c.Task != TaskDiff:
+	case c.Task != TaskQuery && c.Task != TaskDiff && c.Task != TaskCursor:
 		return fmt.Errorf("%s: unknown task %q", c.ID, c.Task)
 	case len(c.Commit) < 12 || c.Parent == "" || c.Repo == "":
 		return fmt.Errorf("%s: commit, parent and repo are required", c.ID)
@@ -113,6 +135,8 @@ func (c *Case) validate() error {
 		return fmt.Errorf("%s: empty query", c.ID)
 	case c.Task == TaskDiff && (c.DiffFile == "" || c.Diff == ""):
 		return fmt.Errorf("%s: a diff case needs diffFile and diff", c.ID)
+	case c.Task == TaskCursor && (c.Focus == nil || c.Focus.Path == "" || c.Focus.Line < 1):
+		return fmt.Errorf("%s: a cursor case needs a focus", c.ID)
 	}
 	return nil
 }

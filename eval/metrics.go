@@ -96,9 +96,27 @@ type Result struct {
 	// OwnShare (diff task) is the share of the context's part tokens
 	// spent on the diff's own file.
 	OwnShare float64 `json:"ownShare,omitempty"`
+	// CursorShown (cursor task) is 1 when the cursor's line is in the
+	// context.
+	CursorShown float64 `json:"cursorShown,omitempty"`
 	// LatencyMs is the request's wall time (retrieval and assembly; the
 	// index is built beforehand).
 	LatencyMs float64 `json:"latencyMs"`
 	// Files are the context's files in rendered order.
 	Files []string `json:"files,omitempty"`
+}
+
+// Shows reports whether parts show line l of path.
+func Shows(parts []Part, path string, l int) bool {
+	for _, p := range parts {
+		if p.Path != path {
+			continue
+		}
+		for _, r := range p.Ranges {
+			if r.Start <= l && l <= r.End {
+				return true
+			}
+		}
+	}
+	return false
 }

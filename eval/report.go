@@ -18,6 +18,15 @@ const (
 	TargetDiffFileGain   = 0.20 // diff task, budget 2000, over the baseline
 )
 
+// Targets of issue 17 (cursor task), absolute.
+var cursorTargets = []struct {
+	budget     int
+	file, line float64
+}{{2000, 0.90, 0.60}, {8000, 0.98, 0.88}}
+
+// PeerRepoMap is the aider-like peer of the cursor task.
+const PeerRepoMap = "repomap"
+
 func pick(sums []Summary, task, system string, budget int) (Summary, bool) {
 	for _, s := range sums {
 		if s.Task == task && s.System == system && s.Budget == budget && s.Repo == "" {
@@ -63,6 +72,28 @@ func WriteTargets(w io.Writer, sums []Summary, full, base string) {
 			row("diff, 2 000: file recall", TargetDiffFileGain, c.FileRecall, b.FileRecall, true)
 		}
 	}
+	for _, t := range cursorTargets {
+		c, ok := pick(sums, TaskCursor, full, t.budget)
+		if !ok {
+			continue
+		}
+		p, hasPeer := pick(sums, TaskCursor, PeerRepoMap, t.budget)
+		row(fmt.Sprintf("cursor, %s: def file shown", thousands(t.budget)), t.file, c.FileRecall, 0, false)
+		row(fmt.Sprintf("cursor, %s: def line shown", thousands(t.budget)), t.line, c.LineRecall, 0, false)
+		if hasPeer {
+			row(fmt.Sprintf("cursor, %s: def file, ahead of repomap", thousands(t.budget)), 0, c.FileRecall, p.FileRecall, true)
+			row(fmt.Sprintf("cursor, %s: def line, ahead of repomap", thousands(t.budget)), 0, c.LineRecall, p.LineRecall, true)
+		}
+	}
+	minShown, any := 1.0, false
+	for _, s := range sums {
+		if s.Task == TaskCursor && s.System == full && s.Repo == "" {
+			minShown, any = min(minShown, s.CursorShown), true
+		}
+	}
+	if any {
+		row("cursor: cursor line shown at every budget (min)", 1, minShown, 0, false)
+	}
 	over := 0.0
 	for _, s := range sums {
 		if s.Repo == "" {
@@ -94,13 +125,19 @@ func Report(w io.Writer, results []Result, full, base string) {
 	}
 	fmt.Fprintf(w, "### Targets\n\n")
 	WriteTargets(w, all, full, base)
-	for _, task := range []string{TaskQuery, TaskDiff} {
-		overall := filter(all, task, main)
+	for _, task := range []string{TaskQuery, TaskDiff, TaskCursor} {
+		keep := main
+		table, ablation := WriteTable, WriteAblation
+		if task == TaskCursor {
+			keep = func(s Summary) bool { return main(s) || s.System == PeerRepoMap }
+			table, ablation = WriteCursorTable, WriteCursorAblation
+		}
+		overall := filter(all, task, keep)
 		if len(overall) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n### %s task: overall\n\n", titleCase(task))
-		WriteTable(w, overall, false)
+		table(w, overall, false)
 		if task == TaskDiff {
 			fmt.Fprintf(w, "\nShare of the context's tokens spent on the diff's own file (never gold):")
 			for _, s := range overall {
@@ -109,7 +146,7 @@ func Report(w io.Writer, results []Result, full, base string) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "\n### %s task: per repository\n\n", titleCase(task))
-		WriteTable(w, filter(perRepo, task, main), true)
+		table(w, filter(perRepo, task, keep), true)
 		abl := filter(all, task, func(s Summary) bool {
 			return strings.HasPrefix(s.System, full+"-") || s.System == full
 		})
@@ -127,7 +164,7 @@ func Report(w io.Writer, results []Result, full, base string) {
 					ab = append(ab, s)
 				}
 			}
-			WriteAblation(w, ab, full)
+			ablation(w, ab, full)
 		}
 	}
 }
@@ -158,4 +195,13 @@ func ReplaceGenerated(path, text string) error {
 	out.WriteString(text)
 	out.Write(b[j:])
 	return os.WriteFile(path, out.Bytes(), 0o644)
+}
+
+// thousands writes n with a thin space between thousands ("2 000").
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if len(s) > 3 {
+		return s[:len(s)-3] + " " + s[len(s)-3:]
+	}
+	return s
 }

@@ -21,6 +21,7 @@ type Summary struct {
 	Tokens             float64 // mean tokens used
 	OverShare          float64 // share of results over budget
 	OwnShare           float64 // diff task: mean share of tokens on the diff's own file
+	CursorShown        float64 // cursor task: share of contexts showing the cursor's line
 	Errors             int
 	P50, P95           float64 // latency, ms
 }
@@ -54,6 +55,7 @@ func Summarize(results []Result, perRepo bool) []Summary {
 			s.MRR += r.MRR
 			s.Tokens += float64(r.Tokens)
 			s.OwnShare += r.OwnShare
+			s.CursorShown += r.CursorShown
 			if r.Over {
 				s.OverShare++
 			}
@@ -70,6 +72,7 @@ func Summarize(results []Result, perRepo bool) []Summary {
 		s.Tokens /= n
 		s.OverShare /= n
 		s.OwnShare /= n
+		s.CursorShown /= n
 		s.P50, s.P95 = Percentile(lat, 50), Percentile(lat, 95)
 		out = append(out, s)
 	}
@@ -82,10 +85,13 @@ func Summarize(results []Result, perRepo bool) []Summary {
 }
 
 func taskOrder(t string) int {
-	if t == TaskQuery {
+	switch t {
+	case TaskQuery:
 		return 0
+	case TaskDiff:
+		return 1
 	}
-	return 1
+	return 2
 }
 
 func systemOrder(s string) int {
@@ -94,8 +100,10 @@ func systemOrder(s string) int {
 		return 0
 	case "bm25":
 		return 1
+	case "repomap":
+		return 2
 	}
-	return 2
+	return 3
 }
 
 // Percentile returns the p-th percentile of xs (nearest rank), 0 for none.
@@ -176,4 +184,62 @@ func signed(d float64) string {
 		d = 0
 	}
 	return fmt.Sprintf("%+.3f", d)
+}
+
+// WriteCursorTable writes cursor-task summaries as a markdown table: the
+// definition's file shown (file recall), its line shown (line recall), the
+// MRR of its file and the share of contexts showing the cursor's line.
+func WriteCursorTable(w io.Writer, sums []Summary, repo bool) {
+	var head []string
+	if repo {
+		head = append(head, "repo")
+	}
+	head = append(head, "system", "budget", "n", "def file shown", "def line shown", "MRR", "cursor line shown", "tokens", "over", "errors", "p50 ms", "p95 ms")
+	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
+	seps := make([]string, len(head))
+	for i := range seps {
+		seps[i] = "---:"
+		if i == 0 || (repo && i == 1) {
+			seps[i] = "---"
+		}
+	}
+	fmt.Fprintf(w, "|%s|\n", strings.Join(seps, "|"))
+	for _, s := range sums {
+		var row []string
+		if repo {
+			row = append(row, cmp.Or(s.Repo, "**all**"))
+		}
+		row = append(row, s.System, fmt.Sprint(s.Budget), fmt.Sprint(s.N),
+			f3(s.FileRecall), f3(s.LineRecall), f3(s.MRR), f3(s.CursorShown),
+			fmt.Sprintf("%.0f", s.Tokens), f3(s.OverShare), fmt.Sprint(s.Errors),
+			fmt.Sprintf("%.1f", s.P50), fmt.Sprintf("%.1f", s.P95))
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+}
+
+// WriteCursorAblation is WriteAblation for the cursor task's metrics.
+func WriteCursorAblation(w io.Writer, sums []Summary, full string) {
+	fmt.Fprintln(w, "| system | budget | n | def file shown | Δ | def line shown | Δ | MRR | Δ | cursor line shown | Δ |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	base := map[int]Summary{}
+	for _, s := range sums {
+		if s.System == full {
+			base[s.Budget] = s
+		}
+	}
+	for _, s := range sums {
+		b, ok := base[s.Budget]
+		if !ok || (s.System != full && !strings.HasPrefix(s.System, full+"-")) {
+			continue
+		}
+		d := func(x, y float64) string {
+			if s.System == full {
+				return ""
+			}
+			return signed(x - y)
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.System, s.Budget, s.N,
+			f3(s.FileRecall), d(s.FileRecall, b.FileRecall), f3(s.LineRecall), d(s.LineRecall, b.LineRecall),
+			f3(s.MRR), d(s.MRR, b.MRR), f3(s.CursorShown), d(s.CursorShown, b.CursorShown))
+	}
 }

@@ -593,3 +593,33 @@ func TestDamagedBoltNeverPanics(t *testing.T) {
 	}
 	t.Logf("%d of %d damaged pages led to a rebuild", rebuilt, (len(good)+page-1)/page)
 }
+
+// TestCacheDirInsideRoot: an index kept inside the tree it indexes (a CI
+// job caching it in the checkout) does not index itself, in the first
+// build or the refreshes after.
+func TestCacheDirInsideRoot(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, fixture())
+	opts := testOptions(t)
+	opts.CacheDir = filepath.Join(root, ".ctxls-index")
+	first, err := Build(ctx, root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Files != len(fixture()) {
+		t.Fatalf("%d files indexed, want the %d of the tree", first.Files, len(fixture()))
+	}
+	writeTree(t, root, map[string]string{"more/new.go": "package more\n"})
+	x := mustOpen(t, root, opts)
+	defer x.Close()
+	s, release := x.Snapshot()
+	defer release()
+	for _, p := range s.Paths() {
+		if strings.HasPrefix(p, ".ctxls-index/") {
+			t.Fatalf("the index indexed itself: %s", p)
+		}
+	}
+	if len(s.Paths()) != len(fixture())+1 {
+		t.Fatalf("after a refresh: %v", s.Paths())
+	}
+}

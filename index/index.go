@@ -195,6 +195,29 @@ func Build(ctx context.Context, root string, opts Options) (Stats, error) {
 	return st, nil
 }
 
+// excludeOwnDir keeps the index's own directory out of the listing when
+// it lies inside the root (a CI job caching the index in the checkout) and
+// the lister is the default one.
+func (x *Index) excludeOwnDir(given Lister, dir string) {
+	wl, ok := x.set.Lister.(*WalkLister)
+	if given != nil || !ok {
+		return
+	}
+	real := dir
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		real = r
+	}
+	root := x.env.root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return
+	}
+	wl.Options.Exclude = append(slices.Clone(wl.Options.Exclude), filepath.ToSlash(rel))
+}
+
 // Open opens the index of root, building it when there is no valid one on
 // disk and refreshing it (re-reading only changed files) when there is. A
 // stale, incomplete, damaged or old-schema index is never served.
@@ -241,6 +264,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		}
 		return nil, fmt.Errorf("open index: %w", err)
 	}
+	x.excludeOwnDir(opts.Lister, dir)
 	lock, err := lockDir(ctx, dir, set.LockTimeout)
 	if err != nil && isStorageFailure(err) {
 		return x.openInMemory(ctx, dir, err)

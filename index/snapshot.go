@@ -52,12 +52,13 @@ type Snapshot struct {
 	delta map[string]*fileRec
 	// names is the name table view covering base and delta.
 	names []string
-	// deltaCounts are how many of delta's chunks define and refer to
-	// each name, counted once per snapshot on first use (the overview
-	// channel asks NumDefs/NumRefs of thousands of names per request).
-	deltaCounts struct {
+	// deltaNames lists, per name, delta's chunks that define and refer
+	// to it, built once per snapshot on first use (retrieval asks
+	// NumDefs/NumRefs and Defs/Refs of thousands of names per request;
+	// scanning every changed chunk per name was most of a request).
+	deltaNames struct {
 		once       sync.Once
-		defs, refs map[string]int
+		defs, refs map[string][]deltaHit
 	}
 	// memo holds values computed once per snapshot (Memo).
 	memo sync.Map
@@ -348,7 +349,7 @@ func (s *Snapshot) Defs(name string) []ChunkID {
 // the list when name has more than limit definitions (limit > 0): the
 // cheap way to skip ambiguous names ("String", "Close").
 func (s *Snapshot) DefsAtMost(name string, limit int) ([]ChunkID, bool) {
-	return s.lookup(name, true, s.base.symbols().defsOf(name), func(r *chunkRec) bool { return definesName(r, s.names, name) }, limit)
+	return s.lookup(name, true, s.base.symbols().defsOf(name), limit)
 }
 
 // Refs returns the chunks whose References include the identifier name,
@@ -361,7 +362,7 @@ func (s *Snapshot) Refs(name string) []ChunkID {
 // RefsAtMost is Refs, except that it returns nil, false without building
 // the list when more than limit chunks refer to name (limit > 0).
 func (s *Snapshot) RefsAtMost(name string, limit int) ([]ChunkID, bool) {
-	return s.lookup(name, false, s.base.symbols().refsOf(name), func(r *chunkRec) bool { return containsName(r.references(), s.names, name) }, limit)
+	return s.lookup(name, false, s.base.symbols().refsOf(name), limit)
 }
 
 // Memo returns the value stored under key, computing it with compute on
@@ -395,49 +396,50 @@ func (s *Snapshot) NumRefs(name string) int {
 	return s.count(s.base.symbols().refsOf(name), s.deltaCount(name, false))
 }
 
-// deltaCount is the number of delta chunks that define (defs) or refer to
-// name.
-func (s *Snapshot) deltaCount(name string, defs bool) int {
-	if len(s.delta) == 0 {
-		return 0
+// deltaHit is a delta chunk that defines or refers to a name.
+type deltaHit struct {
+	path      string
+	line, ord int
+}
+
+// deltaHits returns delta's chunks that define (defs) or refer to name.
+func (s *Snapshot) deltaHits(name string, defs bool) []deltaHit {
+	if len(s.delta) == 0 || name == "" {
+		return nil
 	}
-	dc := &s.deltaCounts
-	dc.once.Do(func() {
-		dc.defs, dc.refs = map[string]int{}, map[string]int{}
+	dn := &s.deltaNames
+	dn.once.Do(func() {
+		dn.defs, dn.refs = map[string][]deltaHit{}, map[string][]deltaHit{}
 		seen := map[string]bool{}
-		for _, f := range s.delta {
+		for p, f := range s.delta {
 			if f == nil {
 				continue
 			}
 			recs := f.recs()
 			for i := range recs {
 				r := &recs[i]
-				clear(seen)
-				for _, n := range []string{r.symbol, r.qualifiedName} {
-					if n != "" {
-						seen[n] = true
-					}
-				}
-				for _, id := range r.defines() {
-					seen[s.names[id]] = true
-				}
-				for n := range seen {
-					dc.defs[n]++
-				}
+				h := deltaHit{p, int(r.startLine), i}
+				forEachDefName(r, s.names, func(n string) { dn.defs[n] = append(dn.defs[n], h) })
 				clear(seen)
 				for _, id := range r.references() {
 					seen[s.names[id]] = true
 				}
 				for n := range seen {
-					dc.refs[n]++
+					dn.refs[n] = append(dn.refs[n], h)
 				}
 			}
 		}
 	})
 	if defs {
-		return dc.defs[name]
+		return dn.defs[name]
 	}
-	return dc.refs[name]
+	return dn.refs[name]
+}
+
+// deltaCount is the number of delta chunks that define (defs) or refer to
+// name.
+func (s *Snapshot) deltaCount(name string, defs bool) int {
+	return len(s.deltaHits(name, defs))
 }
 
 // count is the number of entries lookup would return: the base's, less
@@ -453,38 +455,24 @@ func (s *Snapshot) count(base []int32, inDelta int) int {
 	return n
 }
 
-func (s *Snapshot) lookup(name string, defs bool, base []int32, match func(*chunkRec) bool, limit int) ([]ChunkID, bool) {
-	type hit struct {
-		path      string
-		line, ord int
-	}
+func (s *Snapshot) lookup(name string, defs bool, base []int32, limit int) ([]ChunkID, bool) {
 	// Count before building anything: ambiguous names ("String",
 	// "Close") have hundreds of entries that the caller would drop.
 	if limit > 0 && s.count(base, s.deltaCount(name, defs)) > limit {
 		return nil, false
 	}
-	var hits []hit
+	var hits []deltaHit
 	for _, i := range base {
 		r := s.base.all[i]
 		p := r.file.info.Path
 		if _, changed := s.delta[p]; changed {
 			continue
 		}
-		hits = append(hits, hit{p, int(r.rec().startLine), int(r.ord)})
+		hits = append(hits, deltaHit{p, int(r.rec().startLine), int(r.ord)})
 	}
-	for p, f := range s.delta {
-		if f == nil {
-			continue
-		}
-		recs := f.recs()
-		for i := range recs {
-			if match(&recs[i]) {
-				hits = append(hits, hit{p, int(recs[i].startLine), i})
-			}
-		}
-	}
+	hits = append(hits, s.deltaHits(name, defs)...)
 	if len(s.delta) > 0 {
-		slices.SortFunc(hits, func(a, b hit) int {
+		slices.SortFunc(hits, func(a, b deltaHit) int {
 			return cmp.Or(cmp.Compare(a.path, b.path), cmp.Compare(a.line, b.line), cmp.Compare(a.ord, b.ord))
 		})
 	}

@@ -403,31 +403,6 @@ func forEachDefName(r *chunkRec, names []string, fn func(string)) {
 	}
 }
 
-// definesName reports whether chunk r defines name (see forEachDefName).
-func definesName(r *chunkRec, names []string, name string) bool {
-	if name == "" {
-		return false
-	}
-	if r.symbol == name || r.qualifiedName == name {
-		return true
-	}
-	return containsName(r.defines(), names, name)
-}
-
-// containsName reports whether the name list ids contains name. Lists
-// are sorted by name (the chunker sorts Defines and References), so it
-// searches binary, and falls back to a scan if the list is not sorted.
-func containsName(ids []uint32, names []string, name string) bool {
-	_, ok := slices.BinarySearchFunc(ids, name, func(id uint32, n string) int { return strings.Compare(names[id], n) })
-	if ok {
-		return true
-	}
-	if slices.IsSortedFunc(ids, func(a, b uint32) int { return strings.Compare(names[a], names[b]) }) {
-		return false
-	}
-	return slices.ContainsFunc(ids, func(id uint32) bool { return names[id] == name })
-}
-
 // contentHash is the file table's content hash: hex SHA-256.
 func contentHash(b []byte) string {
 	s := sha256.Sum256(b)

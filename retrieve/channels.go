@@ -185,11 +185,15 @@ func (r *run) bestChunk(path string, words map[string]bool) (index.ChunkID, bool
 }
 
 // focus is the chunk around the cursor, its file's header, and the
-// definitions of what that chunk uses (go-to-definition context).
+// definitions the next line is likely to need: those of the identifiers
+// nearest the cursor first (the enclosing unit's, then the lines around
+// it), in other files before the focus file's own; then what the
+// enclosing unit uses.
 func (r *run) focus() ([]index.ChunkID, error) {
 	f := r.req.Focus
 	cs := r.snap.ChunksOf(f.Path)
 	var enclosing, header index.ChunkID
+	var encl chunk.Chunk
 	bestSpan := -1
 	for _, c := range cs {
 		if c.Kind == chunk.KindHeader {
@@ -200,22 +204,147 @@ func (r *run) focus() ([]index.ChunkID, error) {
 		}
 		if c.StartLine <= f.Line && f.Line <= c.EndLine {
 			if span := c.EndLine - c.StartLine; bestSpan < 0 || span < bestSpan {
-				enclosing, bestSpan = c.ID, span
+				enclosing, bestSpan, encl = c.ID, span, c.Chunk
 			}
 		}
 	}
 	var ids []index.ChunkID
+	seen := map[index.ChunkID]bool{}
+	add := func(id index.ChunkID) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
 	if enclosing != "" {
-		ids = append(ids, enclosing)
+		add(enclosing)
 		r.focusChunk = enclosing
 	}
-	if header != "" && header != enclosing {
-		ids = append(ids, header)
+	if header != "" {
+		add(header)
+	}
+	if r.e.opts.FocusNearest {
+		r.focusDefs = map[index.ChunkID]string{}
+		var own []index.ChunkID
+		for _, n := range r.nearestNames(encl) {
+			defs, ok := r.snap.DefsAtMost(n.name, 5)
+			if !ok {
+				continue
+			}
+			for _, d := range defs {
+				if seen[d] {
+					continue
+				}
+				if p, _, _ := d.Split(); p == f.Path {
+					own = append(own, d)
+					continue
+				}
+				add(d)
+				r.focusDefs[d] = n.why
+			}
+		}
+		for _, d := range own {
+			add(d)
+			r.focusDefs[d] = "defined in the file"
+		}
 	}
 	if enclosing != "" {
-		ids = append(ids, r.snap.Uses(enclosing, 5)...)
+		for _, d := range r.snap.Uses(enclosing, 5) {
+			add(d)
+		}
 	}
 	return ids, nil
+}
+
+// nearName is an identifier near the cursor and why it is there.
+type nearName struct {
+	name string
+	dist int
+	line int
+	why  string
+}
+
+// focusWindow is how many lines above and below the cursor (beyond its
+// enclosing unit) the focus channel reads identifiers from.
+const focusAbove, focusBelow = 60, 20
+
+// nearestNames lists the identifiers of the lines around the cursor, each
+// once, nearest first (lines above the cursor before lines below at the
+// same distance, the enclosing unit's before the rest); ties by line and
+// column.
+func (r *run) nearestNames(encl chunk.Chunk) []nearName {
+	f := r.req.Focus
+	text, ok := r.files().Text(f.Path)
+	if !ok {
+		return nil
+	}
+	lo, hi := f.Line-focusAbove, f.Line+focusBelow
+	if encl.EndLine > 0 {
+		lo, hi = min(lo, encl.StartLine), max(hi, encl.EndLine)
+	}
+	lo = max(lo, 1)
+	best := map[string]nearName{}
+	var order []string
+	line := 1
+	for rest := text; rest != "" && line <= hi; line++ {
+		l := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if line < lo {
+			continue
+		}
+		dist := 2 * (f.Line - line)
+		if line >= f.Line {
+			dist = 2*(line-f.Line) + 1
+		}
+		inside := encl.EndLine > 0 && encl.StartLine <= line && line <= encl.EndLine
+		if !inside {
+			dist += 1000
+		}
+		for _, id := range identifiers(l) {
+			if old, ok := best[id]; ok && old.dist <= dist {
+				continue
+			} else if !ok {
+				order = append(order, id)
+			}
+			why := "used near the cursor"
+			if !inside {
+				why = "used in the lines around"
+			}
+			best[id] = nearName{name: id, dist: dist, line: line, why: why}
+		}
+	}
+	out := make([]nearName, 0, len(order))
+	for _, id := range order {
+		out = append(out, best[id])
+	}
+	slices.SortStableFunc(out, func(a, b nearName) int { return cmp.Compare(a.dist, b.dist) })
+	return out
+}
+
+// identifiers returns the identifiers of a line of code, in order, at
+// least 3 characters long.
+func identifiers(l string) []string {
+	var out []string
+	for i := 0; i < len(l); {
+		c := l[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(l) && (l[j] == '_' || l[j] >= 'a' && l[j] <= 'z' || l[j] >= 'A' && l[j] <= 'Z' || l[j] >= '0' && l[j] <= '9') {
+			j++
+		}
+		if j-i >= 3 {
+			out = append(out, l[i:j])
+		}
+		i = j
+	}
+	return out
 }
 
 // diff is the chunks a diff touches, the callers of the symbols they

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -79,6 +80,13 @@ type Options struct {
 	// SymbolWords lets the symbol channel look up plain query words (and
 	// their capitalized forms) as definition names, not only identifiers.
 	SymbolWords bool
+	// FocusNearest ranks, in the focus channel, the definitions of the
+	// identifiers nearest the cursor first (docs/quality.md, cursor task).
+	FocusNearest bool
+	// FocusSkeletonBelow: under budgets smaller than this, a definition
+	// the focus channel brought is offered as its doc and signature first,
+	// its body as a second, lower candidate (0: never).
+	FocusSkeletonBelow int
 	// Levels and Outlines set the assembler's policy flags (detail levels
 	// under a tight budget; summary substitution of dropped candidates)
 	// for requests that bring no Policy of their own.
@@ -88,7 +96,7 @@ type Options struct {
 // DefaultOptions returns the tuned defaults (see docs/quality.md).
 func DefaultOptions() Options {
 	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000,
-		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true}
+		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000}
 }
 
 // Engine runs requests. It is safe for concurrent use.
@@ -204,6 +212,15 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	if budget.PerFileMaxTokens == 0 && e.opts.PerFileShare > 0 && budget.MaxTokens >= e.opts.PerFileMinBudget {
 		budget.PerFileMaxTokens = max(1, int(e.opts.PerFileShare*float64(budget.MaxTokens)))
 	}
+	if slices.ContainsFunc(cands, func(c assemble.Candidate) bool { return c.Reserve == cursorReserve }) {
+		// The cursor's own code is paid for first (trimmed around the
+		// cursor when it is long); what it leaves goes to the rest.
+		budget.Reserves = maps.Clone(budget.Reserves)
+		if budget.Reserves == nil {
+			budget.Reserves = map[string]int{}
+		}
+		budget.Reserves[cursorReserve] = cursorBudget(budget.MaxTokens)
+	}
 	res, err := assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: req.Format, Strategy: req.Strategy, Policy: policy},
 		cands, r.files(), counter)
 	if err != nil {
@@ -275,7 +292,13 @@ type run struct {
 	scores    map[index.ChunkID]*scored
 	// focusChunk seeds the graph channel with the request's own code.
 	focusChunk index.ChunkID
-	fileCache  *snapFiles
+	// focusDefs are the definitions the focus channel found near the
+	// cursor, with why (for --explain).
+	focusDefs map[index.ChunkID]string
+	// candHandles are the handles of compact candidates, whose ranges are
+	// not their chunk's (for --explain).
+	candHandles map[string]*scored
+	fileCache   *snapFiles
 }
 
 // collect runs every channel and fuses their rankings.
@@ -396,13 +419,32 @@ func (r *run) ranked() []*scored {
 	return out
 }
 
-// penalize ranks test, vendored and generated-looking files down.
+// cursorReserve names the budget reserve of the unit under the cursor.
+const cursorReserve = "cursor"
+
+// cursorBudget is how much of a budget the unit under the cursor may take
+// before anything else: 40 %, at least 250 tokens (all of a smaller
+// budget). A longer unit is trimmed around the cursor to fit.
+func cursorBudget(maxTokens int) int {
+	return min(maxTokens, max(250, maxTokens*2/5))
+}
+
+// cursorContext is how many lines around the cursor a trimmed unit keeps
+// as its hits.
+const cursorContext = 3
+
+// penalize ranks test, vendored and generated-looking files down — but for
+// the unit under the cursor, which is what the request is about whatever
+// its file.
 func (r *run) penalize() {
 	p := r.e.opts.TestPenalty
 	if p <= 0 {
 		p = 1
 	}
-	for _, s := range r.scores {
+	for id, s := range r.scores {
+		if id == r.focusChunk {
+			continue
+		}
 		if isSecondary(s.c.Path) {
 			s.score *= p
 		}
@@ -466,6 +508,9 @@ func (r *run) candidates() []assemble.Candidate {
 	top := r.ranked()
 	if len(top) > r.e.opts.MaxCandidates {
 		top = top[:r.e.opts.MaxCandidates]
+		if f := r.scores[r.focusChunk]; f != nil && !slices.Contains(top, f) {
+			top = append(top, f)
+		}
 	}
 	maxScore := 0.0
 	if len(top) > 0 {
@@ -499,10 +544,66 @@ func (r *run) candidates() []assemble.Candidate {
 		if len(out) < maxHitCandidates {
 			cand.Hits = r.hitLines(s, terms)
 		}
+		if s.id == r.focusChunk {
+			// The cursor's lines, not the unit's doc comment, are what a
+			// trimmed cursor part must keep.
+			cand.Doc = ranges.Range{}
+			cand.Reserve = cursorReserve
+			for l := max(c.StartLine, r.req.Focus.Line-cursorContext); l <= min(c.EndLine, r.req.Focus.Line+cursorContext); l++ {
+				cand.Hits = append(cand.Hits, l)
+			}
+			slices.Sort(cand.Hits)
+			cand.Hits = slices.Compact(cand.Hits)
+		}
+		if _, ok := r.focusDefs[s.id]; ok && r.req.Budget.MaxTokens < r.e.opts.FocusSkeletonBelow && cand.Signature.Start > 0 {
+			// Compact first: the definition's doc and signature at its
+			// score, its body after, as a lower candidate of its own.
+			body := cand
+			body.ID += "#body"
+			body.Score *= focusBodyFactor
+			body.TrackingHash = ""
+			skel := ranges.Range{Start: cand.Signature.Start, End: cand.Signature.End}
+			if cand.Doc.Start > 0 {
+				skel.Start = cand.Doc.Start
+			}
+			cand.Ranges = []ranges.Range{skel}
+			cand.TrackingHash = ""
+			cand.Hits = nil
+			if r.candHandles == nil {
+				r.candHandles = map[string]*scored{}
+			}
+			r.candHandles[assemble.Handle(cand.Path, cand.Ranges)] = s
+			out = append(out, cand, body)
+			continue
+		}
 		out = append(out, cand)
+	}
+	if f := r.req.Focus; f != nil && r.focusChunk == "" {
+		// No unit encloses the cursor (a blank line between units, a
+		// module's top level): the lines around it are the cursor's part.
+		if text, ok := r.files().Text(f.Path); ok {
+			n := strings.Count(text, "\n") + 1
+			lo, hi := max(1, f.Line-cursorWindow), min(n, f.Line+cursorWindow)
+			if lo <= hi {
+				cand := assemble.Candidate{ID: "cursor:" + f.Path, Path: f.Path, Ranges: []ranges.Range{{Start: lo, End: hi}},
+					Score: 1, Sources: []string{ChanFocus}, Kind: "code", Reserve: cursorReserve}
+				for l := max(lo, f.Line-cursorContext); l <= min(hi, f.Line+cursorContext); l++ {
+					cand.Hits = append(cand.Hits, l)
+				}
+				out = append(out, cand)
+			}
+		}
 	}
 	return out
 }
+
+// focusBodyFactor scales the score of a compact focus definition's body
+// candidate.
+const focusBodyFactor = 0.5
+
+// cursorWindow is how many lines on each side of a cursor that no unit
+// encloses make its part.
+const cursorWindow = 10
 
 func kindOf(c chunk.Chunk) string {
 	switch c.Kind {

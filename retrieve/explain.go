@@ -17,6 +17,11 @@ func (r *run) explain(res *assemble.Result) []Explanation {
 	for _, s := range r.scores {
 		byHandle[assemble.Handle(s.c.Path, []ranges.Range{{Start: s.c.StartLine, End: s.c.EndLine}})] = s
 	}
+	for h, s := range r.candHandles {
+		if _, ok := byHandle[h]; !ok {
+			byHandle[h] = s
+		}
+	}
 	var out []Explanation
 	add := func(handle, part, reason string, score float64) {
 		s := byHandle[handle]
@@ -25,6 +30,12 @@ func (r *run) explain(res *assemble.Result) []Explanation {
 			e.Path, e.Symbol = s.c.Path, symbolOf(s.c)
 			for k, v := range s.channels {
 				e.Channels[k] = v
+			}
+			switch {
+			case s.id == r.focusChunk:
+				e.Focus = "the unit under the cursor"
+			case r.focusDefs[s.id] != "":
+				e.Focus = r.focusDefs[s.id]
 			}
 		}
 		if p, _, err := assemble.ParseHandle(handle); err == nil && e.Path == "" {

@@ -54,6 +54,9 @@ type Explanation struct {
 	Score    float64            `json:"score"`
 	Channels map[string]float64 `json:"channels"`         // channel → its rank-fused contribution
 	Reason   string             `json:"reason,omitempty"` // why it is out
+	// Focus says why the focus channel brought it: the unit under the
+	// cursor, an identifier used near the cursor, defined in the file, …
+	Focus string `json:"focus,omitempty"`
 }
 
 // Response is an assembled context plus what produced it.

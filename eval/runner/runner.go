@@ -17,6 +17,7 @@ import (
 	"github.com/ctxls/ctxls/eval/baseline"
 	"github.com/ctxls/ctxls/eval/mine"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/index/chunk"
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/tokens"
 )
@@ -25,6 +26,8 @@ import (
 const (
 	SystemCtxls    = "ctxls"
 	SystemBaseline = "bm25"
+	// SystemRepoMap is the aider-like repository map (cursor task only).
+	SystemRepoMap = "repomap"
 	// AblationPrefix + channel names ctxls with that channel's weight 0.
 	AblationPrefix = "ctxls-no-"
 )
@@ -38,8 +41,11 @@ type Config struct {
 	// is removed once its cases are done.
 	KeepTrees bool
 
-	Budgets []int    // e.g. 2000, 8000
-	Systems []string // SystemCtxls and/or SystemBaseline
+	Budgets []int // e.g. 2000, 8000
+	// CursorBudgets are the budgets of the cursor task (e.g. 300, 2000,
+	// 8000); none: Budgets.
+	CursorBudgets []int
+	Systems       []string // SystemCtxls and/or SystemBaseline
 	// AblationBudgets are the budgets ablations run at; none: no
 	// ablations.
 	AblationBudgets []int
@@ -181,6 +187,7 @@ type tree struct {
 	snap    *index.Snapshot
 	release func()
 	bm25    *baseline.Index
+	repomap *baseline.RepoMap
 }
 
 func (t *tree) open(ctx context.Context, dir string) error {
@@ -203,7 +210,39 @@ func (t *tree) open(ctx context.Context, dir string) error {
 		}
 		t.bm25 = baseline.Build(files, t.cfg.Baseline)
 	}
+	if slices.Contains(t.cfg.Systems, SystemRepoMap) {
+		t.repomap = baseline.BuildRepoMap(MapFiles(t.snap))
+	}
 	return nil
+}
+
+// MapFiles are the repository map's input from a snapshot: each code
+// file's named definitions (a unit's symbol at its signature's first
+// line) and how many of its units refer to each name.
+func MapFiles(snap *index.Snapshot) []baseline.MapFile {
+	var out []baseline.MapFile
+	for _, p := range snap.Paths() {
+		f := baseline.MapFile{Path: p, Refs: map[string]int{}}
+		for _, c := range snap.ChunksOf(p) {
+			if !chunk.IsCode(c.Language) {
+				break
+			}
+			if c.Symbol != "" && c.Kind != chunk.KindHeader && c.Kind != chunk.KindWindow && c.Part <= 1 {
+				l := c.StartLine
+				if c.DocStartLine > 0 && c.SigEndLine >= c.StartLine {
+					l = max(c.StartLine, c.SigEndLine-strings.Count(strings.TrimRight(c.Signature, "\n"), "\n"))
+				}
+				f.Defs = append(f.Defs, baseline.Def{Name: c.Symbol, Line: l})
+			}
+			for _, r := range c.References {
+				f.Refs[r]++
+			}
+		}
+		if len(f.Defs)+len(f.Refs) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func (t *tree) close() {
@@ -226,8 +265,15 @@ type run struct {
 // applicable ablation at each ablation budget.
 func (t *tree) runs(c *eval.Case) []run {
 	var out []run
-	for _, b := range t.cfg.Budgets {
+	budgets := t.cfg.Budgets
+	if c.Task == eval.TaskCursor && len(t.cfg.CursorBudgets) > 0 {
+		budgets = t.cfg.CursorBudgets
+	}
+	for _, b := range budgets {
 		for _, s := range t.cfg.Systems {
+			if s == SystemRepoMap && c.Task != eval.TaskCursor {
+				continue
+			}
 			out = append(out, run{system: s, budget: b, weights: t.cfg.Weights})
 		}
 	}
@@ -254,11 +300,11 @@ func (t *tree) runs(c *eval.Case) []run {
 func Channels() []string { return slices.Sorted(maps.Keys(retrieve.DefaultWeights())) }
 
 // applies tells whether switching channel ch off can change a task's
-// result: the cases have no cursor, and only diff cases have a diff.
+// result: only cursor cases have a cursor, and only diff cases a diff.
 func applies(ch, task string) bool {
 	switch ch {
 	case retrieve.ChanFocus:
-		return false
+		return task == eval.TaskCursor
 	case retrieve.ChanDiff:
 		return task == eval.TaskDiff
 	}
@@ -294,7 +340,10 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 			if c.Task == eval.TaskDiff {
 				res.OwnShare = eval.OwnShare(parts, c.DiffFile)
 			}
-			if r.system == SystemCtxls || r.system == SystemBaseline {
+			if c.Task == eval.TaskCursor && eval.Shows(parts, c.Focus.Path, c.Focus.Line) {
+				res.CursorShown = 1
+			}
+			if !strings.HasPrefix(r.system, AblationPrefix) {
 				for _, p := range parts {
 					if len(res.Files) == 0 || res.Files[len(res.Files)-1] != p.Path {
 						res.Files = append(res.Files, p.Path)
@@ -318,19 +367,30 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 	budget := assemble.Budget{MaxTokens: r.budget}
 	var res *assemble.Result
 	start := time.Now()
-	if r.system == SystemBaseline {
+	switch r.system {
+	case SystemBaseline:
 		q := c.Query
-		if c.Task == eval.TaskDiff {
+		switch c.Task {
+		case eval.TaskDiff:
 			q = c.Diff
+		case eval.TaskCursor:
+			q = t.above(c)
 		}
 		cands := t.bm25.Candidates(q)
 		res, err = assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: t.cfg.Format, Policy: assemble.DefaultPolicy()},
 			cands, t.snap, t.counter)
-	} else {
+	case SystemRepoMap:
+		cands := t.repomap.Candidates(c.Focus.Path, retrieve.Analyze(t.above(c)).Identifiers, 400)
+		res, err = assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: t.cfg.Format, Policy: assemble.DefaultPolicy()},
+			cands, t.snap, t.counter)
+	default:
 		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights}
-		if c.Task == eval.TaskDiff {
+		switch c.Task {
+		case eval.TaskDiff:
 			req.Diff = c.Diff
-		} else {
+		case eval.TaskCursor:
+			req.Focus = &retrieve.Focus{Path: c.Focus.Path, Line: c.Focus.Line}
+		default:
 			req.Query = c.Query
 		}
 		var resp *retrieve.Response
@@ -347,4 +407,18 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 		parts = append(parts, eval.Part{Path: p.Path, Ranges: p.Ranges, Tokens: p.Tokens})
 	}
 	return parts, res.Rendered, lat, nil
+}
+
+// aboveLines is how many lines above the cursor the peers' queries read.
+const aboveLines = 30
+
+// above is the text of the 30 lines above a cursor case's cursor.
+func (t *tree) above(c *eval.Case) string {
+	text, ok := t.snap.Text(c.Focus.Path)
+	if !ok {
+		return ""
+	}
+	lines := strings.Split(text, "\n")
+	end := min(c.Focus.Line-1, len(lines))
+	return strings.Join(lines[max(0, end-aboveLines):end], "\n")
 }

@@ -52,8 +52,17 @@ func treeDir(ctx context.Context, work string, g mine.Git, c *eval.Case) (string
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	if err := g.Extract(ctx, c.Parent, tmp); err != nil {
+	rev := c.Parent
+	if c.Task == eval.TaskCursor {
+		rev = c.Commit
+	}
+	if err := g.Extract(ctx, rev, tmp); err != nil {
 		return "", err
+	}
+	if c.Task == eval.TaskCursor {
+		if err := emptyLine(filepath.Join(tmp, filepath.FromSlash(c.Focus.Path)), c.Focus.Line); err != nil {
+			return "", fmt.Errorf("cursor case %s: %w", c.ID, err)
+		}
 	}
 	if c.Task == eval.TaskDiff {
 		b, err := g.Blob(ctx, c.Commit, c.DiffFile)
@@ -72,4 +81,20 @@ func treeDir(ctx context.Context, work string, g mine.Git, c *eval.Case) (string
 		return "", fmt.Errorf("tree %s: %w", dir, err)
 	}
 	return dir, nil
+}
+
+// emptyLine empties line n (1-based) of the file at p, keeping its line
+// end: the line the user is about to type.
+func emptyLine(p string, n int) error {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if n < 1 || n > len(lines) {
+		return fmt.Errorf("%s has no line %d", p, n)
+	}
+	l := lines[n-1]
+	lines[n-1] = l[len(strings.TrimRight(l, "\r\n")):]
+	return os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
 }

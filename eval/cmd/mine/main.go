@@ -27,12 +27,17 @@ func main() {
 	flag.IntVar(&o.MaxFiles, "max-files", o.MaxFiles, "skip commits changing more files")
 	flag.IntVar(&o.MaxLines, "max-lines", o.MaxLines, "skip commits changing more source lines")
 	flag.IntVar(&o.MinWords, "min-words", o.MinWords, "query cases need this many words")
+	cursor := flag.Bool("cursor", false, "with -all: mine the cursor task's cases (replacing them), not the query and diff cases")
+	co := mine.DefaultCursorOptions()
+	flag.IntVar(&co.Cases, "cursor-cases", co.Cases, "cursor cases per repository")
 	flag.Parse()
 	ctx := context.Background()
 	var err error
 	switch {
 	case flag.NArg() > 0:
 		usage()
+	case *all && *cursor:
+		err = mineCursorAll(ctx, *reposDir, *out, co)
 	case *all:
 		err = mineAll(ctx, *reposDir, *out, o)
 	case *dir == "" || !strings.Contains(o.Name, "/"):
@@ -83,10 +88,10 @@ func run(ctx context.Context, dir, out string, o mine.Options) error {
 	if err != nil {
 		return err
 	}
-	f.Rules = o.Rules()
+	f.Rules = append(o.Rules(), mine.CursorRules()...)
 	f.Repos = slices.DeleteFunc(f.Repos, func(r eval.Repo) bool { return r.Name == o.Name })
 	f.Repos = append(f.Repos, repo)
-	f.Cases = slices.DeleteFunc(f.Cases, func(c eval.Case) bool { return c.Repo == o.Name })
+	f.Cases = slices.DeleteFunc(f.Cases, func(c eval.Case) bool { return c.Repo == o.Name && c.Task != eval.TaskCursor })
 	f.Cases = append(f.Cases, cases...)
 	if err := eval.Save(out, f); err != nil {
 		return err
@@ -104,4 +109,32 @@ func run(ctx context.Context, dir, out string, o mine.Options) error {
 		o.Name, repo.Language, repo.Head[:12], st.Commits, st.Eligible[eval.TaskQuery], st.Eligible[eval.TaskDiff],
 		n[eval.TaskQuery], n[eval.TaskDiff], strings.Join(reasons, ", "))
 	return nil
+}
+
+// mineCursorAll mines the cursor cases of every repository of the cases
+// file at its recorded head, replacing the cursor cases there.
+func mineCursorAll(ctx context.Context, reposDir, out string, o mine.CursorOptions) error {
+	f, err := eval.Load(out)
+	if err != nil {
+		return err
+	}
+	f.Cases = slices.DeleteFunc(f.Cases, func(c eval.Case) bool { return c.Task == eval.TaskCursor })
+	for _, r := range f.Repos {
+		dir, ok := mine.FindRepo(reposDir, r.Name)
+		if !ok {
+			return fmt.Errorf("no git directory for %s under %q", r.Name, reposDir)
+		}
+		ro := o
+		ro.Name, ro.Rev = r.Name, r.Head
+		cases, examined, err := mine.MineCursor(ctx, mine.Git{Dir: dir}, ro)
+		if err != nil {
+			return err
+		}
+		f.Cases = append(f.Cases, cases...)
+		fmt.Fprintf(os.Stderr, "%s: %d cursor cases from %d commits examined\n", r.Name, len(cases), examined)
+	}
+	if !slices.Contains(f.Rules, mine.CursorRules()[0]) {
+		f.Rules = append(f.Rules, mine.CursorRules()...)
+	}
+	return eval.Save(out, f)
 }

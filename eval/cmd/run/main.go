@@ -38,11 +38,12 @@ func run() error {
 		work       = flag.String("work", "eval/work", "where the source trees are built")
 		keep       = flag.Bool("keep-trees", true, "keep the built trees for the next run")
 		repoSel    = flag.String("repo", "", "only these repositories (comma-separated owner/name or name substrings)")
-		taskSel    = flag.String("task", "all", "query, diff or all")
+		taskSel    = flag.String("task", "all", "query, diff, cursor or all")
 		caseSel    = flag.String("case", "", "only cases whose id contains this")
 		limit      = flag.Int("limit", 0, "at most N cases per repository and task (0: all)")
 		budgets    = flag.String("budgets", "2000,8000", "token budgets")
-		systems    = flag.String("systems", "ctxls,bm25", "systems to run: ctxls, bm25")
+		systems    = flag.String("systems", "ctxls,bm25,repomap", "systems to run: ctxls, bm25, repomap (the aider-like peer, cursor task only)")
+		curBudgets = flag.String("cursor-budgets", "300,2000,8000", "token budgets of the cursor task")
 		ablations  = flag.Bool("ablations", true, "also run ctxls with each channel off in turn")
 		ablBudget  = flag.String("ablation-budgets", "2000", "budgets of the ablations")
 		weights    = flag.String("weights", "", "channel weight overrides, e.g. lexical=1,symbol=2 ("+strings.Join(runner.Channels(), ", ")+")")
@@ -85,6 +86,9 @@ func run() error {
 	if cfg.Budgets, err = ints(*budgets); err != nil {
 		return err
 	}
+	if cfg.CursorBudgets, err = ints(*curBudgets); err != nil {
+		return err
+	}
 	if *ablations {
 		if cfg.AblationBudgets, err = ints(*ablBudget); err != nil {
 			return err
@@ -92,7 +96,7 @@ func run() error {
 	}
 	cfg.Systems = splitList(*systems)
 	for _, s := range cfg.Systems {
-		if s != runner.SystemCtxls && s != runner.SystemBaseline {
+		if s != runner.SystemCtxls && s != runner.SystemBaseline && s != runner.SystemRepoMap {
 			return fmt.Errorf("unknown system %q", s)
 		}
 	}
