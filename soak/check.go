@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Checks counts what the harness checked in the answers and what broke a
@@ -39,6 +40,12 @@ type Checks struct {
 	PathsOutside int `json:"pathsOutside"`
 	// IndexingAnswers: answers with stats.indexComplete false.
 	IndexingAnswers int `json:"indexingAnswers"`
+	// PeerBufferParts: parts of a file the client does not have open
+	// that show another client's buffer of it, as a server sharing one
+	// index among its sessions does (docs/protocol.md, "Several
+	// sessions, one index"); a broken promise only with
+	// Config.IsolatedSessions (they are then DiskMismatches too).
+	PeerBufferParts int `json:"peerBufferParts"`
 }
 
 // maxFailures is how many failure descriptions of each kind a checker
@@ -53,8 +60,13 @@ type checker struct {
 	mu       sync.Mutex
 	c        Checks
 	failures map[string][]string // by kind
-	// peers are the other clients' texts, to say whose a wrong part shows.
+	// peers are the other clients' texts: a part may show one (see
+	// Checks.PeerBufferParts), and a wrong part says whose it shows.
 	peers *peerTexts
+	// isolated: another client's buffer is never to be seen.
+	isolated bool
+	// clock orders the changes of every client of the phase.
+	clock atomic.Int64
 }
 
 // failf records a failure description of a kind. k.mu is held.
@@ -160,15 +172,23 @@ type version struct {
 	buffer bool
 }
 
-// textLog is the history of the texts a client gave its files: seq
-// counts the changes; each file's versions are in seq order.
+// textLog is the history of the texts a client gave its files: each file's
+// versions in the order of clock, a change counter shared by the clients
+// of a phase (so that a change of one client can be placed before or after
+// a request of another).
 type textLog struct {
-	mu   sync.Mutex
-	seq  int64
-	hist map[string][]version // by absolute path
+	mu    sync.Mutex
+	clock *atomic.Int64
+	hist  map[string][]version // by absolute path
 }
 
-func newTextLog() *textLog { return &textLog{hist: map[string][]version{}} }
+// newTextLog makes a log on clock (nil: a clock of its own).
+func newTextLog(clock *atomic.Int64) *textLog {
+	if clock == nil {
+		clock = new(atomic.Int64)
+	}
+	return &textLog{clock: clock, hist: map[string][]version{}}
+}
 
 // keepVersions is how many old versions of a file are kept to say, in a
 // failure, which older text a stale part showed.
@@ -178,8 +198,7 @@ const keepVersions = 16
 func (t *textLog) set(abs, text string, buffer bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.seq++
-	h := append(t.hist[abs], version{seq: t.seq, text: text, buffer: buffer})
+	h := append(t.hist[abs], version{seq: t.clock.Add(1), text: text, buffer: buffer})
 	if len(h) > keepVersions+8 {
 		h = append([]version(nil), h[len(h)-keepVersions:]...)
 	}
@@ -187,11 +206,7 @@ func (t *textLog) set(abs, text string, buffer bool) {
 }
 
 // now is the current change count.
-func (t *textLog) now() int64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.seq
-}
+func (t *textLog) now() int64 { return t.clock.Load() }
 
 // window returns the texts of abs an answer to a request sent at change
 // count from and answered at change count to may show — the one current
@@ -326,6 +341,19 @@ func (k *checker) checkText(a answer, st statsJSON, p partJSON, abs string) {
 			return
 		}
 		if !partMatches(text, p.Ranges, p.Text) {
+			// Another session's buffer: the server reads the sessions'
+			// connections independently, so it may show any text that
+			// session gave the file before the answer — not necessarily
+			// its latest.
+			if who := k.peers.whose(a.texts, abs, p); who != "" {
+				k.c.PeerBufferParts++
+				if !k.isolated {
+					return
+				}
+				k.c.DiskMismatches++
+				k.failf("disk", "%s: part %s %s lines %v shows the buffer of another client (%s); sessions are to be isolated", a.label, p.ID, p.Path, p.Ranges, who)
+				return
+			}
 			k.c.DiskMismatches++
 			what := "no text a client gave it"
 			if who := k.peers.whose(a.texts, abs, p); who != "" {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unicode/utf16"
 )
@@ -118,6 +119,7 @@ func TestEditorDiffsApply(t *testing.T) {
 // older text, an elided part from a wrong one, a budget overrun and a
 // path outside the folder.
 func TestCheckerFindsBrokenPromises(t *testing.T) {
+	clock := new(atomic.Int64)
 	root := t.TempDir()
 	abs := filepath.Join(root, "a.go")
 	disk := "package a\n\nfunc A() {}\n\nfunc B() {}\n"
@@ -128,7 +130,7 @@ func TestCheckerFindsBrokenPromises(t *testing.T) {
 	if err := os.WriteFile(other, []byte("package a\n\nvar X = 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	texts := newTextLog()
+	texts := newTextLog(clock)
 	texts.set(abs, disk, false)
 	v1 := "package a\n\nfunc A() { one() }\n\nfunc B() {}\n"
 	texts.set(abs, v1, true)
@@ -183,9 +185,10 @@ func TestCheckerFindsBrokenPromises(t *testing.T) {
 
 // A part whose text is an older buffer says which one.
 func TestCheckerNamesTheOlderText(t *testing.T) {
+	clock := new(atomic.Int64)
 	root := t.TempDir()
 	abs := filepath.Join(root, "a.go")
-	texts := newTextLog()
+	texts := newTextLog(clock)
 	texts.set(abs, "a\nb\n", false)
 	texts.set(abs, "a\nB1\n", true)
 	texts.set(abs, "a\nB2\n", true)
@@ -211,23 +214,31 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-// A part of a file the client does not have open that shows another
-// client's buffer is a disk mismatch that names that client.
-func TestCheckerNamesAnotherClientsBuffer(t *testing.T) {
+// A part of a file the client does not have open may show another
+// client's buffer (a server sharing one index among sessions); with
+// isolated sessions that is a broken promise.
+func TestCheckerPeerBuffer(t *testing.T) {
 	root := t.TempDir()
 	abs := filepath.Join(root, "a.go")
 	if err := os.WriteFile(abs, []byte("a\nb\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mine, theirs := newTextLog(), newTextLog()
-	theirs.set(abs, "a\nB\n", true)
-	k := &checker{peers: newPeerTexts()}
-	k.peers.add("session s1", mine)
-	k.peers.add("session s2", theirs)
-	k.check(answer{label: "t", root: root, rootURI: dirURI(root), texts: mine, disk: newDiskTexts()},
-		&resultJSON{Parts: []partJSON{{ID: "p1", Path: "a.go", Ranges: []lineRange{{2, 2}}, Text: "B\n"}}, Stats: statsJSON{MaxTokens: 1, IndexComplete: true}})
-	c, f := k.snapshot()
-	if c.DiskMismatches != 1 || len(f) != 1 || !strings.Contains(f[0], "the buffer of another client: session s2") {
-		t.Fatalf("checks %+v, failures %q", c, f)
+	for _, isolated := range []bool{false, true} {
+		k := &checker{peers: newPeerTexts(), isolated: isolated}
+		mine, theirs := newTextLog(&k.clock), newTextLog(&k.clock)
+		k.peers.add("session s1", mine)
+		k.peers.add("session s2", theirs)
+		theirs.set(abs, "a\nB\n", true)
+		from := mine.now()
+		k.check(answer{label: "t", root: root, rootURI: dirURI(root), texts: mine, disk: newDiskTexts(), from: from, to: from},
+			&resultJSON{Parts: []partJSON{{ID: "p1", Path: "a.go", Ranges: []lineRange{{2, 2}}, Text: "B\n"}}, Stats: statsJSON{MaxTokens: 1, IndexComplete: true}})
+		c, f := k.snapshot()
+		want := Checks{Answers: 1, Parts: 1, DiskParts: 1, PeerBufferParts: 1}
+		if isolated {
+			want.DiskMismatches = 1
+		}
+		if c != want || (len(f) > 0) != isolated || (isolated && !strings.Contains(f[0], "another client (session s2)")) {
+			t.Errorf("isolated %v: checks %+v, want %+v; failures %q", isolated, c, want, f)
+		}
 	}
 }

@@ -95,8 +95,8 @@ func (p *PhaseReport) writeText(w io.Writer, name, clients string) {
 		lat(k, p.Other[k])
 	}
 	c := p.Checks
-	fmt.Fprintf(w, "  checked %d answers (%d while indexing), %d parts: %d buffer parts, %d stale (%d while indexing); %d disk parts, %d mismatched; %d over budget; %d paths outside\n",
-		c.Answers, c.IndexingAnswers, c.Parts, c.BufferParts, c.StaleBufferParts, c.StaleWhileIndexing, c.DiskParts, c.DiskMismatches, c.BudgetExceeded, c.PathsOutside)
+	fmt.Fprintf(w, "  checked %d answers (%d while indexing), %d parts: %d buffer parts, %d stale (%d while indexing); %d disk parts, %d mismatched, %d another session's buffer; %d over budget; %d paths outside\n",
+		c.Answers, c.IndexingAnswers, c.Parts, c.BufferParts, c.StaleBufferParts, c.StaleWhileIndexing, c.DiskParts, c.DiskMismatches, c.PeerBufferParts, c.BudgetExceeded, c.PathsOutside)
 	for _, f := range p.Failures {
 		fmt.Fprintf(w, "    ! %s\n", f)
 	}

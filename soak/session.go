@@ -100,7 +100,7 @@ func runSession(cfg sessionConfig) error {
 	s := &lspSession{
 		cfg:     cfg,
 		rng:     rand.New(rand.NewPCG(cfg.seed, uint64(cfg.id))),
-		texts:   newTextLog(),
+		texts:   newTextLog(&cfg.chk.clock),
 		treeURI: dirURI(cfg.tree),
 	}
 	s.ed = &editor{rng: s.rng, session: cfg.id}
