@@ -34,7 +34,10 @@
 // file it has open, the disk for any other — where a request in flight
 // while the text changed may show any text from the one current when it
 // was sent to the one current when it was answered. A part with an older
-// buffer text is a "stale buffer part" (issue 16).
+// buffer text is a "stale buffer part" (issue 16). The sessions of one
+// server share one index and their buffers (docs/protocol.md): a part of a
+// file the session has not open may show another session's buffer; those
+// are counted, and a failure with Config.IsolatedSessions.
 //
 // The report (Report) gives requests and errors per method, latency p50 and
 // p95 of context/assemble idle and under load — split by
@@ -43,6 +46,9 @@
 // lists every promise that failed; cmd/soak exits 1 when there is one.
 //
 // `make soak` runs the long version (8 sessions × 60 s on ≈ 550 files);
-// TestSoakShort, in `make test`, a short one. docs/reliability.md has the
-// figures.
+// TestSoakShort, in `make test`, a short one. The package's other tests
+// are the fault tests (faults_test.go: processes killed at random points,
+// damaged index files, a folder deleted while indexed, 100 000 files, a
+// 10 MB line; `make faults` runs their long mode) and 1 000 generated bad
+// requests (hostile_test.go). docs/reliability.md has the figures.
 package soak
