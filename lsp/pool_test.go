@@ -240,8 +240,8 @@ func TestOpenBuffersSameAsDiskChangeNothing(t *testing.T) {
 		openDoc(edited, root, rel, files[rel])
 	}
 	params := map[string]any{
-		"query": "func (c *Cart) Total() int64 { sub := c.Subtotal() return sub + pricing.Tax(c.Region, sub)",
-		"focus": map[string]any{"uri": pathToURI(filepath.Join(root, "cart", "cart.go")), "position": map[string]any{"line": 44, "character": 0}},
+		"query":  "func (c *Cart) Total() int64 { sub := c.Subtotal() return sub + pricing.Tax(c.Region, sub)",
+		"focus":  map[string]any{"uri": pathToURI(filepath.Join(root, "cart", "cart.go")), "position": map[string]any{"line": 44, "character": 0}},
 		"budget": map[string]any{"maxTokens": 300},
 	}
 	a := mustResult[assembleResultJSON](t, plain.call(methodContextAssemble, params))
