@@ -6,8 +6,11 @@ BENCHTIME ?= 1s
 QUESTION  ?= how are overlapping line ranges merged and stitched
 BUDGET    ?= 4000
 export CGO_ENABLED = 1
+# staticcheck, pinned (make lint; the module proxy fetches it once, go.sum
+# of the Go checksum database verifies it).
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race bench fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs
+.PHONY: run test race bench fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults
 
 build:
 	$(GO) build -o bin/ctxls ./cmd/ctxls
@@ -52,6 +55,7 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
+	$(GO) run $(STATICCHECK) ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
@@ -61,6 +65,31 @@ bench:
 # scripts/eval.sh (-clone fetches them where a network allows).
 eval:
 	./scripts/eval.sh $(EVAL_FLAGS)
+
+# The load harness (package soak, docs/reliability.md): SOAK_SESSIONS LSP
+# sessions for SOAK_DURATION against one ctxls serve --listen on a copy of
+# part of Go's src (SOAK_TREE: long ≈ 550 files, short, or a list of
+# GOROOT/src packages), then SOAK_MCP MCP clients of ctxls mcp --http.
+# Every answer is checked; the report says what held. SOAK_FLAGS passes
+# more (-allow-stale, -max-p95-ratio 4, -max-rss-growth 0.25, -json F, -seed
+# N, -workdir DIR). make test runs a short version (TestSoakShort).
+SOAK_SESSIONS ?= 8
+SOAK_DURATION ?= 60s
+SOAK_TREE     ?= long
+SOAK_MCP      ?= 4
+soak: build
+	$(GO) build -o bin/soak ./soak/cmd/soak
+	./bin/soak -bin bin/ctxls -sessions $(SOAK_SESSIONS) -duration $(SOAK_DURATION) \
+	  -packages $(SOAK_TREE) -mcp-clients $(SOAK_MCP) $(SOAK_FLAGS)
+
+# The fault tests' long mode (docs/reliability.md): 50 SIGKILL points for
+# each of a build, a refresh and a server's checkpoint, 10 rounds of
+# damaged index files, 100 000 tiny files (make test runs 5, 1 and 5 000).
+FAULT_POINTS ?= 50
+FAULT_TINY   ?= 100000
+faults:
+	CTXLS_FAULT_POINTS=$(FAULT_POINTS) CTXLS_FAULT_TINY=$(FAULT_TINY) \
+	  $(GO) test -count=1 -v -timeout 60m -run 'TestKill|TestDamagedIndexFiles|TestFolderDeleted|TestManyTinyFiles|TestHugeMinifiedFile' ./soak
 
 # Each fuzz target for FUZZTIME (CI runs them briefly with FUZZTIME=5s).
 fuzz:

@@ -134,6 +134,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	defer x.Close()
 	snap, release := x.Snapshot()
 	defer release()
+	if err := checkFocusLine(snap, req.Focus); err != nil {
+		return err
+	}
 	resp, err := engine.Assemble(ctx, snap, req)
 	if err != nil {
 		return err
@@ -225,4 +228,25 @@ func writeExplain(w io.Writer, resp *retrieve.Response) {
 		}
 		fmt.Fprintf(w, "%-8s %s %s score=%.3f [%s]%s\n", status, e.Handle, e.Symbol, e.Score, strings.Join(chans, " "), why)
 	}
+}
+
+// checkFocusLine refuses a --focus line past the end of its file, naming
+// the file's line count (a file the index does not hold is left to the
+// engine, which names that).
+func checkFocusLine(snap *index.Snapshot, f *retrieve.Focus) error {
+	if f == nil {
+		return nil
+	}
+	file, err := snap.File(f.Path)
+	if err != nil {
+		return nil
+	}
+	n := strings.Count(file.Text, "\n")
+	if file.Text != "" && !strings.HasSuffix(file.Text, "\n") {
+		n++
+	}
+	if f.Line > max(n, 1) {
+		return &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("line %d is past the end of %s (%d lines)", f.Line, f.Path, n)}
+	}
+	return nil
 }

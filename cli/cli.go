@@ -155,5 +155,8 @@ func indexOptions(env Env, cacheDir, encoding string) (index.Options, error) {
 	}
 	// An empty CacheDir lets the index choose: $CTXLS_CACHE_DIR/<hash of
 	// root> or the user cache directory.
-	return index.Options{Counters: map[string]tokens.Counter{encoding: counter}, CacheDir: cacheDir}, nil
+	return index.Options{Counters: map[string]tokens.Counter{encoding: counter}, CacheDir: cacheDir,
+		// The cache directory cannot be written: said once, on stderr.
+		Warnf: func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) },
+	}, nil
 }

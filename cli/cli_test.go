@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,6 +187,11 @@ func TestAssembleGitDiff(t *testing.T) {
 
 func TestExitCodes(t *testing.T) {
 	ws := workspace(t)
+	cart, err := os.ReadFile(filepath.Join(ws, "cart", "cart.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cartLines := strings.Count(string(cart), "\n")
 	cases := []struct {
 		name string
 		args []string
@@ -207,6 +213,10 @@ func TestExitCodes(t *testing.T) {
 		{"bad weights syntax", []string{"assemble", "--root", ws, "--query", "x", "--weights", "graph"}, 2, "--weights"},
 		{"unknown channel", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--query", "x", "--weights", "magic=1"}, 2, "--weights: unknown channel"},
 		{"focus not indexed", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--focus", "secrets/key.txt:1"}, 2, "not in the index"},
+		{"focus past the end", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--focus", "cart/cart.go:99999"}, 2,
+			fmt.Sprintf("--focus: line 99999 is past the end of cart/cart.go (%d lines)", cartLines)},
+		{"focus one past the end", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--focus", fmt.Sprintf("cart/cart.go:%d", cartLines+1)}, 2,
+			fmt.Sprintf("--focus: line %d is past the end of cart/cart.go (%d lines)", cartLines+1, cartLines)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

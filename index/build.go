@@ -436,7 +436,13 @@ func (w *batchWriter) flush() error {
 // Indexes are opened with unsafe_batch (a batch returns before its segment
 // is persisted); persistence is in order, so the callback of one more
 // batch proves the earlier ones are on disk.
+//
+// When the disk does not take the segments (full, read-only), scorch
+// retries for ever and never calls back: persistIndex then returns
+// errPersist as soon as scorch has counted a few failed attempts.
 func persistIndex(ctx context.Context, bidx bleve.Index, state string) error {
+	failures := persistFailures(bidx)
+	before := failures()
 	done := make(chan error, 1)
 	b := bidx.NewBatch()
 	b.SetInternal([]byte("ctxls.state"), []byte(state))
@@ -444,14 +450,22 @@ func persistIndex(ctx context.Context, bidx bleve.Index, state string) error {
 	if err := bidx.Batch(b); err != nil {
 		return fmt.Errorf("persist index: %w", err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			return fmt.Errorf("persist index: %w", err)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return fmt.Errorf("persist index: %w", err)
+			}
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+			if failures()-before >= persistFailuresBeforeGiveUp {
+				return fmt.Errorf("persist index: %w", errPersist)
+			}
 		}
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

@@ -67,11 +67,10 @@ const tablesMagic = "CTXLSTB8"
 var errCorrupt = errors.New("tables file corrupt")
 
 type tablesWriter struct {
-	w    *bufio.Writer
-	n    int64 // bytes written
-	strs map[string]uint64
-	buf  [binary.MaxVarintLen64]byte
-	err  error
+	w   *bufio.Writer
+	n   int64 // bytes written
+	buf [binary.MaxVarintLen64]byte
+	err error
 }
 
 func (w *tablesWriter) bytes(b []byte) {

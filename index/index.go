@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -258,10 +259,16 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		if isStorageFailure(err) {
+			return x.openInMemory(ctx, dir, err)
+		}
 		return nil, fmt.Errorf("open index: %w", err)
 	}
 	x.excludeOwnDir(opts.Lister, dir)
 	lock, err := lockDir(ctx, dir, set.LockTimeout)
+	if err != nil && isStorageFailure(err) {
+		return x.openInMemory(ctx, dir, err)
+	}
 	if err != nil {
 		if !errors.Is(err, ErrLocked) || !set.PrivateWhenLocked {
 			return nil, fmt.Errorf("open index of %s: %w", abs, err)
@@ -303,6 +310,10 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		reason = "private (index directory locked)"
 	}
 	if err := x.startBuild(ctx, reason); err != nil {
+		if isStorageFailure(err) && !x.private {
+			x.lock.release()
+			return x.openInMemory(ctx, dir, err)
+		}
 		x.Close()
 		return nil, err
 	}
@@ -330,6 +341,7 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	if reason != "" {
 		return reason
 	}
+	segments := verifySegments(filepath.Join(gen, bleveName))
 	tf, err := openTables(filepath.Join(gen, tablesName))
 	if err != nil {
 		return "damaged: " + err.Error()
@@ -352,6 +364,9 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	}
 	if !slices.Equal(encs, x.set.encodings) || len(files) != m.Files {
 		return "damaged: tables do not match the completeness marker"
+	}
+	if err := <-segments; err != nil {
+		return "damaged: " + err.Error()
 	}
 	bidx, err := openBleve(filepath.Join(gen, bleveName), x.bleveConfig())
 	if err != nil {
@@ -391,8 +406,11 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 // openBleve opens a bleve index. bbolt asserts its pages with panics
 // ("Page expected to be: 3, but self identifies as …"), so a damaged
 // root.bolt panics inside Open; that is turned into an error here, so that
-// the index is rebuilt rather than the process ending.
+// the index is rebuilt rather than the process ending. bbolt reads its
+// pages through mmap: a truncated root.bolt faults (SIGBUS) when Open
+// reads past its end, which SetPanicOnFault turns into a panic too.
 func openBleve(path string, cfg map[string]interface{}) (idx bleve.Index, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			idx, err = nil, fmt.Errorf("open %s: the store is damaged: %v", path, r)
@@ -458,6 +476,9 @@ func (x *Index) startBuild(ctx context.Context, reason string) error {
 	}
 	run := func(ctx context.Context) error {
 		err := x.fullBuild(ctx, gen, reason)
+		if err != nil && gen != "" && isStorageFailure(err) && ctx.Err() == nil {
+			err = x.rebuildInMemory(ctx, gen, reason, err)
+		}
 		x.mu.Lock()
 		x.building = false
 		if err == nil {

@@ -64,6 +64,10 @@ type Options struct {
 	// Logf, if set, receives diagnostic messages (why an index was
 	// rebuilt, files that failed to chunk).
 	Logf func(format string, args ...any)
+	// Warnf, if set, receives what the user must be told (once): the
+	// cache directory cannot be written, so the index is kept in memory.
+	// nil means Logf.
+	Warnf func(format string, args ...any)
 
 	// Background makes Open return as soon as the index is usable: when a
 	// full build is needed, Open starts it in the background and returns
@@ -165,6 +169,9 @@ func (o Options) settings() (settings, error) {
 	}
 	if s.Logf == nil {
 		s.Logf = func(string, ...any) {}
+	}
+	if s.Warnf == nil {
+		s.Warnf = s.Logf
 	}
 	for name := range s.Counters {
 		s.encodings = append(s.encodings, name)

@@ -88,7 +88,7 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 		}
 	}()
 	if focus != nil {
-		if req.Focus, err = s.focusOf(v.snap, f, rel, focus); err != nil {
+		if req.Focus, err = s.focusOf(ctx, v.snap, f, rel, focus); err != nil {
 			return nil, err
 		}
 	}
@@ -124,10 +124,11 @@ func (s *session) requestFolder(focus *FocusParam) (*folder, string, error) {
 
 // focusOf converts the LSP focus (0-based line, UTF-16 character) into the
 // engine's (1-based line, 1-based byte column), checked against the text
-// the request reads: the open buffer, else the indexed file.
-func (s *session) focusOf(snap *index.Snapshot, f *folder, rel string, focus *FocusParam) (*retrieve.Focus, error) {
+// the client meant: the open buffer as it was when the request arrived,
+// else the indexed file.
+func (s *session) focusOf(ctx *requestCtx, snap *index.Snapshot, f *folder, rel string, focus *FocusParam) (*retrieve.Focus, error) {
 	out := &retrieve.Focus{Path: rel, Line: focus.Position.Line + 1, Col: focus.Position.Character + 1}
-	text, ok := s.docText(joinPath(f.root, rel))
+	text, ok := ctx.docs[joinPath(f.root, rel)]
 	if !ok {
 		file, err := snap.File(rel)
 		if err != nil {

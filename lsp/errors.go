@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -21,8 +22,19 @@ const (
 	CodeRequestCancelled     = -32800
 )
 
+// maxErrorMessage bounds an error message: one that quotes what the client
+// sent (an encoding name of 1 MiB, say) is cut rather than echoed whole.
+const maxErrorMessage = 1024
+
 // rpcError builds a JSON-RPC error with an optional data member.
 func rpcError(code int64, msg string, data any) *jsonrpc2.Error {
+	if len(msg) > maxErrorMessage {
+		cut := maxErrorMessage
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + fmt.Sprintf("… (%d bytes cut)", len(msg)-cut)
+	}
 	e := &jsonrpc2.Error{Code: code, Message: msg}
 	if data != nil {
 		e.SetError(data)

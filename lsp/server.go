@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -273,7 +274,7 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	s.inflight[req.ID] = cancel
-	rc := &requestCtx{Context: ctx, barrier: s.barrierLocked()}
+	rc := &requestCtx{Context: ctx, barrier: s.barrierLocked(), docs: maps.Clone(s.docs)}
 	s.mu.Unlock()
 
 	run := func() {
@@ -304,10 +305,14 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 // requestCtx is the context of one request: cancelled by $/cancelRequest
 // or the end of the session. barrier holds, per folder, the number of
 // changes enqueued when the request arrived: the request answers from a
-// state that includes them.
+// state that includes them. docs are the session's open buffers as they
+// were then (the map is the request's; the texts are shared): positions
+// the request names are read against them, not against edits sent after
+// it.
 type requestCtx struct {
 	context.Context
 	barrier map[*folder]uint64
+	docs    map[string]string
 }
 
 // barrierLocked records the change count of every folder.

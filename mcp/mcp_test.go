@@ -485,6 +485,7 @@ func TestClientRoots(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	//lint:ignore SA1019 the server serves the roots of clients of the protocol versions before 2026-07-28
 	client.AddRoots(&sdk.Root{URI: "file://" + a, Name: "shop"}, &sdk.Root{URI: "file://" + b})
 	// Roots are offered by clients of the protocols before 2026-07-28
 	// (which deprecates them).

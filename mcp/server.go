@@ -215,6 +215,7 @@ func (s *Server) listRoots(ss *sdk.ServerSession) {
 		defer close(sr.done)
 		ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
 		defer cancel()
+		//lint:ignore SA1019 roots are what clients of the protocol versions before 2026-07-28 offer (docs/mcp.md)
 		res, err := ss.ListRoots(ctx, nil)
 		if err != nil {
 			s.opts.Logf("roots/list: %v; serving the working directory %s", err, s.opts.WorkDir)

@@ -5,8 +5,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"syscall"
 
@@ -26,6 +28,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
+	printGoroutinesOnSignal(ctx, os.Stderr)
 	var code int
 	switch {
 	case len(args) > 0 && args[0] == "serve":
@@ -44,4 +47,23 @@ func main() {
 		pprof.StopCPUProfile()
 		os.Exit(code)
 	}
+}
+
+// printGoroutinesOnSignal makes the process print "ctxls: goroutines: N"
+// on w each time it gets SIGUSR1, until ctx ends: the soak harness counts a
+// server's goroutines that way to tell a leak (docs/reliability.md).
+func printGoroutinesOnSignal(ctx context.Context, w io.Writer) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGUSR1)
+	go func() {
+		defer signal.Stop(ch)
+		for {
+			select {
+			case <-ch:
+				fmt.Fprintf(w, "ctxls: goroutines: %d\n", runtime.NumGoroutine())
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -34,7 +33,7 @@ func againInputs(t *testing.T) map[string][]byte {
 		}
 	}
 	for _, rel := range []string{"net/http/server.go", "go/parser/parser.go"} {
-		if b, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", rel)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(goroot(t), "src", rel)); err == nil {
 			in["goroot/"+rel] = b
 		}
 	}
