@@ -208,3 +208,45 @@ func TestEditWhileAnotherFolderBuilds(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenBuffersSameAsDiskChangeNothing: a context does not depend on
+// which files are open when their buffers hold the disk's text — the same
+// state gives the same answer, whether the index holds a file as a buffer
+// (in a snapshot's delta) or from disk (in its base).
+func TestOpenBuffersSameAsDiskChangeNothing(t *testing.T) {
+	src, err := filepath.Abs("testdata/workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(src, p)
+			files[filepath.ToSlash(rel)] = string(b)
+		}
+		return nil
+	})
+	root := writeTree(t, files)
+	opts := serverOptions(t, nil)
+	plain := startServer(t, opts)
+	plain.initialize(map[string]any{"rootUri": pathToURI(root)})
+	edited := startServer(t, opts)
+	edited.initialize(map[string]any{"rootUri": pathToURI(root)})
+	for _, rel := range []string{"cart/cart.go", "pricing/tax.go"} {
+		if _, ok := files[rel]; !ok {
+			t.Fatalf("the workspace has no %s", rel)
+		}
+		openDoc(edited, root, rel, files[rel])
+	}
+	params := map[string]any{
+		"query":  "func (c *Cart) Total() int64 { sub := c.Subtotal() return sub + pricing.Tax(c.Region, sub)",
+		"focus":  map[string]any{"uri": pathToURI(filepath.Join(root, "cart", "cart.go")), "position": map[string]any{"line": 44, "character": 0}},
+		"budget": map[string]any{"maxTokens": 300},
+	}
+	a := mustResult[assembleResultJSON](t, plain.call(methodContextAssemble, params))
+	b := mustResult[assembleResultJSON](t, edited.call(methodContextAssemble, params))
+	if a.Rendered != b.Rendered {
+		t.Fatalf("with the same text open the context differs:\n--- files from disk\n%s\n--- the same files open\n%s", a.Rendered, b.Rendered)
+	}
+}

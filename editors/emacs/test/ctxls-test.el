@@ -94,8 +94,13 @@
         (ctxls-test-check (equal ret got) "ctxls-assemble returns the context")
         (ctxls-test-check (and got (string-match-p (regexp-quote "func Tax(region string, cents int64) int64 {") got))
                           "the context holds pricing.Tax")
-        (ctxls-test-check (not (string-match-p (regexp-quote "func Format(cents int64) string") (or got "")))
-                          "pricing.Format does not fit in the budget")
+        ;; What the budget leaves out: pricing.Format's body (at most its
+        ;; signature fits), which a larger budget shows.
+        (ctxls-test-check (not (string-match-p (regexp-quote "return fmt.Sprintf(\"%d.%02d\"") (or got "")))
+                          "pricing.Format's body does not fit in the budget")
+        (ctxls-test-check (string-match-p (regexp-quote "return fmt.Sprintf(\"%d.%02d\"")
+                                          (ctxls-test-cli "--query" ctxls-test-question "--focus" "pricing/tax.go:21:6" "--budget" "4000"))
+                          "a larger budget shows it (the budget is what left it out)")
         (ctxls-test-check (and (eql (plist-get stats :maxTokens) ctxls-test-budget)
                                (<= (plist-get stats :totalTokens) ctxls-test-budget))
                           "the budget of `ctxls-budget' is the one the server used, and respected" (format "%S" stats))

@@ -84,7 +84,11 @@ local function main()
   check(got == want, ':CtxlsAssemble: the context buffer is the server\'s context (same as ctxls assemble)',
     'got:\n' .. tostring(got) .. '\nwant:\n' .. want)
   check(got and got:find('func Tax(region string, cents int64) int64 {', 1, true), 'the context holds pricing.Tax')
-  check(not (got or ''):find('func Format(cents int64) string', 1, true), 'pricing.Format does not fit in the budget')
+  -- What the budget leaves out: pricing.Format's body (at most its
+  -- signature fits in 300 tokens), which a larger budget shows.
+  check(not (got or ''):find('return fmt.Sprintf("%d.%02d"', 1, true), 'pricing.Format\'s body does not fit in the budget')
+  check(cli({ '--query', QUESTION, '--focus', 'pricing/tax.go:21:6', '--budget', '4000' }):find('return fmt.Sprintf("%d.%02d"', 1, true) ~= nil,
+    'a larger budget shows it (the budget is what left it out)')
   check(ctxls.last and ctxls.last.stats.maxTokens == BUDGET and ctxls.last.stats.totalTokens <= BUDGET,
     'the budget from setup{} is the one the server used, and respected', ctxls.last and vim.inspect(ctxls.last.stats))
   check(vim.fn.getreg('a') == want, 'the context is in register a')

@@ -152,7 +152,7 @@ test("Assemble Context: a question, no focus: the document is the server's conte
   assert.ok(r.stats.totalTokens <= 300 && r.stats.totalTokens > 0, `totalTokens ${r.stats.totalTokens}`);
   assert.ok(r.stats.indexComplete);
   assert.ok(doc.includes("func Tax(region string, cents int64) int64 {"), doc);
-  assert.ok(!doc.includes("func Format(cents int64) string"), "Format does not fit in 300 tokens");
+  assert.ok(!doc.includes('return fmt.Sprintf("%d.%02d"'), "Format's body does not fit in 300 tokens");
   // Byte for byte what `ctxls assemble` renders for the same question and budget.
   assert.equal(doc, cli("--query", QUESTION, "--budget", "300"));
   assert.match(h.messages.at(-1)!.text, /^ctxls: \d+\/300 tokens, \d+ parts? from \d+ files?, copied to the clipboard\. \d+ left out/);

@@ -368,7 +368,9 @@ function M.assemble(question, range, done)
     if s[1] == range[1] and e[1] == range[2] then
       pos = { s[1], s[2] }
       local lines = vim.api.nvim_buf_get_lines(bufnr, s[1] - 1, e[1], false)
-      if #lines > 0 then
+      -- A characterwise selection is cut at its columns; a linewise one
+      -- (V) takes whole lines (Neovim 0.7 reports column 0 for its end).
+      if #lines > 0 and vim.fn.visualmode() ~= 'V' then
         lines[#lines] = lines[#lines]:sub(1, e[2] + 1)
         lines[1] = lines[1]:sub(s[2] + 1)
       end
