@@ -120,11 +120,23 @@ func Percentile(xs []float64, p float64) float64 {
 // WriteTable writes summaries as a markdown table. With repo set, the first
 // column names the repository.
 func WriteTable(w io.Writer, sums []Summary, repo bool) {
+	writeTable(w, sums, repo, []string{"file recall", "all files", "line recall", "MRR"},
+		func(s Summary) []string {
+			return []string{f3(s.FileRecall), f3(s.AllFiles), f3(s.LineRecall), f3(s.MRR)}
+		})
+}
+
+// writeTable writes the table of WriteTable and WriteCursorTable: repo (if
+// asked), system, budget and n, the task's metric columns, then tokens,
+// over-budget share, errors and latency.
+func writeTable(w io.Writer, sums []Summary, repo bool, metrics []string, values func(Summary) []string) {
 	var head []string
 	if repo {
 		head = append(head, "repo")
 	}
-	head = append(head, "system", "budget", "n", "file recall", "all files", "line recall", "MRR", "tokens", "over", "errors", "p50 ms", "p95 ms")
+	head = append(head, "system", "budget", "n")
+	head = append(head, metrics...)
+	head = append(head, "tokens", "over", "errors", "p50 ms", "p95 ms")
 	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
 	seps := make([]string, len(head))
 	for i := range seps {
@@ -139,9 +151,9 @@ func WriteTable(w io.Writer, sums []Summary, repo bool) {
 		if repo {
 			row = append(row, cmp.Or(s.Repo, "**all**"))
 		}
-		row = append(row, s.System, fmt.Sprint(s.Budget), fmt.Sprint(s.N),
-			f3(s.FileRecall), f3(s.AllFiles), f3(s.LineRecall), f3(s.MRR),
-			fmt.Sprintf("%.0f", s.Tokens), f3(s.OverShare), fmt.Sprint(s.Errors),
+		row = append(row, s.System, fmt.Sprint(s.Budget), fmt.Sprint(s.N))
+		row = append(row, values(s)...)
+		row = append(row, fmt.Sprintf("%.0f", s.Tokens), f3(s.OverShare), fmt.Sprint(s.Errors),
 			fmt.Sprintf("%.1f", s.P50), fmt.Sprintf("%.1f", s.P95))
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
@@ -190,31 +202,10 @@ func signed(d float64) string {
 // definition's file shown (file recall), its line shown (line recall), the
 // MRR of its file and the share of contexts showing the cursor's line.
 func WriteCursorTable(w io.Writer, sums []Summary, repo bool) {
-	var head []string
-	if repo {
-		head = append(head, "repo")
-	}
-	head = append(head, "system", "budget", "n", "def file shown", "def line shown", "MRR", "cursor line shown", "tokens", "over", "errors", "p50 ms", "p95 ms")
-	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
-	seps := make([]string, len(head))
-	for i := range seps {
-		seps[i] = "---:"
-		if i == 0 || (repo && i == 1) {
-			seps[i] = "---"
-		}
-	}
-	fmt.Fprintf(w, "|%s|\n", strings.Join(seps, "|"))
-	for _, s := range sums {
-		var row []string
-		if repo {
-			row = append(row, cmp.Or(s.Repo, "**all**"))
-		}
-		row = append(row, s.System, fmt.Sprint(s.Budget), fmt.Sprint(s.N),
-			f3(s.FileRecall), f3(s.LineRecall), f3(s.MRR), f3(s.CursorShown),
-			fmt.Sprintf("%.0f", s.Tokens), f3(s.OverShare), fmt.Sprint(s.Errors),
-			fmt.Sprintf("%.1f", s.P50), fmt.Sprintf("%.1f", s.P95))
-		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
-	}
+	writeTable(w, sums, repo, []string{"def file shown", "def line shown", "MRR", "cursor line shown"},
+		func(s Summary) []string {
+			return []string{f3(s.FileRecall), f3(s.LineRecall), f3(s.MRR), f3(s.CursorShown)}
+		})
 }
 
 // WriteCursorAblation is WriteAblation for the cursor task's metrics.

@@ -9,7 +9,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -81,16 +80,12 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		defer f.close()
 		face = f
 	}
-	logw := stderr
-	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			fmt.Fprintf(stderr, "ctxls mcp: %v\n", err)
-			return 2
-		}
-		defer f.Close()
-		logw = f
+	logw, closeLog, err := openLog(*logFile, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxls mcp: %v\n", err)
+		return 2
 	}
+	defer closeLog()
 	logger := log.New(logw, "ctxls mcp: ", log.LstdFlags|log.Lmicroseconds)
 	reg := tokens.NewRegistry()
 	srv, err := mcp.New(mcp.Options{

@@ -74,16 +74,12 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "ctxls serve: --allow-remote, --token-file and --root apply only with --listen\n%s", serveUsage)
 		return 2
 	}
-	logw := stderr
-	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			fmt.Fprintf(stderr, "ctxls serve: %v\n", err)
-			return 2
-		}
-		defer f.Close()
-		logw = f
+	logw, closeLog, err := openLog(*logFile, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxls serve: %v\n", err)
+		return 2
 	}
+	defer closeLog()
 	logger := log.New(logw, "ctxls: ", log.LstdFlags|log.Lmicroseconds)
 	opts := serverOptions(logger, *cacheDir)
 	if *listen != "" {
@@ -99,7 +95,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		return serveListen(ctx, face, opts, logger, notice, stderr)
 	}
-	err := lsp.Serve(ctx, stdioConn{stdin, stdout}, opts)
+	err = lsp.Serve(ctx, stdioConn{stdin, stdout}, opts)
 	switch {
 	case err == nil:
 		return 0
@@ -109,6 +105,19 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		logger.Print(err)
 	}
 	return 1
+}
+
+// openLog returns where a server logs: the file named by --log (appended
+// to), else stderr; close closes the file.
+func openLog(name string, stderr io.Writer) (w io.Writer, close func(), err error) {
+	if name == "" {
+		return stderr, func() {}, nil
+	}
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
 }
 
 // serverOptions wires the language server to the engine and the on-disk
