@@ -112,6 +112,12 @@ func reducedOptions(c *cand, rs []ranges.Range, hitContext int, withReference bo
 		for k := len(hits) / 2; k >= 1; k /= 2 {
 			add(LevelTrimmed, trimmed(hits[:k], 0))
 		}
+		if c.Reserve != "" {
+			// A reserved part (the cursor's) is about its hit lines: when
+			// a long declaration does not fit beside them, they go alone.
+			add(LevelTrimmed, []ranges.Range{{Start: hits[0] - hitContext/2, End: hits[len(hits)-1] + hitContext/2}})
+			add(LevelTrimmed, []ranges.Range{{Start: hits[0], End: hits[len(hits)-1]}})
+		}
 	}
 	skeleton := []ranges.Range{sig}
 	if !c.Doc.Empty() {

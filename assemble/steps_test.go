@@ -213,6 +213,20 @@ func TestReserves(t *testing.T) {
 	}
 }
 
+// TestReservedHitsWithoutLongSignature: a reserved part (the cursor's)
+// whose declaration is too long to fit beside its hit lines shows the hit
+// lines alone rather than the declaration line alone.
+func TestReservedHitsWithoutLongSignature(t *testing.T) {
+	files := MapFiles{"focus.go": numbered(100)}
+	cs := []Candidate{{Path: "focus.go", Ranges: rr(1, 60), Score: 1, Reserve: "cursor",
+		Signature: ranges.Range{Start: 1, End: 40}, Hits: []int{55, 56, 57}}}
+	req := Request{Budget: Budget{MaxTokens: 60, Reserves: map[string]int{"cursor": 60}}, Policy: DefaultPolicy()}
+	res := run(t, req, cs, files)
+	if len(res.Parts) != 1 || !ranges.ContainsLine(res.Parts[0].Ranges, 56) {
+		t.Fatalf("the cursor's lines are not shown: parts = %+v", res.Parts)
+	}
+}
+
 func TestOutlines(t *testing.T) {
 	files := MapFiles{"a.go": numbered(300)}
 	cs := []Candidate{

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -144,7 +145,7 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 		}},
 		{"old schema in marker", "schema version", func(t *testing.T, dir, gen string) {
 			b, _ := os.ReadFile(filepath.Join(gen, completeName))
-			os.WriteFile(filepath.Join(gen, completeName), []byte(strings.Replace(string(b), `"schema": 2`, `"schema": 1`, 1)), 0o644)
+			os.WriteFile(filepath.Join(gen, completeName), []byte(strings.Replace(string(b), fmt.Sprintf(`"schema": %d`, schemaVersion), `"schema": 1`, 1)), 0o644)
 		}},
 		{"truncated tables", "damaged", func(t *testing.T, dir, gen string) {
 			p := filepath.Join(gen, tablesName)

@@ -35,7 +35,10 @@ import (
 // or whose tables or bleve index fail to open is never served: the index
 // is rebuilt.
 const (
-	schemaVersion = 2
+	// schemaVersion changes with the tables' format and with the
+	// chunker's output (3: JavaScript object literals of methods are
+	// class-like), so that no index built by older rules is served.
+	schemaVersion = 3
 
 	lockName     = "lock"
 	currentName  = "CURRENT"

@@ -225,27 +225,11 @@ func (r *run) focus() ([]index.ChunkID, error) {
 	}
 	if r.e.opts.FocusNearest {
 		r.focusDefs = map[index.ChunkID]string{}
-		var own []index.ChunkID
-		for _, n := range r.nearestNames(encl) {
-			defs, ok := r.snap.DefsAtMost(n.name, 5)
-			if !ok {
-				continue
+		for _, d := range r.rankFocusDefs(encl) {
+			if !seen[d.id] {
+				add(d.id)
+				r.focusDefs[d.id] = d.why
 			}
-			for _, d := range defs {
-				if seen[d] {
-					continue
-				}
-				if p, _, _ := d.Split(); p == f.Path {
-					own = append(own, d)
-					continue
-				}
-				add(d)
-				r.focusDefs[d] = n.why
-			}
-		}
-		for _, d := range own {
-			add(d)
-			r.focusDefs[d] = "defined in the file"
 		}
 	}
 	if enclosing != "" {
@@ -262,11 +246,11 @@ type nearName struct {
 	dist int
 	line int
 	why  string
+	// score sums the occurrences of the name, each weighted by its
+	// nearness to the cursor: a name used on several of the lines just
+	// above is what the next line most likely needs.
+	score float64
 }
-
-// focusWindow is how many lines above and below the cursor (beyond its
-// enclosing unit) the focus channel reads identifiers from.
-const focusAbove, focusBelow = 60, 20
 
 // nearestNames lists the identifiers of the lines around the cursor, each
 // once, nearest first (lines above the cursor before lines below at the
@@ -278,21 +262,32 @@ func (r *run) nearestNames(encl chunk.Chunk) []nearName {
 	if !ok {
 		return nil
 	}
-	lo, hi := f.Line-focusAbove, f.Line+focusBelow
+	lo, hi := f.Line-r.e.opts.FocusAbove, f.Line+r.e.opts.FocusBelow
 	if encl.EndLine > 0 {
 		lo, hi = min(lo, encl.StartLine), max(hi, encl.EndLine)
 	}
 	lo = max(lo, 1)
+	// Line starts up to the end of line hi; identifiers come from the
+	// lexer (comments and string literals left out: the words of a test's
+	// description are no names the next line needs).
+	starts := []int{0}
+	endOff := len(text)
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			if len(starts) == hi {
+				endOff = i
+				break
+			}
+			starts = append(starts, i+1)
+		}
+	}
 	best := map[string]nearName{}
 	var order []string
-	line := 1
-	for rest := text; rest != "" && line <= hi; line++ {
-		l := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			l, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
+	for _, id := range chunk.Identifiers(f.Path, []byte(text), endOff) {
+		if len(id.Name) < 3 {
+			continue
 		}
+		line, _ := slices.BinarySearch(starts, id.Offset+1) // starts[line-1] <= Offset
 		if line < lo {
 			continue
 		}
@@ -304,46 +299,32 @@ func (r *run) nearestNames(encl chunk.Chunk) []nearName {
 		if !inside {
 			dist += 1000
 		}
-		for _, id := range identifiers(l) {
-			if old, ok := best[id]; ok && old.dist <= dist {
-				continue
-			} else if !ok {
-				order = append(order, id)
-			}
+		w := 1 / (1 + float64(abs(line-f.Line))/8)
+		if line > f.Line {
+			w /= 2
+		}
+		if !inside {
+			w *= 0.3
+		}
+		old, ok := best[id.Name]
+		if !ok {
+			order = append(order, id.Name)
+		}
+		old.score += w
+		if !ok || dist < old.dist {
 			why := "used near the cursor"
 			if !inside {
 				why = "used in the lines around"
 			}
-			best[id] = nearName{name: id, dist: dist, line: line, why: why}
+			old.name, old.dist, old.line, old.why = id.Name, dist, line, why
 		}
+		best[id.Name] = old
 	}
 	out := make([]nearName, 0, len(order))
 	for _, id := range order {
 		out = append(out, best[id])
 	}
-	slices.SortStableFunc(out, func(a, b nearName) int { return cmp.Compare(a.dist, b.dist) })
-	return out
-}
-
-// identifiers returns the identifiers of a line of code, in order, at
-// least 3 characters long.
-func identifiers(l string) []string {
-	var out []string
-	for i := 0; i < len(l); {
-		c := l[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(l) && (l[j] == '_' || l[j] >= 'a' && l[j] <= 'z' || l[j] >= 'A' && l[j] <= 'Z' || l[j] >= '0' && l[j] <= '9') {
-			j++
-		}
-		if j-i >= 3 {
-			out = append(out, l[i:j])
-		}
-		i = j
-	}
+	slices.SortStableFunc(out, func(a, b nearName) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.dist, b.dist)) })
 	return out
 }
 

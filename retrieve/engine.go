@@ -87,6 +87,23 @@ type Options struct {
 	// the focus channel brought is offered as its doc and signature first,
 	// its body as a second, lower candidate (0: never).
 	FocusSkeletonBelow int
+	// FocusMapBelow: under budgets smaller than this, the files of the
+	// best definitions around the cursor are offered as compact maps of
+	// their declarations (0: never).
+	FocusMapBelow int
+	// FocusMapFiles and FocusMapLines bound the maps: files mapped,
+	// declarations per file; FocusMapScore is a map's score relative to
+	// its file's best definition.
+	FocusMapFiles, FocusMapLines int
+	FocusMapScore                float64
+	// FocusAbove and FocusBelow are how many lines above and below the
+	// cursor (beyond its enclosing unit) the focus channel reads names
+	// from; the defaults read the whole file (the farther a name, the
+	// less it weighs, but a file's frequent names tell where it lives).
+	FocusAbove, FocusBelow int
+	// CursorShare is the share of the budget the unit under the cursor
+	// may take before anything else.
+	CursorShare float64
 	// Levels and Outlines set the assembler's policy flags (detail levels
 	// under a tight budget; summary substitution of dropped candidates)
 	// for requests that bring no Policy of their own.
@@ -96,7 +113,9 @@ type Options struct {
 // DefaultOptions returns the tuned defaults (see docs/quality.md).
 func DefaultOptions() Options {
 	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000,
-		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000}
+		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
+		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, CursorShare: 0.25,
+		FocusAbove: 1 << 20, FocusBelow: 1 << 20}
 }
 
 // Engine runs requests. It is safe for concurrent use.
@@ -219,7 +238,7 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 		if budget.Reserves == nil {
 			budget.Reserves = map[string]int{}
 		}
-		budget.Reserves[cursorReserve] = cursorBudget(budget.MaxTokens)
+		budget.Reserves[cursorReserve] = cursorBudget(budget.MaxTokens, e.opts.CursorShare)
 	}
 	res, err := assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: req.Format, Strategy: req.Strategy, Policy: policy},
 		cands, r.files(), counter)
@@ -295,6 +314,8 @@ type run struct {
 	// focusDefs are the definitions the focus channel found near the
 	// cursor, with why (for --explain).
 	focusDefs map[index.ChunkID]string
+	// mapFiles says why each focus map (path → reason) is offered.
+	mapFiles map[string]string
 	// candHandles are the handles of compact candidates, whose ranges are
 	// not their chunk's (for --explain).
 	candHandles map[string]*scored
@@ -423,10 +444,11 @@ func (r *run) ranked() []*scored {
 const cursorReserve = "cursor"
 
 // cursorBudget is how much of a budget the unit under the cursor may take
-// before anything else: 40 %, at least 250 tokens (all of a smaller
-// budget). A longer unit is trimmed around the cursor to fit.
-func cursorBudget(maxTokens int) int {
-	return min(maxTokens, max(250, maxTokens*2/5))
+// before anything else: share of it (Options.CursorShare), at least 250
+// tokens (all of a smaller budget). A longer unit is trimmed around the
+// cursor to fit.
+func cursorBudget(maxTokens int, share float64) int {
+	return min(maxTokens, max(250, int(float64(maxTokens)*share)))
 }
 
 // cursorContext is how many lines around the cursor a trimmed unit keeps
@@ -530,9 +552,13 @@ func (r *run) candidates() []assemble.Candidate {
 			Score: s.score / maxScore, Sources: sources, Kind: kindOf(c), Language: c.Language,
 			Symbol: symbolOf(c), TrackingHash: c.TrackingHash,
 		}
+		// The declaration starts where its text does: after a doc comment
+		// and after decorators or annotations (the chunk starts at those).
 		sigStart := c.StartLine
-		if c.DocStartLine > 0 {
+		if c.Signature != "" {
 			sigStart = max(c.StartLine, c.SigEndLine-strings.Count(strings.TrimRight(c.Signature, "\n"), "\n"))
+		}
+		if c.DocStartLine > 0 && c.DocStartLine < sigStart {
 			cand.Doc = ranges.Range{Start: c.DocStartLine, End: sigStart - 1}
 		}
 		if c.SigEndLine >= sigStart {
@@ -577,6 +603,9 @@ func (r *run) candidates() []assemble.Candidate {
 			continue
 		}
 		out = append(out, cand)
+	}
+	if r.req.Budget.MaxTokens < r.e.opts.FocusMapBelow {
+		out = append(out, r.focusMaps(maxScore)...)
 	}
 	if f := r.req.Focus; f != nil && r.focusChunk == "" {
 		// No unit encloses the cursor (a blank line between units, a

@@ -40,6 +40,9 @@ func (r *run) explain(res *assemble.Result) []Explanation {
 		}
 		if p, _, err := assemble.ParseHandle(handle); err == nil && e.Path == "" {
 			e.Path = p
+			if why, ok := r.mapFiles[p]; ok && s == nil {
+				e.Focus = why
+			}
 		}
 		out = append(out, e)
 	}

@@ -549,3 +549,27 @@ func TestParseOnly(t *testing.T) {
 		t.Errorf("Parse after Close: %v", err)
 	}
 }
+
+func TestIdentifiersSkipCommentsStringsKeywords(t *testing.T) {
+	src := []byte("// back() is here\nconst ctx = context({ url: '/' })\nit('should default redirect', () => {\n  ctx.back() /* go\n back */\n  return `a ${x}`\n})\n")
+	got := Identifiers("a.test.js", src, len(src))
+	var names []string
+	for _, id := range got {
+		names = append(names, id.Name)
+		if string(src[id.Offset:id.Offset+len(id.Name)]) != id.Name {
+			t.Errorf("offset %d does not hold %q", id.Offset, id.Name)
+		}
+	}
+	want := []string{"ctx", "context", "url", "it", "ctx", "back", "x"} // ${x} is code
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("identifiers = %v, want %v", names, want)
+	}
+	// A cut inside a string is still lexed from the file's start.
+	cut := strings.Index(string(src), "default")
+	if got := Identifiers("a.test.js", src, cut+4); len(got) != 4 {
+		t.Errorf("cut inside a string: %v", got)
+	}
+	if got := Identifiers("notes.txt", []byte("hello world_2 x"), 100); len(got) != 3 || got[1].Name != "world_2" {
+		t.Errorf("text file words: %v", got)
+	}
+}

@@ -42,6 +42,9 @@ type unitRule struct {
 	kindOf func(n *sitter.Node) Kind
 	// qual overrides the qualified name (Rust trait impls).
 	qual func(n *sitter.Node, src []byte, name string) string
+	// containerOf makes this node a container although the rule is not
+	// one (a JavaScript const bound to an object literal of methods).
+	containerOf func(n *sitter.Node) bool
 }
 
 // langSpec is everything the chunker knows about one language. Each
@@ -296,10 +299,72 @@ func jsFuncValue(n *sitter.Node) *sitter.Node {
 	return nil
 }
 
-func jsIsFuncDecl(n *sitter.Node, _ []byte) bool { return jsFuncValue(n) != nil }
+// jsObjectValue returns the object literal a declaration binds when it
+// holds methods (const proto = module.exports = { get body() {…}, … }).
+func jsObjectValue(n *sitter.Node) *sitter.Node {
+	if n.NamedChildCount() != 1 {
+		return nil
+	}
+	d := n.NamedChild(0)
+	if d.Type() != "variable_declarator" {
+		return nil
+	}
+	v := d.ChildByFieldName("value")
+	for i := 0; v != nil && v.Type() == "assignment_expression" && i < 4; i++ {
+		v = v.ChildByFieldName("right")
+	}
+	if v == nil || v.Type() != "object" || !jsHasMethods(v) {
+		return nil
+	}
+	return v
+}
+
+// jsHasMethods reports whether an object literal defines a method or a
+// property whose value is a function.
+func jsHasMethods(obj *sitter.Node) bool {
+	for i := 0; i < int(obj.NamedChildCount()); i++ {
+		switch ch := obj.NamedChild(i); ch.Type() {
+		case "method_definition":
+			return true
+		case "pair":
+			if jsPairFunc(ch) != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jsPairFunc returns the function a property pair holds (back: function …).
+func jsPairFunc(n *sitter.Node) *sitter.Node {
+	v := n.ChildByFieldName("value")
+	if v == nil {
+		return nil
+	}
+	switch v.Type() {
+	case "arrow_function", "function_expression", "function", "generator_function":
+		return v
+	}
+	return nil
+}
+
+// jsIsFuncOrObjectDecl accepts a const bound to a function or to an object
+// literal of methods.
+func jsIsFuncOrObjectDecl(n *sitter.Node, _ []byte) bool {
+	return jsFuncValue(n) != nil || jsObjectValue(n) != nil
+}
+
+func jsIsObjectDecl(n *sitter.Node) bool { return jsFuncValue(n) == nil && jsObjectValue(n) != nil }
+
+func jsDeclKind(n *sitter.Node) Kind {
+	if jsIsObjectDecl(n) {
+		return KindClass
+	}
+	return KindFunction
+}
 
 func jsNotFuncDecl(n *sitter.Node, src []byte) bool {
-	return !jsIsFuncDecl(n, src) && !jsRequire(n, src)
+	return !jsIsFuncOrObjectDecl(n, src) && !jsRequire(n, src)
 }
 
 func jsFuncDeclName(n *sitter.Node, src []byte) (string, string) {
@@ -314,6 +379,49 @@ func jsFuncDeclName(n *sitter.Node, src []byte) (string, string) {
 func jsFuncDeclBody(n *sitter.Node) *sitter.Node {
 	if v := jsFuncValue(n); v != nil {
 		return v.ChildByFieldName("body")
+	}
+	return jsObjectValue(n)
+}
+
+// jsAssignedObject accepts an object literal of methods assigned to a
+// property: module.exports = {…}, exports.x = {…}, Foo.prototype = {…}.
+func jsAssignedObject(n *sitter.Node, _ []byte) bool {
+	p := n.Parent()
+	return p != nil && p.Type() == "assignment_expression" && jsHasMethods(n)
+}
+
+// jsObjectName names an assigned object literal: "module.exports", the
+// class whose prototype it is, or the property it is assigned to.
+func jsObjectName(n *sitter.Node, src []byte) (string, string) {
+	l := n.Parent().ChildByFieldName("left")
+	if l == nil {
+		return "", ""
+	}
+	left := string(text(l, src))
+	switch {
+	case left == "module.exports" || left == "exports":
+		return "module.exports", ""
+	case strings.HasSuffix(left, ".prototype"):
+		left = strings.TrimSuffix(left, ".prototype")
+	}
+	if i := strings.LastIndexByte(left, '.'); i >= 0 {
+		return left[i+1:], ""
+	}
+	return left, ""
+}
+
+// jsPairName names a property holding a function by its key.
+func jsPairName(n *sitter.Node, src []byte) (string, string) {
+	k := n.ChildByFieldName("key")
+	if k == nil {
+		return "", ""
+	}
+	return strings.Trim(string(text(k, src)), "'\"`"), ""
+}
+
+func jsPairBody(n *sitter.Node) *sitter.Node {
+	if f := jsPairFunc(n); f != nil {
+		return f.ChildByFieldName("body")
 	}
 	return nil
 }
@@ -430,8 +538,15 @@ var jsUnits = map[string]unitRule{
 	"generator_function_declaration": {kind: KindFunction, fn: true},
 	"class_declaration":              {kind: KindClass, container: true},
 	"method_definition":              {kind: KindFunction, fn: true},
-	"lexical_declaration":            {kind: KindFunction, fn: true, when: jsIsFuncDecl, name: jsFuncDeclName, body: jsFuncDeclBody},
-	"variable_declaration":           {kind: KindFunction, fn: true, when: jsIsFuncDecl, name: jsFuncDeclName, body: jsFuncDeclBody},
+	"lexical_declaration": {kind: KindFunction, fn: true, when: jsIsFuncOrObjectDecl, name: jsFuncDeclName, body: jsFuncDeclBody,
+		kindOf: jsDeclKind, containerOf: jsIsObjectDecl},
+	"variable_declaration": {kind: KindFunction, fn: true, when: jsIsFuncOrObjectDecl, name: jsFuncDeclName, body: jsFuncDeclBody,
+		kindOf: jsDeclKind, containerOf: jsIsObjectDecl},
+	// Object literals of methods assigned to a property are class-like
+	// (module.exports = { back() {…}, … }); their function-valued
+	// properties are methods.
+	"object": {kind: KindClass, container: true, topLevel: true, when: jsAssignedObject, name: jsObjectName, body: selfBody},
+	"pair":   {kind: KindFunction, fn: true, when: func(n *sitter.Node, _ []byte) bool { return jsPairFunc(n) != nil }, name: jsPairName, body: jsPairBody},
 }
 
 func tsUnits() map[string]unitRule {

@@ -416,3 +416,43 @@ func (lx *lexer) refs(start, end int, exclude ...string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Ident is one identifier occurrence: its text and byte offset.
+type Ident struct {
+	Name   string
+	Offset int
+}
+
+// Identifiers returns the identifiers of src[:end] (src is the text of
+// path) in order, the way References sees them: outside comments and
+// string literals, keywords left out. The scan starts at the beginning of
+// the file so that a comment or string open before a region is known.
+// Files of no code language are split into words.
+func Identifiers(path string, src []byte, end int) []Ident {
+	end = max(0, min(end, len(src)))
+	spec := specFor(languageFor(path, src))
+	if spec == nil {
+		var out []Ident
+		for i := 0; i < end; {
+			if !isIdentStart(src[i]) {
+				i++
+				continue
+			}
+			j := i + 1
+			for j < end && isIdentByte(src[j]) {
+				j++
+			}
+			out = append(out, Ident{Name: string(src[i:j]), Offset: i})
+			i = j
+		}
+		return out
+	}
+	var lx lexer
+	lx.reset(&spec.lex, spec.keywords, src[:end])
+	lx.run()
+	out := make([]Ident, len(lx.toks))
+	for k, t := range lx.toks {
+		out[k] = Ident{Name: lx.names[t.id], Offset: int(t.pos)}
+	}
+	return out
+}

@@ -471,7 +471,7 @@ func (w *walker) unit(n, outer *sitter.Node, sigOuter bool, r unitRule, lower in
 	if body != nil && w.depth <= maxNesting {
 		w.depth++
 		switch {
-		case r.container:
+		case r.container || r.containerOf != nil && r.containerOf(n):
 			w.sequence(w.items(body, nil, false), sigEnd, u)
 		case w.li.span(start, e) > w.opts.MaxLines:
 			// Statements are needed only to split a unit that is too long.

@@ -1,0 +1,255 @@
+package retrieve
+
+import (
+	"cmp"
+	"math"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/index/chunk"
+	"github.com/ctxls/ctxls/ranges"
+)
+
+// focusDef is a definition the focus channel offers, with its weight and
+// why it is there.
+type focusDef struct {
+	id    index.ChunkID
+	score float64
+	why   string
+	order int // first seen: ties keep the names' order
+}
+
+// Factors of a definition's weight beside its name's nearness (tuned on
+// the cursor task, docs/quality.md).
+const (
+	focusImported = 2.0 // in a file the focus file imports
+	focusSameDir  = 1.5 // in the focus file's directory (its package)
+	focusTested   = 1.5 // a file the focus file's path names (the file under test)
+	focusOwnFile  = 0.4 // in the focus file itself: mostly on screen already
+	focusMember   = 0.5 // a container listing the name among its members
+)
+
+// rankFocusDefs weighs the definitions of the names around the cursor: the
+// name's nearness and frequency, divided by how ambiguous it is, times
+// where the definition is as seen from the focus file (imported, same
+// package, the file under test, the file itself).
+func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
+	f := r.req.Focus
+	text, _ := r.files().Text(f.Path)
+	im := parseImports(f.Path, text)
+	words := focusPathWords(f.Path)
+	dir := path.Dir(f.Path)
+	best := map[index.ChunkID]*focusDef{}
+	var out []*focusDef
+	for _, n := range r.nearestNames(encl) {
+		defs, ok := r.snap.DefsAtMost(n.name, 5)
+		if !ok || len(defs) == 0 {
+			continue
+		}
+		base := n.score / math.Sqrt(float64(len(defs)))
+		for _, d := range defs {
+			p, _, _ := d.Split()
+			s, why := base, n.why
+			switch {
+			case p == f.Path:
+				s, why = s*focusOwnFile, "defined in the file"
+			case im.has(p):
+				s, why = s*focusImported, n.why+", imported"
+			case path.Dir(p) == dir:
+				s, why = s*focusSameDir, n.why+", same package"
+			case words[stemOf(p)]:
+				s, why = s*focusTested, n.why+", the file under test"
+			}
+			if c, ok := r.snap.Chunk(d); ok && c.Symbol != n.name {
+				s *= focusMember
+			}
+			if old := best[d]; old != nil {
+				if s > old.score {
+					old.score, old.why = s, why
+				}
+				continue
+			}
+			fd := &focusDef{id: d, score: s, why: why, order: len(out)}
+			best[d] = fd
+			out = append(out, fd)
+		}
+	}
+	slices.SortFunc(out, func(a, b *focusDef) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.order, b.order))
+	})
+	res := make([]focusDef, len(out))
+	for i, d := range out {
+		res[i] = *d
+	}
+	return res
+}
+
+// focusPathWords are the lower-case words of the focus file's directories
+// and name, minus those that name tests: __tests__/response/back.test.js
+// gives response and back, so lib/response.js is the file under test.
+func focusPathWords(p string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(strings.TrimSuffix(p, path.Ext(p))), func(r rune) bool {
+		return r == '/' || r == '.' || r == '_' || r == '-'
+	}) {
+		switch w {
+		case "test", "tests", "spec", "specs", "src", "lib", "index", "main", "mod", "init", "util", "utils":
+			continue
+		}
+		out[w] = true
+	}
+	return out
+}
+
+// stemOf is a file's lower-case name without extension.
+func stemOf(p string) string {
+	b := path.Base(p)
+	return strings.ToLower(strings.TrimSuffix(b, path.Ext(b)))
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// Focus maps: under a tight budget, the files holding the best definitions
+// around the cursor are each shown as one compact part — the declaration
+// lines of the definitions found there and of their neighbours in the
+// file (members of the same type first) — like a repository map, so that
+// a method the next line calls but the lines above never used is there
+// too, one line each.
+const (
+	focusMapFiles = 6   // files mapped
+	focusMapLines = 24  // declarations per file
+	focusMapScore = 0.9 // a map's score relative to its file's best definition
+	focusMapSig   = 2   // lines of a long signature shown
+)
+
+// focusMaps returns the map candidates; maxScore normalizes scores as in
+// candidates.
+func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
+	if maxScore <= 0 || len(r.focusDefs) == 0 {
+		return nil
+	}
+	type fileBest struct {
+		path  string
+		score float64
+		defs  []index.ChunkID
+	}
+	byPath := map[string]*fileBest{}
+	var files []*fileBest
+	for id := range r.focusDefs {
+		p, _, _ := id.Split()
+		if p == r.req.Focus.Path {
+			continue
+		}
+		s := r.scores[id]
+		if s == nil {
+			continue
+		}
+		fb := byPath[p]
+		if fb == nil {
+			fb = &fileBest{path: p}
+			byPath[p] = fb
+			files = append(files, fb)
+		}
+		fb.score = max(fb.score, s.score)
+		fb.defs = append(fb.defs, id)
+	}
+	slices.SortFunc(files, func(a, b *fileBest) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.path, b.path)) })
+	if len(files) > r.e.opts.FocusMapFiles {
+		files = files[:r.e.opts.FocusMapFiles]
+	}
+	var out []assemble.Candidate
+	for _, fb := range files {
+		cs := r.snap.ChunksOf(fb.path)
+		found := map[index.ChunkID]bool{}
+		var owners []string
+		var defLines []int
+		for _, id := range fb.defs {
+			found[id] = true
+			if c, ok := r.snap.Chunk(id); ok {
+				defLines = append(defLines, c.StartLine)
+				if i := strings.LastIndexByte(c.QualifiedName, '.'); i > 0 {
+					owners = append(owners, c.QualifiedName[:i])
+				}
+			}
+		}
+		type decl struct {
+			rg    ranges.Range
+			rank  int // 0 found, 1 same owner, 2 other
+			dist  int
+			start int
+		}
+		var decls []decl
+		seenLine := map[int]bool{}
+		for _, c := range cs {
+			if c.Signature == "" || c.Kind == chunk.KindHeader || c.Kind == chunk.KindWindow || c.Kind == chunk.KindSection {
+				continue
+			}
+			start := c.SigEndLine - strings.Count(strings.TrimRight(c.Signature, "\n"), "\n")
+			start = max(start, c.StartLine)
+			if seenLine[start] {
+				continue
+			}
+			seenLine[start] = true
+			d := decl{rg: ranges.Range{Start: start, End: min(c.SigEndLine, start+focusMapSig-1)}, rank: 2, start: start, dist: math.MaxInt}
+			for _, l := range defLines {
+				d.dist = min(d.dist, abs(l-c.StartLine))
+			}
+			switch {
+			case found[c.ID]:
+				d.rank = 0
+			case slices.ContainsFunc(owners, func(o string) bool { return strings.HasPrefix(c.QualifiedName, o+".") || c.QualifiedName == o }):
+				d.rank = 1
+			}
+			decls = append(decls, d)
+		}
+		slices.SortFunc(decls, func(a, b decl) int {
+			return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.dist, b.dist), cmp.Compare(a.start, b.start))
+		})
+		if len(decls) > r.e.opts.FocusMapLines {
+			decls = decls[:r.e.opts.FocusMapLines]
+		}
+		if len(decls) == 0 {
+			continue
+		}
+		rs := make([]ranges.Range, len(decls))
+		var hits []int
+		for i, d := range decls {
+			rs[i] = d.rg
+			if d.rank == 0 {
+				hits = append(hits, d.start)
+			}
+		}
+		slices.Sort(hits)
+		slices.SortFunc(rs, func(a, b ranges.Range) int { return cmp.Compare(a.Start, b.Start) })
+		if r.mapFiles == nil {
+			r.mapFiles = map[string]string{}
+		}
+		best := slices.MinFunc(fb.defs, func(a, b index.ChunkID) int {
+			return cmp.Or(cmp.Compare(r.scores[b].score, r.scores[a].score), cmp.Compare(a, b))
+		})
+		r.mapFiles[fb.path] = "map of the file's declarations (" + r.focusDefs[best] + ")"
+		out = append(out, assemble.Candidate{
+			ID: "map:" + fb.path, Path: fb.path, Ranges: rs,
+			Score: mapScore(fb.score / maxScore * r.e.opts.FocusMapScore), Sources: []string{ChanFocus}, Kind: "code",
+			Hits: hits,
+		})
+	}
+	return out
+}
+
+// mapScore keeps a map's score below the cursor's own part (1), which the
+// budget pays first, and monotone in s.
+func mapScore(s float64) float64 {
+	if s <= 0.9 {
+		return s
+	}
+	return 0.9 + 0.09*(1-1/(1+10*(s-0.9)))
+}
