@@ -89,3 +89,73 @@ func BenchmarkRequest(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
 }
+
+// benchCursors are cursors in Go's source tree: long files, test files,
+// the middle of large functions.
+var benchCursors = []Focus{
+	{Path: "net/http/server.go", Line: 2000}, {Path: "net/http/transport.go", Line: 1500},
+	{Path: "runtime/proc.go", Line: 3000}, {Path: "runtime/mgc.go", Line: 900},
+	{Path: "go/types/expr.go", Line: 700}, {Path: "cmd/compile/internal/ssagen/ssa.go", Line: 3000},
+	{Path: "encoding/json/decode.go", Line: 400}, {Path: "net/http/cgi/child_test.go", Line: 191},
+	{Path: "crypto/tls/handshake_client.go", Line: 300}, {Path: "strconv/number.go", Line: 120},
+	{Path: "database/sql/sql.go", Line: 1800}, {Path: "os/exec/exec.go", Line: 600},
+}
+
+// BenchmarkCursorRequest measures cursor-only requests (focus, no query) on
+// CTXLS_BENCH_TREE at 2 000 and 8 000 tokens: "wholefile" is the default
+// focus channel (names from the whole file, declaration maps), "window"
+// the channel before it (names from 60 lines above and 20 below, no maps),
+// measured in the same run.
+func BenchmarkCursorRequest(b *testing.B) {
+	root := os.Getenv("CTXLS_BENCH_TREE")
+	if root == "" {
+		b.Skip("set CTXLS_BENCH_TREE to a source tree, e.g. $(go env GOROOT)/src")
+	}
+	ctx := context.Background()
+	reg := tokens.NewRegistry()
+	counter, err := reg.Get(DefaultEncoding)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x, err := index.Open(ctx, root, index.Options{CacheDir: os.Getenv("CTXLS_BENCH_INDEX"),
+		Counters: map[string]tokens.Counter{DefaultEncoding: counter}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	snap, release := x.Snapshot()
+	defer release()
+	window := DefaultOptions()
+	window.FocusAbove, window.FocusBelow, window.FocusMapBelow = 60, 20, 0
+	for _, v := range []struct {
+		name string
+		opts Options
+	}{{"wholefile", DefaultOptions()}, {"window", window}} {
+		for _, budget := range []int{2000, 8000} {
+			b.Run(v.name+"/"+strconv.Itoa(budget), func(b *testing.B) {
+				e := NewEngineWith(reg, v.opts)
+				if _, err := e.Assemble(ctx, snap, Request{Focus: &benchCursors[0], Budget: assemble.Budget{MaxTokens: budget}}); err != nil {
+					b.Fatal(err)
+				}
+				var lat []time.Duration
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					f := benchCursors[i%len(benchCursors)]
+					start := time.Now()
+					res, err := e.Assemble(ctx, snap, Request{Focus: &f, Budget: assemble.Budget{MaxTokens: budget}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(start))
+					if res.Stats.TotalTokens > budget {
+						b.Fatalf("over budget: %d", res.Stats.TotalTokens)
+					}
+				}
+				slices.Sort(lat)
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+			})
+		}
+	}
+}

@@ -92,7 +92,7 @@ type Options struct {
 	// their declarations (0: never).
 	FocusMapBelow int
 	// FocusMapFiles and FocusMapLines bound the maps: files mapped,
-	// declarations per file; FocusMapScore is a map's score relative to
+	// declarations per file for each 2 000 tokens of budget; FocusMapScore is a map's score relative to
 	// its file's best definition.
 	FocusMapFiles, FocusMapLines int
 	FocusMapScore                float64

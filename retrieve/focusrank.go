@@ -213,8 +213,8 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 		slices.SortFunc(decls, func(a, b decl) int {
 			return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.dist, b.dist), cmp.Compare(a.start, b.start))
 		})
-		if len(decls) > r.e.opts.FocusMapLines {
-			decls = decls[:r.e.opts.FocusMapLines]
+		if n := r.e.opts.FocusMapLines * max(1, r.req.Budget.MaxTokens/2000); len(decls) > n {
+			decls = decls[:n]
 		}
 		if len(decls) == 0 {
 			continue
