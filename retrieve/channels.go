@@ -240,6 +240,10 @@ func (r *run) focus() ([]index.ChunkID, error) {
 	return ids, nil
 }
 
+// focusMaxNames bounds the names whose definitions the focus channel
+// looks up: the best by weight (a long file has thousands).
+const focusMaxNames = 200
+
 // nearName is an identifier near the cursor and why it is there.
 type nearName struct {
 	name string
@@ -325,6 +329,9 @@ func (r *run) nearestNames(encl chunk.Chunk) []nearName {
 		out = append(out, best[id])
 	}
 	slices.SortStableFunc(out, func(a, b nearName) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.dist, b.dist)) })
+	if len(out) > focusMaxNames {
+		out = out[:focusMaxNames]
+	}
 	return out
 }
 

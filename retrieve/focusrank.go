@@ -42,6 +42,15 @@ func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
 	im := parseImports(f.Path, text)
 	words := focusPathWords(f.Path)
 	dir := path.Dir(f.Path)
+	isImported := map[string]bool{}
+	imported := func(p string) bool {
+		v, ok := isImported[p]
+		if !ok {
+			v = im.has(p)
+			isImported[p] = v
+		}
+		return v
+	}
 	best := map[index.ChunkID]*focusDef{}
 	var out []*focusDef
 	for _, n := range r.nearestNames(encl) {
@@ -56,7 +65,7 @@ func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
 			switch {
 			case p == f.Path:
 				s, why = s*focusOwnFile, "defined in the file"
-			case im.has(p):
+			case imported(p):
 				s, why = s*focusImported, n.why+", imported"
 			case path.Dir(p) == dir:
 				s, why = s*focusSameDir, n.why+", same package"
