@@ -314,6 +314,8 @@ type run struct {
 	// focusDefs are the definitions the focus channel found near the
 	// cursor, with why (for --explain).
 	focusDefs map[index.ChunkID]string
+	// focusPrefix is the identifier typed at the cursor, if any.
+	focusPrefix string
 	// mapFiles says why each focus map (path → reason) is offered.
 	mapFiles map[string]string
 	// candHandles are the handles of compact candidates, whose ranges are

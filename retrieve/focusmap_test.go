@@ -79,3 +79,47 @@ func TestFocusMapAndImports(t *testing.T) {
 		t.Errorf("the imported package's Method3 is not first (router at %d, other at %d):\n%s", ri, oi, res.Rendered)
 	}
 }
+
+// TestTypedPrefixNarrows: with "r.Han" typed at the cursor, the method it
+// starts is shown under a budget that has no room for the type's other
+// twenty methods; the same cursor on an empty line does not show it.
+func TestTypedPrefixNarrows(t *testing.T) {
+	root := t.TempDir()
+	var lib strings.Builder
+	lib.WriteString("package lib\n\n// Router routes.\ntype Router struct{ n int }\n\n")
+	for i := range 20 {
+		fmt.Fprintf(&lib, "// Method%d does step %d of the work.\nfunc (r *Router) Method%d(x int) int {\n\treturn r.n + x*%d\n}\n\n", i, i, i, i)
+	}
+	lib.WriteString("// HandleEverything handles every request at once.\nfunc (r *Router) HandleEverything() {}\n")
+	typed := "package lib\n\nfunc use(r *Router) int {\n\tn := r.Method1(1) + r.Method2(2) + r.Method3(3)\n\tr.Han\n\treturn n\n}\n"
+	for name, text := range map[string]string{"lib.go": lib.String(), "use.go": typed} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	x, err := index.Open(ctx, root, index.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	snap, release := x.Snapshot()
+	defer release()
+	e := NewEngine(tokens.NewRegistry())
+	res, err := e.Assemble(ctx, snap, Request{Focus: &Focus{Path: "use.go", Line: 5, Col: 7}, Budget: assemble.Budget{MaxTokens: 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Rendered, "func (r *Router) HandleEverything()") {
+		t.Errorf("the method the typed prefix starts is not shown:\n%s", res.Rendered)
+	}
+	if got := typedPrefix(typed, &Focus{Path: "use.go", Line: 5}); got != "Han" {
+		t.Errorf("typedPrefix without a column = %q, want Han", got)
+	}
+	if got := typedPrefix(typed, &Focus{Path: "use.go", Line: 5, Col: 3}); got != "r" {
+		t.Errorf("typedPrefix at column 3 = %q, want r", got)
+	}
+	if got := typedPrefix(typed, &Focus{Path: "use.go", Line: 6}); got != "" {
+		t.Errorf("typedPrefix of a whole line \"return n\" = %q, want none", got)
+	}
+}

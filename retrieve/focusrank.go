@@ -30,7 +30,44 @@ const (
 	focusTested   = 1.5 // a file the focus file's path names (the file under test)
 	focusOwnFile  = 0.4 // in the focus file itself: mostly on screen already
 	focusMember   = 0.5 // a container listing the name among its members
+	focusPrefix   = 4.0 // named with the prefix typed at the cursor
+	focusNoPrefix = 0.5 // not named with it
 )
+
+// typedPrefix is the identifier being typed at the cursor (cmd.Ha| gives
+// "Ha"): the end of the cursor's line up to its column, if it ends in an
+// identifier; with no column, the end of the line if it is a member
+// access being typed.
+func typedPrefix(text string, f *Focus) string {
+	line := ""
+	for i, l := 1, text; l != ""; i++ {
+		cur, rest, _ := strings.Cut(l, "\n")
+		if i == f.Line {
+			line = strings.TrimRight(cur, "\r")
+			break
+		}
+		l = rest
+	}
+	if f.Col > 0 && f.Col-1 <= len(line) {
+		line = line[:f.Col-1]
+	} else {
+		line = strings.TrimRight(line, " \t")
+	}
+	i := len(line)
+	for i > 0 && (line[i-1] == '_' || line[i-1] >= 'a' && line[i-1] <= 'z' || line[i-1] >= 'A' && line[i-1] <= 'Z' || line[i-1] >= '0' && line[i-1] <= '9') {
+		i--
+	}
+	p := line[i:]
+	if p == "" || p[0] >= '0' && p[0] <= '9' {
+		return ""
+	}
+	if f.Col <= 0 && !strings.HasSuffix(line[:i], ".") && !strings.HasSuffix(line[:i], "::") && !strings.HasSuffix(line[:i], "->") {
+		// Without a column a line's last word is a prefix only when it
+		// names a member being typed (x.Ha); "return n" is a whole line.
+		return ""
+	}
+	return p
+}
 
 // rankFocusDefs weighs the definitions of the names around the cursor: the
 // name's nearness and frequency, divided by how ambiguous it is, times
@@ -41,6 +78,8 @@ func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
 	text, _ := r.files().Text(f.Path)
 	im := parseImports(f.Path, text)
 	words := focusPathWords(f.Path)
+	prefix := typedPrefix(text, f)
+	r.focusPrefix = prefix
 	dir := path.Dir(f.Path)
 	isImported := map[string]bool{}
 	imported := func(p string) bool {
@@ -72,8 +111,16 @@ func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
 			case words[stemOf(p)]:
 				s, why = s*focusTested, n.why+", the file under test"
 			}
-			if c, ok := r.snap.Chunk(d); ok && c.Symbol != n.name {
+			c, ok := r.snap.Chunk(d)
+			if ok && c.Symbol != n.name {
 				s *= focusMember
+			}
+			if prefix != "" {
+				if ok && strings.HasPrefix(c.Symbol, prefix) {
+					s, why = s*focusPrefix, why+", starts with the typed "+prefix
+				} else {
+					s *= focusNoPrefix
+				}
 			}
 			if old := best[d]; old != nil {
 				if s > old.score {
@@ -212,6 +259,8 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 				d.dist = min(d.dist, abs(l-c.StartLine))
 			}
 			switch {
+			case r.focusPrefix != "" && strings.HasPrefix(c.Symbol, r.focusPrefix):
+				d.rank = -1
 			case found[c.ID]:
 				d.rank = 0
 			case slices.ContainsFunc(owners, func(o string) bool { return strings.HasPrefix(c.QualifiedName, o+".") || c.QualifiedName == o }):
@@ -232,7 +281,7 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 		var hits []int
 		for i, d := range decls {
 			rs[i] = d.rg
-			if d.rank == 0 {
+			if d.rank <= 0 {
 				hits = append(hits, d.start)
 			}
 		}
