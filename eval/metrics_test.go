@@ -132,10 +132,26 @@ func TestCasesFileIsValid(t *testing.T) {
 			}
 		}
 	}
-	if n[TaskQuery] < 150 || n[TaskDiff] < 60 {
-		t.Errorf("cases: %v; want ≥ 150 query and ≥ 60 diff cases", n)
+	// Issue 12: ≥ 20 repositories, ≥ 400 query and ≥ 150 diff cases, two
+	// repositories or more in each of five languages; issue 17: ≥ 200
+	// cursor cases.
+	if n[TaskQuery] < 400 || n[TaskDiff] < 150 || n[TaskCursor] < 200 {
+		t.Errorf("cases: %v; want ≥ 400 query, ≥ 150 diff and ≥ 200 cursor cases", n)
 	}
-	if len(f.Repos) < 8 {
-		t.Errorf("%d repositories", len(f.Repos))
+	if len(f.Repos) < 20 {
+		t.Errorf("%d repositories, want ≥ 20", len(f.Repos))
+	}
+	langs := map[string]int{}
+	for _, r := range f.Repos {
+		l := r.Language
+		if l == "javascript" {
+			l = "typescript"
+		}
+		langs[l]++
+	}
+	for _, l := range []string{"go", "python", "typescript", "rust", "java"} {
+		if langs[l] < 2 {
+			t.Errorf("%d repositories in %s (JavaScript counts as TypeScript), want ≥ 2", langs[l], l)
+		}
 	}
 }

@@ -24,8 +24,52 @@ var cursorTargets = []struct {
 	file, line float64
 }{{2000, 0.90, 0.60}, {8000, 0.98, 0.88}}
 
-// PeerRepoMap is the aider-like peer of the cursor task.
-const PeerRepoMap = "repomap"
+// The peers beside the plain BM25 baseline: the aider-like repository map
+// (every task) and the zoekt-like BM25F search (query and diff tasks).
+const (
+	PeerRepoMap = "repomap"
+	PeerZoekt   = "zoekt"
+)
+
+// WritePeers writes, for the query and diff tasks at each budget, ctxls's
+// file recall, line recall and MRR beside the best of base and the peers
+// on that metric, as a markdown table.
+func WritePeers(w io.Writer, sums []Summary, full, base string) {
+	fmt.Fprintln(w, "| task | budget | metric | ctxls | best peer | peer's value | difference |")
+	fmt.Fprintln(w, "|---|---:|---|---:|---|---:|---:|")
+	peers := []string{base, PeerZoekt, PeerRepoMap}
+	for _, task := range []string{TaskQuery, TaskDiff} {
+		var budgets []int
+		for _, s := range sums {
+			if s.Task == task && s.System == full && s.Repo == "" {
+				budgets = append(budgets, s.Budget)
+			}
+		}
+		for _, b := range budgets {
+			c, _ := pick(sums, task, full, b)
+			for _, m := range []struct {
+				name string
+				get  func(Summary) float64
+			}{
+				{"file recall", func(s Summary) float64 { return s.FileRecall }},
+				{"line recall", func(s Summary) float64 { return s.LineRecall }},
+				{"MRR", func(s Summary) float64 { return s.MRR }},
+			} {
+				best, bestName := 0.0, ""
+				for _, p := range peers {
+					if ps, ok := pick(sums, task, p, b); ok && (bestName == "" || m.get(ps) > best) {
+						best, bestName = m.get(ps), p
+					}
+				}
+				if bestName == "" {
+					continue
+				}
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", task, thousands(b), m.name,
+					f3(m.get(c)), bestName, f3(best), signed(m.get(c)-best))
+			}
+		}
+	}
+}
 
 func pick(sums []Summary, task, system string, budget int) (Summary, bool) {
 	for _, s := range sums {
@@ -113,7 +157,9 @@ func WriteTargets(w io.Writer, sums []Summary, full, base string) {
 func Report(w io.Writer, results []Result, full, base string) {
 	all := Summarize(results, false)
 	perRepo := Summarize(results, true)
-	main := func(s Summary) bool { return s.System == full || s.System == base }
+	main := func(s Summary) bool {
+		return s.System == full || s.System == base || s.System == PeerZoekt || s.System == PeerRepoMap
+	}
 	filter := func(sums []Summary, task string, keep func(Summary) bool) []Summary {
 		var out []Summary
 		for _, s := range sums {
@@ -125,11 +171,16 @@ func Report(w io.Writer, results []Result, full, base string) {
 	}
 	fmt.Fprintf(w, "### Targets\n\n")
 	WriteTargets(w, all, full, base)
+	var peers bytes.Buffer
+	WritePeers(&peers, all, full, base)
+	if strings.Count(peers.String(), "\n") > 2 {
+		fmt.Fprintf(w, "\n### ctxls against the best peer (query and diff tasks)\n\n")
+		w.Write(peers.Bytes())
+	}
 	for _, task := range []string{TaskQuery, TaskDiff, TaskCursor} {
 		keep := main
 		table, ablation := WriteTable, WriteAblation
 		if task == TaskCursor {
-			keep = func(s Summary) bool { return main(s) || s.System == PeerRepoMap }
 			table, ablation = WriteCursorTable, WriteCursorAblation
 		}
 		overall := filter(all, task, keep)

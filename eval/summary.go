@@ -34,7 +34,7 @@ type Key struct {
 
 // Summarize groups results by task, system and budget, and by repo too when
 // perRepo is set, and averages each group. Groups are sorted by task,
-// repo, budget, then system (ctxls first, then bm25, then ablations).
+// repo, budget, then system (ctxls first, then bm25, zoekt, repomap, then ablations).
 func Summarize(results []Result, perRepo bool) []Summary {
 	groups := map[Key][]Result{}
 	for _, r := range results {
@@ -100,10 +100,12 @@ func systemOrder(s string) int {
 		return 0
 	case "bm25":
 		return 1
-	case "repomap":
+	case "zoekt":
 		return 2
+	case "repomap":
+		return 3
 	}
-	return 3
+	return 4
 }
 
 // Percentile returns the p-th percentile of xs (nearest rank), 0 for none.

@@ -9,6 +9,7 @@
 #                                                   -opts rrfk=30); results go to eval/work/last.jsonl
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh -clone       clone the missing repositories (bare) into DIR
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh -mine        mine eval/cases.json again from the recorded heads
+#                                                   (query and diff cases, then the cursor cases)
 #
 # DIR holds one git directory per repository of eval/cases.json, as
 # owner+name/repo, owner+name.git, owner/name.git or owner/name (a clone).
@@ -22,6 +23,9 @@ if [ -z "${EVAL_REPOS_DIR:-}" ]; then
 	echo "         (EVAL_REPOS_DIR=DIR scripts/eval.sh -clone clones them there)" >&2
 	exit 2
 fi
+
+# The repositories with cursor cases (the nine added by issue 12 have none).
+CURSOR_REPOS=dtolnay/anyhow,expressjs/express,google/gson,gorilla/mux,koajs/koa,pallets/click,python-attrs/attrs,rust-lang/log,sindresorhus/got,sirupsen/logrus,spf13/pflag,tqdm/tqdm
 
 case "${1:-}" in
 -clone)
@@ -45,7 +49,9 @@ case "${1:-}" in
 	;;
 -mine)
 	shift
-	exec go run ./eval/cmd/mine -all -repos-dir "$EVAL_REPOS_DIR" "$@"
+	go run ./eval/cmd/mine -all -repos-dir "$EVAL_REPOS_DIR" "$@"
+	# The cursor task's cases: the first twelve repositories only (docs/quality.md).
+	exec go run ./eval/cmd/mine -all -cursor -repos-dir "$EVAL_REPOS_DIR" -cursor-repos "$CURSOR_REPOS"
 	;;
 esac
 

@@ -3,6 +3,7 @@ package baseline
 import (
 	"cmp"
 	"math"
+	"path"
 	"slices"
 	"strings"
 
@@ -88,15 +89,78 @@ func BuildRepoMap(files []MapFile) *RepoMap {
 // rank. The chat file's own definitions are left out (aider sends the
 // chat file apart).
 func (m *RepoMap) Candidates(chat string, mentioned []string, limit int) []assemble.Candidate {
+	var chats []string
+	if chat != "" {
+		chats = []string{chat}
+	}
+	return m.Rank(MapQuery{Chat: chats, Mentioned: mentioned, Limit: limit})
+}
+
+// MapQuery is what a repository map is ranked for.
+type MapQuery struct {
+	// Chat are the files in the chat: PageRank starts from them, their
+	// references weigh ×50 and their own definitions are left out.
+	Chat []string
+	// Mentioned are the identifiers of the message: references to them
+	// weigh ×10.
+	Mentioned []string
+	// MentionedFiles are files the message names: PageRank starts from
+	// them too.
+	MentionedFiles []string
+	// PathMatch also starts PageRank from every file one of whose path
+	// components (a directory, the file name, the file name without its
+	// extension) is a mentioned identifier, as aider does.
+	PathMatch bool
+	// Limit is how many ranked definitions to return (0: all).
+	Limit int
+}
+
+// Rank ranks the definitions for q and returns them as assembler
+// candidates, best first: each definition's line, scored by rank.
+// PageRank is personalised by the chat, mentioned and path-matched files
+// (uniform when there are none).
+func (m *RepoMap) Rank(q MapQuery) []assemble.Candidate {
 	n := len(m.paths)
 	if n == 0 {
 		return nil
 	}
 	ment := map[string]bool{}
-	for _, x := range mentioned {
+	for _, x := range q.Mentioned {
 		ment[x] = true
 	}
-	chatIdx, hasChat := m.pathIdx[chat]
+	chat := make([]bool, n)
+	pers := make([]float64, n)
+	personal := false
+	for _, p := range q.Chat {
+		if i, ok := m.pathIdx[p]; ok {
+			chat[i], pers[i], personal = true, 1, true
+		}
+	}
+	for _, p := range q.MentionedFiles {
+		if i, ok := m.pathIdx[p]; ok {
+			pers[i], personal = 1, true
+		}
+	}
+	if q.PathMatch && len(ment) > 0 {
+		for i, p := range m.paths {
+			if pathMentioned(p, ment) {
+				pers[i], personal = 1, true
+			}
+		}
+	}
+	if personal {
+		sum := 0.0
+		for _, v := range pers {
+			sum += v
+		}
+		for i := range pers {
+			pers[i] /= sum
+		}
+	} else {
+		for i := range pers {
+			pers[i] = 1 / float64(n)
+		}
+	}
 	weights := make([]float64, len(m.edges))
 	out := make([]float64, n)
 	for i, e := range m.edges {
@@ -113,7 +177,7 @@ func (m *RepoMap) Candidates(chat string, mentioned []string, limit int) []assem
 		if len(m.defs[e.name]) > 5 {
 			mul *= 0.1
 		}
-		if hasChat && e.from == chatIdx {
+		if chat[e.from] {
 			mul *= 50
 		}
 		weights[i] = mul * math.Sqrt(float64(e.refs))
@@ -121,14 +185,6 @@ func (m *RepoMap) Candidates(chat string, mentioned []string, limit int) []assem
 	}
 	// Personalised PageRank (alpha 0.85; dangling mass goes by the
 	// personalisation, as networkx does with dangling=personalization).
-	pers := make([]float64, n)
-	if hasChat {
-		pers[chatIdx] = 1
-	} else {
-		for i := range pers {
-			pers[i] = 1 / float64(n)
-		}
-	}
 	rank := slices.Clone(pers)
 	next := make([]float64, n)
 	for range 100 {
@@ -167,7 +223,7 @@ func (m *RepoMap) Candidates(chat string, mentioned []string, limit int) []assem
 	}
 	all := make([]ranked, 0, len(defRank))
 	for k, v := range defRank {
-		if hasChat && k.file == chatIdx {
+		if chat[k.file] {
 			continue
 		}
 		all = append(all, ranked{k, v})
@@ -177,7 +233,7 @@ func (m *RepoMap) Candidates(chat string, mentioned []string, limit int) []assem
 	})
 	var cands []assemble.Candidate
 	for i, r := range all {
-		if limit > 0 && len(cands) >= limit {
+		if q.Limit > 0 && len(cands) >= q.Limit {
 			break
 		}
 		for _, l := range m.defLines[r.file][r.name] {
@@ -189,6 +245,25 @@ func (m *RepoMap) Candidates(chat string, mentioned []string, limit int) []assem
 	}
 	return cands
 }
+
+// pathMentioned tells whether a directory of p, its file name or its file
+// name without the extension is in ment.
+func pathMentioned(p string, ment map[string]bool) bool {
+	parts := strings.Split(p, "/")
+	base := parts[len(parts)-1]
+	if ment[strings.TrimSuffix(base, path.Ext(base))] {
+		return true
+	}
+	for _, c := range parts {
+		if ment[c] {
+			return true
+		}
+	}
+	return false
+}
+
+// Paths are the map's files, sorted.
+func (m *RepoMap) Paths() []string { return m.paths }
 
 func hasUpperAfterLower(s string) bool {
 	lower := false

@@ -112,7 +112,7 @@ func examineCursor(ctx context.Context, g Git, o CursorOptions, c *Commit) (*eva
 	}
 	var code []string
 	for _, ch := range changes {
-		if ch.Status != 'A' && ch.Status != 'M' {
+		if ch.Status != 'A' && ch.Status != 'M' || ch.Submodule {
 			continue
 		}
 		if k := Classify(ch.Path); k == Source || k == Test {

@@ -97,6 +97,9 @@ func (g Git) Patch(ctx context.Context, parent, commit string, context int, path
 type Change struct {
 	Status byte // 'A', 'D', 'M', 'T'
 	Path   string
+	// Submodule: the path is a submodule (a gitlink) on either side, not
+	// a file.
+	Submodule bool
 }
 
 // Changes lists the paths changed from parent to commit, without rename
@@ -113,7 +116,8 @@ func (g Git) Changes(ctx context.Context, parent, commit string) ([]Change, erro
 		if len(meta) != 5 || meta[4] == "" {
 			return nil, fmt.Errorf("git diff --raw: bad record %q", f[i])
 		}
-		cs = append(cs, Change{Status: meta[4][0], Path: f[i+1]})
+		sub := meta[0] == ":160000" || meta[1] == "160000"
+		cs = append(cs, Change{Status: meta[4][0], Path: f[i+1], Submodule: sub})
 	}
 	return cs, nil
 }

@@ -38,7 +38,7 @@ type Options struct {
 
 // DefaultOptions are the rules cases.json was mined with.
 func DefaultOptions() Options {
-	return Options{Rev: "HEAD", QueryCases: 16, DiffCases: 7, MaxFiles: 10, MaxLines: 300, MinWords: 4, MaxMessage: 2000, Workers: 2}
+	return Options{Rev: "HEAD", QueryCases: 20, DiffCases: 8, MaxFiles: 10, MaxLines: 300, MinWords: 4, MaxMessage: 2000, Workers: 2}
 }
 
 // Rules describes o in words, for cases.json.
@@ -178,6 +178,9 @@ func Examine(ctx context.Context, g Git, o Options, c *Commit) ([]eval.Case, str
 	var srcPaths []string
 	tests, docs := 0, 0
 	for _, ch := range changes {
+		if ch.Submodule {
+			continue // counts as a change, but is no file
+		}
 		switch Classify(ch.Path) {
 		case Source:
 			srcPaths = append(srcPaths, ch.Path)

@@ -272,3 +272,30 @@ func TestFindRepo(t *testing.T) {
 		}
 	}
 }
+
+// TestSubmoduleIsNoSource: a submodule whose path has a source extension
+// (rust-lang/cargo once had libs/hammer.rs) is a change but no file: the
+// commit is judged by its real files, and the gitlink is never read as a
+// blob.
+func TestSubmoduleIsNoSource(t *testing.T) {
+	r := newTestRepo(t)
+	base := r.commit("Initial import", map[string]string{"src/lib.rs": numbered("fn a", 20)})
+	r.git("update-index", "--add", "--cacheinfo", "160000,"+base+",libs/hammer.rs")
+	first := r.commit("Add the hammer submodule", nil)
+	r.git("update-index", "--cacheinfo", "160000,"+first+",libs/hammer.rs")
+	sha := r.commit("Update hammer and fix the parser of a", map[string]string{"src/lib.rs": replaceLine(numbered("fn a", 20), 5, "fn fixed")})
+	g := Git{Dir: filepath.Join(r.dir, ".git")}
+	ch, err := g.Changes(context.Background(), first, sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch) != 2 || !ch[0].Submodule || ch[0].Path != "libs/hammer.rs" || ch[1].Submodule {
+		t.Fatalf("changes = %+v", ch)
+	}
+	o := DefaultOptions()
+	o.Name = "dev/sub"
+	cases, reason, err := Examine(context.Background(), g, o, &Commit{SHA: sha, Parents: []string{first}, Message: "Update hammer and fix the parser of a"})
+	if err != nil || len(cases) != 1 || len(cases[0].Gold) != 1 || cases[0].Gold[0].Path != "src/lib.rs" {
+		t.Fatalf("Examine: %+v, %q, %v", cases, reason, err)
+	}
+}

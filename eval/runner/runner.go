@@ -26,7 +26,12 @@ import (
 const (
 	SystemCtxls    = "ctxls"
 	SystemBaseline = "bm25"
-	// SystemRepoMap is the aider-like repository map (cursor task only).
+	// SystemZoekt is the zoekt-like peer: BM25F files (path, symbols,
+	// content), then windows around their hits (query and diff tasks).
+	SystemZoekt = "zoekt"
+	// SystemRepoMap is the aider-like repository map: PageRank over the
+	// reference graph personalised by the cursor's file, the query's
+	// identifiers and files, or the diff's file and identifiers.
 	SystemRepoMap = "repomap"
 	// AblationPrefix + channel names ctxls with that channel's weight 0.
 	AblationPrefix = "ctxls-no-"
@@ -45,7 +50,7 @@ type Config struct {
 	// CursorBudgets are the budgets of the cursor task (e.g. 300, 2000,
 	// 8000); none: Budgets.
 	CursorBudgets []int
-	Systems       []string // SystemCtxls and/or SystemBaseline
+	Systems       []string // SystemCtxls, SystemBaseline, SystemZoekt, SystemRepoMap
 	// AblationBudgets are the budgets ablations run at; none: no
 	// ablations.
 	AblationBudgets []int
@@ -53,6 +58,7 @@ type Config struct {
 	Weights  map[string]float64 // overrides of retrieve.DefaultWeights
 	Options  retrieve.Options   // the engine's options
 	Baseline baseline.Options
+	Zoekt    baseline.ZoektOptions
 	Encoding string
 	Format   assemble.Format
 
@@ -187,6 +193,7 @@ type tree struct {
 	snap    *index.Snapshot
 	release func()
 	bm25    *baseline.Index
+	zoekt   *baseline.Zoekt
 	repomap *baseline.RepoMap
 }
 
@@ -210,10 +217,36 @@ func (t *tree) open(ctx context.Context, dir string) error {
 		}
 		t.bm25 = baseline.Build(files, t.cfg.Baseline)
 	}
+	if slices.Contains(t.cfg.Systems, SystemZoekt) {
+		t.zoekt = baseline.BuildZoekt(ZoektFiles(t.snap), t.cfg.Zoekt)
+	}
 	if slices.Contains(t.cfg.Systems, SystemRepoMap) {
 		t.repomap = baseline.BuildRepoMap(MapFiles(t.snap))
 	}
 	return nil
+}
+
+// ZoektFiles are the zoekt-like peer's input from a snapshot: every
+// indexed file's text, the names its code units define (what ctags gives
+// zoekt), and whether it is low priority (tests, examples, fixtures,
+// vendored or generated code, by eval/mine's rules).
+func ZoektFiles(snap *index.Snapshot) []baseline.ZoektFile {
+	var out []baseline.ZoektFile
+	for _, p := range snap.Paths() {
+		text, ok := snap.Text(p)
+		if !ok {
+			continue
+		}
+		k := mine.Classify(p)
+		f := baseline.ZoektFile{Path: p, Text: text, LowPriority: k == mine.Test || k == mine.Vendor}
+		for _, c := range snap.ChunksOf(p) {
+			if chunk.IsCode(c.Language) && c.Symbol != "" && c.Kind != chunk.KindHeader && c.Kind != chunk.KindWindow && c.Part <= 1 {
+				f.Symbols = append(f.Symbols, c.Symbol)
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // MapFiles are the repository map's input from a snapshot: each code
@@ -271,7 +304,7 @@ func (t *tree) runs(c *eval.Case) []run {
 	}
 	for _, b := range budgets {
 		for _, s := range t.cfg.Systems {
-			if s == SystemRepoMap && c.Task != eval.TaskCursor {
+			if s == SystemZoekt && c.Task == eval.TaskCursor {
 				continue
 			}
 			out = append(out, run{system: s, budget: b, weights: t.cfg.Weights})
@@ -379,8 +412,25 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 		cands := t.bm25.Candidates(q)
 		res, err = assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: t.cfg.Format, Policy: assemble.DefaultPolicy()},
 			cands, t.snap, t.counter)
+	case SystemZoekt:
+		q := c.Query
+		if c.Task == eval.TaskDiff {
+			q = c.Diff
+		}
+		res, err = assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: t.cfg.Format, Policy: assemble.DefaultPolicy()},
+			t.zoekt.Candidates(q), t.snap, t.counter)
 	case SystemRepoMap:
-		cands := t.repomap.Candidates(c.Focus.Path, retrieve.Analyze(t.above(c)).Identifiers, 400)
+		var cands []assemble.Candidate
+		switch c.Task {
+		case eval.TaskCursor:
+			cands = t.repomap.Candidates(c.Focus.Path, retrieve.Analyze(t.above(c)).Identifiers, mapLimit)
+		case eval.TaskDiff:
+			cands = t.repomap.Rank(baseline.MapQuery{Chat: []string{c.DiffFile}, Mentioned: baseline.Words(c.Diff),
+				MentionedFiles: baseline.FileMentions(c.Diff, t.snap.Paths()), PathMatch: true, Limit: mapLimit})
+		default:
+			cands = t.repomap.Rank(baseline.MapQuery{Mentioned: baseline.Words(c.Query),
+				MentionedFiles: baseline.FileMentions(c.Query, t.snap.Paths()), PathMatch: true, Limit: mapLimit})
+		}
 		res, err = assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: t.cfg.Format, Policy: assemble.DefaultPolicy()},
 			cands, t.snap, t.counter)
 	default:
@@ -408,6 +458,10 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 	}
 	return parts, res.Rendered, lat, nil
 }
+
+// mapLimit is how many ranked definitions the repository map passes to
+// the assembler (more than an 8 000-token map shows).
+const mapLimit = 400
 
 // aboveLines is how many lines above the cursor the peers' queries read.
 const aboveLines = 30

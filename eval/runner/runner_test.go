@@ -85,8 +85,8 @@ func TestRunSyntheticRepo(t *testing.T) {
 	work := t.TempDir()
 	cfg := Config{
 		Cases: cases, RepoDirs: map[string]string{"dev/demo": g.Dir}, Work: work,
-		Budgets: []int{300, 4000}, Systems: []string{SystemCtxls, SystemBaseline}, AblationBudgets: []int{300},
-		Options: retrieve.DefaultOptions(), Baseline: baseline.DefaultOptions(), Encoding: "cl100k_base", Format: assemble.Markdown,
+		Budgets: []int{300, 4000}, Systems: []string{SystemCtxls, SystemBaseline, SystemZoekt, SystemRepoMap}, AblationBudgets: []int{300},
+		Options: retrieve.DefaultOptions(), Baseline: baseline.DefaultOptions(), Zoekt: baseline.DefaultZoektOptions(), Encoding: "cl100k_base", Format: assemble.Markdown,
 	}
 	results, st, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -95,18 +95,25 @@ func TestRunSyntheticRepo(t *testing.T) {
 	if st.Trees != 2 || st.TreeErrors != 0 || st.MissingGold != 0 {
 		t.Errorf("stats = %+v", st)
 	}
-	// Query: 2 budgets × 2 systems + one ablation per channel but focus and
-	// diff; diff: 4 + one per channel but focus.
+	// Query: 2 budgets × 4 systems + one ablation per channel but focus and
+	// diff; diff: 8 + one per channel but focus.
 	nchan := len(retrieve.DefaultWeights())
-	if len(results) != 4+(nchan-2)+4+(nchan-1) {
+	if len(results) != 8+(nchan-2)+8+(nchan-1) {
 		t.Errorf("%d results", len(results))
 	}
 	for _, r := range results {
 		if r.Error != "" || r.Over || r.Tokens > r.Budget || r.Tokens == 0 {
 			t.Errorf("%s %s@%d: error %q, %d tokens", r.Case, r.System, r.Budget, r.Error, r.Tokens)
 		}
-		if r.Task == eval.TaskQuery && r.Budget == 4000 && (r.System == SystemCtxls || r.System == SystemBaseline) && r.FileRecall != 1 {
+		if r.Task == eval.TaskQuery && r.Budget == 4000 && (r.System == SystemCtxls || r.System == SystemBaseline || r.System == SystemZoekt) && r.FileRecall != 1 {
 			t.Errorf("%s@%d misses gold files: %+v", r.System, r.Budget, r)
+		}
+	}
+	// The repository map shows definitions: the query's RetryPolicy and
+	// Backoff (retry.go), and for the diff of one file the other's.
+	for _, r := range results {
+		if r.System == SystemRepoMap && r.Budget == 4000 && r.FileRecall != 1 {
+			t.Errorf("repomap %s: %+v", r.Task, r)
 		}
 	}
 	// The trees were built, with the module marker, and kept only on request.

@@ -30,6 +30,7 @@ func main() {
 	cursor := flag.Bool("cursor", false, "with -all: mine the cursor task's cases (replacing them), not the query and diff cases")
 	co := mine.DefaultCursorOptions()
 	flag.IntVar(&co.Cases, "cursor-cases", co.Cases, "cursor cases per repository")
+	cursorRepos := flag.String("cursor-repos", "", "with -all -cursor: only these repositories (comma-separated owner/name; default all)")
 	flag.Parse()
 	ctx := context.Background()
 	var err error
@@ -37,7 +38,7 @@ func main() {
 	case flag.NArg() > 0:
 		usage()
 	case *all && *cursor:
-		err = mineCursorAll(ctx, *reposDir, *out, co)
+		err = mineCursorAll(ctx, *reposDir, *out, co, *cursorRepos)
 	case *all:
 		err = mineAll(ctx, *reposDir, *out, o)
 	case *dir == "" || !strings.Contains(o.Name, "/"):
@@ -112,14 +113,27 @@ func run(ctx context.Context, dir, out string, o mine.Options) error {
 }
 
 // mineCursorAll mines the cursor cases of every repository of the cases
-// file at its recorded head, replacing the cursor cases there.
-func mineCursorAll(ctx context.Context, reposDir, out string, o mine.CursorOptions) error {
+// file (or of those in only, comma-separated) at its recorded head,
+// replacing the cursor cases there.
+func mineCursorAll(ctx context.Context, reposDir, out string, o mine.CursorOptions, only string) error {
 	f, err := eval.Load(out)
 	if err != nil {
 		return err
 	}
+	var sel []string
+	for _, r := range strings.Split(only, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			if !slices.ContainsFunc(f.Repos, func(x eval.Repo) bool { return x.Name == r }) {
+				return fmt.Errorf("-cursor-repos: %s is not a repository of %s", r, out)
+			}
+			sel = append(sel, r)
+		}
+	}
 	f.Cases = slices.DeleteFunc(f.Cases, func(c eval.Case) bool { return c.Task == eval.TaskCursor })
 	for _, r := range f.Repos {
+		if len(sel) > 0 && !slices.Contains(sel, r.Name) {
+			continue
+		}
 		dir, ok := mine.FindRepo(reposDir, r.Name)
 		if !ok {
 			return fmt.Errorf("no git directory for %s under %q", r.Name, reposDir)

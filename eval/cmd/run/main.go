@@ -42,7 +42,7 @@ func run() error {
 		caseSel    = flag.String("case", "", "only cases whose id contains this")
 		limit      = flag.Int("limit", 0, "at most N cases per repository and task (0: all)")
 		budgets    = flag.String("budgets", "2000,8000", "token budgets")
-		systems    = flag.String("systems", "ctxls,bm25,repomap", "systems to run: ctxls, bm25, repomap (the aider-like peer, cursor task only)")
+		systems    = flag.String("systems", "ctxls,bm25,zoekt,repomap", "systems to run: ctxls, bm25, zoekt (the zoekt-like peer, query and diff tasks), repomap (the aider-like peer)")
 		curBudgets = flag.String("cursor-budgets", "300,2000,8000", "token budgets of the cursor task")
 		ablations  = flag.Bool("ablations", true, "also run ctxls with each channel off in turn")
 		ablBudget  = flag.String("ablation-budgets", "2000", "budgets of the ablations")
@@ -80,7 +80,7 @@ func run() error {
 	cfg := runner.Config{
 		Work: *work, KeepTrees: *keep, Encoding: *encoding, Format: assemble.Format(*format),
 		Options: retrieve.DefaultOptions(), Log: os.Stderr, Verbose: *verbose,
-		Baseline: baseline.DefaultOptions(),
+		Baseline: baseline.DefaultOptions(), Zoekt: baseline.DefaultZoektOptions(),
 	}
 	cfg.Baseline.WindowLines, cfg.Baseline.Stride = *window, *stride
 	if cfg.Budgets, err = ints(*budgets); err != nil {
@@ -96,7 +96,7 @@ func run() error {
 	}
 	cfg.Systems = splitList(*systems)
 	for _, s := range cfg.Systems {
-		if s != runner.SystemCtxls && s != runner.SystemBaseline && s != runner.SystemRepoMap {
+		if s != runner.SystemCtxls && s != runner.SystemBaseline && s != runner.SystemZoekt && s != runner.SystemRepoMap {
 			return fmt.Errorf("unknown system %q", s)
 		}
 	}
