@@ -55,6 +55,9 @@ type folder struct {
 
 	mu      sync.Mutex // guards the fields below
 	closing bool
+	// pins counts the requests that arrived while the folder was open
+	// (see pin): close waits for them before it stops anything.
+	pins    sync.WaitGroup
 	users   sync.WaitGroup // requests holding a view, and borrowed states
 	held    []*heldState   // most recently used last
 	maxHeld int
@@ -229,13 +232,31 @@ type view struct {
 	held    *heldState // non-nil when the snapshot is borrowed from held
 }
 
+// pin records a request that arrived while the folder was open: close
+// waits until it is unpinned before it stops anything, so that the
+// request is answered by the folder even when a shutdown or a folder
+// change that followed it closes the folder first. It returns false when
+// the folder is closing already.
+func (f *folder) pin() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closing {
+		return false
+	}
+	f.pins.Add(1)
+	return true
+}
+
+// unpin ends a pin.
+func (f *folder) unpin() { f.pins.Done() }
+
 // acquire waits until the folder's index is open and has applied the
 // changes that arrived before the request, waits up to indexWait for the
 // first build, and returns a view of the current snapshot. The caller must
 // call done or keep.
 func (f *folder) acquire(ctx *requestCtx, indexWait time.Duration) (*view, error) {
 	f.mu.Lock()
-	if f.closing {
+	if f.closing && !ctx.pinned(f) {
 		f.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w", f.root, errFolderClosed)
 	}
@@ -281,10 +302,10 @@ func (f *folder) acquire(ctx *requestCtx, indexWait time.Duration) (*view, error
 // acquireHeld returns a view of a held state: the one named state if
 // state is not empty, else the most recently used one whose results
 // listed every handle. It returns nil when there is none.
-func (f *folder) acquireHeld(state string, handles []string) *view {
+func (f *folder) acquireHeld(ctx *requestCtx, state string, handles []string) *view {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closing {
+	if f.closing && !ctx.pinned(f) {
 		return nil
 	}
 	for i := len(f.held) - 1; i >= 0; i-- {
@@ -389,14 +410,16 @@ func (h *heldState) hasAll(handles []string) bool {
 	return true
 }
 
-// close stops the folder: no new requests, background work cancelled,
-// in-flight requests awaited, held states released, the index closed (and
-// checkpointed). Later calls wait for the first and return its error.
+// close stops the folder: no new requests, the requests that arrived
+// before (pinned) answered, background work cancelled, in-flight requests
+// awaited, held states released, the index closed (and checkpointed).
+// Later calls wait for the first and return its error.
 func (f *folder) close() error {
 	f.closeOnce.Do(func() {
 		f.mu.Lock()
 		f.closing = true
 		f.mu.Unlock()
+		f.pins.Wait()
 		f.cancel()
 		<-f.ready
 		f.users.Wait()
