@@ -74,6 +74,9 @@ type folderConfig struct {
 	maxHeld         int
 	logf            func(format string, args ...any)
 	docText         func(abs string) (string, bool)
+	// warn tells the user what the index warns about (the cache directory
+	// cannot be written); nil: the log has it.
+	warn func(msg string)
 }
 
 // newFolder creates a folder; open starts opening its index.
@@ -102,6 +105,9 @@ func (f *folder) open(cfg folderConfig, onOpen, onBuilt func(*folder)) {
 		start := time.Now()
 		e := f.pool.acquire(f.root, cfg.indexOptions())
 		f.entry.Store(e)
+		if cfg.warn != nil {
+			e.listen(f, cfg.warn)
+		}
 		<-e.ready
 		f.idx, f.openErr = e.idx, e.err
 		f.opened = start
@@ -430,6 +436,7 @@ func (f *folder) close() error {
 		f.held = nil
 		f.mu.Unlock()
 		if e := f.entry.Load(); e != nil {
+			e.unlisten(f)
 			// The index may serve other sessions: give back this one's
 			// buffers (after the change queue has stopped applying them),
 			// then let go of it; the last user closes it.
