@@ -52,6 +52,9 @@ type folder struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	// closingC is closed when close starts: the requests it waits for
+	// stop waiting for the first build and answer from what is indexed.
+	closingC chan struct{}
 
 	mu      sync.Mutex // guards the fields below
 	closing bool
@@ -90,7 +93,7 @@ func newFolder(parent context.Context, cfg folderConfig) *folder {
 		uri: strings.TrimSuffix(cfg.uri, "/"), name: name, root: cfg.root, logf: cfg.logf,
 		docText: cfg.docText, pool: cfg.pool,
 		ctx: ctx, cancel: cancel, queue: newChangeQueue(),
-		ready: make(chan struct{}), built: make(chan struct{}),
+		ready: make(chan struct{}), built: make(chan struct{}), closingC: make(chan struct{}),
 		maxHeld: cfg.maxHeld,
 	}
 }
@@ -258,7 +261,8 @@ func (f *folder) unpin() { f.pins.Done() }
 
 // acquire waits until the folder's index is open and has applied the
 // changes that arrived before the request, waits up to indexWait for the
-// first build, and returns a view of the current snapshot. The caller must
+// first build (not once the folder is closing: close waits for the
+// request), and returns a view of the current snapshot. The caller must
 // call done or keep.
 func (f *folder) acquire(ctx *requestCtx, indexWait time.Duration) (*view, error) {
 	f.mu.Lock()
@@ -292,6 +296,7 @@ func (f *folder) acquire(ctx *requestCtx, indexWait time.Duration) (*view, error
 		select {
 		case <-f.built:
 		case <-t.C:
+		case <-f.closingC:
 		case <-ctx.Done():
 			t.Stop()
 			return fail(ctx.Err())
@@ -425,6 +430,7 @@ func (f *folder) close() error {
 		f.mu.Lock()
 		f.closing = true
 		f.mu.Unlock()
+		close(f.closingC)
 		f.pins.Wait()
 		f.cancel()
 		<-f.ready

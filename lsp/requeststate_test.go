@@ -52,8 +52,8 @@ func TestFocusReadsTheBufferAsItWasSent(t *testing.T) {
 }
 
 // gatedEnv starts a server whose folders' first build waits (a gate never
-// opened: close cancels it) and whose requests wait up to 1 s for it, on
-// the default fixture.
+// opened: close cancels it) and whose requests would wait up to 60 s for
+// it (longer than every wait of the tests), on the default fixture.
 func gatedEnv(t *testing.T) *testEnv {
 	t.Helper()
 	gate := make(chan struct{})
@@ -63,7 +63,7 @@ func gatedEnv(t *testing.T) *testEnv {
 	}
 	root := writeTree(t, fixture)
 	c := startServer(t, opts)
-	c.initialize(map[string]any{"rootUri": pathToURI(root), "initializationOptions": map[string]any{"indexWaitMs": 1000}})
+	c.initialize(map[string]any{"rootUri": pathToURI(root), "initializationOptions": map[string]any{"indexWaitMs": 60000}})
 	return &testEnv{fakeClient: c, root: root}
 }
 
@@ -72,7 +72,9 @@ func gatedEnv(t *testing.T) *testEnv {
 // read the folders when it ran: shutdown (read right after it) had closed
 // them, and it was answered "no workspace folder is open" or "the
 // workspace folder was removed". Here the request waits for the folder's
-// first build (gated), so shutdown always arrives while it runs.
+// first build (gated), so shutdown always arrives while it runs; shutdown
+// makes it stop waiting (both answered well before the 60 s indexWait)
+// and answer from what is indexed.
 func TestRequestBeforeShutdownIsAnswered(t *testing.T) {
 	e := gatedEnv(t)
 	assembled := e.send(1, methodContextAssemble, map[string]any{"query": "Stitch"})
