@@ -231,6 +231,37 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// A cache directory that cannot be written fails `ctxls index` (status 1,
+// one line naming the directory and why); `ctxls assemble` answers from an
+// index in memory, with one warning. Before, `ctxls index` warned and
+// exited 0, having saved nothing.
+func TestCacheDirNotWritable(t *testing.T) {
+	ws := workspace(t)
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(blocker, "cache")
+	out, stderr, code := ctxls(t, "", "index", "--root", ws, "--cache-dir", cache)
+	if code != 1 {
+		t.Fatalf("ctxls index: exit %d, stdout %q, stderr %q; want exit 1", code, out, stderr)
+	}
+	want := fmt.Sprintf("ctxls: cannot write the index of %s to %s (", ws, cache)
+	if !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "not a directory") || strings.Count(stderr, "\n") != 1 || strings.Contains(stderr, "warning") {
+		t.Errorf("ctxls index: stderr %q, want one line starting %q and saying why", stderr, want)
+	}
+	if out != "" {
+		t.Errorf("ctxls index printed %q", out)
+	}
+	out, stderr, code = ctxls(t, "", "assemble", "--root", ws, "--cache-dir", cache, "--query", "cart total")
+	if code != 0 || !strings.Contains(out, "cart") {
+		t.Fatalf("ctxls assemble: exit %d, stderr %q", code, stderr)
+	}
+	if strings.Count(stderr, "ctxls: warning: index: cannot write the index of") != 1 || !strings.Contains(stderr, "in memory") {
+		t.Errorf("ctxls assemble: stderr %q, want one warning that the index is in memory", stderr)
+	}
+}
+
 func TestIndexCommand(t *testing.T) {
 	ws := workspace(t)
 	cache := t.TempDir()

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -32,6 +33,9 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	opts.Rebuild = *rebuild
+	// Writing the index is the whole job: a cache directory that cannot
+	// take it fails the command instead of indexing in memory for nothing.
+	opts.NoMemoryFallback = true
 	var bar *progressBar
 	if env.StderrIsTerminal && !*asJSON {
 		bar = newProgressBar(env.Stderr)
@@ -40,6 +44,10 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	defer batchGC(ctx)()
 	st, err := index.Build(ctx, dir, opts)
 	bar.finish()
+	var ce *index.CacheDirError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%w: nothing was saved (give --cache-dir, or $CTXLS_CACHE_DIR, a writable directory with free space)", err)
+	}
 	if err != nil {
 		return fmt.Errorf("index %s: %w", dir, err)
 	}

@@ -68,6 +68,11 @@ type Options struct {
 	// cache directory cannot be written, so the index is kept in memory.
 	// nil means Logf.
 	Warnf func(format string, args ...any)
+	// NoMemoryFallback makes a cache directory that cannot be written an
+	// error — a *CacheDirError from Open and Build, nothing built — instead
+	// of an index kept in memory with a warning: for a caller whose job is
+	// to write the index (ctxls index).
+	NoMemoryFallback bool
 
 	// Background makes Open return as soon as the index is usable: when a
 	// full build is needed, Open starts it in the background and returns

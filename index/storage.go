@@ -21,7 +21,8 @@ import (
 // during a build (no space, a quota, a file size limit) — makes the index
 // build in memory instead: it is served as usual, nothing is saved, and the
 // next process indexes again. The user is told once, through
-// Options.Warnf.
+// Options.Warnf (or, with Options.NoMemoryFallback, Open fails with a
+// *CacheDirError).
 
 // errPersist: bleve could not write its segments to disk. Scorch retries a
 // failed persist forever without calling the batch's persisted callback
@@ -93,19 +94,40 @@ func storageCause(dir string, err error) string {
 	return err.Error()
 }
 
-// warnInMemory tells the user, once, that the index of x is kept in
-// memory because dir cannot be written (why).
-func (x *Index) warnInMemory(dir, why string) {
-	x.set.Warnf("index: cannot write the index of %s to %s (%s); indexing in memory: nothing is saved, the next run indexes again",
-		x.env.root, dir, why)
+// CacheDirError says that the index of Root cannot be written to its cache
+// directory Dir, and why (Cause: what a write there says). It is the error
+// of Open and Build with Options.NoMemoryFallback; otherwise it is what the
+// warning given to Options.Warnf says.
+type CacheDirError struct {
+	Root, Dir, Cause string
+}
+
+func (e *CacheDirError) Error() string {
+	return fmt.Sprintf("cannot write the index of %s to %s (%s)", e.Root, e.Dir, e.Cause)
+}
+
+// inMemory decides what a cache directory dir that cannot be written (why)
+// means for x: with Options.NoMemoryFallback, the error to return; else nil,
+// after telling the user, once, that the index is kept in memory.
+func (x *Index) inMemory(dir, why string) error {
+	e := &CacheDirError{Root: x.env.root, Dir: dir, Cause: why}
+	if x.set.NoMemoryFallback {
+		return e
+	}
+	x.set.Warnf("index: %v; indexing in memory: nothing is saved, the next run indexes again", e)
+	return nil
 }
 
 // openInMemory is Open's way out when the cache directory dir cannot be
-// created, locked or written: the build runs in memory. x has no lock.
+// created, locked or written: the build runs in memory (or, with
+// NoMemoryFallback, Open fails). x has no lock.
 func (x *Index) openInMemory(ctx context.Context, dir string, err error) (*Index, error) {
-	x.warnInMemory(dir, storageCause(dir, err))
-	x.set.InMemory = true
 	x.dir, x.lock = "", nil
+	if err := x.inMemory(dir, storageCause(dir, err)); err != nil {
+		x.Close()
+		return nil, err
+	}
+	x.set.InMemory = true
 	if err := x.startBuild(ctx, "in memory: the cache directory cannot be written"); err != nil {
 		x.Close()
 		return nil, err
@@ -116,11 +138,14 @@ func (x *Index) openInMemory(ctx context.Context, dir string, err error) (*Index
 // rebuildInMemory runs after a build into generation gen failed because
 // the disk did not take it (cause): the generation is deleted, the cache
 // directory given up (its lock released; nothing more is written there),
-// and the build runs again in memory.
+// and the build runs again in memory (with NoMemoryFallback, the build
+// fails with a *CacheDirError instead).
 func (x *Index) rebuildInMemory(ctx context.Context, gen, reason string, cause error) error {
 	why := storageCause(x.dir, cause) // before the generation's space is freed
 	x.abandonBuild(gen)
-	x.warnInMemory(x.dir, why)
+	if err := x.inMemory(x.dir, why); err != nil {
+		return err
+	}
 	bidx, err := bleve.NewUsing("", newMapping(), scorch.Name, scorch.Name, x.bleveConfig())
 	if err != nil {
 		return fmt.Errorf("create index in memory: %w", err)

@@ -79,6 +79,34 @@ func TestCacheDirNotWritable(t *testing.T) {
 	}
 }
 
+// With NoMemoryFallback, a cache directory that cannot be created is
+// Build's error (a *CacheDirError naming the directory and why), not a
+// warning and an index in memory.
+func TestCacheDirNotWritableNoFallback(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, fixture())
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts := testOptions(t)
+	opts.CacheDir = filepath.Join(blocker, "cache")
+	opts.NoMemoryFallback = true
+	var warnings []string
+	opts.Warnf = func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) }
+	_, err := Build(ctx, root, opts)
+	var ce *CacheDirError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Build: %v, want a *CacheDirError", err)
+	}
+	if ce.Dir != opts.CacheDir || !strings.Contains(ce.Cause, "not a directory") || !strings.Contains(err.Error(), opts.CacheDir) {
+		t.Errorf("error %q (dir %q, cause %q): want the directory and why", err, ce.Dir, ce.Cause)
+	}
+	if len(warnings) != 0 {
+		t.Errorf("warnings %q, want none (the error says it)", warnings)
+	}
+}
+
 // storageResult is what TestStorageHelper reports.
 type storageResult struct {
 	Err        string `json:"err,omitempty"`
@@ -103,14 +131,15 @@ func TestStorageHelper(t *testing.T) {
 	limit, _ := strconv.ParseUint(os.Getenv("CTXLS_HELPER_FSIZE"), 10, 64)
 	var res storageResult
 	opts := Options{
-		CacheDir:        cache,
-		NewChunker:      func() (Chunker, error) { return blockChunker{}, nil },
-		Counters:        map[string]tokens.Counter{"words": wordCounter{}},
-		LockTimeout:     time.Second,
-		CheckpointDelay: -1,
-		BatchSize:       50,
-		Logf:            func(string, ...any) {},
-		Warnf:           func(f string, a ...any) { res.Warnings = append(res.Warnings, fmt.Sprintf(f, a...)) },
+		CacheDir:         cache,
+		NewChunker:       func() (Chunker, error) { return blockChunker{}, nil },
+		Counters:         map[string]tokens.Counter{"words": wordCounter{}},
+		LockTimeout:      time.Second,
+		CheckpointDelay:  -1,
+		BatchSize:        50,
+		Logf:             func(string, ...any) {},
+		Warnf:            func(f string, a ...any) { res.Warnings = append(res.Warnings, fmt.Sprintf(f, a...)) },
+		NoMemoryFallback: os.Getenv("CTXLS_HELPER_NOFALLBACK") != "",
 	}
 	setLimit := func() {
 		if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &unix.Rlimit{Cur: limit, Max: limit}); err != nil {
@@ -118,6 +147,12 @@ func TestStorageHelper(t *testing.T) {
 		}
 	}
 	report := func() {
+		filepath.Walk(cache, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.Mode().IsRegular() {
+				res.CacheBytes += fi.Size()
+			}
+			return nil
+		})
 		b, _ := json.Marshal(res)
 		os.Stdout.Write(append(b, '\n'))
 		os.Exit(0)
@@ -154,23 +189,19 @@ func TestStorageHelper(t *testing.T) {
 	start := time.Now()
 	x.Close()
 	res.CloseSecs = time.Since(start).Seconds()
-	filepath.Walk(cache, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
-			res.CacheBytes += fi.Size()
-		}
-		return nil
-	})
 	report()
 }
 
-// runStorageHelper runs TestStorageHelper in mode with a file size limit.
-func runStorageHelper(t *testing.T, mode string, limit int) storageResult {
+// runStorageHelper runs TestStorageHelper in mode with a file size limit
+// (and env, more of its environment).
+func runStorageHelper(t *testing.T, mode string, limit int, env ...string) storageResult {
 	t.Helper()
 	root, cache := t.TempDir(), filepath.Join(t.TempDir(), "cache")
 	writeTree(t, root, bigFixture())
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStorageHelper$")
 	cmd.Env = append(os.Environ(), "CTXLS_STORAGE_HELPER="+mode, "CTXLS_HELPER_ROOT="+root,
 		"CTXLS_HELPER_CACHE="+cache, "CTXLS_HELPER_FSIZE="+strconv.Itoa(limit))
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -212,6 +243,22 @@ func TestDiskFullDuringBuild(t *testing.T) {
 	}
 	if res.CloseSecs > 5 {
 		t.Errorf("Close took %.1f s", res.CloseSecs)
+	}
+}
+
+// With NoMemoryFallback, a disk that fills up during a build fails the
+// build with a *CacheDirError naming the directory, at once, and leaves
+// nothing of it in the cache directory.
+func TestDiskFullDuringBuildNoFallback(t *testing.T) {
+	res := runStorageHelper(t, "build", 64<<10, "CTXLS_HELPER_NOFALLBACK=1")
+	if !strings.Contains(res.Err, "cannot write the index of") || !strings.Contains(res.Err, "cache") {
+		t.Errorf("Open: %q, want the cache directory cannot be written", res.Err)
+	}
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings %q, want none", res.Warnings)
+	}
+	if res.CacheBytes > 4<<10 {
+		t.Errorf("%d bytes left in the cache directory: the failed generation was not deleted", res.CacheBytes)
 	}
 }
 

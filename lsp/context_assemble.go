@@ -73,7 +73,7 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 		return nil, paramError("exclude", "%v", err)
 	}
 
-	f, rel, err := s.requestFolder(focus)
+	f, rel, err := requestFolder(ctx, focus)
 	if err != nil {
 		return nil, err
 	}
@@ -102,11 +102,12 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	return AssembleResult{Response: resp, Timing: elapsed(start)}, nil
 }
 
-// requestFolder picks the folder that answers: the focus's (an error when
-// it is outside every folder), else the default folder.
-func (s *session) requestFolder(focus *FocusParam) (*folder, string, error) {
+// requestFolder picks the folder that answers, among those open when the
+// request arrived: the focus's (an error when it is outside every folder),
+// else the default folder.
+func requestFolder(ctx *requestCtx, focus *FocusParam) (*folder, string, error) {
 	if focus == nil {
-		if f := s.defaultFolder(); f != nil {
+		if f := ctx.defaultFolder(); f != nil {
 			return f, "", nil
 		}
 		return nil, "", errNoFolder(methodContextAssemble)
@@ -115,9 +116,9 @@ func (s *session) requestFolder(focus *FocusParam) (*folder, string, error) {
 	if err != nil {
 		return nil, "", paramError("focus.uri", "%v", err)
 	}
-	f, rel, ok := s.folderOf(p)
+	f, rel, ok := ctx.folderOf(p)
 	if !ok {
-		return nil, "", paramError("focus.uri", "%s is outside every workspace folder (folders: %s)", focus.URI, s.folderNames())
+		return nil, "", paramError("focus.uri", "%s is outside every workspace folder (folders: %s)", focus.URI, ctx.folderNames())
 	}
 	return f, rel, nil
 }

@@ -54,8 +54,8 @@ func (s *session) contextExpand(ctx *requestCtx, params json.RawMessage) (any, e
 			return nil, paramError("uri", "%v", err)
 		}
 		var ok bool
-		if f, req.Path, ok = s.folderOf(path); !ok {
-			return nil, paramError("uri", "%s is outside every workspace folder (folders: %s)", p.URI, s.folderNames())
+		if f, req.Path, ok = ctx.folderOf(path); !ok {
+			return nil, paramError("uri", "%s is outside every workspace folder (folders: %s)", p.URI, ctx.folderNames())
 		}
 		if req.Ranges, err = decodeExpandRange(p.Range); err != nil {
 			return nil, err
@@ -90,18 +90,17 @@ func (s *session) contextExpand(ctx *requestCtx, params json.RawMessage) (any, e
 }
 
 // expandView picks the snapshot an expand reads: a held state (named, or
-// the newest whose results listed the handles) of f — or of any folder
-// when f is nil — else f's current state (f defaults to the folder whose
-// index has the first handle's file, else the default folder).
+// the newest whose results listed the handles) of f — or of any of the
+// request's folders when f is nil — else f's current state (f defaults to
+// the folder whose index has the first handle's file, else the default
+// folder).
 func (s *session) expandView(ctx *requestCtx, f *folder, state string, handles []string, settings Settings) (*view, error) {
-	s.mu.Lock()
-	candidates := append([]*folder(nil), s.folders...)
-	s.mu.Unlock()
+	candidates := ctx.folders
 	if f != nil {
 		candidates = []*folder{f}
 	}
 	for _, g := range candidates {
-		if v := g.acquireHeld(state, handles); v != nil {
+		if v := g.acquireHeld(ctx, state, handles); v != nil {
 			return v, nil
 		}
 	}
@@ -119,7 +118,7 @@ func (s *session) expandView(ctx *requestCtx, f *folder, state string, handles [
 		}
 	}
 	if f == nil {
-		if f = s.defaultFolder(); f == nil {
+		if f = ctx.defaultFolder(); f == nil {
 			return nil, errNoFolder(methodContextExpand)
 		}
 	}

@@ -52,9 +52,15 @@ type folder struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	// closingC is closed when close starts: the requests it waits for
+	// stop waiting for the first build and answer from what is indexed.
+	closingC chan struct{}
 
 	mu      sync.Mutex // guards the fields below
 	closing bool
+	// pins counts the requests that arrived while the folder was open
+	// (see pin): close waits for them before it stops anything.
+	pins    sync.WaitGroup
 	users   sync.WaitGroup // requests holding a view, and borrowed states
 	held    []*heldState   // most recently used last
 	maxHeld int
@@ -71,6 +77,9 @@ type folderConfig struct {
 	maxHeld         int
 	logf            func(format string, args ...any)
 	docText         func(abs string) (string, bool)
+	// warn tells the user what the index warns about (the cache directory
+	// cannot be written); nil: the log has it.
+	warn func(msg string)
 }
 
 // newFolder creates a folder; open starts opening its index.
@@ -84,7 +93,7 @@ func newFolder(parent context.Context, cfg folderConfig) *folder {
 		uri: strings.TrimSuffix(cfg.uri, "/"), name: name, root: cfg.root, logf: cfg.logf,
 		docText: cfg.docText, pool: cfg.pool,
 		ctx: ctx, cancel: cancel, queue: newChangeQueue(),
-		ready: make(chan struct{}), built: make(chan struct{}),
+		ready: make(chan struct{}), built: make(chan struct{}), closingC: make(chan struct{}),
 		maxHeld: cfg.maxHeld,
 	}
 }
@@ -99,6 +108,9 @@ func (f *folder) open(cfg folderConfig, onOpen, onBuilt func(*folder)) {
 		start := time.Now()
 		e := f.pool.acquire(f.root, cfg.indexOptions())
 		f.entry.Store(e)
+		if cfg.warn != nil {
+			e.listen(f, cfg.warn)
+		}
 		<-e.ready
 		f.idx, f.openErr = e.idx, e.err
 		f.opened = start
@@ -229,13 +241,32 @@ type view struct {
 	held    *heldState // non-nil when the snapshot is borrowed from held
 }
 
+// pin records a request that arrived while the folder was open: close
+// waits until it is unpinned before it stops anything, so that the
+// request is answered by the folder even when a shutdown or a folder
+// change that followed it closes the folder first. It returns false when
+// the folder is closing already.
+func (f *folder) pin() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closing {
+		return false
+	}
+	f.pins.Add(1)
+	return true
+}
+
+// unpin ends a pin.
+func (f *folder) unpin() { f.pins.Done() }
+
 // acquire waits until the folder's index is open and has applied the
 // changes that arrived before the request, waits up to indexWait for the
-// first build, and returns a view of the current snapshot. The caller must
+// first build (not once the folder is closing: close waits for the
+// request), and returns a view of the current snapshot. The caller must
 // call done or keep.
 func (f *folder) acquire(ctx *requestCtx, indexWait time.Duration) (*view, error) {
 	f.mu.Lock()
-	if f.closing {
+	if f.closing && !ctx.pinned(f) {
 		f.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w", f.root, errFolderClosed)
 	}
@@ -265,6 +296,7 @@ func (f *folder) acquire(ctx *requestCtx, indexWait time.Duration) (*view, error
 		select {
 		case <-f.built:
 		case <-t.C:
+		case <-f.closingC:
 		case <-ctx.Done():
 			t.Stop()
 			return fail(ctx.Err())
@@ -281,10 +313,10 @@ func (f *folder) acquire(ctx *requestCtx, indexWait time.Duration) (*view, error
 // acquireHeld returns a view of a held state: the one named state if
 // state is not empty, else the most recently used one whose results
 // listed every handle. It returns nil when there is none.
-func (f *folder) acquireHeld(state string, handles []string) *view {
+func (f *folder) acquireHeld(ctx *requestCtx, state string, handles []string) *view {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closing {
+	if f.closing && !ctx.pinned(f) {
 		return nil
 	}
 	for i := len(f.held) - 1; i >= 0; i-- {
@@ -389,14 +421,17 @@ func (h *heldState) hasAll(handles []string) bool {
 	return true
 }
 
-// close stops the folder: no new requests, background work cancelled,
-// in-flight requests awaited, held states released, the index closed (and
-// checkpointed). Later calls wait for the first and return its error.
+// close stops the folder: no new requests, the requests that arrived
+// before (pinned) answered, background work cancelled, in-flight requests
+// awaited, held states released, the index closed (and checkpointed).
+// Later calls wait for the first and return its error.
 func (f *folder) close() error {
 	f.closeOnce.Do(func() {
 		f.mu.Lock()
 		f.closing = true
 		f.mu.Unlock()
+		close(f.closingC)
+		f.pins.Wait()
 		f.cancel()
 		<-f.ready
 		f.users.Wait()
@@ -407,6 +442,7 @@ func (f *folder) close() error {
 		f.held = nil
 		f.mu.Unlock()
 		if e := f.entry.Load(); e != nil {
+			e.unlisten(f)
 			// The index may serve other sessions: give back this one's
 			// buffers (after the change queue has stopped applying them),
 			// then let go of it; the last user closes it.

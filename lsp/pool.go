@@ -57,6 +57,12 @@ type poolEntry struct {
 
 	bufMu   sync.Mutex
 	buffers map[string][]bufferOwner // path → owners, the last changed last
+
+	// warnMu guards warnings (what the index told its users: Options.Warnf)
+	// and listeners (the folders using it, told each warning once).
+	warnMu    sync.Mutex
+	warnings  []string
+	listeners map[*folder]func(string)
 }
 
 // bufferOwner is one session's buffer of a path.
@@ -78,13 +84,20 @@ func (p *IndexPool) acquire(root string, opts index.Options) *poolEntry {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &poolEntry{key: key, root: root, refs: 1, ready: make(chan struct{}), ctx: ctx, cancel: cancel,
-		buffers: map[string][]bufferOwner{}}
+		buffers: map[string][]bufferOwner{}, listeners: map[*folder]func(string){}}
 	p.entries[key] = e
 	opts.Background, opts.Warm = true, true
 	opts.Progress = chainProgress(opts.Progress, func(pr index.Progress) { e.progress.Store(&pr) })
 	logf := p.logf
 	opts.Logf = chainLogf(opts.Logf, func(format string, args ...any) {
 		logf("%s: "+format, append([]any{root}, args...)...)
+	})
+	// A warning (the cache directory cannot be written) goes to the log and
+	// to every session using the index.
+	opts.Warnf = chainLogf(opts.Warnf, func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		logf("%s: warning: %s", root, msg)
+		e.warn(msg)
 	})
 	go func() {
 		e.idx, e.err = index.Open(ctx, root, opts)
@@ -94,6 +107,39 @@ func (p *IndexPool) acquire(root string, opts index.Options) *poolEntry {
 		close(e.ready)
 	}()
 	return e
+}
+
+// warn records a warning of e's index and tells every listener.
+func (e *poolEntry) warn(msg string) {
+	e.warnMu.Lock()
+	e.warnings = append(e.warnings, msg)
+	tell := make([]func(string), 0, len(e.listeners))
+	for _, fn := range e.listeners {
+		tell = append(tell, fn)
+	}
+	e.warnMu.Unlock()
+	for _, fn := range tell {
+		fn(msg)
+	}
+}
+
+// listen makes fn hear f's warnings of e's index: those given already, at
+// once, then each new one.
+func (e *poolEntry) listen(f *folder, fn func(string)) {
+	e.warnMu.Lock()
+	past := slices.Clone(e.warnings)
+	e.listeners[f] = fn
+	e.warnMu.Unlock()
+	for _, msg := range past {
+		fn(msg)
+	}
+}
+
+// unlisten stops telling f.
+func (e *poolEntry) unlisten(f *folder) {
+	e.warnMu.Lock()
+	delete(e.listeners, f)
+	e.warnMu.Unlock()
 }
 
 // release lets go of e; the last user closes its index.

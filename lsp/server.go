@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -274,7 +275,14 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	s.inflight[req.ID] = cancel
-	rc := &requestCtx{Context: ctx, barrier: s.barrierLocked(), docs: maps.Clone(s.docs)}
+	rc := &requestCtx{Context: ctx, barrier: s.barrierLocked(), docs: maps.Clone(s.docs), lastDoc: s.lastDoc}
+	if !ordered {
+		// The folders as they are now answer the request, even if a
+		// shutdown or a folder change that follows it closes them before
+		// it runs: each waits, before it closes, for the requests that
+		// pinned it.
+		rc.folders = pinFolders(s.folders)
+	}
 	s.mu.Unlock()
 
 	run := func() {
@@ -283,6 +291,7 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 			delete(s.inflight, req.ID)
 			s.mu.Unlock()
 			cancel()
+			rc.unpin()
 		}()
 		defer s.recoverPanic(req.Method, func(e *jsonrpc2.Error) { s.reply(req, nil, e) })
 		result, err := h(s, rc, rawParams(req))
@@ -303,16 +312,77 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 }
 
 // requestCtx is the context of one request: cancelled by $/cancelRequest
-// or the end of the session. barrier holds, per folder, the number of
-// changes enqueued when the request arrived: the request answers from a
-// state that includes them. docs are the session's open buffers as they
-// were then (the map is the request's; the texts are shared): positions
-// the request names are read against them, not against edits sent after
-// it.
+// or the end of the session. Everything else in it is the session as it
+// was when the request arrived, so that the request is answered as the
+// client meant it, whatever arrives after it: barrier holds, per folder,
+// the number of changes enqueued then (the request answers from a state
+// that includes them); docs are the open buffers then (the map is the
+// request's; the texts are shared), against which the positions the
+// request names are read; folders (pinned: see pinFolders) and lastDoc
+// pick the folder that answers.
 type requestCtx struct {
 	context.Context
 	barrier map[*folder]uint64
 	docs    map[string]string
+	folders []*folder // in the client's order; nil for ordered requests
+	lastDoc string
+}
+
+// pinFolders pins every folder that can be pinned (see folder.pin) and
+// returns them, in order.
+func pinFolders(folders []*folder) []*folder {
+	out := make([]*folder, 0, len(folders))
+	for _, f := range folders {
+		if f.pin() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// unpin lets go of the request's folders.
+func (rc *requestCtx) unpin() {
+	for _, f := range rc.folders {
+		f.unpin()
+	}
+	rc.folders = nil
+}
+
+// pinned reports whether the request pinned f.
+func (rc *requestCtx) pinned(f *folder) bool {
+	return slices.Contains(rc.folders, f)
+}
+
+// folderOf returns the request's folder containing the absolute path p
+// (the deepest one when folders nest) and p relative to it.
+func (rc *requestCtx) folderOf(p string) (*folder, string, bool) {
+	return folderOf(rc.folders, p)
+}
+
+// folderNames lists the request's folder roots, for error messages.
+func (rc *requestCtx) folderNames() string {
+	if len(rc.folders) == 0 {
+		return "none"
+	}
+	names := make([]string, len(rc.folders))
+	for i, f := range rc.folders {
+		names[i] = f.root
+	}
+	return strings.Join(names, ", ")
+}
+
+// defaultFolder is the folder that answers a request that names no file:
+// that of the document opened or changed last, else the first folder.
+func (rc *requestCtx) defaultFolder() *folder {
+	if rc.lastDoc != "" {
+		if f, _, ok := rc.folderOf(rc.lastDoc); ok {
+			return f
+		}
+	}
+	if len(rc.folders) > 0 {
+		return rc.folders[0]
+	}
+	return nil
 }
 
 // barrierLocked records the change count of every folder.
@@ -390,18 +460,16 @@ func (s *session) currentSettings() Settings {
 	return s.settings
 }
 
-// folderOf returns the folder containing the absolute path p (the deepest
-// one when folders nest) and p relative to it.
-func (s *session) folderOf(p string) (*folder, string, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.folderOfLocked(p)
+func (s *session) folderOfLocked(p string) (*folder, string, bool) {
+	return folderOf(s.folders, p)
 }
 
-func (s *session) folderOfLocked(p string) (*folder, string, bool) {
+// folderOf returns the folder of folders containing the absolute path p
+// (the deepest one when folders nest) and p relative to it.
+func folderOf(folders []*folder, p string) (*folder, string, bool) {
 	var best *folder
 	var bestRel string
-	for _, f := range s.folders {
+	for _, f := range folders {
 		rel, ok := relativeTo(f.root, p)
 		if !ok || rel == "." {
 			continue
@@ -411,36 +479,6 @@ func (s *session) folderOfLocked(p string) (*folder, string, bool) {
 		}
 	}
 	return best, bestRel, best != nil
-}
-
-// folderNames lists the folder roots, for error messages.
-func (s *session) folderNames() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.folders) == 0 {
-		return "none"
-	}
-	names := make([]string, len(s.folders))
-	for i, f := range s.folders {
-		names[i] = f.root
-	}
-	return strings.Join(names, ", ")
-}
-
-// defaultFolder is the folder that answers a request that names no file:
-// that of the document opened or changed last, else the first folder.
-func (s *session) defaultFolder() *folder {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.lastDoc != "" {
-		if f, _, ok := s.folderOfLocked(s.lastDoc); ok {
-			return f
-		}
-	}
-	if len(s.folders) > 0 {
-		return s.folders[0]
-	}
-	return nil
 }
 
 // docText returns the open buffer at the absolute path p.

@@ -30,6 +30,11 @@ func (s *session) addFolderLocked(wf WorkspaceFolder) {
 		maxHeld:      s.opts.HeldStates,
 		logf:         s.logf,
 		docText:      s.docText,
+		warn: func(msg string) {
+			// Once per folder: the index warns once, and a folder
+			// listens from its opening to its closing.
+			s.showMessage(messageTypeWarning, "ctxls: "+msg)
+		},
 	}
 	f := newFolder(s.ctx, cfg)
 	s.folders = append(s.folders, f)

@@ -63,6 +63,7 @@ type Server struct {
 	closed   bool
 	spaces   map[string]*workspace
 	sessions map[*sdk.ServerSession]*sessionRoots
+	clients  map[*sdk.ServerSession]*clientState
 }
 
 // New creates a server. Start opens the fixed roots' indexes; tools open
@@ -100,18 +101,20 @@ func New(opts Options) (*Server, error) {
 	opts.Roots = roots
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{opts: opts, ctx: ctx, cancel: cancel,
-		spaces: map[string]*workspace{}, sessions: map[*sdk.ServerSession]*sessionRoots{}}
+		spaces: map[string]*workspace{}, sessions: map[*sdk.ServerSession]*sessionRoots{},
+		clients: map[*sdk.ServerSession]*clientState{}}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "ctxls", Title: "ctxls context engine", Version: opts.Version},
 		&sdk.ServerOptions{
 			Instructions:       instructions,
 			InitializedHandler: s.initialized,
 			// The deprecated roots feature is still what clients send.
 			RootsListChangedHandler: s.rootsChanged, //lint:ignore SA1019 roots are what today's clients offer
-			Capabilities:            &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+			Capabilities:            capabilities(),
 		})
 	if err := s.addTools(); err != nil {
 		return nil, err
 	}
+	s.sdk.AddReceivingMiddleware(s.tellWarnings)
 	return s, nil
 }
 

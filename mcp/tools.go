@@ -212,6 +212,7 @@ type RootStatus struct {
 	WatchNote      string         `json:"watchNote,omitempty"`
 	PendingChanges int            `json:"pendingChanges"`
 	CacheDir       string         `json:"cacheDir,omitempty"`
+	Warnings       []string       `json:"warnings,omitempty" jsonschema:"what the user should know, e.g. that the cache directory cannot be written, so the index is kept in memory and nothing is saved"`
 	Error          string         `json:"error,omitempty"`
 }
 

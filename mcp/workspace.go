@@ -55,8 +55,11 @@ type workspace struct {
 	kick        chan struct{}
 	watchErr    string // why the root is not watched ("" when it is)
 	lastRefresh time.Time
-	held        []*heldState // most recently used last
-	tick        uint64
+	// warnings are what the index told its user (Options.Warnf: the
+	// cache directory cannot be written), in order.
+	warnings []string
+	held     []*heldState // most recently used last
+	tick     uint64
 }
 
 // heldState is an index snapshot kept after the assemble_context that read
@@ -121,6 +124,19 @@ func (w *workspace) open(opts index.Options, watch bool) {
 			prevLog(format, args...)
 		}
 		w.logf("%s: "+format, append([]any{w.root}, args...)...)
+	}
+	// A warning goes to the log, to index_status and, once, to each
+	// client session (Server.tellWarnings).
+	prevWarn := opts.Warnf
+	opts.Warnf = func(format string, args ...any) {
+		if prevWarn != nil {
+			prevWarn(format, args...)
+		}
+		msg := fmt.Sprintf(format, args...)
+		w.logf("%s: warning: %s", w.root, msg)
+		w.mu.Lock()
+		w.warnings = append(w.warnings, msg)
+		w.mu.Unlock()
 	}
 	w.idx, w.openErr = index.Open(w.ctx, w.root, opts)
 	if w.openErr != nil {
@@ -435,6 +451,7 @@ func (w *workspace) status() RootStatus {
 		pending++
 	}
 	st.PendingChanges = pending
+	st.Warnings = slices.Clone(w.warnings)
 	last := w.lastRefresh
 	w.mu.Unlock()
 	if p := w.progress.Load(); p != nil {
@@ -472,6 +489,13 @@ func (w *workspace) status() RootStatus {
 	}
 	st.CacheDir = w.idx.Dir()
 	return st
+}
+
+// warned returns the workspace's warnings so far.
+func (w *workspace) warned() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.warnings)
 }
 
 // close stops the workspace: no new calls, the watcher and background work

@@ -98,7 +98,10 @@ func parseIgnoreLine(line string) (p ignorePattern, ok bool) {
 		p.dirOnly = true
 		s = s[:len(s)-1]
 	}
-	if s == "" {
+	// git takes one trailing '/' off; a pattern still ending in '/' ("x//",
+	// "*/**//") matches no path, since none ends in '/'. doublestar would
+	// match some ("*/**/" matches "a"): the line is dropped.
+	if s == "" || strings.HasSuffix(s, "/") {
 		return p, false
 	}
 	if strings.Contains(s, "/") {

@@ -186,7 +186,8 @@ var gitFixture = map[string]string{
 	"negdir/drop.txt":             "",
 	"negdir/keep/a.txt":           "",
 	"negdir/keep/sub/b.txt":       "",
-	"stars/.gitignore":            "/**/gen/\nx**y.txt\n",
+	"stars/.gitignore":            "/**/gen/\nx**y.txt\n*/**//\nslash//\n",
+	"stars/slash/a.txt":           "", // "slash//" and "*/**//" match nothing (FuzzIgnoreLine)
 	"stars/gen/a.txt":             "",
 	"stars/p/gen/a.txt":           "",
 	"stars/xzzy.txt":              "",
