@@ -166,8 +166,21 @@ func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
 // WriteAblation writes, for each budget, the full system's metrics and
 // each ablation's difference from it, as a markdown table.
 func WriteAblation(w io.Writer, sums []Summary, full string) {
-	fmt.Fprintln(w, "| system | budget | n | file recall | Δ | line recall | Δ | MRR | Δ | all files | Δ |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	writeAblation(w, sums, full, []string{"file recall", "line recall", "MRR", "all files"},
+		func(s Summary) []float64 { return []float64{s.FileRecall, s.LineRecall, s.MRR, s.AllFiles} })
+}
+
+// writeAblation writes the ablation table of the named metrics: for the
+// full system and each "full-…" system at a budget the full system has,
+// each metric and (for the ablations) its difference from the full one.
+func writeAblation(w io.Writer, sums []Summary, full string, names []string, metrics func(Summary) []float64) {
+	head, rule := "| system | budget | n |", "|---|---:|---:|"
+	for _, n := range names {
+		head += " " + n + " | Δ |"
+		rule += "---:|---:|"
+	}
+	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, rule)
 	base := map[int]Summary{}
 	for _, s := range sums {
 		if s.System == full {
@@ -179,15 +192,16 @@ func WriteAblation(w io.Writer, sums []Summary, full string) {
 		if !ok || (s.System != full && !strings.HasPrefix(s.System, full+"-")) {
 			continue
 		}
-		d := func(x, y float64) string {
-			if s.System == full {
-				return ""
+		row := fmt.Sprintf("| %s | %d | %d |", s.System, s.Budget, s.N)
+		mine, theirs := metrics(s), metrics(b)
+		for i, x := range mine {
+			d := ""
+			if s.System != full {
+				d = signed(x - theirs[i])
 			}
-			return signed(x - y)
+			row += " " + f3(x) + " | " + d + " |"
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.System, s.Budget, s.N,
-			f3(s.FileRecall), d(s.FileRecall, b.FileRecall), f3(s.LineRecall), d(s.LineRecall, b.LineRecall),
-			f3(s.MRR), d(s.MRR, b.MRR), f3(s.AllFiles), d(s.AllFiles, b.AllFiles))
+		fmt.Fprintln(w, row)
 	}
 }
 
@@ -212,27 +226,6 @@ func WriteCursorTable(w io.Writer, sums []Summary, repo bool) {
 
 // WriteCursorAblation is WriteAblation for the cursor task's metrics.
 func WriteCursorAblation(w io.Writer, sums []Summary, full string) {
-	fmt.Fprintln(w, "| system | budget | n | def file shown | Δ | def line shown | Δ | MRR | Δ | cursor line shown | Δ |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-	base := map[int]Summary{}
-	for _, s := range sums {
-		if s.System == full {
-			base[s.Budget] = s
-		}
-	}
-	for _, s := range sums {
-		b, ok := base[s.Budget]
-		if !ok || (s.System != full && !strings.HasPrefix(s.System, full+"-")) {
-			continue
-		}
-		d := func(x, y float64) string {
-			if s.System == full {
-				return ""
-			}
-			return signed(x - y)
-		}
-		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.System, s.Budget, s.N,
-			f3(s.FileRecall), d(s.FileRecall, b.FileRecall), f3(s.LineRecall), d(s.LineRecall, b.LineRecall),
-			f3(s.MRR), d(s.MRR, b.MRR), f3(s.CursorShown), d(s.CursorShown, b.CursorShown))
-	}
+	writeAblation(w, sums, full, []string{"def file shown", "def line shown", "MRR", "cursor line shown"},
+		func(s Summary) []float64 { return []float64{s.FileRecall, s.LineRecall, s.MRR, s.CursorShown} })
 }

@@ -37,34 +37,48 @@ var benchQueries = []string{
 	"url.Parse escapes path and query",
 }
 
+// openBenchTree opens (building or reading the cache) the index of the
+// tree CTXLS_BENCH_TREE names, skipping the benchmark without one.
+// CTXLS_BENCH_INDEX, if set, is the index directory (else the default);
+// CTXLS_BENCH_TEXTCACHE, if set, is Options.TextCacheBytes (-1: every
+// request reads and hashes its files again).
+func openBenchTree(b *testing.B) (*tokens.Registry, *index.Snapshot) {
+	root := os.Getenv("CTXLS_BENCH_TREE")
+	if root == "" {
+		b.Skip("set CTXLS_BENCH_TREE to a source tree, e.g. $(go env GOROOT)/src")
+	}
+	reg := tokens.NewRegistry()
+	counter, err := reg.Get(DefaultEncoding)
+	if err != nil {
+		b.Fatal(err)
+	}
+	textCache, _ := strconv.Atoi(os.Getenv("CTXLS_BENCH_TEXTCACHE"))
+	x, err := index.Open(context.Background(), root, index.Options{CacheDir: os.Getenv("CTXLS_BENCH_INDEX"), TextCacheBytes: textCache,
+		Counters: map[string]tokens.Counter{DefaultEncoding: counter}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { x.Close() })
+	snap, release := x.Snapshot()
+	b.Cleanup(release)
+	return reg, snap
+}
+
+// reportLatency reports the p50 and p95 of request latencies.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+}
+
 // BenchmarkRequest measures the in-process request (channels + fusion +
 // assembly, 8 000 tokens, cl100k_base) on the tree named by
 // CTXLS_BENCH_TREE (e.g. $(go env GOROOT)/src), whose index is built (or
 // opened from the cache) first. It reports p50/p95 latency over the
 // queries.
 func BenchmarkRequest(b *testing.B) {
-	root := os.Getenv("CTXLS_BENCH_TREE")
-	if root == "" {
-		b.Skip("set CTXLS_BENCH_TREE to a source tree, e.g. $(go env GOROOT)/src")
-	}
 	ctx := context.Background()
-	reg := tokens.NewRegistry()
-	counter, err := reg.Get(DefaultEncoding)
-	if err != nil {
-		b.Fatal(err)
-	}
-	// CTXLS_BENCH_INDEX, if set, is the index directory (else the default);
-	// CTXLS_BENCH_TEXTCACHE, if set, is Options.TextCacheBytes (-1: every
-	// request reads and hashes its files again).
-	textCache, _ := strconv.Atoi(os.Getenv("CTXLS_BENCH_TEXTCACHE"))
-	x, err := index.Open(ctx, root, index.Options{CacheDir: os.Getenv("CTXLS_BENCH_INDEX"), TextCacheBytes: textCache,
-		Counters: map[string]tokens.Counter{DefaultEncoding: counter}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer x.Close()
-	snap, release := x.Snapshot()
-	defer release()
+	reg, snap := openBenchTree(b)
 	e := NewEngine(reg)
 	// One request first: the index builds its symbol maps on first use.
 	if _, err := e.Assemble(ctx, snap, Request{Query: benchQueries[0], Budget: assemble.Budget{MaxTokens: 8000}}); err != nil {
@@ -85,9 +99,7 @@ func BenchmarkRequest(b *testing.B) {
 			b.Fatalf("over budget: %d", res.Stats.TotalTokens)
 		}
 	}
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+	reportLatency(b, lat)
 }
 
 // benchCursors are cursors in Go's source tree: long files, test files,
@@ -107,24 +119,8 @@ var benchCursors = []Focus{
 // the channel before it (names from 60 lines above and 20 below, no maps),
 // measured in the same run.
 func BenchmarkCursorRequest(b *testing.B) {
-	root := os.Getenv("CTXLS_BENCH_TREE")
-	if root == "" {
-		b.Skip("set CTXLS_BENCH_TREE to a source tree, e.g. $(go env GOROOT)/src")
-	}
 	ctx := context.Background()
-	reg := tokens.NewRegistry()
-	counter, err := reg.Get(DefaultEncoding)
-	if err != nil {
-		b.Fatal(err)
-	}
-	x, err := index.Open(ctx, root, index.Options{CacheDir: os.Getenv("CTXLS_BENCH_INDEX"),
-		Counters: map[string]tokens.Counter{DefaultEncoding: counter}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer x.Close()
-	snap, release := x.Snapshot()
-	defer release()
+	reg, snap := openBenchTree(b)
 	window := DefaultOptions()
 	window.FocusAbove, window.FocusBelow, window.FocusMapBelow = 60, 20, 0
 	for _, v := range []struct {
@@ -152,9 +148,7 @@ func BenchmarkCursorRequest(b *testing.B) {
 						b.Fatalf("over budget: %d", res.Stats.TotalTokens)
 					}
 				}
-				slices.Sort(lat)
-				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-				b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+				reportLatency(b, lat)
 			})
 		}
 	}

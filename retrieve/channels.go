@@ -256,14 +256,13 @@ type nearName struct {
 	score float64
 }
 
-// nearestNames lists the identifiers of the lines around the cursor, each
-// once, nearest first (lines above the cursor before lines below at the
-// same distance, the enclosing unit's before the rest); ties by line and
-// column.
-func (r *run) nearestNames(encl chunk.Chunk) []nearName {
+// nearestNames lists the identifiers of the focus file's text around the
+// cursor, each once, weightiest first (ties: nearest first, lines above
+// the cursor before lines below at the same distance), at most
+// focusMaxNames.
+func (r *run) nearestNames(encl chunk.Chunk, text string) []nearName {
 	f := r.req.Focus
-	text, ok := r.files().Text(f.Path)
-	if !ok {
+	if text == "" {
 		return nil
 	}
 	lo, hi := f.Line-r.e.opts.FocusAbove, f.Line+r.e.opts.FocusBelow

@@ -3,13 +3,10 @@ package retrieve
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/assemble"
-	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -18,7 +15,6 @@ import (
 // in a long test function that uses many definitions (its file ranked down
 // as a test, its unit longer than the budget).
 func TestCursorFirst(t *testing.T) {
-	root := t.TempDir()
 	var lib, test strings.Builder
 	lib.WriteString("package shop\n\n")
 	for i := range 30 {
@@ -29,20 +25,9 @@ func TestCursorFirst(t *testing.T) {
 		fmt.Fprintf(&test, "\tif got := Helper%d(%d); got != %d {\n\t\tt.Errorf(\"Helper%d = %%d\", got)\n\t}\n", i, i, i*(i+1)+i, i)
 	}
 	test.WriteString("\tcursorMarker := 1\n\t_ = cursorMarker\n}\n")
-	for name, text := range map[string]string{"shop.go": lib.String(), "shop_test.go": test.String()} {
-		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	cursor := strings.Count(test.String()[:strings.Index(test.String(), "cursorMarker := 1")], "\n") + 1
 	ctx := context.Background()
-	x, err := index.Open(ctx, root, index.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	snap, release := x.Snapshot()
-	defer release()
+	snap := indexFiles(t, map[string]string{"shop.go": lib.String(), "shop_test.go": test.String()})
 	e := NewEngine(tokens.NewRegistry())
 	for _, budget := range []int{300, 600, 2000, 8000} {
 		res, err := e.Assemble(ctx, snap, Request{Focus: &Focus{Path: "shop_test.go", Line: cursor},

@@ -554,12 +554,7 @@ func (r *run) candidates() []assemble.Candidate {
 			Score: s.score / maxScore, Sources: sources, Kind: kindOf(c), Language: c.Language,
 			Symbol: symbolOf(c), TrackingHash: c.TrackingHash,
 		}
-		// The declaration starts where its text does: after a doc comment
-		// and after decorators or annotations (the chunk starts at those).
-		sigStart := c.StartLine
-		if c.Signature != "" {
-			sigStart = max(c.StartLine, c.SigEndLine-strings.Count(strings.TrimRight(c.Signature, "\n"), "\n"))
-		}
+		sigStart := sigStartOf(c)
 		if c.DocStartLine > 0 && c.DocStartLine < sigStart {
 			cand.Doc = ranges.Range{Start: c.DocStartLine, End: sigStart - 1}
 		}
@@ -626,6 +621,16 @@ func (r *run) candidates() []assemble.Candidate {
 		}
 	}
 	return out
+}
+
+// sigStartOf is the line where a unit's declaration starts: after its doc
+// comment and after decorators or annotations (the chunk starts at
+// those); its first line when it has no signature.
+func sigStartOf(c chunk.Chunk) int {
+	if c.Signature == "" {
+		return c.StartLine
+	}
+	return max(c.StartLine, c.SigEndLine-strings.Count(strings.TrimRight(c.Signature, "\n"), "\n"))
 }
 
 // focusBodyFactor scales the score of a compact focus definition's body

@@ -3,13 +3,10 @@ package retrieve
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/assemble"
-	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -18,7 +15,6 @@ import (
 // the file they use; and of two definitions of a name, the one in the
 // package the file imports comes first.
 func TestFocusMapAndImports(t *testing.T) {
-	root := t.TempDir()
 	files := map[string]string{"go.mod": "module example.com/m\n"}
 	var router strings.Builder
 	router.WriteString("package router\n\n// NewRouter returns an empty router.\nfunc NewRouter() *Router {\n\treturn &Router{}\n}\n\n// Router routes requests.\ntype Router struct {\n\troutes []string\n}\n\n")
@@ -38,24 +34,9 @@ func TestFocusMapAndImports(t *testing.T) {
 	}
 	app.WriteString("\n}\n")
 	files["app/app.go"] = app.String()
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	cursor := strings.Count(app.String(), "\n") - 1 // the empty line before }
 	ctx := context.Background()
-	x, err := index.Open(ctx, root, index.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	snap, release := x.Snapshot()
-	defer release()
+	snap := indexFiles(t, files)
 	e := NewEngine(tokens.NewRegistry())
 	res, err := e.Assemble(ctx, snap, Request{Focus: &Focus{Path: "app/app.go", Line: cursor}, Budget: assemble.Budget{MaxTokens: 600}, Explain: true})
 	if err != nil {
@@ -82,9 +63,9 @@ func TestFocusMapAndImports(t *testing.T) {
 
 // TestTypedPrefixNarrows: with "r.Han" typed at the cursor, the method it
 // starts is shown under a budget that has no room for the type's other
-// twenty methods; the same cursor on an empty line does not show it.
+// twenty methods; and what counts as a typed prefix with and without a
+// column.
 func TestTypedPrefixNarrows(t *testing.T) {
-	root := t.TempDir()
 	var lib strings.Builder
 	lib.WriteString("package lib\n\n// Router routes.\ntype Router struct{ n int }\n\n")
 	for i := range 20 {
@@ -92,19 +73,8 @@ func TestTypedPrefixNarrows(t *testing.T) {
 	}
 	lib.WriteString("// HandleEverything handles every request at once.\nfunc (r *Router) HandleEverything() {}\n")
 	typed := "package lib\n\nfunc use(r *Router) int {\n\tn := r.Method1(1) + r.Method2(2) + r.Method3(3)\n\tr.Han\n\treturn n\n}\n"
-	for name, text := range map[string]string{"lib.go": lib.String(), "use.go": typed} {
-		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	ctx := context.Background()
-	x, err := index.Open(ctx, root, index.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	snap, release := x.Snapshot()
-	defer release()
+	snap := indexFiles(t, map[string]string{"lib.go": lib.String(), "use.go": typed})
 	e := NewEngine(tokens.NewRegistry())
 	res, err := e.Assemble(ctx, snap, Request{Focus: &Focus{Path: "use.go", Line: 5, Col: 7}, Budget: assemble.Budget{MaxTokens: 300}})
 	if err != nil {

@@ -3,13 +3,10 @@ package retrieve
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/assemble"
-	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -18,7 +15,6 @@ import (
 // least) before those of identifiers used far from it; a cursor on a line
 // no unit encloses is shown too.
 func TestFocusNearestFirst(t *testing.T) {
-	root := t.TempDir()
 	var lib, app strings.Builder
 	lib.WriteString("package shop\n\n")
 	for i := range 12 {
@@ -34,11 +30,6 @@ func TestFocusNearestFirst(t *testing.T) {
 		fmt.Fprintf(&app, "\tn += FarHelper%d(n)\n", i)
 	}
 	app.WriteString("\tn = NearestHelper(n)\n\n\treturn n\n}\n\n\nvar total = 0\n")
-	for name, text := range map[string]string{"far.go": lib.String(), "near.go": near, "app.go": app.String()} {
-		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	lines := strings.Split(app.String(), "\n")
 	cursor, blank := 0, 0
 	for i, l := range lines {
@@ -50,13 +41,7 @@ func TestFocusNearestFirst(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	x, err := index.Open(ctx, root, index.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	snap, release := x.Snapshot()
-	defer release()
+	snap := indexFiles(t, map[string]string{"far.go": lib.String(), "near.go": near, "app.go": app.String()})
 	e := NewEngine(tokens.NewRegistry())
 	res, err := e.Assemble(ctx, snap, Request{Focus: &Focus{Path: "app.go", Line: cursor}, Budget: assemble.Budget{MaxTokens: 600}})
 	if err != nil {

@@ -92,7 +92,7 @@ func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
 	}
 	best := map[index.ChunkID]*focusDef{}
 	var out []*focusDef
-	for _, n := range r.nearestNames(encl) {
+	for _, n := range r.nearestNames(encl, text) {
 		defs, ok := r.snap.DefsAtMost(n.name, 5)
 		if !ok || len(defs) == 0 {
 			continue
@@ -248,8 +248,7 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 			if c.Signature == "" || c.Kind == chunk.KindHeader || c.Kind == chunk.KindWindow || c.Kind == chunk.KindSection {
 				continue
 			}
-			start := c.SigEndLine - strings.Count(strings.TrimRight(c.Signature, "\n"), "\n")
-			start = max(start, c.StartLine)
+			start := sigStartOf(c.Chunk)
 			if seenLine[start] {
 				continue
 			}

@@ -3,6 +3,8 @@ package retrieve
 import (
 	"path"
 	"strings"
+
+	"github.com/ctxls/ctxls/index/chunk"
 )
 
 // imports is what a file imports, read from its text without a resolver:
@@ -175,21 +177,15 @@ func (im imports) has(p string) bool {
 	return false
 }
 
-// langOfPath groups file extensions by how their imports read.
+// langOfPath groups the chunker's languages by how their imports read.
 func langOfPath(p string) string {
-	switch strings.ToLower(path.Ext(p)) {
-	case ".go":
-		return "go"
-	case ".py", ".pyi":
-		return "python"
-	case ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts":
+	switch lang := chunk.LanguageOf(p); lang {
+	case "javascript", "typescript", "tsx":
 		return "js"
-	case ".rs":
-		return "rust"
-	case ".java", ".kt", ".scala":
-		return "java"
-	case ".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".hh":
+	case "cpp":
 		return "c"
+	case "go", "python", "rust", "java", "c":
+		return lang
 	}
 	return ""
 }

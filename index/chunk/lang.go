@@ -278,9 +278,9 @@ func noBody(n *sitter.Node, _ []byte) bool { return n.ChildByFieldName("body") =
 
 // --- JavaScript / TypeScript --------------------------------------------
 
-// jsFuncValue returns the function a variable declaration is initialised
-// with (const f = () => {…}), or nil.
-func jsFuncValue(n *sitter.Node) *sitter.Node {
+// jsDeclValue returns the value of a declaration of one variable
+// (const x = value), or nil.
+func jsDeclValue(n *sitter.Node) *sitter.Node {
 	if n.NamedChildCount() != 1 {
 		return nil
 	}
@@ -288,28 +288,31 @@ func jsFuncValue(n *sitter.Node) *sitter.Node {
 	if d.Type() != "variable_declarator" {
 		return nil
 	}
-	v := d.ChildByFieldName("value")
-	if v == nil {
-		return nil
-	}
-	switch v.Type() {
-	case "arrow_function", "function_expression", "function", "generator_function":
+	return d.ChildByFieldName("value")
+}
+
+// jsFuncValue returns the function a variable declaration is initialised
+// with (const f = () => {…}), or nil.
+func jsFuncValue(n *sitter.Node) *sitter.Node {
+	if v := jsDeclValue(n); v != nil && jsIsFunc(v) {
 		return v
 	}
 	return nil
 }
 
+// jsIsFunc reports whether an expression is a function.
+func jsIsFunc(v *sitter.Node) bool {
+	switch v.Type() {
+	case "arrow_function", "function_expression", "function", "generator_function":
+		return true
+	}
+	return false
+}
+
 // jsObjectValue returns the object literal a declaration binds when it
 // holds methods (const proto = module.exports = { get body() {…}, … }).
 func jsObjectValue(n *sitter.Node) *sitter.Node {
-	if n.NamedChildCount() != 1 {
-		return nil
-	}
-	d := n.NamedChild(0)
-	if d.Type() != "variable_declarator" {
-		return nil
-	}
-	v := d.ChildByFieldName("value")
+	v := jsDeclValue(n)
 	for i := 0; v != nil && v.Type() == "assignment_expression" && i < 4; i++ {
 		v = v.ChildByFieldName("right")
 	}
@@ -337,12 +340,7 @@ func jsHasMethods(obj *sitter.Node) bool {
 
 // jsPairFunc returns the function a property pair holds (back: function …).
 func jsPairFunc(n *sitter.Node) *sitter.Node {
-	v := n.ChildByFieldName("value")
-	if v == nil {
-		return nil
-	}
-	switch v.Type() {
-	case "arrow_function", "function_expression", "function", "generator_function":
+	if v := n.ChildByFieldName("value"); v != nil && jsIsFunc(v) {
 		return v
 	}
 	return nil
