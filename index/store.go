@@ -37,8 +37,9 @@ import (
 const (
 	// schemaVersion changes with the tables' format and with the
 	// chunker's output (3: JavaScript object literals of methods are
-	// class-like), so that no index built by older rules is served.
-	schemaVersion = 3
+	// class-like; 4: JavaScript functions called in place are scopes), so
+	// that no index built by older rules is served.
+	schemaVersion = 4
 
 	lockName     = "lock"
 	currentName  = "CURRENT"

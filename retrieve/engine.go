@@ -96,6 +96,14 @@ type Options struct {
 	// its file's best definition.
 	FocusMapFiles, FocusMapLines int
 	FocusMapScore                float64
+	// FocusImportMap: the files the focus file imports that no name near
+	// the cursor leads to are mapped too, at this share of the best
+	// mapped file's score (0: not).
+	FocusImportMap float64
+	// FocusHop: the definitions that the best focus definitions refer to
+	// (got = create(defaults) leads to create) are offered too, at this
+	// share of the referring definition's weight (0: not).
+	FocusHop float64
 	// FocusAbove and FocusBelow are how many lines above and below the
 	// cursor (beyond its enclosing unit) the focus channel reads names
 	// from; the defaults read the whole file (the farther a name, the
@@ -114,7 +122,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000,
 		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
-		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, CursorShare: 0.25,
+		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20}
 }
 
@@ -316,6 +324,9 @@ type run struct {
 	focusDefs map[index.ChunkID]string
 	// focusPrefix is the identifier typed at the cursor, if any.
 	focusPrefix string
+	// focusImports are the workspace files the focus file imports
+	// (Options.FocusImportMap).
+	focusImports []string
 	// mapFiles says why each focus map (path → reason) is offered.
 	mapFiles map[string]string
 	// candHandles are the handles of compact candidates, whose ranges are

@@ -32,6 +32,9 @@ const (
 	focusMember   = 0.5 // a container listing the name among its members
 	focusPrefix   = 4.0 // named with the prefix typed at the cursor
 	focusNoPrefix = 0.5 // not named with it
+
+	focusHopDefs = 8  // the best definitions whose own uses are followed (Options.FocusHop)
+	focusHopRefs = 16 // names followed per definition
 )
 
 // typedPrefix is the identifier being typed at the cursor (cmd.Ha| gives
@@ -80,6 +83,9 @@ func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
 	words := focusPathWords(f.Path)
 	prefix := typedPrefix(text, f)
 	r.focusPrefix = prefix
+	if r.e.opts.FocusImportMap > 0 {
+		r.focusImports = r.importedFiles(im, f.Path, r.e.opts.FocusMapFiles)
+	}
 	dir := path.Dir(f.Path)
 	isImported := map[string]bool{}
 	imported := func(p string) bool {
@@ -133,9 +139,45 @@ func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
 			out = append(out, fd)
 		}
 	}
-	slices.SortFunc(out, func(a, b *focusDef) int {
+	byScore := func(a, b *focusDef) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.order, b.order))
-	})
+	}
+	slices.SortFunc(out, byScore)
+	if hop := r.e.opts.FocusHop; hop > 0 {
+		// One step further: what the best definitions are made of (got =
+		// create(defaults) sends the reader to create).
+		var more []*focusDef
+		for _, d := range out[:min(len(out), focusHopDefs)] {
+			p, _, _ := d.id.Split()
+			c, ok := r.snap.Chunk(d.id)
+			if !ok || p == f.Path {
+				continue
+			}
+			for _, name := range c.References[:min(len(c.References), focusHopRefs)] {
+				if name == c.Symbol || len(name) < 3 {
+					continue
+				}
+				defs, ok := r.snap.DefsAtMost(name, 3)
+				if !ok {
+					continue
+				}
+				for _, id := range defs {
+					if best[id] != nil {
+						continue
+					}
+					sym := c.Symbol
+					if sym == "" {
+						sym = "a definition"
+					}
+					fd := &focusDef{id: id, score: d.score * hop / math.Sqrt(float64(len(defs))), why: "used by " + sym + ", " + d.why, order: len(out) + len(more)}
+					best[id] = fd
+					more = append(more, fd)
+				}
+			}
+		}
+		out = append(out, more...)
+		slices.SortFunc(out, byScore)
+	}
 	res := make([]focusDef, len(out))
 	for i, d := range out {
 		res[i] = *d
@@ -189,7 +231,7 @@ const (
 // focusMaps returns the map candidates; maxScore normalizes scores as in
 // candidates.
 func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
-	if maxScore <= 0 || len(r.focusDefs) == 0 {
+	if maxScore <= 0 || len(r.focusDefs)+len(r.focusImports) == 0 {
 		return nil
 	}
 	type fileBest struct {
@@ -217,82 +259,43 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 		fb.score = max(fb.score, s.score)
 		fb.defs = append(fb.defs, id)
 	}
-	slices.SortFunc(files, func(a, b *fileBest) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.path, b.path)) })
+	byScore := func(a, b *fileBest) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.path, b.path)) }
+	slices.SortFunc(files, byScore)
+	if len(r.focusImports) > 0 {
+		// Imported files no name led to: a map each, below the best file.
+		top := maxScore
+		if len(files) > 0 {
+			top = files[0].score
+		}
+		for _, p := range r.focusImports {
+			if byPath[p] == nil && p != r.req.Focus.Path {
+				fb := &fileBest{path: p, score: top * r.e.opts.FocusImportMap}
+				byPath[p] = fb
+				files = append(files, fb)
+			}
+		}
+		slices.SortFunc(files, byScore)
+	}
 	if len(files) > r.e.opts.FocusMapFiles {
 		files = files[:r.e.opts.FocusMapFiles]
 	}
+	if r.mapFiles == nil {
+		r.mapFiles = map[string]string{}
+	}
 	var out []assemble.Candidate
 	for _, fb := range files {
-		cs := r.snap.ChunksOf(fb.path)
-		found := map[index.ChunkID]bool{}
-		var owners []string
-		var defLines []int
-		for _, id := range fb.defs {
-			found[id] = true
-			if c, ok := r.snap.Chunk(id); ok {
-				defLines = append(defLines, c.StartLine)
-				if i := strings.LastIndexByte(c.QualifiedName, '.'); i > 0 {
-					owners = append(owners, c.QualifiedName[:i])
-				}
-			}
-		}
-		type decl struct {
-			rg    ranges.Range
-			rank  int // 0 found, 1 same owner, 2 other
-			dist  int
-			start int
-		}
-		var decls []decl
-		seenLine := map[int]bool{}
-		for _, c := range cs {
-			if c.Signature == "" || c.Kind == chunk.KindHeader || c.Kind == chunk.KindWindow || c.Kind == chunk.KindSection {
-				continue
-			}
-			start := sigStartOf(c.Chunk)
-			if seenLine[start] {
-				continue
-			}
-			seenLine[start] = true
-			d := decl{rg: ranges.Range{Start: start, End: min(c.SigEndLine, start+focusMapSig-1)}, rank: 2, start: start, dist: math.MaxInt}
-			for _, l := range defLines {
-				d.dist = min(d.dist, abs(l-c.StartLine))
-			}
-			switch {
-			case r.focusPrefix != "" && strings.HasPrefix(c.Symbol, r.focusPrefix):
-				d.rank = -1
-			case found[c.ID]:
-				d.rank = 0
-			case slices.ContainsFunc(owners, func(o string) bool { return strings.HasPrefix(c.QualifiedName, o+".") || c.QualifiedName == o }):
-				d.rank = 1
-			}
-			decls = append(decls, d)
-		}
-		slices.SortFunc(decls, func(a, b decl) int {
-			return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.dist, b.dist), cmp.Compare(a.start, b.start))
-		})
-		if n := r.e.opts.FocusMapLines * max(1, r.req.Budget.MaxTokens/2000); len(decls) > n {
-			decls = decls[:n]
-		}
-		if len(decls) == 0 {
+		rs, hits := r.declMap(fb.path, fb.defs)
+		if len(rs) == 0 {
 			continue
 		}
-		rs := make([]ranges.Range, len(decls))
-		var hits []int
-		for i, d := range decls {
-			rs[i] = d.rg
-			if d.rank <= 0 {
-				hits = append(hits, d.start)
-			}
+		why := "imported by the file"
+		if len(fb.defs) > 0 {
+			best := slices.MinFunc(fb.defs, func(a, b index.ChunkID) int {
+				return cmp.Or(cmp.Compare(r.scores[b].score, r.scores[a].score), cmp.Compare(a, b))
+			})
+			why = r.focusDefs[best]
 		}
-		slices.Sort(hits)
-		slices.SortFunc(rs, func(a, b ranges.Range) int { return cmp.Compare(a.Start, b.Start) })
-		if r.mapFiles == nil {
-			r.mapFiles = map[string]string{}
-		}
-		best := slices.MinFunc(fb.defs, func(a, b index.ChunkID) int {
-			return cmp.Or(cmp.Compare(r.scores[b].score, r.scores[a].score), cmp.Compare(a, b))
-		})
-		r.mapFiles[fb.path] = "map of the file's declarations (" + r.focusDefs[best] + ")"
+		r.mapFiles[fb.path] = "map of the file's declarations (" + why + ")"
 		out = append(out, assemble.Candidate{
 			ID: "map:" + fb.path, Path: fb.path, Ranges: rs,
 			Score: mapScore(fb.score / maxScore * r.e.opts.FocusMapScore), Sources: []string{ChanFocus}, Kind: "code",
@@ -300,6 +303,72 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 		})
 	}
 	return out
+}
+
+// declMap is the map of one file: the declaration lines of the
+// definitions found there (defs) and of their neighbours in the file —
+// members of the same type first, then the nearest — at most
+// Options.FocusMapLines per 2 000 tokens of budget, in file order; hits
+// are the lines of the found ones.
+func (r *run) declMap(p string, defs []index.ChunkID) (rs []ranges.Range, hits []int) {
+	found := map[index.ChunkID]bool{}
+	var owners []string
+	var defLines []int
+	for _, id := range defs {
+		found[id] = true
+		if c, ok := r.snap.Chunk(id); ok {
+			defLines = append(defLines, c.StartLine)
+			if i := strings.LastIndexByte(c.QualifiedName, '.'); i > 0 {
+				owners = append(owners, c.QualifiedName[:i])
+			}
+		}
+	}
+	type decl struct {
+		rg    ranges.Range
+		rank  int // -1 named with the typed prefix, 0 found, 1 same owner, 2 other
+		dist  int
+		start int
+	}
+	var decls []decl
+	seenLine := map[int]bool{}
+	for _, c := range r.snap.ChunksOf(p) {
+		if c.Signature == "" || c.Kind == chunk.KindHeader || c.Kind == chunk.KindWindow || c.Kind == chunk.KindSection {
+			continue
+		}
+		start := sigStartOf(c.Chunk)
+		if seenLine[start] {
+			continue
+		}
+		seenLine[start] = true
+		d := decl{rg: ranges.Range{Start: start, End: min(c.SigEndLine, start+focusMapSig-1)}, rank: 2, start: start, dist: math.MaxInt}
+		for _, l := range defLines {
+			d.dist = min(d.dist, abs(l-c.StartLine))
+		}
+		switch {
+		case r.focusPrefix != "" && strings.HasPrefix(c.Symbol, r.focusPrefix):
+			d.rank = -1
+		case found[c.ID]:
+			d.rank = 0
+		case slices.ContainsFunc(owners, func(o string) bool { return strings.HasPrefix(c.QualifiedName, o+".") || c.QualifiedName == o }):
+			d.rank = 1
+		}
+		decls = append(decls, d)
+	}
+	slices.SortFunc(decls, func(a, b decl) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.dist, b.dist), cmp.Compare(a.start, b.start))
+	})
+	if n := r.e.opts.FocusMapLines * max(1, r.req.Budget.MaxTokens/2000); len(decls) > n {
+		decls = decls[:n]
+	}
+	for _, d := range decls {
+		rs = append(rs, d.rg)
+		if d.rank <= 0 {
+			hits = append(hits, d.start)
+		}
+	}
+	slices.Sort(hits)
+	slices.SortFunc(rs, func(a, b ranges.Range) int { return cmp.Compare(a.Start, b.Start) })
+	return rs, hits
 }
 
 // mapScore keeps a map's score below the cursor's own part (1), which the

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/ctxls/ctxls/index/chunk"
@@ -188,4 +189,56 @@ func langOfPath(p string) string {
 		return lang
 	}
 	return ""
+}
+
+// importedFiles are the workspace files the focus file's imports name
+// (not the file itself), sorted, at most limit: a helper module a test
+// requires is what its next line may use even when no name above the
+// cursor leads there yet. Modules are found by their last segment in the
+// snapshot's stem index, then checked against the whole import (has).
+func (r *run) importedFiles(im imports, self string, limit int) []string {
+	if len(im.files) == 0 || limit <= 0 {
+		return nil
+	}
+	idx := r.snap.Memo(stemIndexKey{}, func() any { return buildStemIndex(r.snap.Paths()) }).(map[string][]string)
+	seen := map[string]bool{self: true}
+	var out []string
+	for _, m := range im.files {
+		for _, p := range idx[path.Base(m)] {
+			if !seen[p] && r.allowed(p) && im.has(p) {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// stemIndexKey names the stem index among a snapshot's memos.
+type stemIndexKey struct{}
+
+// buildStemIndex maps a file's name without extension to its paths; a
+// package's index/__init__/mod file is listed under its directory's name
+// too (import "./util" may mean util/index.js).
+func buildStemIndex(paths []string) map[string][]string {
+	idx := map[string][]string{}
+	for _, p := range paths {
+		if langOfPath(p) == "" {
+			continue
+		}
+		b := path.Base(p)
+		stem := strings.TrimSuffix(b, path.Ext(b))
+		idx[stem] = append(idx[stem], p)
+		switch stem {
+		case "__init__", "index", "mod":
+			if d := path.Dir(p); d != "." {
+				idx[path.Base(d)] = append(idx[path.Base(d)], p)
+			}
+		}
+	}
+	return idx
 }

@@ -65,6 +65,11 @@ type langSpec struct {
 	// at the scope's own level. The value is the field holding the items,
 	// "" for the node's own children.
 	scopes map[string]string
+	// iife: a statement that only calls a function expression defined in
+	// place — (function () { … })(), !function () { … }(), (() => { … })(),
+	// (function () { … }).call(this) — is a scope too: the module pattern
+	// of JavaScript written before modules.
+	iife bool
 	// vars are top-level declarations that become KindVar units.
 	vars map[string]pred
 	// header lists the node types that may form the file header.
@@ -578,6 +583,7 @@ func jsSpec(name string, exts []string, grammar func() *sitter.Language, ts bool
 		wrappers: map[string]bool{"export_statement": true, "ambient_declaration": true, "expression_statement": true,
 			"assignment_expression": true},
 		scopes: scopes,
+		iife:   true,
 		vars:   map[string]pred{"lexical_declaration": jsNotFuncDecl, "variable_declaration": jsNotFuncDecl},
 		header: map[string]pred{"import_statement": nil, "expression_statement": jsDirective, "export_statement": jsReexport,
 			"lexical_declaration": jsRequire, "variable_declaration": jsRequire, "hash_bang_line": nil},

@@ -247,12 +247,73 @@ func (w *walker) scopeBody(n *sitter.Node) (body *sitter.Node, ownChildren bool)
 	}
 	field, ok := w.spec.scopes[typ]
 	if !ok {
+		if w.spec.iife && typ == "expression_statement" {
+			return w.iifeBody(n), false
+		}
 		return nil, false
 	}
 	if field == "" {
 		return n, true
 	}
 	return n.ChildByFieldName(field), false
+}
+
+// iifeBody is the body of the function an expression statement calls in
+// place, or nil if the statement is anything else.
+func (w *walker) iifeBody(stmt *sitter.Node) *sitter.Node {
+	if stmt.NamedChildCount() != 1 {
+		return nil
+	}
+	e := stmt.NamedChild(0)
+	for {
+		switch e.Type() {
+		case "parenthesized_expression", "unary_expression":
+			if e.NamedChildCount() != 1 {
+				return nil
+			}
+			e = e.NamedChild(0)
+			continue
+		}
+		break
+	}
+	if e.Type() != "call_expression" {
+		return nil
+	}
+	fn := e.ChildByFieldName("function")
+	if fn != nil && fn.Type() == "member_expression" {
+		// (function () { … }).call(this)
+		if p := fn.ChildByFieldName("property"); p == nil || w.str(p) != "call" && w.str(p) != "apply" {
+			return nil
+		}
+		fn = fn.ChildByFieldName("object")
+	}
+	for fn != nil && fn.Type() == "parenthesized_expression" && fn.NamedChildCount() == 1 {
+		fn = fn.NamedChild(0)
+	}
+	if fn == nil {
+		return nil
+	}
+	switch fn.Type() {
+	case "function", "function_expression", "arrow_function":
+	default:
+		return nil
+	}
+	body := fn.ChildByFieldName("body")
+	if body == nil || body.Type() != "statement_block" {
+		return nil
+	}
+	// Only a body that declares something is a scope: one that just runs
+	// statements stays a window, wrapper lines and all.
+	for i := range int(body.NamedChildCount()) {
+		typ := body.NamedChild(i).Type()
+		if _, ok := w.spec.units[typ]; ok {
+			return body
+		}
+		if _, ok := w.spec.vars[typ]; ok {
+			return body
+		}
+	}
+	return nil
 }
 
 // ruleFor returns how n declares a unit; member says n sits in a class-like
