@@ -510,14 +510,15 @@ func TestClientRoots(t *testing.T) {
 
 // slowLister delays the listing of a build, so that calls meet an index
 // still being built.
+// slowLister holds the listing until release is closed.
 type slowLister struct {
 	index.WalkLister
-	delay time.Duration
+	release <-chan struct{}
 }
 
 func (l *slowLister) List(ctx context.Context, root string) ([]index.Entry, []index.Skipped, error) {
 	select {
-	case <-time.After(l.delay):
+	case <-l.release:
 	case <-ctx.Done():
 		return nil, nil, ctx.Err()
 	}
@@ -526,13 +527,16 @@ func (l *slowLister) List(ctx context.Context, root string) ([]index.Entry, []in
 
 // TestPartialIndexAndProgress: a call waits at most IndexWait for the build,
 // sends progress notifications meanwhile, then answers from the partial
-// index with indexComplete false.
+// index with indexComplete false. The listing is held until the test ends,
+// so that a slow machine cannot finish the build before the call answers.
 func TestPartialIndexAndProgress(t *testing.T) {
 	root := writeFixture(t)
 	opts := testOptions(root)
-	opts.IndexWait = 700 * time.Millisecond
+	opts.IndexWait = 1200 * time.Millisecond
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
 	opts.IndexOptions = func(string) index.Options {
-		return index.Options{InMemory: true, Lister: &slowLister{delay: 3 * time.Second}}
+		return index.Options{InMemory: true, Lister: &slowLister{release: release}}
 	}
 	srv, err := New(opts)
 	if err != nil {
@@ -553,7 +557,7 @@ func TestPartialIndexAndProgress(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("%v %+v", err, res)
 	}
-	if d := time.Since(start); d > 2500*time.Millisecond {
+	if d := time.Since(start); d > opts.IndexWait+10*time.Second {
 		t.Fatalf("the call blocked %v on indexing", d)
 	}
 	b, _ := json.Marshal(res.StructuredContent)
@@ -562,9 +566,17 @@ func TestPartialIndexAndProgress(t *testing.T) {
 	if out.Stats.IndexComplete {
 		t.Fatal("indexComplete is true while the build is running")
 	}
-	mu.Lock()
-	n := len(progress)
-	mu.Unlock()
+	// Notifications are handled apart from the answer: give the last a
+	// moment to arrive.
+	n := 0
+	for wait := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		n = len(progress)
+		mu.Unlock()
+		if n >= 2 || time.Now().After(wait) {
+			break
+		}
+	}
 	if n < 2 {
 		t.Fatalf("%d progress notifications while waiting, want ≥ 2", n)
 	}

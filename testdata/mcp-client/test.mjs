@@ -65,6 +65,14 @@ async function exercise(face, client) {
     }
   }
 
+  // Wait for the first build (a loaded machine may take longer than the
+  // server's own wait): the checks below want the whole index.
+  for (const until = Date.now() + 180000; ; ) {
+    const r = await client.callTool({ name: "index_status", arguments: {} });
+    if (r.structuredContent?.roots?.[0]?.complete === true || Date.now() > until) break;
+    await new Promise((ok) => setTimeout(ok, 200));
+  }
+
   // assemble_context: a question, within a budget.
   const budget = 1500;
   let res = await client.callTool({
