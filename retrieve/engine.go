@@ -104,6 +104,14 @@ type Options struct {
 	// (got = create(defaults) leads to create) are offered too, at this
 	// share of the referring definition's weight (0: not).
 	FocusHop float64
+	// QueryMapBelow: under budgets smaller than this, a question's or a
+	// diff's next-best files are offered as compact maps (queryMaps):
+	// QueryMapFiles files beyond those the ranking fills 1 − QueryMapShare
+	// of the budget with, QueryMapLines declarations each per 2 000
+	// tokens, scored up to 1 + QueryMapScore times the cut's score (0
+	// files: never).
+	QueryMapBelow, QueryMapFiles, QueryMapLines int
+	QueryMapShare, QueryMapScore                float64
 	// FocusAbove and FocusBelow are how many lines above and below the
 	// cursor (beyond its enclosing unit) the focus channel reads names
 	// from; the defaults read the whole file (the farther a name, the
@@ -123,7 +131,8 @@ func DefaultOptions() Options {
 	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000,
 		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
-		FocusAbove: 1 << 20, FocusBelow: 1 << 20}
+		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
+		QueryMapBelow: 4000, QueryMapFiles: 8, QueryMapLines: 2, QueryMapShare: 0.15, QueryMapScore: 0.1}
 }
 
 // Engine runs requests. It is safe for concurrent use.
@@ -614,6 +623,9 @@ func (r *run) candidates() []assemble.Candidate {
 	}
 	if r.req.Budget.MaxTokens < r.e.opts.FocusMapBelow {
 		out = append(out, r.focusMaps(maxScore)...)
+	}
+	if r.req.Focus == nil && r.req.Budget.MaxTokens < r.e.opts.QueryMapBelow {
+		out = append(out, r.queryMaps(top, maxScore)...)
 	}
 	if f := r.req.Focus; f != nil && r.focusChunk == "" {
 		// No unit encloses the cursor (a blank line between units, a

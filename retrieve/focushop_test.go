@@ -101,8 +101,8 @@ func TestImportedFileMapped(t *testing.T) {
 // it is not.
 func TestFocusHopFollowsDefinition(t *testing.T) {
 	files := map[string]string{
-		"source/index.ts":  "import create from './create.js';\nimport defaults from './defaults.js';\n\nexport const got = create(defaults);\n\nexport default got;\n",
-		"source/create.ts": "// create makes a got instance from its defaults.\nexport default function create(defaults: object) {\n\tconst instance = (url: string) => url;\n\treturn instance;\n}\n",
+		"source/index.ts":    "import create from './create.js';\nimport defaults from './defaults.js';\n\nexport const got = create(defaults);\n\nexport default got;\n",
+		"source/create.ts":   "// create makes a got instance from its defaults.\nexport default function create(defaults: object) {\n\tconst instance = (url: string) => url;\n\treturn instance;\n}\n",
 		"source/defaults.ts": "const defaults = {retry: 2};\nexport default defaults;\n",
 	}
 	var calls strings.Builder

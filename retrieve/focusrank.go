@@ -284,7 +284,7 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 	}
 	var out []assemble.Candidate
 	for _, fb := range files {
-		rs, hits := r.declMap(fb.path, fb.defs)
+		rs, hits := r.declMap(fb.path, fb.defs, r.e.opts.FocusMapLines)
 		if len(rs) == 0 {
 			continue
 		}
@@ -307,10 +307,10 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 
 // declMap is the map of one file: the declaration lines of the
 // definitions found there (defs) and of their neighbours in the file —
-// members of the same type first, then the nearest — at most
-// Options.FocusMapLines per 2 000 tokens of budget, in file order; hits
+// members of the same type first, then the nearest — at most perBudget
+// per 2 000 tokens of budget, in file order; hits
 // are the lines of the found ones.
-func (r *run) declMap(p string, defs []index.ChunkID) (rs []ranges.Range, hits []int) {
+func (r *run) declMap(p string, defs []index.ChunkID, perBudget int) (rs []ranges.Range, hits []int) {
 	found := map[index.ChunkID]bool{}
 	var owners []string
 	var defLines []int
@@ -357,7 +357,7 @@ func (r *run) declMap(p string, defs []index.ChunkID) (rs []ranges.Range, hits [
 	slices.SortFunc(decls, func(a, b decl) int {
 		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.dist, b.dist), cmp.Compare(a.start, b.start))
 	})
-	if n := r.e.opts.FocusMapLines * max(1, r.req.Budget.MaxTokens/2000); len(decls) > n {
+	if n := perBudget * max(1, r.req.Budget.MaxTokens/2000); len(decls) > n {
 		decls = decls[:n]
 	}
 	for _, d := range decls {
@@ -378,4 +378,81 @@ func mapScore(s float64) float64 {
 		return s
 	}
 	return 0.9 + 0.09*(1-1/(1+10*(s-0.9)))
+}
+
+// queryMaps: breadth before depth for a question or a diff under a tight
+// budget. Walking the ranking until its parts would fill
+// 1 − Options.QueryMapShare of the budget tells which files the context
+// will show; the next Options.QueryMapFiles files get a compact map each —
+// the declaration lines of their matching definitions and of their
+// neighbours — scored just above that cut, so that they take the place of
+// the ranking's tail: the next-best files are named with their signatures,
+// for context/expand, rather than left out.
+func (r *run) queryMaps(top []*scored, maxScore float64) []assemble.Candidate {
+	o := r.e.opts
+	if o.QueryMapFiles <= 0 || maxScore <= 0 {
+		return nil
+	}
+	fill := int(float64(r.req.Budget.MaxTokens) * (1 - o.QueryMapShare))
+	shown := map[string]bool{}
+	used, cut := 0, len(top)
+	for i, s := range top {
+		n, ok := r.snap.TokenCount(s.id, r.req.Encoding)
+		if !ok {
+			n = (s.c.EndLine - s.c.StartLine + 1) * 10
+		}
+		if used+n > fill {
+			if used >= fill/2 {
+				cut = i
+				break
+			}
+			continue // too big to fit: the assembler shows a part of it, or skips it
+		}
+		used += n
+		shown[s.c.Path] = true
+	}
+	if cut >= len(top) {
+		return nil // everything fits: nothing to map
+	}
+	cutScore := top[cut].score
+	type fileBest struct {
+		path string
+		defs []index.ChunkID
+	}
+	var files []*fileBest
+	byPath := map[string]*fileBest{}
+	for _, s := range top[cut:] {
+		if shown[s.c.Path] || isProse(s.c) {
+			continue
+		}
+		fb := byPath[s.c.Path]
+		if fb == nil {
+			if len(files) == o.QueryMapFiles {
+				continue
+			}
+			fb = &fileBest{path: s.c.Path}
+			byPath[s.c.Path] = fb
+			files = append(files, fb)
+		}
+		if s.c.Symbol != "" && len(fb.defs) < 3 {
+			fb.defs = append(fb.defs, s.id)
+		}
+	}
+	if r.mapFiles == nil {
+		r.mapFiles = map[string]string{}
+	}
+	var out []assemble.Candidate
+	for i, fb := range files {
+		rs, hits := r.declMap(fb.path, fb.defs, o.QueryMapLines)
+		if len(rs) == 0 {
+			continue
+		}
+		r.mapFiles[fb.path] = "map of the file's declarations (a next-best file: its matching definitions first)"
+		out = append(out, assemble.Candidate{
+			ID: "map:" + fb.path, Path: fb.path, Ranges: rs,
+			Score:   min(0.99, cutScore/maxScore*(1+o.QueryMapScore*float64(len(files)-i)/float64(len(files)))),
+			Sources: []string{ChanOverview}, Kind: "code", Hits: hits,
+		})
+	}
+	return out
 }

@@ -1,0 +1,68 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/tokens"
+)
+
+// TestQueryMapsBreadth: twelve files answer the question, each with a long
+// function; under a tight budget the context shows a few of them whole
+// and names more of the next-best ones by their declaration lines (maps)
+// than it would without maps — in budget, and each map part only
+// declaration lines.
+func TestQueryMapsBreadth(t *testing.T) {
+	files := map[string]string{"go.mod": "module example.com/m\n"}
+	for i := range 12 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package billing\n\n// InvoiceTotal%d sums the invoice lines of batch %d.\nfunc InvoiceTotal%d(lines []int) int {\n\ttotal := 0\n", i, i, i)
+		for j := range 30 {
+			fmt.Fprintf(&b, "\ttotal += lines[%d] * %d // invoice line %d\n", j, j+i, j)
+		}
+		b.WriteString("\treturn total\n}\n\n")
+		fmt.Fprintf(&b, "// unrelated%d is something else.\nfunc unrelated%d() int { return %d }\n", i, i, i)
+		files[fmt.Sprintf("billing/invoice%02d.go", i)] = b.String()
+	}
+	snap := indexFiles(t, files)
+	const budget = 1200
+	shown := func(opts Options) (map[string]bool, *Response) {
+		res, err := NewEngineWith(tokens.NewRegistry(), opts).Assemble(context.Background(), snap,
+			Request{Query: "invoice total of the lines", Budget: assemble.Budget{MaxTokens: budget}, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stats.TotalTokens > budget {
+			t.Fatalf("over budget: %d", res.Stats.TotalTokens)
+		}
+		out := map[string]bool{}
+		for _, p := range res.Parts {
+			out[p.Path] = true
+		}
+		return out, res
+	}
+	with, res := shown(DefaultOptions())
+	off := DefaultOptions()
+	off.QueryMapFiles = 0
+	without, _ := shown(off)
+	if len(with) <= len(without) {
+		t.Errorf("maps show %d files, no maps %d: want more with maps", len(with), len(without))
+	}
+	mapParts := map[string]bool{}
+	for _, ex := range res.Explain {
+		if ex.Part != "" && strings.Contains(ex.Focus, "a next-best file") {
+			mapParts[ex.Part] = true
+		}
+	}
+	if len(mapParts) == 0 {
+		t.Errorf("no part is explained as a next-best file's map: %+v", res.Explain)
+	}
+	for _, p := range res.Parts {
+		if mapParts[p.ID] && (strings.Contains(p.Text, "total +=") || !strings.Contains(p.Text, "func InvoiceTotal")) {
+			t.Errorf("map part %s of %s is not its declaration lines:\n%s", p.ID, p.Path, p.Text)
+		}
+	}
+}
