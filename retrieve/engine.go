@@ -132,7 +132,7 @@ func DefaultOptions() Options {
 		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
-		QueryMapBelow: 4000, QueryMapFiles: 8, QueryMapLines: 2, QueryMapShare: 0.15, QueryMapScore: 0.1}
+		QueryMapBelow: 4000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1}
 }
 
 // Engine runs requests. It is safe for concurrent use.
