@@ -106,10 +106,10 @@ type Options struct {
 	FocusHop float64
 	// QueryMapBelow: under budgets smaller than this, a question's or a
 	// diff's next-best files are offered as compact maps (queryMaps):
-	// QueryMapFiles files beyond those the ranking fills 1 − QueryMapShare
-	// of the budget with, QueryMapLines declarations each per 2 000
-	// tokens, scored up to 1 + QueryMapScore times the cut's score (0
-	// files: never).
+	// QueryMapFiles files per 4 000 tokens (at least QueryMapFiles) beyond
+	// those the ranking fills 1 − QueryMapShare of the budget with,
+	// QueryMapLines declarations each, scored up to 1 + QueryMapScore
+	// times the cut's score (0 files: never).
 	QueryMapBelow, QueryMapFiles, QueryMapLines int
 	QueryMapShare, QueryMapScore                float64
 	// FocusAbove and FocusBelow are how many lines above and below the
@@ -132,7 +132,7 @@ func DefaultOptions() Options {
 		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
-		QueryMapBelow: 4000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1}
+		QueryMapBelow: 10000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1}
 }
 
 // Engine runs requests. It is safe for concurrent use.

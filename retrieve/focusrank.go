@@ -284,7 +284,7 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 	}
 	var out []assemble.Candidate
 	for _, fb := range files {
-		rs, hits := r.declMap(fb.path, fb.defs, r.e.opts.FocusMapLines)
+		rs, hits := r.declMap(fb.path, fb.defs, r.e.opts.FocusMapLines*max(1, r.req.Budget.MaxTokens/2000))
 		if len(rs) == 0 {
 			continue
 		}
@@ -307,10 +307,10 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 
 // declMap is the map of one file: the declaration lines of the
 // definitions found there (defs) and of their neighbours in the file —
-// members of the same type first, then the nearest — at most perBudget
-// per 2 000 tokens of budget, in file order; hits
+// members of the same type first, then the nearest — at most n, in file
+// order; hits
 // are the lines of the found ones.
-func (r *run) declMap(p string, defs []index.ChunkID, perBudget int) (rs []ranges.Range, hits []int) {
+func (r *run) declMap(p string, defs []index.ChunkID, n int) (rs []ranges.Range, hits []int) {
 	found := map[index.ChunkID]bool{}
 	var owners []string
 	var defLines []int
@@ -357,7 +357,7 @@ func (r *run) declMap(p string, defs []index.ChunkID, perBudget int) (rs []range
 	slices.SortFunc(decls, func(a, b decl) int {
 		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.dist, b.dist), cmp.Compare(a.start, b.start))
 	})
-	if n := perBudget * max(1, r.req.Budget.MaxTokens/2000); len(decls) > n {
+	if len(decls) > n {
 		decls = decls[:n]
 	}
 	for _, d := range decls {
@@ -380,14 +380,14 @@ func mapScore(s float64) float64 {
 	return 0.9 + 0.09*(1-1/(1+10*(s-0.9)))
 }
 
-// queryMaps: breadth before depth for a question or a diff under a tight
-// budget. Walking the ranking until its parts would fill
-// 1 − Options.QueryMapShare of the budget tells which files the context
-// will show; the next Options.QueryMapFiles files get a compact map each —
-// the declaration lines of their matching definitions and of their
-// neighbours — scored just above that cut, so that they take the place of
-// the ranking's tail: the next-best files are named with their signatures,
-// for context/expand, rather than left out.
+// queryMaps: breadth before depth for a question or a diff. Walking the
+// ranking until its parts would fill 1 − Options.QueryMapShare of the
+// budget tells which files the context will show; the next
+// Options.QueryMapFiles files (per 4 000 tokens) get a compact map each —
+// the declaration lines of their best matching definitions — scored just
+// above that cut, so that they take the place of the ranking's tail: the
+// next-best files are named with their signatures, for context/expand,
+// rather than left out.
 func (r *run) queryMaps(top []*scored, maxScore float64) []assemble.Candidate {
 	o := r.e.opts
 	if o.QueryMapFiles <= 0 || maxScore <= 0 {
@@ -427,7 +427,7 @@ func (r *run) queryMaps(top []*scored, maxScore float64) []assemble.Candidate {
 		}
 		fb := byPath[s.c.Path]
 		if fb == nil {
-			if len(files) == o.QueryMapFiles {
+			if len(files) == o.QueryMapFiles*max(1, r.req.Budget.MaxTokens/4000) {
 				continue
 			}
 			fb = &fileBest{path: s.c.Path}
