@@ -112,6 +112,9 @@ type Options struct {
 	// times the cut's score (0 files: never).
 	QueryMapBelow, QueryMapFiles, QueryMapLines int
 	QueryMapShare, QueryMapScore                float64
+	// FocusBreadthFrom: a cursor request of at least this many tokens
+	// gets the same next-best maps beyond its focus maps (0: never).
+	FocusBreadthFrom int
 	// FocusAbove and FocusBelow are how many lines above and below the
 	// cursor (beyond its enclosing unit) the focus channel reads names
 	// from; the defaults read the whole file (the farther a name, the
@@ -132,7 +135,7 @@ func DefaultOptions() Options {
 		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
-		QueryMapBelow: 10000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1}
+		QueryMapBelow: 10000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1, FocusBreadthFrom: 4000}
 }
 
 // Engine runs requests. It is safe for concurrent use.
@@ -624,7 +627,7 @@ func (r *run) candidates() []assemble.Candidate {
 	if r.req.Budget.MaxTokens < r.e.opts.FocusMapBelow {
 		out = append(out, r.focusMaps(maxScore)...)
 	}
-	if r.req.Focus == nil && r.req.Budget.MaxTokens < r.e.opts.QueryMapBelow {
+	if (r.req.Focus == nil || r.e.opts.FocusBreadthFrom > 0 && r.req.Budget.MaxTokens >= r.e.opts.FocusBreadthFrom) && r.req.Budget.MaxTokens < r.e.opts.QueryMapBelow {
 		out = append(out, r.queryMaps(top, maxScore)...)
 	}
 	if f := r.req.Focus; f != nil && r.focusChunk == "" {

@@ -66,3 +66,43 @@ func TestQueryMapsBreadth(t *testing.T) {
 		}
 	}
 }
+
+// TestCursorBreadth: a cursor in a file that calls thirty long functions of
+// thirty files; at 4 000 tokens the context names more of those files
+// (one-line maps beyond the focus maps) with FocusBreadthFrom than without,
+// the cursor's own line first among them and the budget held.
+func TestCursorBreadth(t *testing.T) {
+	files := map[string]string{"go.mod": "module example.com/m\n"}
+	var use strings.Builder
+	use.WriteString("package billing\n\nfunc useAll() int {\n\tn := 0\n")
+	for i := range 30 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package billing\n\n// Total%d sums batch %d.\nfunc Total%d(lines []int) int {\n\ttotal := 0\n", i, i, i)
+		for j := range 40 {
+			fmt.Fprintf(&b, "\ttotal += lines[%d] * %d // line %d\n", j, j+i, j)
+		}
+		b.WriteString("\treturn total\n}\n")
+		files[fmt.Sprintf("billing/total%02d.go", i)] = b.String()
+		fmt.Fprintf(&use, "\tn += Total%d(nil)\n", i)
+	}
+	use.WriteString("\tcursorMarker := n\n\treturn cursorMarker\n}\n")
+	files["billing/use.go"] = use.String()
+	cursor := strings.Count(use.String()[:strings.Index(use.String(), "cursorMarker := n")], "\n") + 1
+	count := func(from int) int {
+		opts := DefaultOptions()
+		opts.FocusBreadthFrom = from
+		res := assembleFocus(t, files, opts, "billing/use.go", cursor, 4000)
+		if !strings.Contains(res.Rendered, "cursorMarker := n") {
+			t.Fatalf("the cursor's line is not shown:\n%s", res.Rendered)
+		}
+		shown := map[string]bool{}
+		for _, p := range res.Parts {
+			shown[p.Path] = true
+		}
+		return len(shown)
+	}
+	with, without := count(4000), count(0)
+	if with <= without {
+		t.Errorf("files shown with breadth maps %d, without %d: want more with", with, without)
+	}
+}
