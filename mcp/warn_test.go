@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -63,8 +64,9 @@ func TestCacheDirNotWritableIsTold(t *testing.T) {
 		return c
 	}
 	// calls calls index_status with _meta and returns the messages sent
-	// with it (notifications are handled in order, before the result).
-	calls := func(c client, meta map[string]any) []*sdk.LoggingMessageParams {
+	// with it: the client handles notifications apart from results, so it
+	// waits up to 5 s for want of them, then 200 ms for any more.
+	calls := func(c client, meta map[string]any, want int) []*sdk.LoggingMessageParams {
 		t.Helper()
 		params := &sdk.CallToolParams{Name: ToolIndexStatus, Arguments: map[string]any{}}
 		if meta != nil {
@@ -84,11 +86,20 @@ func TestCacheDirNotWritableIsTold(t *testing.T) {
 			t.Errorf("index_status warnings %q (cacheDir %q), want one naming %s and saying in memory", st.Warnings, st.CacheDir, cache)
 		}
 		var got []*sdk.LoggingMessageParams
-		for {
+		deadline := time.After(5 * time.Second)
+		for len(got) < want {
 			select {
 			case m := <-c.logged:
 				got = append(got, m)
-			default:
+			case <-deadline:
+				return got
+			}
+		}
+		for grace := time.After(200 * time.Millisecond); ; {
+			select {
+			case m := <-c.logged:
+				got = append(got, m)
+			case <-grace:
 				return got
 			}
 		}
@@ -103,31 +114,31 @@ func TestCacheDirNotWritableIsTold(t *testing.T) {
 	if text, isErr := call(t, old.cs, ToolFindSymbol, map[string]any{"name": "Cart"}, nil); isErr || !strings.Contains(text, "Cart") {
 		t.Fatalf("the in-memory index does not answer: %s", text)
 	}
-	if got := calls(old, nil); len(got) != 0 {
+	if got := calls(old, nil, 0); len(got) != 0 {
 		t.Errorf("before logging/setLevel: %d messages, want none", len(got))
 	}
 	if err := old.cs.SetLoggingLevel(context.Background(), &sdk.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := calls(old, nil); len(got) != 1 || !isWarning(got) {
+	if got := calls(old, nil, 1); len(got) != 1 || !isWarning(got) {
 		t.Errorf("after logging/setLevel: %+v, want one warning naming %s and why", got, cache)
 	}
-	if got := calls(old, nil); len(got) != 0 {
+	if got := calls(old, nil, 0); len(got) != 0 {
 		t.Errorf("a second call: %d messages, want none", len(got))
 	}
 
 	cur := connectLogged("")
-	if got := calls(cur, nil); len(got) != 0 {
+	if got := calls(cur, nil, 0); len(got) != 0 {
 		t.Errorf("2026-07-28, no level: %d messages, want none", len(got))
 	}
-	if got := calls(cur, map[string]any{sdk.MetaKeyLogLevel: "error"}); len(got) != 0 {
+	if got := calls(cur, map[string]any{sdk.MetaKeyLogLevel: "error"}, 0); len(got) != 0 {
 		t.Errorf("2026-07-28, level error: %d messages, want none", len(got))
 	}
 	level := map[string]any{sdk.MetaKeyLogLevel: "warning"}
-	if got := calls(cur, level); len(got) != 1 || !isWarning(got) {
+	if got := calls(cur, level, 1); len(got) != 1 || !isWarning(got) {
 		t.Errorf("2026-07-28, level warning: %+v, want one warning naming %s and why", got, cache)
 	}
-	if got := calls(cur, level); len(got) != 0 {
+	if got := calls(cur, level, 0); len(got) != 0 {
 		t.Errorf("2026-07-28, a second call: %d messages, want none", len(got))
 	}
 }
