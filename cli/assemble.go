@@ -241,11 +241,7 @@ func checkFocusLine(snap *index.Snapshot, f *retrieve.Focus) error {
 	if err != nil {
 		return nil
 	}
-	n := strings.Count(file.Text, "\n")
-	if file.Text != "" && !strings.HasSuffix(file.Text, "\n") {
-		n++
-	}
-	if f.Line > max(n, 1) {
+	if n, past := f.PastEnd(file.Text); past {
 		return &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("line %d is past the end of %s (%d lines)", f.Line, f.Path, n)}
 	}
 	return nil

@@ -571,11 +571,7 @@ func checkFocusLine(snap *index.Snapshot, f *retrieve.Focus) error {
 		}
 		return nil // stale: the engine decides
 	}
-	n := strings.Count(file.Text, "\n")
-	if file.Text != "" && !strings.HasSuffix(file.Text, "\n") {
-		n++
-	}
-	if f.Line > max(n, 1) {
+	if n, past := f.PastEnd(file.Text); past {
 		return argError("focus", "line %d is past the end of %s (%d lines)", f.Line, f.Path, n)
 	}
 	return nil

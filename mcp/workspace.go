@@ -118,26 +118,18 @@ func (w *workspace) open(opts index.Options, watch bool) {
 		}
 		w.progress.Store(&p)
 	}
-	prevLog := opts.Logf
-	opts.Logf = func(format string, args ...any) {
-		if prevLog != nil {
-			prevLog(format, args...)
-		}
+	opts.Logf = chainf(opts.Logf, func(format string, args ...any) {
 		w.logf("%s: "+format, append([]any{w.root}, args...)...)
-	}
+	})
 	// A warning goes to the log, to index_status and, once, to each
 	// client session (Server.tellWarnings).
-	prevWarn := opts.Warnf
-	opts.Warnf = func(format string, args ...any) {
-		if prevWarn != nil {
-			prevWarn(format, args...)
-		}
+	opts.Warnf = chainf(opts.Warnf, func(format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
 		w.logf("%s: warning: %s", w.root, msg)
 		w.mu.Lock()
 		w.warnings = append(w.warnings, msg)
 		w.mu.Unlock()
-	}
+	})
 	w.idx, w.openErr = index.Open(w.ctx, w.root, opts)
 	if w.openErr != nil {
 		w.openErr = fmt.Errorf("open the index of %s: %w", w.root, w.openErr)
@@ -489,6 +481,14 @@ func (w *workspace) status() RootStatus {
 	}
 	st.CacheDir = w.idx.Dir()
 	return st
+}
+
+// chainf calls a (when set), then b.
+func chainf(a, b func(format string, args ...any)) func(format string, args ...any) {
+	if a == nil {
+		return b
+	}
+	return func(format string, args ...any) { a(format, args...); b(format, args...) }
 }
 
 // warned returns the workspace's warnings so far.

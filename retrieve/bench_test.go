@@ -2,7 +2,6 @@ package retrieve
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -65,6 +64,27 @@ func openBenchTree(b *testing.B) (*tokens.Registry, *index.Snapshot) {
 	return reg, snap
 }
 
+// benchRequests runs req(i) for each iteration of b, checks each result's
+// budget, and reports allocations and the p50/p95 latency.
+func benchRequests(b *testing.B, e *Engine, snap *index.Snapshot, req func(i int) Request) {
+	ctx := context.Background()
+	var lat []time.Duration
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		r := req(i)
+		start := time.Now()
+		res, err := e.Assemble(ctx, snap, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+		if res.Stats.TotalTokens > r.Budget.MaxTokens {
+			b.Fatalf("over budget: %d > %d", res.Stats.TotalTokens, r.Budget.MaxTokens)
+		}
+	}
+	reportLatency(b, lat)
+}
+
 // reportLatency reports the p50 and p95 of request latencies.
 func reportLatency(b *testing.B, lat []time.Duration) {
 	slices.Sort(lat)
@@ -86,22 +106,10 @@ func BenchmarkRequest(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, budget := range []int{2000, 8000} {
-		b.Run(fmt.Sprint(budget), func(b *testing.B) {
-			var lat []time.Duration
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				q := benchQueries[i%len(benchQueries)]
-				start := time.Now()
-				res, err := e.Assemble(ctx, snap, Request{Query: q, Budget: assemble.Budget{MaxTokens: budget}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(start))
-				if res.Stats.TotalTokens > budget {
-					b.Fatalf("over budget: %d", res.Stats.TotalTokens)
-				}
-			}
-			reportLatency(b, lat)
+		b.Run(strconv.Itoa(budget), func(b *testing.B) {
+			benchRequests(b, e, snap, func(i int) Request {
+				return Request{Query: benchQueries[i%len(benchQueries)], Budget: assemble.Budget{MaxTokens: budget}}
+			})
 		})
 	}
 }
@@ -120,8 +128,8 @@ var benchCursors = []Focus{
 // BenchmarkCursorRequest measures cursor-only requests (focus, no query) on
 // CTXLS_BENCH_TREE at 2 000 and 8 000 tokens: "wholefile" is the default
 // focus channel (names from the whole file, declaration maps), "window"
-// the channel before it (names from 60 lines above and 20 below, no maps),
-// measured in the same run.
+// the channel before it (names from 60 lines above and 20 below, no focus
+// maps), measured in the same run.
 func BenchmarkCursorRequest(b *testing.B) {
 	ctx := context.Background()
 	reg, snap := openBenchTree(b)
@@ -137,22 +145,10 @@ func BenchmarkCursorRequest(b *testing.B) {
 				if _, err := e.Assemble(ctx, snap, Request{Focus: &benchCursors[0], Budget: assemble.Budget{MaxTokens: budget}}); err != nil {
 					b.Fatal(err)
 				}
-				var lat []time.Duration
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; b.Loop(); i++ {
+				benchRequests(b, e, snap, func(i int) Request {
 					f := benchCursors[i%len(benchCursors)]
-					start := time.Now()
-					res, err := e.Assemble(ctx, snap, Request{Focus: &f, Budget: assemble.Budget{MaxTokens: budget}})
-					if err != nil {
-						b.Fatal(err)
-					}
-					lat = append(lat, time.Since(start))
-					if res.Stats.TotalTokens > budget {
-						b.Fatalf("over budget: %d", res.Stats.TotalTokens)
-					}
-				}
-				reportLatency(b, lat)
+					return Request{Focus: &f, Budget: assemble.Budget{MaxTokens: budget}}
+				})
 			})
 		}
 	}

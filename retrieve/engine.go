@@ -336,10 +336,10 @@ type run struct {
 	focusDefs map[index.ChunkID]string
 	// focusPrefix is the identifier typed at the cursor, if any.
 	focusPrefix string
-	// focusImports are the workspace files the focus file imports
-	// (Options.FocusImportMap).
-	focusImports []string
-	// mapFiles says why each focus map (path → reason) is offered.
+	// focusImports are the focus file's imports (for the maps of the
+	// files they name, Options.FocusImportMap).
+	focusImports imports
+	// mapFiles says why each map (path → reason) is offered.
 	mapFiles map[string]string
 	// candHandles are the handles of compact candidates, whose ranges are
 	// not their chunk's (for --explain).
@@ -627,7 +627,7 @@ func (r *run) candidates() []assemble.Candidate {
 	if r.req.Budget.MaxTokens < r.e.opts.FocusMapBelow {
 		out = append(out, r.focusMaps(maxScore)...)
 	}
-	if (r.req.Focus == nil || r.e.opts.FocusBreadthFrom > 0 && r.req.Budget.MaxTokens >= r.e.opts.FocusBreadthFrom) && r.req.Budget.MaxTokens < r.e.opts.QueryMapBelow {
+	if r.wantsQueryMaps() {
 		out = append(out, r.queryMaps(top, maxScore)...)
 	}
 	if f := r.req.Focus; f != nil && r.focusChunk == "" {
@@ -647,6 +647,16 @@ func (r *run) candidates() []assemble.Candidate {
 		}
 	}
 	return out
+}
+
+// wantsQueryMaps: the next-best maps are for budgets under
+// Options.QueryMapBelow, for a cursor request from Options.FocusBreadthFrom.
+func (r *run) wantsQueryMaps() bool {
+	o, b := r.e.opts, r.req.Budget.MaxTokens
+	if r.req.Focus != nil && (o.FocusBreadthFrom <= 0 || b < o.FocusBreadthFrom) {
+		return false
+	}
+	return b < o.QueryMapBelow
 }
 
 // sigStartOf is the line where a unit's declaration starts: after its doc

@@ -83,9 +83,7 @@ func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
 	words := focusPathWords(f.Path)
 	prefix := typedPrefix(text, f)
 	r.focusPrefix = prefix
-	if r.e.opts.FocusImportMap > 0 {
-		r.focusImports = r.importedFiles(im, f.Path, r.e.opts.FocusMapFiles)
-	}
+	r.focusImports = im
 	dir := path.Dir(f.Path)
 	isImported := map[string]bool{}
 	imported := func(p string) bool {
@@ -144,38 +142,7 @@ func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
 	}
 	slices.SortFunc(out, byScore)
 	if hop := r.e.opts.FocusHop; hop > 0 {
-		// One step further: what the best definitions are made of (got =
-		// create(defaults) sends the reader to create).
-		var more []*focusDef
-		for _, d := range out[:min(len(out), focusHopDefs)] {
-			p, _, _ := d.id.Split()
-			c, ok := r.snap.Chunk(d.id)
-			if !ok || p == f.Path {
-				continue
-			}
-			for _, name := range c.References[:min(len(c.References), focusHopRefs)] {
-				if name == c.Symbol || len(name) < 3 {
-					continue
-				}
-				defs, ok := r.snap.DefsAtMost(name, 3)
-				if !ok {
-					continue
-				}
-				for _, id := range defs {
-					if best[id] != nil {
-						continue
-					}
-					sym := c.Symbol
-					if sym == "" {
-						sym = "a definition"
-					}
-					fd := &focusDef{id: id, score: d.score * hop / math.Sqrt(float64(len(defs))), why: "used by " + sym + ", " + d.why, order: len(out) + len(more)}
-					best[id] = fd
-					more = append(more, fd)
-				}
-			}
-		}
-		out = append(out, more...)
+		out = append(out, r.hopDefs(out, best, hop)...)
 		slices.SortFunc(out, byScore)
 	}
 	res := make([]focusDef, len(out))
@@ -183,6 +150,40 @@ func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
 		res[i] = *d
 	}
 	return res
+}
+
+// hopDefs goes one step further from the best of ranked: the definitions
+// of the names they refer to (got = create(defaults) sends the reader to
+// create), at hop times the referrer's weight, ÷ √(definitions of the
+// name), each once (best holds those ranked already and gets the new
+// ones).
+func (r *run) hopDefs(ranked []*focusDef, best map[index.ChunkID]*focusDef, hop float64) []*focusDef {
+	var more []*focusDef
+	for _, d := range ranked[:min(len(ranked), focusHopDefs)] {
+		c, ok := r.snap.Chunk(d.id)
+		if p, _, _ := d.id.Split(); !ok || p == r.req.Focus.Path {
+			continue
+		}
+		sym := c.Symbol
+		if sym == "" {
+			sym = "a definition"
+		}
+		for _, name := range c.References[:min(len(c.References), focusHopRefs)] {
+			if name == c.Symbol || len(name) < 3 {
+				continue
+			}
+			defs, _ := r.snap.DefsAtMost(name, 3)
+			for _, id := range defs {
+				if best[id] != nil {
+					continue
+				}
+				fd := &focusDef{id: id, score: d.score * hop / math.Sqrt(float64(len(defs))), why: "used by " + sym + ", " + d.why, order: len(ranked) + len(more)}
+				best[id] = fd
+				more = append(more, fd)
+			}
+		}
+	}
+	return more
 }
 
 // focusPathWords are the lower-case words of the focus file's directories
@@ -221,17 +222,17 @@ func abs(x int) int {
 // file (members of the same type first) — like a repository map, so that
 // a method the next line calls but the lines above never used is there
 // too, one line each.
-const (
-	focusMapFiles = 6   // files mapped
-	focusMapLines = 24  // declarations per file
-	focusMapScore = 0.9 // a map's score relative to its file's best definition
-	focusMapSig   = 2   // lines of a long signature shown
-)
+// focusMapSig is how many lines of a long signature a map shows.
+const focusMapSig = 2
 
 // focusMaps returns the map candidates; maxScore normalizes scores as in
 // candidates.
 func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
-	if maxScore <= 0 || len(r.focusDefs)+len(r.focusImports) == 0 {
+	var imported []string
+	if r.e.opts.FocusImportMap > 0 && r.req.Focus != nil {
+		imported = r.importedFiles(r.focusImports, r.req.Focus.Path, r.e.opts.FocusMapFiles)
+	}
+	if maxScore <= 0 || len(r.focusDefs)+len(imported) == 0 {
 		return nil
 	}
 	type fileBest struct {
@@ -261,13 +262,13 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 	}
 	byScore := func(a, b *fileBest) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.path, b.path)) }
 	slices.SortFunc(files, byScore)
-	if len(r.focusImports) > 0 {
+	if len(imported) > 0 {
 		// Imported files no name led to: a map each, below the best file.
 		top := maxScore
 		if len(files) > 0 {
 			top = files[0].score
 		}
-		for _, p := range r.focusImports {
+		for _, p := range imported {
 			if byPath[p] == nil && p != r.req.Focus.Path {
 				fb := &fileBest{path: p, score: top * r.e.opts.FocusImportMap}
 				byPath[p] = fb
@@ -279,15 +280,8 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 	if len(files) > r.e.opts.FocusMapFiles {
 		files = files[:r.e.opts.FocusMapFiles]
 	}
-	if r.mapFiles == nil {
-		r.mapFiles = map[string]string{}
-	}
 	var out []assemble.Candidate
 	for _, fb := range files {
-		rs, hits := r.declMap(fb.path, fb.defs, r.e.opts.FocusMapLines*max(1, r.req.Budget.MaxTokens/2000))
-		if len(rs) == 0 {
-			continue
-		}
 		why := "imported by the file"
 		if len(fb.defs) > 0 {
 			best := slices.MinFunc(fb.defs, func(a, b index.ChunkID) int {
@@ -295,21 +289,33 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 			})
 			why = r.focusDefs[best]
 		}
-		r.mapFiles[fb.path] = "map of the file's declarations (" + why + ")"
-		out = append(out, assemble.Candidate{
-			ID: "map:" + fb.path, Path: fb.path, Ranges: rs,
-			Score: mapScore(fb.score / maxScore * r.e.opts.FocusMapScore), Sources: []string{ChanFocus}, Kind: "code",
-			Hits: hits,
-		})
+		n := r.e.opts.FocusMapLines * max(1, r.req.Budget.MaxTokens/2000)
+		if c, ok := r.mapCandidate(fb.path, fb.defs, n, mapScore(fb.score/maxScore*r.e.opts.FocusMapScore), ChanFocus, why); ok {
+			out = append(out, c)
+		}
 	}
 	return out
+}
+
+// mapCandidate is the candidate of a file's map (declMap of defs, at most
+// n lines), with its score and source, and why it is there for --explain;
+// false when the file has no declaration to show.
+func (r *run) mapCandidate(p string, defs []index.ChunkID, n int, score float64, source, why string) (assemble.Candidate, bool) {
+	rs, hits := r.declMap(p, defs, n)
+	if len(rs) == 0 {
+		return assemble.Candidate{}, false
+	}
+	if r.mapFiles == nil {
+		r.mapFiles = map[string]string{}
+	}
+	r.mapFiles[p] = "map of the file's declarations (" + why + ")"
+	return assemble.Candidate{ID: "map:" + p, Path: p, Ranges: rs, Score: score, Sources: []string{source}, Kind: "code", Hits: hits}, true
 }
 
 // declMap is the map of one file: the declaration lines of the
 // definitions found there (defs) and of their neighbours in the file —
 // members of the same type first, then the nearest — at most n, in file
-// order; hits
-// are the lines of the found ones.
+// order; hits are the lines of the found ones.
 func (r *run) declMap(p string, defs []index.ChunkID, n int) (rs []ranges.Range, hits []int) {
 	found := map[index.ChunkID]bool{}
 	var owners []string
@@ -438,21 +444,12 @@ func (r *run) queryMaps(top []*scored, maxScore float64) []assemble.Candidate {
 			fb.defs = append(fb.defs, s.id)
 		}
 	}
-	if r.mapFiles == nil {
-		r.mapFiles = map[string]string{}
-	}
 	var out []assemble.Candidate
 	for i, fb := range files {
-		rs, hits := r.declMap(fb.path, fb.defs, o.QueryMapLines)
-		if len(rs) == 0 {
-			continue
+		score := min(0.99, cutScore/maxScore*(1+o.QueryMapScore*float64(len(files)-i)/float64(len(files))))
+		if c, ok := r.mapCandidate(fb.path, fb.defs, o.QueryMapLines, score, ChanOverview, "a next-best file: its matching definitions first"); ok {
+			out = append(out, c)
 		}
-		r.mapFiles[fb.path] = "map of the file's declarations (a next-best file: its matching definitions first)"
-		out = append(out, assemble.Candidate{
-			ID: "map:" + fb.path, Path: fb.path, Ranges: rs,
-			Score:   min(0.99, cutScore/maxScore*(1+o.QueryMapScore*float64(len(files)-i)/float64(len(files)))),
-			Sources: []string{ChanOverview}, Kind: "code", Hits: hits,
-		})
 	}
 	return out
 }

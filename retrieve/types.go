@@ -1,6 +1,8 @@
 package retrieve
 
 import (
+	"strings"
+
 	"github.com/ctxls/ctxls/assemble"
 )
 
@@ -22,6 +24,17 @@ type Focus struct {
 	Path string `json:"path"`
 	Line int    `json:"line"`
 	Col  int    `json:"col,omitempty"`
+}
+
+// PastEnd reports whether the focus line is past the end of text (its
+// file's), and how many lines text has: a last line without a newline
+// counts, and line 1 of an empty file is not past its end.
+func (f *Focus) PastEnd(text string) (lines int, past bool) {
+	lines = strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		lines++
+	}
+	return lines, f.Line > max(lines, 1)
 }
 
 // Request is one retrieval + assembly request. At least one of Query,
