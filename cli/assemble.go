@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieve"
 )
 
-const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--explain]`
+const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--explain]`
 
 // ResultSchemaVersion is the version of docs/result.schema.json that the
 // JSON result of `ctxls assemble --json` (or --format json) follows; the
@@ -49,6 +50,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	explain := fs.Bool("explain", false, "print why each part is in and each candidate out (stderr, or in the JSON)")
 	cacheDir := fs.String("cache-dir", "", "index directory for this root (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
 	weights := fs.String("weights", "", "retrieval channel weights, e.g. graph=1,neighbor=0 (0 turns a channel off)")
+	useHistory := fs.Bool("git-history", true, "use the root's git history: files changed with the diff's, files changed often and lately (read once, cached with the index)")
 	var include, exclude multiFlag
 	fs.Var(&include, "include", "only paths matching this glob (repeatable)")
 	fs.Var(&exclude, "exclude", "leave out paths matching this glob (repeatable)")
@@ -137,6 +139,12 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if err := checkFocusLine(snap, req.Focus); err != nil {
 		return err
 	}
+	if w, set := req.Weights[retrieve.ChanHistory]; *useHistory && (!set || w > 0) {
+		req.History = loadHistory(ctx, dir, x.Dir(), env)
+	}
+	if *explain && !*asJSON && req.Format != assemble.JSON {
+		fmt.Fprintf(env.Stderr, "history: %v\n", req.History)
+	}
 	resp, err := engine.Assemble(ctx, snap, req)
 	if err != nil {
 		return err
@@ -159,6 +167,25 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		writeExplain(env.Stderr, resp)
 	}
 	return nil
+}
+
+// loadHistory reads the root's git history through the cache in the
+// index directory; nil when there is none (no git, not a repository), or,
+// with a warning, when it cannot be read.
+func loadHistory(ctx context.Context, root, indexDir string, env Env) *history.Log {
+	warnf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) }
+	cache := ""
+	if indexDir != "" {
+		cache = filepath.Join(indexDir, history.CacheFile)
+	}
+	l, err := history.Load(ctx, root, cache, history.DefaultOptions(), warnf)
+	if err != nil {
+		if !history.Unavailable(err) && ctx.Err() == nil {
+			warnf("history: %v (going on without it)", err)
+		}
+		return nil
+	}
+	return l
 }
 
 // parseFocus reads PATH:LINE[:COL]; PATH may be absolute (inside root) or
@@ -207,7 +234,7 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 // channel retrieve fuses.
 var explainChannels = []string{
 	retrieve.ChanFocus, retrieve.ChanDiff, retrieve.ChanSymbol, retrieve.ChanLexical,
-	retrieve.ChanPath, retrieve.ChanGraph, retrieve.ChanNeighbor, retrieve.ChanOverview,
+	retrieve.ChanPath, retrieve.ChanGraph, retrieve.ChanNeighbor, retrieve.ChanOverview, retrieve.ChanHistory,
 }
 
 func writeExplain(w io.Writer, resp *retrieve.Response) {

@@ -184,3 +184,63 @@ func TestAssembleDiffErrors(t *testing.T) {
 		t.Errorf("main..feature in a shallow clone: exit %d: %s", code, stderr)
 	}
 }
+
+// TestAssembleGitHistory: in a git checkout, the file that changed with
+// the diff's file in past commits is a candidate of the history channel;
+// its cache is written beside the index; --git-history=false and a
+// history weight of 0 leave it out.
+func TestAssembleGitHistory(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("git is needed (make test installs it): %v", err)
+	}
+	ws := workspace(t)
+	gitIn(t, ws, "init", "-q")
+	gitIn(t, ws, "add", "-A")
+	gitIn(t, ws, "commit", "-qm", "shop")
+	for i := range 3 {
+		for _, p := range []string{"tax/rates.go", "scripts/report.py"} {
+			f, err := os.OpenFile(filepath.Join(ws, filepath.FromSlash(p)), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("\n")
+			f.Close()
+		}
+		gitIn(t, ws, "commit", "-qam", "rates and report "+string(rune('a'+i)))
+	}
+	editFile(t, ws, "tax/rates.go", "(cents*bp + 5000) / 10000", "(cents*bp + 4999) / 10000")
+	cache := t.TempDir()
+	run := func(args ...string) *retrieve.Response {
+		t.Helper()
+		base := []string{"assemble", "--root", ws, "--cache-dir", cache, "--budget", "3000", "--json", "--explain", "--diff", "HEAD"}
+		out, stderr, code := ctxls(t, "", append(base, args...)...)
+		if code != 0 || stderr != "" {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var r retrieve.Response
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return &r
+	}
+	byHistory := func(r *retrieve.Response) bool {
+		for _, e := range r.Explain {
+			if e.Path == "scripts/report.py" && e.Channels[retrieve.ChanHistory] > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	if r := run(); !byHistory(r) {
+		t.Errorf("scripts/report.py, changed three times with tax/rates.go, is not a history candidate: %+v", r.Explain)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "history.v1")); err != nil {
+		t.Errorf("the history cache is not beside the index: %v", err)
+	}
+	if r := run("--git-history=false"); byHistory(r) {
+		t.Error("--git-history=false: scripts/report.py still comes from the history")
+	}
+	if r := run("--weights", "history=0"); byHistory(r) {
+		t.Error("--weights history=0: scripts/report.py still comes from the history")
+	}
+}

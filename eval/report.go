@@ -29,14 +29,25 @@ var cursorTargets = []struct {
 const (
 	PeerRepoMap = "repomap"
 	PeerZoekt   = "zoekt"
+	// NoHistorySuffix names the full system without the workspace's git
+	// history ("ctxls-no-history": the same tree as if it had no .git),
+	// run at every budget when the trees are git checkouts.
+	NoHistorySuffix = "-no-history"
 )
 
 // WritePeers writes, for the query and diff tasks at each budget, ctxls's
 // file recall, line recall and MRR beside the best of base and the peers
 // on that metric, as a markdown table.
 func WritePeers(w io.Writer, sums []Summary, full, base string) {
-	fmt.Fprintln(w, "| task | budget | metric | ctxls | best peer | peer's value | difference |")
-	fmt.Fprintln(w, "|---|---:|---|---:|---|---:|---:|")
+	noHist := full + NoHistorySuffix
+	withNoHist := slices.ContainsFunc(sums, func(s Summary) bool { return s.System == noHist && s.Task != TaskCursor })
+	if withNoHist {
+		fmt.Fprintln(w, "| task | budget | metric | ctxls | best peer | peer's value | difference | ctxls without history | difference |")
+		fmt.Fprintln(w, "|---|---:|---|---:|---|---:|---:|---:|---:|")
+	} else {
+		fmt.Fprintln(w, "| task | budget | metric | ctxls | best peer | peer's value | difference |")
+		fmt.Fprintln(w, "|---|---:|---|---:|---|---:|---:|")
+	}
 	peers := []string{base, PeerZoekt, PeerRepoMap}
 	for _, task := range []string{TaskQuery, TaskDiff} {
 		var budgets []int
@@ -64,8 +75,16 @@ func WritePeers(w io.Writer, sums []Summary, full, base string) {
 				if bestName == "" {
 					continue
 				}
-				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", task, thousands(b), m.name,
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |", task, thousands(b), m.name,
 					f3(m.get(c)), bestName, f3(best), signed(m.get(c)-best))
+				if withNoHist {
+					if nh, ok := pick(sums, task, noHist, b); ok {
+						fmt.Fprintf(w, " %s | %s |", f3(m.get(nh)), signed(m.get(nh)-best))
+					} else {
+						fmt.Fprint(w, "  |  |")
+					}
+				}
+				fmt.Fprintln(w)
 			}
 		}
 	}
@@ -158,7 +177,7 @@ func Report(w io.Writer, results []Result, full, base string) {
 	all := Summarize(results, false)
 	perRepo := Summarize(results, true)
 	main := func(s Summary) bool {
-		return s.System == full || s.System == base || s.System == PeerZoekt || s.System == PeerRepoMap
+		return s.System == full || s.System == full+NoHistorySuffix || s.System == base || s.System == PeerZoekt || s.System == PeerRepoMap
 	}
 	filter := func(sums []Summary, task string, keep func(Summary) bool) []Summary {
 		var out []Summary

@@ -44,6 +44,9 @@ type Settings struct {
 	// Weights override the retrieval channels' fusion weights (channel →
 	// weight; 0 turns a channel off). Nil keeps the engine's defaults.
 	Weights map[string]float64
+	// NoGitHistory keeps the folders' git history out of retrieval (and
+	// git from being run); setting "gitHistory": false.
+	NoGitHistory bool
 }
 
 // defaultSettings are the settings before the client says anything.
@@ -78,6 +81,7 @@ type settingsJSON struct {
 	CacheDir         *string             `json:"cacheDir"`
 	IndexWaitMs      *int                `json:"indexWaitMs"`
 	Weights          *map[string]float64 `json:"weights"`
+	GitHistory       *bool               `json:"gitHistory"`
 }
 
 // settingsPayload extracts the ctxls settings object from raw, which may be
@@ -176,6 +180,9 @@ func (s Settings) apply(raw json.RawMessage, reg *tokens.Registry) (out Settings
 		} else {
 			out.Weights = maps.Clone(*j.Weights)
 		}
+	}
+	if j.GitHistory != nil {
+		out.NoGitHistory = !*j.GitHistory
 	}
 	return out, problems
 }

@@ -47,8 +47,11 @@ type Options struct {
 	// NoWatch turns off watching the roots: each call refreshes the index
 	// first instead.
 	NoWatch bool
-	Logf    func(format string, args ...any)
-	Version string
+	// NoGitHistory keeps the roots' git history out of retrieval (and git
+	// from being run).
+	NoGitHistory bool
+	Logf         func(format string, args ...any)
+	Version      string
 }
 
 // Server is the MCP server: the tools, over one workspace per root shared

@@ -419,6 +419,9 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 			return nil, out, err
 		}
 	}
+	if !s.opts.NoGitHistory {
+		r.History = v.w.history(ctx)
+	}
 	resp, err := s.opts.Engine.Assemble(ctx, v.snap, r)
 	if err != nil {
 		return nil, out, paramErr(err)

@@ -36,6 +36,9 @@ func DefaultWeights() map[string]float64 {
 		// Overview fills what room the other channels leave with the
 		// workspace's most-referenced definitions (a repo map).
 		ChanOverview: 0.2,
+		// History weighs the co-change channel of a diff; times
+		// Options.HistoryPrior it is the recency prior's strength.
+		ChanHistory: 1.0,
 	}
 }
 
@@ -123,6 +126,18 @@ type Options struct {
 	// CursorShare is the share of the budget the unit under the cursor
 	// may take before anything else.
 	CursorShare float64
+	// CoChangeFiles is how many files the history channel brings for a
+	// diff: those that changed most often with the diff's files (0: none).
+	CoChangeFiles int
+	// CoChangeSeeds: a request without a diff seeds the history channel
+	// with its best files so far, this many (0: no history channel).
+	CoChangeSeeds int
+	// CoChangeSeedWeight scales the history channel's weight when it is
+	// seeded so (the request's own files say more than the best guesses).
+	CoChangeSeedWeight float64
+	// HistoryPrior: a chunk's score is raised by this share times its
+	// file's recency prior (history.Log.Recency; 0: not).
+	HistoryPrior float64
 	// Levels and Outlines set the assembler's policy flags (detail levels
 	// under a tight budget; summary substitution of dropped candidates)
 	// for requests that bring no Policy of their own.
@@ -135,7 +150,8 @@ func DefaultOptions() Options {
 		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
-		QueryMapBelow: 10000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1, FocusBreadthFrom: 4000}
+		QueryMapBelow: 10000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
+		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, HistoryPrior: 0.5}
 }
 
 // Engine runs requests. It is safe for concurrent use.
@@ -388,6 +404,15 @@ func (r *run) collect() error {
 	if r.weights[ChanOverview] > 0 {
 		r.fuse(ChanOverview, r.overview())
 	}
+	if r.weights[ChanHistory] > 0 {
+		ids, seeded := r.cochange()
+		w := r.weights[ChanHistory]
+		if seeded {
+			w *= r.e.opts.CoChangeSeedWeight
+		}
+		r.fuseWeighted(ChanHistory, w, ids)
+		r.historyPrior()
+	}
 	r.penalize()
 	if p := r.e.opts.DiffSelfPenalty; p > 0 && p != 1 {
 		for _, s := range r.scores {
@@ -405,8 +430,10 @@ func (r *run) collect() error {
 }
 
 // fuse adds a channel's ranking with reciprocal rank fusion.
-func (r *run) fuse(name string, ids []index.ChunkID) {
-	w := r.weights[name]
+func (r *run) fuse(name string, ids []index.ChunkID) { r.fuseWeighted(name, r.weights[name], ids) }
+
+// fuseWeighted adds a channel's ranking at weight w.
+func (r *run) fuseWeighted(name string, w float64, ids []index.ChunkID) {
 	for i, id := range ids {
 		s := r.get(id)
 		if s == nil {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/history"
 )
 
 // Channel names, as they appear in a part's sources and in --explain.
@@ -16,6 +17,9 @@ const (
 	ChanGraph    = "graph"
 	ChanNeighbor = "neighbor"
 	ChanOverview = "overview"
+	// ChanHistory is the workspace's git history: files changed together
+	// with a diff's files, and a prior for files changed often and lately.
+	ChanHistory = "history"
 )
 
 // Focus is a cursor: a workspace-relative slash path and a 1-based line
@@ -56,6 +60,10 @@ type Request struct {
 	// Policy overrides the assembler policy; nil uses assemble.DefaultPolicy
 	// with the retrieval defaults.
 	Policy *assemble.Policy
+	// History is the workspace's git history (nil: none, the history
+	// channel is off). It is part of the workspace's state: the same
+	// index, history and request give the same context.
+	History *history.Log
 }
 
 // Explanation says why a part is in, or a candidate out.

@@ -55,6 +55,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	httpAddr := fs.String("http", "", "serve the Streamable HTTP transport at `ADDR` (host:port; port 0 picks one) instead of stdio")
 	logFile := fs.String("log", "", "append the server log to `FILE` instead of stderr")
 	noWatch := fs.Bool("no-watch", false, "do not watch the roots; refresh the index before each call instead")
+	gitHistory := fs.Bool("git-history", true, "use the roots' git history: files changed with a diff's, files changed often and lately")
 	allowRemote := fs.Bool("allow-remote", false, "with --http: accept an ADDR that is not loopback (clients still need the token)")
 	tokenFile := fs.String("token-file", "", "with --http: read the token clients must send from `FILE` (mode 0600; default $"+access.EnvTokenFile+", else a generated file)")
 	if err := fs.Parse(args); err != nil {
@@ -95,6 +96,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		Roots:        roots,
 		ClientRoots:  *httpAddr == "" && len(roots) == 0,
 		NoWatch:      *noWatch,
+		NoGitHistory: !*gitHistory,
 		Logf:         logger.Printf,
 		Version:      version(),
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/ctxls/ctxls/eval"
 	"github.com/ctxls/ctxls/eval/baseline"
 	"github.com/ctxls/ctxls/eval/mine"
+	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/index/chunk"
 	"github.com/ctxls/ctxls/retrieve"
@@ -54,6 +55,11 @@ type Config struct {
 	// AblationBudgets are the budgets ablations run at; none: no
 	// ablations.
 	AblationBudgets []int
+
+	// History makes each tree a git checkout of its case's parent commit
+	// (linkGit: only the parent's ancestry reachable) and gives ctxls the
+	// history read there; false: no history (as in a tree without .git).
+	History bool
 
 	Weights  map[string]float64 // overrides of retrieve.DefaultWeights
 	Options  retrieve.Options   // the engine's options
@@ -123,7 +129,11 @@ func Run(ctx context.Context, cfg Config) ([]eval.Result, Stats, error) {
 		cases := groups[k]
 		t := &tree{cfg: &cfg, eng: eng, counter: counter}
 		t0 := time.Now()
-		dir, err := treeDir(ctx, cfg.Work, mine.Git{Dir: cfg.RepoDirs[k.repo]}, cases[0])
+		g := mine.Git{Dir: cfg.RepoDirs[k.repo]}
+		dir, err := treeDir(ctx, cfg.Work, g, cases[0])
+		if err == nil && cfg.History {
+			err = linkGit(g, cases[0].Parent, dir)
+		}
 		st.Extract += time.Since(t0)
 		if err == nil {
 			t1 := time.Now()
@@ -195,6 +205,7 @@ type tree struct {
 	bm25    *baseline.Index
 	zoekt   *baseline.Zoekt
 	repomap *baseline.RepoMap
+	hist    *history.Log // nil without Config.History
 }
 
 func (t *tree) open(ctx context.Context, dir string) error {
@@ -208,6 +219,11 @@ func (t *tree) open(ctx context.Context, dir string) error {
 	}
 	t.x = x
 	t.snap, t.release = x.Snapshot()
+	if t.cfg.History {
+		if t.hist, err = history.Read(ctx, dir, history.DefaultOptions()); err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+	}
 	if slices.Contains(t.cfg.Systems, SystemBaseline) {
 		files := map[string]string{}
 		for _, p := range t.snap.Paths() {
@@ -313,17 +329,25 @@ func (t *tree) runs(c *eval.Case) []run {
 	if !slices.Contains(t.cfg.Systems, SystemCtxls) {
 		return out
 	}
+	off := func(ch string, b int) run {
+		w := maps.Clone(t.cfg.Weights)
+		if w == nil {
+			w = map[string]float64{}
+		}
+		w[ch] = 0
+		return run{system: AblationPrefix + ch, budget: b, weights: w}
+	}
 	for _, b := range t.cfg.AblationBudgets {
 		for _, ch := range Channels() {
-			if !applies(ch, c.Task) {
-				continue
+			if applies(ch, c.Task) && ch != retrieve.ChanHistory {
+				out = append(out, off(ch, b))
 			}
-			w := maps.Clone(t.cfg.Weights)
-			if w == nil {
-				w = map[string]float64{}
-			}
-			w[ch] = 0
-			out = append(out, run{system: AblationPrefix + ch, budget: b, weights: w})
+		}
+	}
+	// Without history is the tree without .git: compared at every budget.
+	if t.cfg.History && len(t.cfg.AblationBudgets) > 0 && applies(retrieve.ChanHistory, c.Task) {
+		for _, b := range budgets {
+			out = append(out, off(retrieve.ChanHistory, b))
 		}
 	}
 	return out
@@ -333,13 +357,16 @@ func (t *tree) runs(c *eval.Case) []run {
 func Channels() []string { return slices.Sorted(maps.Keys(retrieve.DefaultWeights())) }
 
 // applies tells whether switching channel ch off can change a task's
-// result: only cursor cases have a cursor, and only diff cases a diff.
+// result: only cursor cases have a cursor, only diff cases a diff, and a
+// cursor request takes nothing from the history (retrieve.historyPrior).
 func applies(ch, task string) bool {
 	switch ch {
 	case retrieve.ChanFocus:
 		return task == eval.TaskCursor
 	case retrieve.ChanDiff:
 		return task == eval.TaskDiff
+	case retrieve.ChanHistory:
+		return task != eval.TaskCursor
 	}
 	return true
 }
@@ -434,7 +461,7 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 		res, err = assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: t.cfg.Format, Policy: assemble.DefaultPolicy()},
 			cands, t.snap, t.counter)
 	default:
-		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights}
+		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights, History: t.hist}
 		switch c.Task {
 		case eval.TaskDiff:
 			req.Diff = c.Diff

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxls/ctxls/eval"
 	"github.com/ctxls/ctxls/eval/baseline"
 	"github.com/ctxls/ctxls/eval/mine"
+	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/retrieve"
 )
 
@@ -87,6 +88,7 @@ func TestRunSyntheticRepo(t *testing.T) {
 		Cases: cases, RepoDirs: map[string]string{"dev/demo": g.Dir}, Work: work,
 		Budgets: []int{300, 4000}, Systems: []string{SystemCtxls, SystemBaseline, SystemZoekt, SystemRepoMap}, AblationBudgets: []int{300},
 		Options: retrieve.DefaultOptions(), Baseline: baseline.DefaultOptions(), Zoekt: baseline.DefaultZoektOptions(), Encoding: "cl100k_base", Format: assemble.Markdown,
+		History: true, // the trees are git checkouts of the parent: the history ablation runs
 	}
 	results, st, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -95,10 +97,11 @@ func TestRunSyntheticRepo(t *testing.T) {
 	if st.Trees != 2 || st.TreeErrors != 0 || st.MissingGold != 0 {
 		t.Errorf("stats = %+v", st)
 	}
-	// Query: 2 budgets × 4 systems + one ablation per channel but focus and
-	// diff; diff: 8 + one per channel but focus.
+	// Query: 2 budgets × 4 systems + one ablation per channel but focus,
+	// diff and history, and no history at both budgets; diff: 8 + one per
+	// channel but focus and history, and no history at both budgets.
 	nchan := len(retrieve.DefaultWeights())
-	if len(results) != 8+(nchan-2)+8+(nchan-1) {
+	if len(results) != 8+(nchan-3)+2+8+(nchan-2)+2 {
 		t.Errorf("%d results", len(results))
 	}
 	for _, r := range results {
@@ -151,5 +154,40 @@ func TestTreeDirDiffCase(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(tree, p)); string(b) != want {
 			t.Errorf("%s = %q, want %q", p, b, want)
 		}
+	}
+}
+
+// TestLinkGit: a tree linked to its case's parent is a git checkout whose
+// history is the parent's ancestry: the case's own commit is not in it.
+func TestLinkGit(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	write(t, dir, map[string]string{"a.go": "package a\n"})
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "one")
+	write(t, dir, map[string]string{"a.go": "package a\n\n// x\n", "b.go": "package a\n"})
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "two")
+	write(t, dir, map[string]string{"a.go": "package a\n\n// y\n", "c.go": "package a\n"})
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "three (the case)")
+	parent := git(t, dir, "rev-parse", "HEAD^")
+	tree := t.TempDir()
+	g := mine.Git{Dir: filepath.Join(dir, ".git")}
+	if err := linkGit(g, parent, tree); err != nil {
+		t.Fatal(err)
+	}
+	if err := linkGit(g, parent, tree); err != nil {
+		t.Fatalf("a second link: %v", err)
+	}
+	l, err := history.Read(context.Background(), tree, history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Head() != parent {
+		t.Errorf("the tree's HEAD is %s, want the parent %s", l.Head(), parent)
+	}
+	if co := l.CoChanged([]string{"a.go"}, 5); len(co) != 1 || co[0].Path != "b.go" {
+		t.Errorf("CoChanged(a.go) = %v, want [b.go] only (c.go changes in the case's own commit)", co)
 	}
 }

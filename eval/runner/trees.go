@@ -83,6 +83,45 @@ func treeDir(ctx context.Context, work string, g mine.Git, c *eval.Case) (string
 	return dir, nil
 }
 
+// linkGit makes dir a git checkout of rev for the history channel: a
+// .git directory whose HEAD is rev and whose objects are the repository's
+// own (objects/info/alternates), so that only rev's ancestry is reachable
+// and nothing is copied. Trees that have one already are left as they are.
+func linkGit(g mine.Git, rev, dir string) error {
+	gd := filepath.Join(dir, ".git")
+	if _, err := os.Stat(filepath.Join(gd, "HEAD")); err == nil {
+		return nil
+	}
+	objects, err := filepath.Abs(filepath.Join(g.Dir, "objects"))
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(dir, ".git-tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	files := map[string]string{
+		"HEAD":                    "ref: refs/heads/main\n",
+		"config":                  "[core]\n\trepositoryformatversion = 0\n\tbare = false\n",
+		"refs/heads/main":         rev + "\n",
+		"objects/info/alternates": objects + "\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(tmp, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(tmp, "refs", "tags"), 0o755); err != nil {
+		return err
+	}
+	return os.Rename(tmp, gd)
+}
+
 // emptyLine empties line n (1-based) of the file at p, keeping its line
 // end: the line the user is about to type.
 func emptyLine(p string, n int) error {

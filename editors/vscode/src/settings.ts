@@ -15,6 +15,7 @@ export const SERVER_SETTING_KEYS = [
   "strategy",
   "include",
   "exclude",
+  "gitHistory",
 ] as const;
 
 /** Settings only the extension reads. */
@@ -28,6 +29,7 @@ export interface ServerSettings {
   strategy?: string;
   include?: string[];
   exclude?: string[];
+  gitHistory?: boolean;
 }
 
 function num(v: unknown): number | undefined {
@@ -68,6 +70,8 @@ export function serverSettings(get: SettingGetter): ServerSettings {
   const exclude = strings(get("exclude"));
   if (include !== undefined) out.include = include;
   if (exclude !== undefined) out.exclude = exclude;
+  const gitHistory = get("gitHistory");
+  if (typeof gitHistory === "boolean") out.gitHistory = gitHistory;
   return out;
 }
 

@@ -78,6 +78,7 @@ test("settings: the server's shape, budget nested, unset and mistyped values lef
     strategy: "score",
     include: ["**/*.go", 7],
     exclude: [],
+    gitHistory: false,
     path: "/opt/ctxls",
   };
   assert.deepEqual(serverSettings((k) => values[k]), {
@@ -86,7 +87,9 @@ test("settings: the server's shape, budget nested, unset and mistyped values lef
     strategy: "score",
     include: ["**/*.go"],
     exclude: [],
+    gitHistory: false,
   });
+  assert.deepEqual(serverSettings((k) => (k === "gitHistory" ? "no" : undefined)), {});
   assert.deepEqual(serverSettings(() => undefined), {});
   const answer = answerConfiguration([{ section: "ctxls" }, { section: "go" }], () => ({ format: "xml" }));
   assert.deepEqual(answer, [{ format: "xml" }, null]);

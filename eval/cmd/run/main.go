@@ -56,6 +56,7 @@ func run() error {
 		out        = flag.String("out", "", "write per-case results as JSON lines to this file")
 		doc        = flag.String("doc", "", "replace the generated section of this markdown file (docs/quality.md) with the report")
 		verbose    = flag.Bool("v", false, "a line per case")
+		hist       = flag.Bool("history", true, "make each tree a git checkout of its case's parent commit and give ctxls its history (false: no history, as in a tree without .git)")
 		listRepos  = flag.Bool("list-repos", false, "print the repositories of the cases file (owner/name head) and exit")
 		checkRepos = flag.Bool("check-repos", false, "check that every repository's git directory is found and holds its recorded head, and exit")
 	)
@@ -79,7 +80,7 @@ func run() error {
 	}
 	cfg := runner.Config{
 		Work: *work, KeepTrees: *keep, Encoding: *encoding, Format: assemble.Format(*format),
-		Options: retrieve.DefaultOptions(), Log: os.Stderr, Verbose: *verbose,
+		Options: retrieve.DefaultOptions(), Log: os.Stderr, Verbose: *verbose, History: *hist,
 		Baseline: baseline.DefaultOptions(), Zoekt: baseline.DefaultZoektOptions(),
 	}
 	cfg.Baseline.WindowLines, cfg.Baseline.Stride = *window, *stride

@@ -1,0 +1,129 @@
+package history
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// cacheVersion changes whenever the cache file's content changes meaning.
+const cacheVersion = 1
+
+// CacheFile is the name of the history cache in an index directory.
+const CacheFile = "history.v1"
+
+// cacheFile is the cache file's content, before its checksum.
+type cacheFile struct {
+	Version int
+	Head    string
+	Shallow bool
+	Opts    Options
+	Paths   []string
+	Pos     []int32
+	Files   [][]int32
+}
+
+// MarshalBinary encodes the log for the cache file: gob, then the SHA-256
+// of the gob.
+func (l *Log) MarshalBinary() ([]byte, error) {
+	c := cacheFile{Version: cacheVersion, Head: l.head, Shallow: l.shallow, Opts: l.opts, Paths: l.paths,
+		Pos: make([]int32, len(l.commits)), Files: make([][]int32, len(l.commits))}
+	for i, cm := range l.commits {
+		c.Pos[i], c.Files[i] = cm.pos, cm.files
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&c); err != nil {
+		return nil, fmt.Errorf("encode history: %w", err)
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return append(buf.Bytes(), sum[:]...), nil
+}
+
+// Unmarshal decodes a cache file's content, checking its checksum and
+// that every index is in range.
+func Unmarshal(b []byte) (*Log, error) {
+	if len(b) < sha256.Size {
+		return nil, errors.New("history cache: truncated")
+	}
+	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
+		return nil, errors.New("history cache: checksum mismatch")
+	}
+	var c cacheFile
+	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&c); err != nil {
+		return nil, fmt.Errorf("history cache: %w", err)
+	}
+	if c.Version != cacheVersion {
+		return nil, fmt.Errorf("history cache: version %d, want %d", c.Version, cacheVersion)
+	}
+	if len(c.Pos) != len(c.Files) {
+		return nil, errors.New("history cache: commit tables disagree")
+	}
+	l := &Log{head: c.Head, shallow: c.Shallow, opts: c.Opts, paths: c.Paths, commits: make([]commit, len(c.Pos))}
+	for i := range c.Pos {
+		for _, id := range c.Files[i] {
+			if id < 0 || int(id) >= len(c.Paths) {
+				return nil, errors.New("history cache: file index out of range")
+			}
+		}
+		l.commits[i] = commit{c.Pos[i], c.Files[i]}
+	}
+	return l, nil
+}
+
+// Load returns root's history, using the cache file at cachePath (""
+// for none): it reads the cache, refreshes it (Refresh) and writes it back
+// when HEAD moved. A cache that cannot be read is read again from git; one
+// that cannot be written is told to warnf (nil: not told), and the log is
+// used all the same.
+func Load(ctx context.Context, root, cachePath string, opts Options, warnf func(format string, args ...any)) (*Log, error) {
+	var old *Log
+	if cachePath != "" {
+		if b, err := os.ReadFile(cachePath); err == nil {
+			old, _ = Unmarshal(b) // a bad cache is read again from git
+		}
+	}
+	l, err := Refresh(ctx, root, old, opts)
+	if err != nil {
+		return nil, err
+	}
+	if cachePath != "" && l != old {
+		if err := save(cachePath, l); err != nil && warnf != nil {
+			warnf("%v (the history is read from git again next time)", err)
+		}
+	}
+	return l, nil
+}
+
+// save writes the log to path atomically (a temporary file renamed).
+func save(path string, l *Log) error {
+	b, err := l.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("history cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".history-*")
+	if err != nil {
+		return fmt.Errorf("history cache: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("history cache %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("history cache %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("history cache %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package retrieve
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/ctxls/ctxls/index"
+)
+
+// cochange is the history channel: the files that changed in the same
+// past commits (the workspace's git history, Request.History) as the
+// diff's files, or, for a question, as its best files so far
+// (Options.CoChangeSeeds; seeded reports that, for the weight), strongest
+// first, each by its best chunk so far (the one the other channels rank
+// highest), or, for a file no other channel found, its first chunk that
+// defines something. A cursor request seeds nothing (measured: it loses
+// definition files).
+func (r *run) cochange() (ids []index.ChunkID, seeded bool) {
+	h, k := r.req.History, r.e.opts.CoChangeFiles
+	if h == nil || k <= 0 {
+		return nil, false
+	}
+	best := r.bestByFile()
+	var given []string
+	for _, fd := range r.diffFiles {
+		for _, p := range []string{fd.Path, fd.OldPath} {
+			if p != "" {
+				given = append(given, p)
+			}
+		}
+	}
+	if len(given) == 0 && r.req.Focus == nil && r.e.opts.CoChangeSeeds > 0 {
+		files := slices.Collect(maps.Values(best))
+		slices.SortFunc(files, func(a, b *scored) int {
+			return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.c.Path, b.c.Path))
+		})
+		for _, s := range files[:min(len(files), r.e.opts.CoChangeSeeds)] {
+			given = append(given, s.c.Path)
+		}
+		seeded = true
+	}
+	if len(given) == 0 {
+		return nil, false
+	}
+	co := h.CoChanged(given, 4*k)
+	for _, f := range co {
+		if len(ids) == k {
+			break
+		}
+		if !r.allowed(f.Path) {
+			continue
+		}
+		if s, ok := best[f.Path]; ok {
+			ids = append(ids, s.id)
+			continue
+		}
+		if id, ok := r.firstDefinition(f.Path); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids, seeded
+}
+
+// bestByFile is each file's best-scored chunk so far (ties by line).
+func (r *run) bestByFile() map[string]*scored {
+	best := map[string]*scored{}
+	for _, s := range r.scores {
+		b, ok := best[s.c.Path]
+		if !ok || cmp.Or(cmp.Compare(s.score, b.score), cmp.Compare(b.c.StartLine, s.c.StartLine), cmp.Compare(b.id, s.id)) > 0 {
+			best[s.c.Path] = s
+		}
+	}
+	return best
+}
+
+// firstDefinition is a file's first chunk that defines a name (its first
+// chunk if none does); false when the file is not indexed.
+func (r *run) firstDefinition(path string) (index.ChunkID, bool) {
+	cs := r.snap.ChunksOf(path)
+	if len(cs) == 0 {
+		return "", false
+	}
+	if i := slices.IndexFunc(cs, func(c index.IndexedChunk) bool { return len(c.Defines) > 0 }); i >= 0 {
+		return cs[i].ID, true
+	}
+	return cs[0].ID, true
+}
+
+// historyPrior raises the score of the chunks of the files that changed
+// often and lately (Request.History): ×(1 + HistoryPrior·recency), the
+// recency in [0, 1]. The raise is the history channel's share in
+// --explain. Not for a cursor: the definitions the next line needs are
+// where they are, however old (the prior cost the cursor task 0.017 of
+// its definition-file recall at 2 000 tokens, docs/quality.md).
+func (r *run) historyPrior() {
+	h, a := r.req.History, r.e.opts.HistoryPrior*r.weights[ChanHistory]
+	if h == nil || a <= 0 || r.req.Focus != nil {
+		return
+	}
+	for _, s := range r.scores {
+		if v := h.Recency(s.c.Path); v > 0 {
+			x := s.score * a * v
+			s.score += x
+			s.channels[ChanHistory] += x
+		}
+	}
+}

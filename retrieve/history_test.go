@@ -1,0 +1,155 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/history"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/tokens"
+)
+
+// historyFiles is a workspace where twenty files share the words of a
+// change to svc/handler.go and books/ledger.go shares none: only the
+// history can say that the ledger goes with the handler.
+func historyFiles() map[string]string {
+	files := map[string]string{"go.mod": "module example.com/m\n"}
+	files["svc/handler.go"] = "package svc\n\n// Dispatch serves a request.\nfunc Dispatch(req string) string {\n\treturn req\n}\n"
+	files["books/ledger.go"] = "package books\n\n// Post books an entry.\nfunc Post(entry int) int {\n\treturn entry * 2\n}\n"
+	for i := range 20 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package svc\n\n// Serve%d serves a request with a response.\nfunc Serve%d(req string) string {\n", i, i)
+		for j := range 12 {
+			fmt.Fprintf(&b, "\treq = req + \"response %d\" // serve the request\n", j)
+		}
+		b.WriteString("\treturn req\n}\n")
+		files[fmt.Sprintf("svc/serve%02d.go", i)] = b.String()
+	}
+	return files
+}
+
+const historyDiff = `--- a/svc/handler.go
++++ b/svc/handler.go
+@@ -3,4 +3,4 @@
+ // Dispatch serves a request.
+ func Dispatch(req string) string {
+-	return req
++	return req + " response"
+ }
+`
+
+func assembleWith(t *testing.T, snap *index.Snapshot, req Request) (*Response, map[string]bool) {
+	t.Helper()
+	return assembleOpts(t, snap, DefaultOptions(), req)
+}
+
+func assembleOpts(t *testing.T, snap *index.Snapshot, opts Options, req Request) (*Response, map[string]bool) {
+	t.Helper()
+	req.Explain = true
+	res, err := NewEngineWith(tokens.NewRegistry(), opts).Assemble(context.Background(), snap, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.TotalTokens > req.Budget.MaxTokens {
+		t.Fatalf("over budget: %d > %d", res.Stats.TotalTokens, req.Budget.MaxTokens)
+	}
+	shown := map[string]bool{}
+	for _, p := range res.Parts {
+		shown[p.Path] = true
+	}
+	return res, shown
+}
+
+// TestHistoryCoChange: the file that changed with the diff's file in past
+// commits is in the context with the history, named by the history
+// channel in --explain, and not without it (nor with the channel off).
+func TestHistoryCoChange(t *testing.T) {
+	snap := indexFiles(t, historyFiles())
+	log := history.New("head", [][]string{
+		{"svc/serve03.go"},
+		{"svc/handler.go", "books/ledger.go"},
+		{"svc/handler.go", "books/ledger.go"},
+	}, history.Options{})
+	req := Request{Diff: historyDiff, Budget: assemble.Budget{MaxTokens: 1000}}
+	if _, shown := assembleWith(t, snap, req); shown["books/ledger.go"] {
+		t.Fatal("the ledger is shown without history: the test shows nothing")
+	}
+	req.History = log
+	res, shown := assembleWith(t, snap, req)
+	if !shown["books/ledger.go"] {
+		t.Errorf("with history the ledger (changed twice with the handler) is not shown:\n%s", res.Rendered)
+	}
+	named := false
+	for _, e := range res.Explain {
+		if e.Path == "books/ledger.go" && e.Channels[ChanHistory] > 0 {
+			named = true
+		}
+	}
+	if !named {
+		t.Errorf("--explain does not name the history channel for the ledger: %+v", res.Explain)
+	}
+	req.Weights = map[string]float64{ChanHistory: 0}
+	if _, shown := assembleWith(t, snap, req); shown["books/ledger.go"] {
+		t.Error("with the history channel's weight 0 the ledger is still shown")
+	}
+	// The ledger is out of an include that leaves it out.
+	req.Weights = nil
+	req.Exclude = []string{"books/ledger.go"}
+	if _, shown := assembleWith(t, snap, req); shown["books/ledger.go"] {
+		t.Error("the history channel brought an excluded file")
+	}
+}
+
+// TestHistoryPrior: two files answer a question equally; the one that
+// changed lately comes first with the history, the other (by path) without.
+func TestHistoryPrior(t *testing.T) {
+	body := "package svc\n\n// Refund returns the payment of an order.\nfunc Refund%s(order int) int {\n\treturn order\n}\n"
+	snap := indexFiles(t, map[string]string{
+		"go.mod":        "module example.com/m\n",
+		"svc/alpha.go":  fmt.Sprintf(body, "A"),
+		"svc/bravo.go":  fmt.Sprintf(body, "B"),
+		"svc/other.go":  "package svc\n\nfunc other() {}\n",
+		"svc/other2.go": "package svc\n\nfunc other2() {}\n",
+	})
+	req := Request{Query: "refund the payment of an order", Budget: assemble.Budget{MaxTokens: 2000}, Strategy: assemble.ByScore}
+	res, _ := assembleWith(t, snap, req)
+	if len(res.Parts) == 0 || res.Parts[0].Path != "svc/alpha.go" {
+		t.Fatalf("without history the first part is %v, want svc/alpha.go (ties by path)", res.Parts)
+	}
+	req.History = history.New("head", [][]string{{"svc/bravo.go", "svc/other.go"}, {"svc/bravo.go"}, {"svc/other2.go"}}, history.Options{})
+	res, _ = assembleWith(t, snap, req)
+	if res.Parts[0].Path != "svc/bravo.go" {
+		t.Errorf("with history the first part is %s, want svc/bravo.go (changed lately)", res.Parts[0].Path)
+	}
+}
+
+// TestHistorySeededByQuery: a question without a diff seeds the history
+// channel with its best files: the file that always changed with the best
+// one is a candidate, named by the history channel.
+func TestHistorySeededByQuery(t *testing.T) {
+	snap := indexFiles(t, historyFiles())
+	req := Request{Query: "where is Dispatch", Budget: assemble.Budget{MaxTokens: 4000},
+		History: history.New("head", [][]string{{"svc/handler.go", "books/ledger.go"}, {"svc/handler.go", "books/ledger.go"}}, history.Options{})}
+	named := func(opts Options) bool {
+		res, _ := assembleOpts(t, snap, opts, req)
+		for _, e := range res.Explain {
+			if e.Path == "books/ledger.go" && e.Channels[ChanHistory] > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	on := DefaultOptions()
+	on.HistoryPrior = 0 // the seeded channel alone
+	if !named(on) {
+		t.Error("the ledger is not a history candidate of a question about Dispatch")
+	}
+	off := on
+	off.CoChangeSeeds = 0
+	if named(off) {
+		t.Error("the ledger is a history candidate with CoChangeSeeds 0: the test shows nothing")
+	}
+}
