@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -128,4 +129,49 @@ func (t *Tracker) Close() {
 	}
 	t.cancel()
 	t.wg.Wait()
+}
+
+// FirstWait bounds how long the first request that wants a workspace's
+// history waits for it to be read (Lazy.Get); later requests never wait.
+const FirstWait = 500 * time.Millisecond
+
+// Lazy is a workspace's tracker, started by the first request that wants
+// the history (so that a server whose clients turned it off never runs
+// git). The zero value is ready; Close stops it for good.
+type Lazy struct {
+	mu     sync.Mutex
+	t      *Tracker
+	closed bool
+}
+
+// Get returns root's history (nil: none), starting the tracker on first
+// use with its cache in indexDir ("": no cache) and waiting at most
+// FirstWait for the first read.
+func (z *Lazy) Get(ctx context.Context, root, indexDir string, logf func(format string, args ...any)) *Log {
+	z.mu.Lock()
+	if z.closed {
+		z.mu.Unlock()
+		return nil
+	}
+	if z.t == nil {
+		cache := ""
+		if indexDir != "" {
+			cache = filepath.Join(indexDir, CacheFile)
+		}
+		z.t = NewTracker(root, cache, DefaultOptions(), 0, logf)
+	}
+	t := z.t
+	z.mu.Unlock()
+	wctx, cancel := context.WithTimeout(ctx, FirstWait)
+	defer cancel()
+	return t.Wait(wctx)
+}
+
+// Close stops the tracker (waiting for a running read); Get returns nil
+// from then on.
+func (z *Lazy) Close() {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.closed = true
+	z.t.Close()
 }

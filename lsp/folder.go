@@ -51,11 +51,9 @@ type folder struct {
 	pool  *IndexPool
 	entry atomic.Pointer[poolEntry]
 
-	// hist tracks the folder's git history, started by the first request
-	// that wants it (histMu guards it; nil after close).
-	histMu     sync.Mutex
-	hist       *history.Tracker
-	histClosed bool
+	// hist is the git history, its tracker started by the first request
+	// that wants it.
+	hist history.Lazy
 
 	closeOnce sync.Once
 	closeErr  error
@@ -428,31 +426,11 @@ func (h *heldState) hasAll(handles []string) bool {
 	return true
 }
 
-// historyWait bounds how long the first request that wants a folder's git
-// history waits for it to be read (later requests never wait).
-const historyWait = 500 * time.Millisecond
-
 // history returns the folder's git history (nil: none), starting its
 // tracker on first use, with its cache in the index's directory. The
-// folder's index must be open.
+// index must be open.
 func (f *folder) history(ctx context.Context) *history.Log {
-	f.histMu.Lock()
-	if f.histClosed {
-		f.histMu.Unlock()
-		return nil
-	}
-	if f.hist == nil {
-		cache := ""
-		if dir := f.idx.Dir(); dir != "" {
-			cache = filepath.Join(dir, history.CacheFile)
-		}
-		f.hist = history.NewTracker(f.root, cache, history.DefaultOptions(), 0, f.logf)
-	}
-	t := f.hist
-	f.histMu.Unlock()
-	wctx, cancel := context.WithTimeout(ctx, historyWait)
-	defer cancel()
-	return t.Wait(wctx)
+	return f.hist.Get(ctx, f.root, f.idx.Dir(), f.logf)
 }
 
 // close stops the folder: no new requests, the requests that arrived
@@ -475,10 +453,7 @@ func (f *folder) close() error {
 		}
 		f.held = nil
 		f.mu.Unlock()
-		f.histMu.Lock()
-		f.histClosed = true
 		f.hist.Close()
-		f.histMu.Unlock()
 		if e := f.entry.Load(); e != nil {
 			e.unlisten(f)
 			// The index may serve other sessions: give back this one's

@@ -3,46 +3,16 @@ package lsp
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/ctxls/ctxls/history/historytest"
 )
 
 // TestGitHistory: in a folder that is a git checkout, the file that
 // changed with the diff's file in past commits is a history candidate of
 // context/assemble; the setting gitHistory: false leaves it out.
 func TestGitHistory(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatalf("git is needed (make test installs it): %v", err)
-	}
-	root := writeTree(t, map[string]string{
-		"go.mod":          "module example.com/ws\n",
-		"svc/handler.go":  "package svc\n\n// Dispatch serves a request.\nfunc Dispatch(req string) string {\n\treturn req\n}\n",
-		"books/ledger.go": "package books\n\n// Post books an entry.\nfunc Post(entry int) int {\n\treturn entry * 2\n}\n",
-	})
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.email=t@t", "-c", "user.name=t", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q")
-	git("add", "-A")
-	git("commit", "-qm", "start")
-	for _, msg := range []string{"one", "two"} {
-		for _, p := range []string{"svc/handler.go", "books/ledger.go"} {
-			f, err := os.OpenFile(filepath.Join(root, filepath.FromSlash(p)), os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.WriteString("// " + msg + "\n")
-			f.Close()
-		}
-		git("commit", "-qam", msg)
-	}
-	diff := "--- a/svc/handler.go\n+++ b/svc/handler.go\n@@ -5,1 +5,1 @@\n-\treturn req\n+\treturn req + \"!\"\n"
+	root := historytest.Repo(t)
 	c := startServer(t, serverOptions(t, nil))
 	c.initialize(map[string]any{"rootUri": pathToURI(root), "processId": os.Getpid()})
 	byHistory := func() bool {
@@ -53,7 +23,7 @@ func TestGitHistory(t *testing.T) {
 				Channels map[string]float64 `json:"channels"`
 			} `json:"explain"`
 		}
-		raw := mustResult[json.RawMessage](t, c.call(methodContextAssemble, map[string]any{"diff": diff, "explain": true}))
+		raw := mustResult[json.RawMessage](t, c.call(methodContextAssemble, map[string]any{"diff": historytest.Diff, "explain": true}))
 		if err := json.Unmarshal(raw, &r); err != nil {
 			t.Fatal(err)
 		}

@@ -62,11 +62,9 @@ type workspace struct {
 	held     []*heldState // most recently used last
 	tick     uint64
 
-	// hist tracks the root's git history, started by the first call that
-	// wants it (histMu guards it).
-	histMu     sync.Mutex
-	hist       *history.Tracker
-	histClosed bool
+	// hist is the git history, its tracker started by the first request
+	// that wants it.
+	hist history.Lazy
 }
 
 // heldState is an index snapshot kept after the assemble_context that read
@@ -505,31 +503,11 @@ func (w *workspace) warned() []string {
 	return slices.Clone(w.warnings)
 }
 
-// historyWait bounds how long the first call that wants a root's git
-// history waits for it to be read (later calls never wait).
-const historyWait = 500 * time.Millisecond
-
 // history returns the root's git history (nil: none), starting its
 // tracker on first use, with its cache in the index's directory. The
 // index must be open.
 func (w *workspace) history(ctx context.Context) *history.Log {
-	w.histMu.Lock()
-	if w.histClosed {
-		w.histMu.Unlock()
-		return nil
-	}
-	if w.hist == nil {
-		cache := ""
-		if dir := w.idx.Dir(); dir != "" {
-			cache = filepath.Join(dir, history.CacheFile)
-		}
-		w.hist = history.NewTracker(w.root, cache, history.DefaultOptions(), 0, w.logf)
-	}
-	t := w.hist
-	w.histMu.Unlock()
-	wctx, cancel := context.WithTimeout(ctx, historyWait)
-	defer cancel()
-	return t.Wait(wctx)
+	return w.hist.Get(ctx, w.root, w.idx.Dir(), w.logf)
 }
 
 // close stops the workspace: no new calls, the watcher and background work
@@ -560,10 +538,7 @@ func (w *workspace) close() error {
 	}
 	w.held = nil
 	w.mu.Unlock()
-	w.histMu.Lock()
-	w.histClosed = true
 	w.hist.Close()
-	w.histMu.Unlock()
 	if w.idx == nil {
 		return nil
 	}

@@ -3,43 +3,14 @@ package retrieve
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/history"
+	"github.com/ctxls/ctxls/history/historytest"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/tokens"
 )
-
-// historyFiles is a workspace where twenty files share the words of a
-// change to svc/handler.go and books/ledger.go shares none: only the
-// history can say that the ledger goes with the handler.
-func historyFiles() map[string]string {
-	files := map[string]string{"go.mod": "module example.com/m\n"}
-	files["svc/handler.go"] = "package svc\n\n// Dispatch serves a request.\nfunc Dispatch(req string) string {\n\treturn req\n}\n"
-	files["books/ledger.go"] = "package books\n\n// Post books an entry.\nfunc Post(entry int) int {\n\treturn entry * 2\n}\n"
-	for i := range 20 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "package svc\n\n// Serve%d serves a request with a response.\nfunc Serve%d(req string) string {\n", i, i)
-		for j := range 12 {
-			fmt.Fprintf(&b, "\treq = req + \"response %d\" // serve the request\n", j)
-		}
-		b.WriteString("\treturn req\n}\n")
-		files[fmt.Sprintf("svc/serve%02d.go", i)] = b.String()
-	}
-	return files
-}
-
-const historyDiff = `--- a/svc/handler.go
-+++ b/svc/handler.go
-@@ -3,4 +3,4 @@
- // Dispatch serves a request.
- func Dispatch(req string) string {
--	return req
-+	return req + " response"
- }
-`
 
 func assembleWith(t *testing.T, snap *index.Snapshot, req Request) (*Response, map[string]bool) {
 	t.Helper()
@@ -67,13 +38,13 @@ func assembleOpts(t *testing.T, snap *index.Snapshot, opts Options, req Request)
 // commits is in the context with the history, named by the history
 // channel in --explain, and not without it (nor with the channel off).
 func TestHistoryCoChange(t *testing.T) {
-	snap := indexFiles(t, historyFiles())
+	snap := indexFiles(t, historytest.Files())
 	log := history.New("head", [][]string{
 		{"svc/serve03.go"},
 		{"svc/handler.go", "books/ledger.go"},
 		{"svc/handler.go", "books/ledger.go"},
 	}, history.Options{})
-	req := Request{Diff: historyDiff, Budget: assemble.Budget{MaxTokens: 1000}}
+	req := Request{Diff: historytest.Diff, Budget: assemble.Budget{MaxTokens: 1000}}
 	if _, shown := assembleWith(t, snap, req); shown["books/ledger.go"] {
 		t.Fatal("the ledger is shown without history: the test shows nothing")
 	}
@@ -130,7 +101,7 @@ func TestHistoryPrior(t *testing.T) {
 // channel with its best files: the file that always changed with the best
 // one is a candidate, named by the history channel.
 func TestHistorySeededByQuery(t *testing.T) {
-	snap := indexFiles(t, historyFiles())
+	snap := indexFiles(t, historytest.Files())
 	req := Request{Query: "where is Dispatch", Budget: assemble.Budget{MaxTokens: 4000},
 		History: history.New("head", [][]string{{"svc/handler.go", "books/ledger.go"}, {"svc/handler.go", "books/ledger.go"}}, history.Options{})}
 	named := func(opts Options) bool {
