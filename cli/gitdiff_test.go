@@ -210,6 +210,12 @@ func TestAssembleGitHistory(t *testing.T) {
 	}
 	editFile(t, ws, "tax/rates.go", "(cents*bp + 5000) / 10000", "(cents*bp + 4999) / 10000")
 	cache := t.TempDir()
+	if _, stderr, code := ctxls(t, "", "index", "--root", ws, "--cache-dir", cache); code != 0 {
+		t.Fatalf("ctxls index: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "history.v1")); err != nil {
+		t.Errorf("ctxls index did not read the history into its cache: %v", err)
+	}
 	run := func(args ...string) *retrieve.Response {
 		t.Helper()
 		base := []string{"assemble", "--root", ws, "--cache-dir", cache, "--budget", "3000", "--json", "--explain", "--diff", "HEAD"}
@@ -233,9 +239,6 @@ func TestAssembleGitHistory(t *testing.T) {
 	}
 	if r := run(); !byHistory(r) {
 		t.Errorf("scripts/report.py, changed three times with tax/rates.go, is not a history candidate: %+v", r.Explain)
-	}
-	if _, err := os.Stat(filepath.Join(cache, "history.v1")); err != nil {
-		t.Errorf("the history cache is not beside the index: %v", err)
 	}
 	if r := run("--git-history=false"); byHistory(r) {
 		t.Error("--git-history=false: scripts/report.py still comes from the history")

@@ -12,7 +12,7 @@ import (
 	"github.com/ctxls/ctxls/retrieve"
 )
 
-const indexUsage = `ctxls index --root DIR [--json] [--rebuild] [--encoding E] [--cache-dir DIR]`
+const indexUsage = `ctxls index --root DIR [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false]`
 
 func runIndex(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("index")
@@ -21,6 +21,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	rebuild := fs.Bool("rebuild", false, "rebuild from scratch even if a valid index exists")
 	encoding := fs.String("encoding", retrieve.DefaultEncoding, "token encoding counted for every chunk")
 	cacheDir := fs.String("cache-dir", "", "index directory for this root (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
+	useHistory := fs.Bool("git-history", true, "also read the root's git history into its cache beside the index (false: leave it)")
 	if help, err := parseFlags(fs, args, indexUsage, env); help || err != nil {
 		return err
 	}
@@ -50,6 +51,11 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	}
 	if err != nil {
 		return fmt.Errorf("index %s: %w", dir, err)
+	}
+	if *useHistory && st.Dir != "" {
+		// Read the git history into its cache beside the index too: the
+		// next assemble then only checks HEAD.
+		loadHistory(ctx, dir, st.Dir, env)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
