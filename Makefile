@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race bench fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults
+.PHONY: run test race need-git bench fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults
 
 build:
 	$(GO) build -o bin/ctxls ./cmd/ctxls
@@ -19,7 +19,7 @@ build:
 run: build
 	./bin/ctxls assemble --root . --query "$(QUESTION)" --budget $(BUDGET)
 
-test: lint
+test: lint need-git
 	$(GO) test -count=1 ./...
 	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory test-mcp-client; \
 	  else echo "make test: node/npm not found: skipping the MCP TypeScript-client test (.ci/run requires it)"; fi
@@ -47,8 +47,14 @@ test-mcp-client: build
 
 # Every test under the race detector (-short: the long randomized runs
 # are covered by make test). CI runs it after make test.
-race:
+race: need-git
 	$(GO) test -race -short -count=1 ./...
+
+# git: the history, diff and eval tests run it (a fresh clone has it; a
+# tree without it gets it from the distribution's packages).
+need-git:
+	@command -v git >/dev/null || { echo "make: installing git (the history and diff tests run it)"; \
+	  { apt-get update -qq && apt-get install -y -qq git >/dev/null; } || { echo "make: git is needed: install it"; exit 1; }; }
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -73,8 +73,10 @@ type Options struct {
 	OverviewMaxFiles int
 	// PerFileShare, when a request sets no per-file cap, caps each file at
 	// this share of the budget (0: no cap), so one large file cannot
-	// crowd out the others.
-	PerFileShare float64
+	// crowd out the others; CursorPerFileShare is the share for a request
+	// with a cursor (the definitions the next line needs are in many
+	// files; a question's or a diff's changed lines are deep in a few).
+	PerFileShare, CursorPerFileShare float64
 	// PerFileMinBudget: PerFileShare applies only to budgets of at least
 	// this many tokens. Under a tight budget depth in the best file beats
 	// breadth (line recall drops by 0.1 with a cap at 2 000 tokens); with
@@ -147,7 +149,7 @@ type Options struct {
 // DefaultOptions returns the tuned defaults (see docs/quality.md).
 func DefaultOptions() Options {
 	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000,
-		PerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
+		PerFileShare: 0.6, CursorPerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
@@ -264,8 +266,12 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 		policy = *req.Policy
 	}
 	budget := req.Budget
-	if budget.PerFileMaxTokens == 0 && e.opts.PerFileShare > 0 && budget.MaxTokens >= e.opts.PerFileMinBudget {
-		budget.PerFileMaxTokens = max(1, int(e.opts.PerFileShare*float64(budget.MaxTokens)))
+	share := e.opts.PerFileShare
+	if req.Focus != nil {
+		share = e.opts.CursorPerFileShare
+	}
+	if budget.PerFileMaxTokens == 0 && share > 0 && budget.MaxTokens >= e.opts.PerFileMinBudget {
+		budget.PerFileMaxTokens = max(1, int(share*float64(budget.MaxTokens)))
 	}
 	if slices.ContainsFunc(cands, func(c assemble.Candidate) bool { return c.Reserve == cursorReserve }) {
 		// The cursor's own code is paid for first (trimmed around the
