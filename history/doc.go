@@ -18,7 +18,8 @@
 // With no git, no repository, or a repository git refuses to read (an
 // unsafe owner), Read returns an error wrapping ErrUnavailable and
 // retrieval goes on without history. git runs with the options that make
-// its output the same whatever the user's configuration, and with none
-// that could run a program (no pager, no external diff, no textconv, no
-// fsmonitor, no signature checks).
+// its output the same whatever the user's configuration, and with what
+// could run another program turned off (no pager, external diff,
+// textconv, fsmonitor, signature checks, prompts or a partial clone's
+// lazy fetches).
 package history
