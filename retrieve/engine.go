@@ -137,6 +137,9 @@ type Options struct {
 	// CoChangeSeedWeight scales the history channel's weight when it is
 	// seeded so (the request's own files say more than the best guesses).
 	CoChangeSeedWeight float64
+	// CoChangeSeedDiff seeds the history channel with a diff's best files
+	// too (beside the diff's own files).
+	CoChangeSeedDiff bool
 	// HistoryPrior: a chunk's score is raised by this share times its
 	// file's recency prior (history.Log.Recency; 0: not).
 	HistoryPrior float64
@@ -153,7 +156,7 @@ func DefaultOptions() Options {
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
-		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, HistoryPrior: 0.5}
+		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeSeedDiff: true, HistoryPrior: 0.5}
 }
 
 // Engine runs requests. It is safe for concurrent use.
@@ -410,14 +413,8 @@ func (r *run) collect() error {
 	if r.weights[ChanOverview] > 0 {
 		r.fuse(ChanOverview, r.overview())
 	}
-	if r.weights[ChanHistory] > 0 {
-		ids, seeded := r.cochange()
-		w := r.weights[ChanHistory]
-		if seeded {
-			w *= r.e.opts.CoChangeSeedWeight
-		}
-		r.fuseWeighted(ChanHistory, w, ids)
-		r.historyPrior()
+	if r.weights[ChanHistory] > 0 && r.req.History != nil {
+		r.history()
 	}
 	r.penalize()
 	if p := r.e.opts.DiffSelfPenalty; p > 0 && p != 1 {

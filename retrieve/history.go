@@ -8,43 +8,57 @@ import (
 	"github.com/ctxls/ctxls/index"
 )
 
-// cochange is the history channel: the files that changed in the same
-// past commits (the workspace's git history, Request.History) as the
-// diff's files, or, for a question, as its best files so far
-// (Options.CoChangeSeeds; seeded reports that, for the weight), strongest
-// first, each by its best chunk so far (the one the other channels rank
-// highest), or, for a file no other channel found, its first chunk that
-// defines something. A cursor request seeds nothing (measured: it loses
+// history is the history channel (the workspace's git history,
+// Request.History): the files that changed in the same past commits as
+// the diff's files, and, for a question (and for a diff with
+// Options.CoChangeSeedDiff), as its best files so far
+// (Options.CoChangeSeeds, at CoChangeSeedWeight of the weight); then the
+// recency prior. A cursor request seeds nothing (measured: it loses
 // definition files).
-func (r *run) cochange() (ids []index.ChunkID, seeded bool) {
-	h, k := r.req.History, r.e.opts.CoChangeFiles
-	if h == nil || k <= 0 {
-		return nil, false
-	}
-	best := r.bestByFile()
-	var given []string
+func (r *run) history() {
+	w := r.weights[ChanHistory]
+	var diff []string
 	for _, fd := range r.diffFiles {
 		for _, p := range []string{fd.Path, fd.OldPath} {
 			if p != "" {
-				given = append(given, p)
+				diff = append(diff, p)
 			}
 		}
 	}
-	if len(given) == 0 && r.req.Focus == nil && r.e.opts.CoChangeSeeds > 0 {
+	best := r.bestByFile()
+	if len(diff) > 0 {
+		r.fuseWeighted(ChanHistory, w, r.cochange(diff, best))
+	}
+	if n := r.e.opts.CoChangeSeeds; n > 0 && r.req.Focus == nil && (len(diff) == 0 || r.e.opts.CoChangeSeedDiff) {
 		files := slices.Collect(maps.Values(best))
 		slices.SortFunc(files, func(a, b *scored) int {
 			return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.c.Path, b.c.Path))
 		})
-		for _, s := range files[:min(len(files), r.e.opts.CoChangeSeeds)] {
-			given = append(given, s.c.Path)
+		var seeds []string
+		for _, s := range files {
+			if len(seeds) == n {
+				break
+			}
+			if !slices.Contains(diff, s.c.Path) {
+				seeds = append(seeds, s.c.Path)
+			}
 		}
-		seeded = true
+		r.fuseWeighted(ChanHistory, w*r.e.opts.CoChangeSeedWeight, r.cochange(seeds, best))
 	}
-	if len(given) == 0 {
-		return nil, false
+	r.historyPrior()
+}
+
+// cochange ranks the files that changed in the same commits as given
+// (Options.CoChangeFiles of them, strongest first), each by its best chunk
+// so far (best: the one the other channels rank highest), or, for a file
+// no other channel found, its first chunk that defines something.
+func (r *run) cochange(given []string, best map[string]*scored) []index.ChunkID {
+	k := r.e.opts.CoChangeFiles
+	if len(given) == 0 || k <= 0 {
+		return nil
 	}
-	co := h.CoChanged(given, 4*k)
-	for _, f := range co {
+	var ids []index.ChunkID
+	for _, f := range r.req.History.CoChanged(given, 4*k) {
 		if len(ids) == k {
 			break
 		}
@@ -59,7 +73,7 @@ func (r *run) cochange() (ids []index.ChunkID, seeded bool) {
 			ids = append(ids, id)
 		}
 	}
-	return ids, seeded
+	return ids
 }
 
 // bestByFile is each file's best-scored chunk so far (ties by line).

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ctxls/ctxls/assemble"
@@ -122,5 +123,43 @@ func TestHistorySeededByQuery(t *testing.T) {
 	off.CoChangeSeeds = 0
 	if named(off) {
 		t.Error("the ledger is a history candidate with CoChangeSeeds 0: the test shows nothing")
+	}
+}
+
+// TestHistorySeededByDiff: a diff seeds the history channel with its best
+// files too (CoChangeSeedDiff): the file that changed with one of them,
+// never with the diff's own file, is a history candidate.
+func TestHistorySeededByDiff(t *testing.T) {
+	snap := indexFiles(t, historytest.Files())
+	req := Request{Diff: historytest.Diff, Budget: assemble.Budget{MaxTokens: 4000}}
+	res, _ := assembleWith(t, snap, req)
+	var best []string // the diff's best files, but its own
+	for _, p := range res.Parts {
+		if p.Path != "svc/handler.go" && !slices.Contains(best, p.Path) {
+			best = append(best, p.Path)
+		}
+	}
+	if len(best) == 0 {
+		t.Fatal("the diff brings no other file")
+	}
+	req.History = history.New("head", [][]string{{best[0], "books/ledger.go"}, {best[0], "books/ledger.go"}}, history.Options{})
+	named := func(opts Options) bool {
+		res, _ := assembleOpts(t, snap, opts, req)
+		for _, e := range res.Explain {
+			if e.Path == "books/ledger.go" && e.Channels[ChanHistory] > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	on := DefaultOptions()
+	on.HistoryPrior = 0 // the seeded channel alone
+	if !named(on) {
+		t.Errorf("the ledger, changed twice with %s, is not a history candidate of the diff", best[0])
+	}
+	off := on
+	off.CoChangeSeedDiff = false
+	if named(off) {
+		t.Error("the ledger is a history candidate without CoChangeSeedDiff: the test shows nothing")
 	}
 }
