@@ -143,7 +143,14 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		req.History = loadHistory(ctx, dir, x.Dir(), env)
 	}
 	if *explain && !*asJSON && req.Format != assemble.JSON {
-		fmt.Fprintf(env.Stderr, "history: %v\n", req.History)
+		switch {
+		case !*useHistory:
+			fmt.Fprintln(env.Stderr, "history: off (--git-history=false)")
+		case req.History == nil:
+			fmt.Fprintln(env.Stderr, "history: none (not a git checkout, or off by --weights)")
+		default:
+			fmt.Fprintf(env.Stderr, "history: %v\n", req.History)
+		}
 	}
 	resp, err := engine.Assemble(ctx, snap, req)
 	if err != nil {
