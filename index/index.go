@@ -727,7 +727,7 @@ func (x *Index) compactBuild(ctx context.Context, gen string) error {
 		return err
 	}
 	if sc, ok := adv.(*scorch.Scorch); ok {
-		if err := sc.ForceMerge(ctx, finalMerge(x.set.BatchSize)); err != nil {
+		if err := forceMerge(ctx, sc, finalMerge(x.set.BatchSize)); err != nil {
 			return fmt.Errorf("merge segments: %w", err)
 		}
 		if err := persistIndex(ctx, x.bidx, "merged"); err != nil {

@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 )
 
 // A cache directory that cannot be written — it cannot be created or
@@ -72,6 +74,36 @@ func persistFailures(bidx bleve.Index) func() uint64 {
 		return func() uint64 { return 0 }
 	}
 	return func() uint64 { return atomic.LoadUint64(&st.TotPersistLoopErr) }
+}
+
+// forceMerge runs scorch's ForceMerge, which waits for the merger without
+// looking at ctx, and whose merger retries a merge that fails to write
+// its segment (a full disk, a file size limit) for ever without telling
+// it: errPersist once the merger has counted a few failed attempts, or
+// ctx's error. Either way the caller closes the index, which ends the
+// merger and the ForceMerge left waiting.
+func forceMerge(ctx context.Context, sc *scorch.Scorch, mo *mergeplan.MergePlanOptions) error {
+	failures := func() uint64 { return 0 }
+	if st, ok := sc.Stats().(*scorch.Stats); ok {
+		failures = func() uint64 { return atomic.LoadUint64(&st.TotFileMergeLoopErr) }
+	}
+	before := failures()
+	done := make(chan error, 1)
+	go func() { done <- sc.ForceMerge(ctx, mo) }()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+			if failures()-before >= persistFailuresBeforeGiveUp {
+				return errPersist
+			}
+		}
+	}
 }
 
 // probeWrite says why dir cannot be written, if a small write shows it.

@@ -16,6 +16,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/blevesearch/bleve/v2/index/scorch"
+
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -180,6 +182,30 @@ func TestStorageHelper(t *testing.T) {
 		}
 		res.CheckSecs = time.Since(start).Seconds()
 	}
+	if mode == "merge" {
+		// Segments written while the disk takes them, then a final merge
+		// whose segment does not fit.
+		for i := range 40 {
+			p := fmt.Sprintf("pkg%d/file%d.go", i%7, i)
+			if err := x.Update(ctx, p, []byte(fmt.Sprintf("package p\n\n// Changed%d is new.\nfunc Changed%d() {}\n\n%s", i, i, strings.Repeat("// filler line of a changed file\n", 400)))); err != nil {
+				res.Err = err.Error()
+				report()
+			}
+		}
+		if err := x.Checkpoint(ctx); err != nil {
+			res.Err = err.Error()
+			report()
+		}
+		setLimit()
+		adv, err := x.bidx.Advanced()
+		if err != nil {
+			res.Err = err.Error()
+			report()
+		}
+		start := time.Now()
+		res.CheckErr = fmt.Sprint(forceMerge(ctx, adv.(*scorch.Scorch), finalMerge(x.set.BatchSize)))
+		res.CheckSecs = time.Since(start).Seconds()
+	}
 	res.Reason = x.Stats().Reason
 	snap, release := x.Snapshot()
 	if hits, err := snap.Search(ctx, Query{Identifiers: []string{"Handler100_4"}}, 5); err == nil {
@@ -278,6 +304,22 @@ func TestDiskFullAtCheckpoint(t *testing.T) {
 	}
 	if res.Hits == 0 {
 		t.Error("the index stopped answering")
+	}
+}
+
+// A final merge whose segment the disk does not take ends with errPersist
+// at once: scorch's ForceMerge, whose merger retries a failed merge for
+// ever, waited for ever (seen once as a hung build under -race).
+func TestDiskFullAtFinalMerge(t *testing.T) {
+	res := runStorageHelper(t, "merge", 64<<10)
+	if res.Err != "" {
+		t.Fatalf("%s", res.Err)
+	}
+	if !strings.Contains(res.CheckErr, errPersist.Error()) {
+		t.Errorf("final merge: %q, want errPersist", res.CheckErr)
+	}
+	if res.CheckSecs > 5 {
+		t.Errorf("final merge took %.1f s: want an error at once", res.CheckSecs)
 	}
 }
 
