@@ -66,7 +66,7 @@ func BenchmarkCoChanged(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		l.CoChanged([]string{paths[i%len(paths)], paths[(i*7)%len(paths)], paths[(i*13)%len(paths)]}, 80)
+		l.CoChanged([]string{paths[i%len(paths)], paths[(i*7)%len(paths)], paths[(i*13)%len(paths)]}, 80, 150)
 		for j := range 500 {
 			l.Recency(paths[(i+j)%len(paths)])
 		}

@@ -89,17 +89,17 @@ func TestCoChangeAndRecency(t *testing.T) {
 	if l.Len() != 5 {
 		t.Fatalf("kept %d commits, want 5 (the root commit dropped): %v", l.Len(), l)
 	}
-	got := paths(l.CoChanged([]string{"a.go"}, 10))
+	got := paths(l.CoChanged([]string{"a.go"}, 10, 0))
 	if want := []string{"b.go", "c.go", "x.go", "y.go"}; !slices.Equal(got, want) {
 		t.Errorf("CoChanged(a.go) = %v, want %v (two shared two-file commits before one four-file commit; ties by path)", got, want)
 	}
-	if got := paths(l.CoChanged([]string{"a.go"}, 1)); !slices.Equal(got, []string{"b.go"}) {
+	if got := paths(l.CoChanged([]string{"a.go"}, 1, 0)); !slices.Equal(got, []string{"b.go"}) {
 		t.Errorf("CoChanged(a.go, 1) = %v, want [b.go]", got)
 	}
-	if got := l.CoChanged([]string{"nothere.go"}, 10); len(got) != 0 {
+	if got := l.CoChanged([]string{"nothere.go"}, 10, 0); len(got) != 0 {
 		t.Errorf("CoChanged of an unknown file = %v, want none", got)
 	}
-	if got := paths(l.CoChanged([]string{"d.go", "e.go"}, 10)); len(got) != 0 {
+	if got := paths(l.CoChanged([]string{"d.go", "e.go"}, 10, 0)); len(got) != 0 {
 		t.Errorf("files changed alone co-change with nothing, got %v", got)
 	}
 	if l.Recency("e.go") <= l.Recency("d.go") {
@@ -122,7 +122,7 @@ func TestMaxFilesDropsBigCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := paths(l.CoChanged([]string{"a.go"}, 10)); !slices.Equal(got, []string{"b.go"}) {
+	if got := paths(l.CoChanged([]string{"a.go"}, 10, 0)); !slices.Equal(got, []string{"b.go"}) {
 		t.Errorf("CoChanged(a.go) = %v, want [b.go]: the four-file commit is over MaxFiles", got)
 	}
 }
@@ -138,7 +138,7 @@ func TestSubdirectoryRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := paths(l.CoChanged([]string{"a.go"}, 10)); !slices.Equal(got, []string{"b.go"}) {
+	if got := paths(l.CoChanged([]string{"a.go"}, 10, 0)); !slices.Equal(got, []string{"b.go"}) {
 		t.Errorf("CoChanged(a.go) in svc = %v, want [b.go]", got)
 	}
 	if l.Len() != 1 {
@@ -238,7 +238,7 @@ func TestShallowClone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := paths(l.CoChanged([]string{"a.go"}, 10)); !slices.Equal(got, []string{"c.go"}) {
+	if got := paths(l.CoChanged([]string{"a.go"}, 10, 0)); !slices.Equal(got, []string{"c.go"}) {
 		t.Errorf("CoChanged(a.go) after a commit on the shallow clone = %v, want [c.go]", got)
 	}
 }
@@ -278,7 +278,7 @@ func TestLoadCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := paths(l2.CoChanged([]string{"a.go"}, 10)); !slices.Equal(got, []string{"b.go"}) {
+	if got := paths(l2.CoChanged([]string{"a.go"}, 10, 0)); !slices.Equal(got, []string{"b.go"}) {
 		t.Errorf("after a corrupt cache: CoChanged(a.go) = %v, want [b.go]", got)
 	}
 	if b2, _ := os.ReadFile(cache); bytes.Equal(b2, b) {
@@ -318,7 +318,7 @@ func TestTracker(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if l := tr.Current(); l != nil && l.Head() == want {
-			if got := paths(l.CoChanged([]string{"c.go"}, 5)); !slices.Equal(got, []string{"a.go"}) {
+			if got := paths(l.CoChanged([]string{"c.go"}, 5, 0)); !slices.Equal(got, []string{"a.go"}) {
 				t.Errorf("after the commit: CoChanged(c.go) = %v, want [a.go]", got)
 			}
 			break
@@ -358,5 +358,22 @@ func TestNewMatchesRead(t *testing.T) {
 	b, _ := made.MarshalBinary()
 	if !bytes.Equal(a, b) {
 		t.Errorf("New = %v, Read = %v: want the same log", made, read)
+	}
+}
+
+// With a half-life, a pair that changed together lately outweighs one
+// that changed together more often long ago.
+func TestCoChangedHalfLife(t *testing.T) {
+	commits := [][]string{{"a.go", "new.go"}}
+	for range 300 {
+		commits = append(commits, []string{"x.go"})
+	}
+	commits = append(commits, []string{"a.go", "old.go"}, []string{"a.go", "old.go"})
+	l := New("head", commits, Options{})
+	if got := paths(l.CoChanged([]string{"a.go"}, 2, 0)); !slices.Equal(got, []string{"old.go", "new.go"}) {
+		t.Errorf("without a half-life: %v, want old.go (twice) before new.go (once)", got)
+	}
+	if got := paths(l.CoChanged([]string{"a.go"}, 2, 100)); !slices.Equal(got, []string{"new.go", "old.go"}) {
+		t.Errorf("half-life 100 commits: %v, want new.go (lately) before old.go (twice, 300 commits back)", got)
 	}
 }

@@ -253,8 +253,10 @@ type Scored struct {
 // CoChanged returns the files that changed in the same commits as any of
 // paths, at most k, strongest first (ties by path): each shared commit
 // adds 1/log2(1+n) for a commit of n files, so a two-file commit says more
-// than a forty-file one. The given paths themselves are left out.
-func (l *Log) CoChanged(paths []string, k int) []Scored {
+// than a forty-file one, times 2^(−age/halfLife) for a commit age commits
+// back when halfLife > 0 (a pair that changed together lately says more).
+// The given paths themselves are left out.
+func (l *Log) CoChanged(paths []string, k int, halfLife float64) []Scored {
 	if l == nil || k <= 0 {
 		return nil
 	}
@@ -280,6 +282,9 @@ func (l *Log) CoChanged(paths []string, k int) []Scored {
 	for _, ci := range commits {
 		ids := l.commits[ci].files
 		w := 1 / math.Log2(1+float64(len(ids)))
+		if halfLife > 0 {
+			w *= math.Exp(-math.Ln2 / halfLife * float64(l.commits[ci].pos))
+		}
 		for _, id := range ids {
 			if !given[id] {
 				score[id] += w

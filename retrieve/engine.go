@@ -131,6 +131,10 @@ type Options struct {
 	// CoChangeFiles is how many files the history channel brings for a
 	// diff: those that changed most often with the diff's files (0: none).
 	CoChangeFiles int
+	// CoChangeHalfLife: a diff's co-changed files count the commits they
+	// share with it less the older they are (half-life in commits; 0: all
+	// alike). Seeded co-change counts them alike (measured).
+	CoChangeHalfLife float64
 	// CoChangeSeeds: a request without a diff seeds the history channel
 	// with its best files so far, this many (0: no history channel).
 	CoChangeSeeds int
@@ -156,7 +160,7 @@ func DefaultOptions() Options {
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
-		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeSeedDiff: true, HistoryPrior: 0.5}
+		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeSeedDiff: true, CoChangeHalfLife: 150, HistoryPrior: 0.5}
 }
 
 // Engine runs requests. It is safe for concurrent use.

@@ -27,7 +27,7 @@ func (r *run) history() {
 	}
 	best := r.bestByFile()
 	if len(diff) > 0 {
-		r.fuseWeighted(ChanHistory, w, r.cochange(diff, best))
+		r.fuseWeighted(ChanHistory, w, r.cochange(diff, best, r.e.opts.CoChangeHalfLife))
 	}
 	if n := r.e.opts.CoChangeSeeds; n > 0 && r.req.Focus == nil && (len(diff) == 0 || r.e.opts.CoChangeSeedDiff) {
 		files := slices.Collect(maps.Values(best))
@@ -43,22 +43,23 @@ func (r *run) history() {
 				seeds = append(seeds, s.c.Path)
 			}
 		}
-		r.fuseWeighted(ChanHistory, w*r.e.opts.CoChangeSeedWeight, r.cochange(seeds, best))
+		r.fuseWeighted(ChanHistory, w*r.e.opts.CoChangeSeedWeight, r.cochange(seeds, best, 0))
 	}
 	r.historyPrior()
 }
 
 // cochange ranks the files that changed in the same commits as given
-// (Options.CoChangeFiles of them, strongest first), each by its best chunk
+// (Options.CoChangeFiles of them, strongest first; recent commits weigh
+// more with halfLife > 0, history.Log.CoChanged), each by its best chunk
 // so far (best: the one the other channels rank highest), or, for a file
 // no other channel found, its first chunk that defines something.
-func (r *run) cochange(given []string, best map[string]*scored) []index.ChunkID {
+func (r *run) cochange(given []string, best map[string]*scored, halfLife float64) []index.ChunkID {
 	k := r.e.opts.CoChangeFiles
 	if len(given) == 0 || k <= 0 {
 		return nil
 	}
 	var ids []index.ChunkID
-	for _, f := range r.req.History.CoChanged(given, 4*k) {
+	for _, f := range r.req.History.CoChanged(given, 4*k, halfLife) {
 		if len(ids) == k {
 			break
 		}

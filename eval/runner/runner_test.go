@@ -187,7 +187,7 @@ func TestLinkGit(t *testing.T) {
 	if l.Head() != parent {
 		t.Errorf("the tree's HEAD is %s, want the parent %s", l.Head(), parent)
 	}
-	if co := l.CoChanged([]string{"a.go"}, 5); len(co) != 1 || co[0].Path != "b.go" {
+	if co := l.CoChanged([]string{"a.go"}, 5, 0); len(co) != 1 || co[0].Path != "b.go" {
 		t.Errorf("CoChanged(a.go) = %v, want [b.go] only (c.go changes in the case's own commit)", co)
 	}
 }
