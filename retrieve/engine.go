@@ -131,9 +131,10 @@ type Options struct {
 	// CoChangeFiles is how many files the history channel brings for a
 	// diff: those that changed most often with the diff's files (0: none).
 	CoChangeFiles int
-	// CoChangeHalfLife: a diff's co-changed files count the commits they
-	// share with it less the older they are (half-life in commits; 0: all
-	// alike). Seeded co-change counts them alike (measured).
+	// CoChangeHalfLife: in a request with a diff, co-changed files count
+	// the commits they share with the diff's (or its best) files less the
+	// older they are (half-life in commits; 0: all alike). A question's
+	// seeded co-change counts them alike (measured).
 	CoChangeHalfLife float64
 	// CoChangeSeeds: a request without a diff seeds the history channel
 	// with its best files so far, this many (0: no history channel).

@@ -43,7 +43,11 @@ func (r *run) history() {
 				seeds = append(seeds, s.c.Path)
 			}
 		}
-		r.fuseWeighted(ChanHistory, w*r.e.opts.CoChangeSeedWeight, r.cochange(seeds, best, 0))
+		halfLife := 0.0 // a question's seeds: commits alike (measured)
+		if len(diff) > 0 {
+			halfLife = r.e.opts.CoChangeHalfLife
+		}
+		r.fuseWeighted(ChanHistory, w*r.e.opts.CoChangeSeedWeight, r.cochange(seeds, best, halfLife))
 	}
 	r.historyPrior()
 }
