@@ -139,7 +139,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if err := checkFocusLine(snap, req.Focus); err != nil {
 		return err
 	}
-	if w, set := req.Weights[retrieve.ChanHistory]; *useHistory && (!set || w > 0) {
+	if *useHistory && req.WantsHistory() {
 		req.History = loadHistory(ctx, dir, x.Dir(), env)
 	}
 	if *explain && !*asJSON && req.Format != assemble.JSON {

@@ -83,12 +83,27 @@ func Unmarshal(b []byte) (*Log, error) {
 // that cannot be written is told to warnf (nil: not told), and the log is
 // used all the same.
 func Load(ctx context.Context, root, cachePath string, opts Options, warnf func(format string, args ...any)) (*Log, error) {
-	var old *Log
-	if cachePath != "" {
-		if b, err := os.ReadFile(cachePath); err == nil {
-			old, _ = Unmarshal(b) // a bad cache is read again from git
-		}
+	return refreshCached(ctx, root, cachePath, readCache(cachePath), opts, warnf)
+}
+
+// readCache decodes the cache file at path; nil when there is none or it
+// is bad (then the history is read again from git).
+func readCache(path string) *Log {
+	if path == "" {
+		return nil
 	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	l, _ := Unmarshal(b)
+	return l
+}
+
+// refreshCached refreshes old (Refresh) and, when that gives a new log,
+// writes it to the cache file at cachePath ("": none), telling warnf (nil:
+// not told) when it cannot.
+func refreshCached(ctx context.Context, root, cachePath string, old *Log, opts Options, warnf func(format string, args ...any)) (*Log, error) {
 	l, err := Refresh(ctx, root, old, opts)
 	if err != nil {
 		return nil, err

@@ -75,9 +75,6 @@ func (l *Log) Shallow() bool { return l.shallow }
 // Len is the number of commits kept.
 func (l *Log) Len() int { return len(l.commits) }
 
-// Files is the number of distinct files the kept commits changed.
-func (l *Log) Files() int { return len(l.paths) }
-
 // New returns a log of the given commits, newest first, each the paths it
 // changed, as if read at head: for history that comes from elsewhere, and
 // for tests. Commits are filtered as Read filters them (MaxFiles), but
@@ -106,13 +103,10 @@ func Refresh(ctx context.Context, root string, old *Log, opts Options) (*Log, er
 	if err != nil {
 		return nil, err
 	}
-	if old != nil && old.opts != opts {
-		old = nil
-	}
-	if old != nil && old.head == sha {
-		return old, nil
-	}
-	if old != nil {
+	if old != nil && old.opts == opts { // a log read with other bounds is read again
+		if old.head == sha {
+			return old, nil
+		}
 		ok, err := linearSince(ctx, root, old.head, sha)
 		if err != nil {
 			return nil, err

@@ -87,18 +87,10 @@ func (t *Tracker) startLocked() {
 		t.mu.Lock()
 		old := t.cur
 		t.mu.Unlock()
-		var l *Log
-		var err error
 		if old == nil {
-			l, err = Load(t.ctx, t.root, t.cache, t.opts, t.warnf)
-		} else {
-			l, err = Refresh(t.ctx, t.root, old, t.opts)
-			if err == nil && l != old && t.cache != "" {
-				if serr := save(t.cache, l); serr != nil && t.warnf != nil {
-					t.warnf("%v", serr)
-				}
-			}
+			old = readCache(t.cache)
 		}
+		l, err := refreshCached(t.ctx, t.root, t.cache, old, t.opts, t.warnf)
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		t.running = false

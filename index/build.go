@@ -450,23 +450,10 @@ func persistIndex(ctx context.Context, bidx bleve.Index, state string) error {
 	if err := bidx.Batch(b); err != nil {
 		return fmt.Errorf("persist index: %w", err)
 	}
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-done:
-			if err != nil {
-				return fmt.Errorf("persist index: %w", err)
-			}
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tick.C:
-			if failures()-before >= persistFailuresBeforeGiveUp {
-				return fmt.Errorf("persist index: %w", errPersist)
-			}
-		}
+	if err := awaitOrGiveUp(ctx, done, failures, before); err != nil {
+		return fmt.Errorf("persist index: %w", err)
 	}
+	return nil
 }
 
 // fieldLengths stores the analyzed length of d's search fields in flen.

@@ -90,6 +90,13 @@ func forceMerge(ctx context.Context, sc *scorch.Scorch, mo *mergeplan.MergePlanO
 	before := failures()
 	done := make(chan error, 1)
 	go func() { done <- sc.ForceMerge(ctx, mo) }()
+	return awaitOrGiveUp(ctx, done, failures, before)
+}
+
+// awaitOrGiveUp waits for done, unless ctx ends first (its error) or the
+// failures counter of a scorch loop that retries for ever grows by
+// persistFailuresBeforeGiveUp past before (errPersist).
+func awaitOrGiveUp(ctx context.Context, done <-chan error, failures func() uint64, before uint64) error {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {

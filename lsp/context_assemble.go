@@ -92,7 +92,7 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 			return nil, err
 		}
 	}
-	if w, set := req.Weights[retrieve.ChanHistory]; !settings.NoGitHistory && (!set || w > 0) {
+	if !settings.NoGitHistory && req.WantsHistory() {
 		req.History = f.history(ctx)
 	}
 	resp, err := s.opts.Engine.Assemble(ctx, v.snap, req)

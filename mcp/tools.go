@@ -419,7 +419,7 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 			return nil, out, err
 		}
 	}
-	if !s.opts.NoGitHistory {
+	if !s.opts.NoGitHistory && r.WantsHistory() {
 		r.History = v.w.history(ctx)
 	}
 	resp, err := s.opts.Engine.Assemble(ctx, v.snap, r)

@@ -35,6 +35,17 @@ func assembleOpts(t *testing.T, snap *index.Snapshot, opts Options, req Request)
 	return res, shown
 }
 
+// byHistory reports whether --explain names the history channel for a
+// candidate of path.
+func byHistory(res *Response, path string) bool {
+	for _, e := range res.Explain {
+		if e.Path == path && e.Channels[ChanHistory] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // TestHistoryCoChange: the file that changed with the diff's file in past
 // commits is in the context with the history, named by the history
 // channel in --explain, and not without it (nor with the channel off).
@@ -54,13 +65,7 @@ func TestHistoryCoChange(t *testing.T) {
 	if !shown["books/ledger.go"] {
 		t.Errorf("with history the ledger (changed twice with the handler) is not shown:\n%s", res.Rendered)
 	}
-	named := false
-	for _, e := range res.Explain {
-		if e.Path == "books/ledger.go" && e.Channels[ChanHistory] > 0 {
-			named = true
-		}
-	}
-	if !named {
+	if !byHistory(res, "books/ledger.go") {
 		t.Errorf("--explain does not name the history channel for the ledger: %+v", res.Explain)
 	}
 	req.Weights = map[string]float64{ChanHistory: 0}
@@ -107,12 +112,7 @@ func TestHistorySeededByQuery(t *testing.T) {
 		History: history.New("head", [][]string{{"svc/handler.go", "books/ledger.go"}, {"svc/handler.go", "books/ledger.go"}}, history.Options{})}
 	named := func(opts Options) bool {
 		res, _ := assembleOpts(t, snap, opts, req)
-		for _, e := range res.Explain {
-			if e.Path == "books/ledger.go" && e.Channels[ChanHistory] > 0 {
-				return true
-			}
-		}
-		return false
+		return byHistory(res, "books/ledger.go")
 	}
 	on := DefaultOptions()
 	on.HistoryPrior = 0 // the seeded channel alone
@@ -145,12 +145,7 @@ func TestHistorySeededByDiff(t *testing.T) {
 	req.History = history.New("head", [][]string{{best[0], "books/ledger.go"}, {best[0], "books/ledger.go"}}, history.Options{})
 	named := func(opts Options) bool {
 		res, _ := assembleOpts(t, snap, opts, req)
-		for _, e := range res.Explain {
-			if e.Path == "books/ledger.go" && e.Channels[ChanHistory] > 0 {
-				return true
-			}
-		}
-		return false
+		return byHistory(res, "books/ledger.go")
 	}
 	on := DefaultOptions()
 	on.HistoryPrior = 0 // the seeded channel alone

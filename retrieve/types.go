@@ -66,6 +66,14 @@ type Request struct {
 	History *history.Log
 }
 
+// WantsHistory reports whether the request's weights leave the history
+// channel on (the default), so that a caller reads the history (and runs
+// git) only for a request that uses it.
+func (r *Request) WantsHistory() bool {
+	w, set := r.Weights[ChanHistory]
+	return !set || w > 0
+}
+
 // Explanation says why a part is in, or a candidate out.
 type Explanation struct {
 	Handle   string             `json:"handle"`
