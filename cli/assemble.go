@@ -15,9 +15,10 @@ import (
 	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 )
 
-const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--explain]`
+const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|off] [--explain]`
 
 // ResultSchemaVersion is the version of docs/result.schema.json that the
 // JSON result of `ctxls assemble --json` (or --format json) follows; the
@@ -51,6 +52,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	cacheDir := fs.String("cache-dir", "", "index directory for this root (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
 	weights := fs.String("weights", "", "retrieval channel weights, e.g. graph=1,neighbor=0 (0 turns a channel off)")
 	useHistory := fs.Bool("git-history", true, "use the root's git history: files changed with the diff's, files changed often and lately (read once, cached with the index)")
+	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from the root itself, stored with the index) or off")
 	var include, exclude multiFlag
 	fs.Var(&include, "include", "only paths matching this glob (repeatable)")
 	fs.Var(&exclude, "exclude", "leave out paths matching this glob (repeatable)")
@@ -113,6 +115,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if err := engine.Validate(&req); err != nil {
 		return err
 	}
+	if err := semantic.CheckMode(*embeddings); err != nil {
+		return &usageError{assembleUsage, "--embeddings: " + err.Error()}
+	}
 	start := time.Now()
 	// Build the encoding on the side while the index opens; the request
 	// waits for it only if it is not ready by then.
@@ -142,7 +147,18 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if *useHistory && req.WantsHistory() {
 		req.History = loadHistory(ctx, dir, x.Dir(), env)
 	}
+	if *embeddings == semantic.ModeWorkspace && req.WantsSemantic() {
+		req.Semantic = loadSemantic(ctx, snap, x.Dir(), env)
+	}
 	if *explain && !*asJSON && req.Format != assemble.JSON {
+		switch {
+		case *embeddings == semantic.ModeOff:
+			fmt.Fprintln(env.Stderr, "semantic: off (--embeddings off)")
+		case req.Semantic == nil:
+			fmt.Fprintln(env.Stderr, "semantic: none (off by --weights, or the vectors could not be computed)")
+		default:
+			fmt.Fprintf(env.Stderr, "semantic: %v\n", req.Semantic)
+		}
 		switch {
 		case !*useHistory:
 			fmt.Fprintln(env.Stderr, "history: off (--git-history=false)")
@@ -195,6 +211,25 @@ func loadHistory(ctx context.Context, root, indexDir string, env Env) *history.L
 	return l
 }
 
+// loadSemantic returns the root's chunk vectors through the cache in the
+// index directory (computed, or brought up to date, and written back);
+// nil, with a warning, when they cannot be computed.
+func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, env Env) *semantic.Store {
+	warnf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) }
+	cache := ""
+	if indexDir != "" {
+		cache = filepath.Join(indexDir, semantic.CacheFile)
+	}
+	s, _, err := semantic.Load(ctx, snap, cache, semantic.DefaultOptions(), warnf)
+	if err != nil {
+		if ctx.Err() == nil {
+			warnf("semantic vectors: %v (going on without them)", err)
+		}
+		return nil
+	}
+	return s
+}
+
 // parseFocus reads PATH:LINE[:COL]; PATH may be absolute (inside root) or
 // relative to root.
 func parseFocus(s, root string) (*retrieve.Focus, error) {
@@ -241,7 +276,7 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 // channel retrieve fuses.
 var explainChannels = []string{
 	retrieve.ChanFocus, retrieve.ChanDiff, retrieve.ChanSymbol, retrieve.ChanLexical,
-	retrieve.ChanPath, retrieve.ChanGraph, retrieve.ChanNeighbor, retrieve.ChanOverview, retrieve.ChanHistory,
+	retrieve.ChanPath, retrieve.ChanGraph, retrieve.ChanNeighbor, retrieve.ChanOverview, retrieve.ChanHistory, retrieve.ChanSemantic,
 }
 
 func writeExplain(w io.Writer, resp *retrieve.Response) {

@@ -10,9 +10,10 @@ import (
 
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 )
 
-const indexUsage = `ctxls index --root DIR [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false]`
+const indexUsage = `ctxls index --root DIR [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|off]`
 
 func runIndex(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("index")
@@ -22,12 +23,16 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	encoding := fs.String("encoding", retrieve.DefaultEncoding, "token encoding counted for every chunk")
 	cacheDir := fs.String("cache-dir", "", "index directory for this root (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
 	useHistory := fs.Bool("git-history", true, "also read the root's git history into its cache beside the index (false: leave it)")
+	embeddings := fs.String("embeddings", semantic.DefaultMode, "also compute the semantic channel's vectors, stored beside the index: workspace (learned from the root itself) or off")
 	if help, err := parseFlags(fs, args, indexUsage, env); help || err != nil {
 		return err
 	}
 	dir, err := rootDir(*root, indexUsage)
 	if err != nil {
 		return err
+	}
+	if err := semantic.CheckMode(*embeddings); err != nil {
+		return &usageError{indexUsage, "--embeddings: " + err.Error()}
 	}
 	opts, err := indexOptions(env, *cacheDir, *encoding)
 	if err != nil {
@@ -43,7 +48,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 		opts.Progress = bar.update
 	}
 	defer batchGC(ctx)()
-	st, err := index.Build(ctx, dir, opts)
+	st, err := buildIndex(ctx, dir, opts, *embeddings == semantic.ModeWorkspace, env)
 	bar.finish()
 	var ce *index.CacheDirError
 	if errors.As(err, &ce) {
@@ -64,6 +69,30 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	}
 	fmt.Fprintln(env.Stdout, summary(st))
 	return nil
+}
+
+// buildIndex builds or refreshes the index of root, as index.Build does,
+// and with withVectors brings the semantic channel's vectors beside it up
+// to date before closing it.
+func buildIndex(ctx context.Context, root string, opts index.Options, withVectors bool, env Env) (index.Stats, error) {
+	if !withVectors {
+		return index.Build(ctx, root, opts)
+	}
+	opts.Background, opts.Warm = false, false
+	x, err := index.Open(ctx, root, opts)
+	if err != nil {
+		return index.Stats{}, err
+	}
+	st := x.Stats()
+	if st.Dir != "" {
+		snap, release := x.Snapshot()
+		loadSemantic(ctx, snap, st.Dir, env)
+		release()
+	}
+	if err := x.Close(); err != nil {
+		return st, err
+	}
+	return st, nil
 }
 
 // summary is the one line `ctxls index` prints.

@@ -33,6 +33,9 @@ const (
 	// history ("ctxls-no-history": the same tree as if it had no .git),
 	// run at every budget when the trees are git checkouts.
 	NoHistorySuffix = "-no-history"
+	// NoSemanticSuffix names the full system without the semantic
+	// channel's vectors, run at every budget when the eval computes them.
+	NoSemanticSuffix = "-no-semantic"
 )
 
 // WritePeers writes, for the query and diff tasks at each budget, ctxls's
@@ -177,7 +180,7 @@ func Report(w io.Writer, results []Result, full, base string) {
 	all := Summarize(results, false)
 	perRepo := Summarize(results, true)
 	main := func(s Summary) bool {
-		return s.System == full || s.System == full+NoHistorySuffix || s.System == base || s.System == PeerZoekt || s.System == PeerRepoMap
+		return s.System == full || s.System == full+NoHistorySuffix || s.System == full+NoSemanticSuffix || s.System == base || s.System == PeerZoekt || s.System == PeerRepoMap
 	}
 	filter := func(sums []Summary, task string, keep func(Summary) bool) []Summary {
 		var out []Summary

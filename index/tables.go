@@ -27,6 +27,9 @@ func makeChunkID(path string, ord int) ChunkID {
 	return ChunkID(path + "#" + strconv.Itoa(ord))
 }
 
+// ChunkIDOf is the ID of the ord-th chunk (0-based, line order) of path.
+func ChunkIDOf(path string, ord int) ChunkID { return makeChunkID(path, ord) }
+
 // Split returns the path and ordinal of id; ok is false if id is malformed.
 func (id ChunkID) Split() (path string, ord int, ok bool) {
 	s := string(id)

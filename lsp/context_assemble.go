@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 )
 
 // AssembleResult is context/assemble's result: the engine's response
@@ -94,6 +96,9 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	}
 	if !settings.NoGitHistory && req.WantsHistory() {
 		req.History = f.history(ctx)
+	}
+	if cmp.Or(settings.Embeddings, s.opts.Embeddings, semantic.DefaultMode) == semantic.ModeWorkspace && req.WantsSemantic() {
+		req.Semantic = f.semantic(ctx, v.snap)
 	}
 	resp, err := s.opts.Engine.Assemble(ctx, v.snap, req)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/semantic"
 )
 
 // errFolderClosed: the folder was removed (or the session ended) while a
@@ -54,6 +55,9 @@ type folder struct {
 	// hist is the git history, its tracker started by the first request
 	// that wants it.
 	hist history.Lazy
+	// sem is the semantic channel's vectors, their tracker started by the
+	// first request that wants them.
+	sem semantic.Lazy
 
 	closeOnce sync.Once
 	closeErr  error
@@ -433,6 +437,12 @@ func (f *folder) history(ctx context.Context) *history.Log {
 	return f.hist.Get(ctx, f.root, f.idx.Dir(), f.logf)
 }
 
+// semantic returns the folder's chunk vectors for snap (nil: none yet),
+// starting their tracker on first use. The index must be open.
+func (f *folder) semantic(ctx context.Context, snap *index.Snapshot) *semantic.Store {
+	return f.sem.Get(ctx, f.idx, snap.Seq(), f.logf)
+}
+
 // close stops the folder: no new requests, the requests that arrived
 // before (pinned) answered, background work cancelled, in-flight requests
 // awaited, held states released, the index closed (and checkpointed).
@@ -454,6 +464,7 @@ func (f *folder) close() error {
 		f.held = nil
 		f.mu.Unlock()
 		f.hist.Close()
+		f.sem.Close()
 		if e := f.entry.Load(); e != nil {
 			e.unlisten(f)
 			// The index may serve other sessions: give back this one's

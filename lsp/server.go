@@ -59,6 +59,10 @@ type Options struct {
 	// Pool shares indexes among the sessions of the process (one per
 	// root); nil gives the session a pool of its own.
 	Pool *IndexPool
+	// Embeddings is the semantic channel's mode when the client's
+	// settings name none (ctxls serve --embeddings); "" means
+	// semantic.DefaultMode.
+	Embeddings string
 }
 
 // Errors Serve returns.

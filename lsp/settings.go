@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -47,6 +48,10 @@ type Settings struct {
 	// NoGitHistory keeps the folders' git history out of retrieval (and
 	// git from being run); setting "gitHistory": false.
 	NoGitHistory bool
+	// Embeddings is the semantic channel's mode (semantic.ModeWorkspace
+	// or ModeOff); "" is the server's default (Options.Embeddings).
+	// Setting "embeddings".
+	Embeddings string
 }
 
 // defaultSettings are the settings before the client says anything.
@@ -82,6 +87,7 @@ type settingsJSON struct {
 	IndexWaitMs      *int                `json:"indexWaitMs"`
 	Weights          *map[string]float64 `json:"weights"`
 	GitHistory       *bool               `json:"gitHistory"`
+	Embeddings       *string             `json:"embeddings"`
 }
 
 // settingsPayload extracts the ctxls settings object from raw, which may be
@@ -183,6 +189,13 @@ func (s Settings) apply(raw json.RawMessage, reg *tokens.Registry) (out Settings
 	}
 	if j.GitHistory != nil {
 		out.NoGitHistory = !*j.GitHistory
+	}
+	if j.Embeddings != nil {
+		if err := semantic.CheckMode(*j.Embeddings); err != nil {
+			bad("embeddings", err)
+		} else {
+			out.Embeddings = *j.Embeddings
+		}
 	}
 	return out, problems
 }

@@ -50,8 +50,11 @@ type Options struct {
 	// NoGitHistory keeps the roots' git history out of retrieval (and git
 	// from being run).
 	NoGitHistory bool
-	Logf         func(format string, args ...any)
-	Version      string
+	// Embeddings is the semantic channel's mode (semantic.ModeWorkspace
+	// or ModeOff; "": semantic.DefaultMode).
+	Embeddings string
+	Logf       func(format string, args ...any)
+	Version    string
 }
 
 // Server is the MCP server: the tools, over one workspace per root shared

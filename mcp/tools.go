@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/ranges"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 )
 
 // Tool names.
@@ -421,6 +423,9 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	}
 	if !s.opts.NoGitHistory && r.WantsHistory() {
 		r.History = v.w.history(ctx)
+	}
+	if cmp.Or(s.opts.Embeddings, semantic.DefaultMode) == semantic.ModeWorkspace && r.WantsSemantic() {
+		r.Semantic = v.w.semantic(ctx, v.snap)
 	}
 	resp, err := s.opts.Engine.Assemble(ctx, v.snap, r)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/semantic"
 )
 
 // errClosed: the server is shutting down.
@@ -65,6 +66,9 @@ type workspace struct {
 	// hist is the git history, its tracker started by the first request
 	// that wants it.
 	hist history.Lazy
+	// sem is the semantic channel's vectors, their tracker started by the
+	// first call that wants them.
+	sem semantic.Lazy
 }
 
 // heldState is an index snapshot kept after the assemble_context that read
@@ -510,6 +514,12 @@ func (w *workspace) history(ctx context.Context) *history.Log {
 	return w.hist.Get(ctx, w.root, w.idx.Dir(), w.logf)
 }
 
+// semantic returns the root's chunk vectors for snap (nil: none yet),
+// starting their tracker on first use. The index must be open.
+func (w *workspace) semantic(ctx context.Context, snap *index.Snapshot) *semantic.Store {
+	return w.sem.Get(ctx, w.idx, snap.Seq(), w.logf)
+}
+
 // close stops the workspace: no new calls, the watcher and background work
 // stopped, calls in flight awaited, held states released, the index closed
 // (and checkpointed).
@@ -539,6 +549,7 @@ func (w *workspace) close() error {
 	w.held = nil
 	w.mu.Unlock()
 	w.hist.Close()
+	w.sem.Close()
 	if w.idx == nil {
 		return nil
 	}

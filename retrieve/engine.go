@@ -39,6 +39,9 @@ func DefaultWeights() map[string]float64 {
 		// History weighs the co-change channel of a diff; times
 		// Options.HistoryPrior it is the recency prior's strength.
 		ChanHistory: 1.0,
+		// Semantic is the workspace embedder's channel (when the request
+		// brings vectors).
+		ChanSemantic: 0.5,
 	}
 }
 
@@ -148,6 +151,13 @@ type Options struct {
 	// HistoryPrior: a chunk's score is raised by this share times its
 	// file's recency prior (history.Log.Recency; 0: not).
 	HistoryPrior float64
+	// SemanticDiffScale scales the semantic channel's weight in a request
+	// with a diff (0: the channel is off for diffs).
+	SemanticDiffScale float64
+	// SemanticK is how many chunks the semantic channel brings, and
+	// SemanticFloor the cosine similarity they need at least.
+	SemanticK     int
+	SemanticFloor float64
 	// Levels and Outlines set the assembler's policy flags (detail levels
 	// under a tight budget; summary substitution of dropped candidates)
 	// for requests that bring no Policy of their own.
@@ -161,7 +171,8 @@ func DefaultOptions() Options {
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
-		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeSeedDiff: true, CoChangeHalfLife: 150, HistoryPrior: 0.5}
+		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeSeedDiff: true, CoChangeHalfLife: 150, HistoryPrior: 0.5,
+		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 1}
 }
 
 // Engine runs requests. It is safe for concurrent use.
@@ -260,6 +271,9 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	r := &run{e: e, ctx: ctx, snap: snap, req: req, diffFiles: diff, weights: DefaultWeights(), scores: map[index.ChunkID]*scored{}}
 	if req.Diff != "" && e.opts.DiffGraphWeight > 0 {
 		r.weights[ChanGraph] = e.opts.DiffGraphWeight
+	}
+	if req.Diff != "" {
+		r.weights[ChanSemantic] *= e.opts.SemanticDiffScale
 	}
 	for k, v := range req.Weights {
 		r.weights[k] = v
@@ -417,6 +431,9 @@ func (r *run) collect() error {
 	}
 	if r.weights[ChanOverview] > 0 {
 		r.fuse(ChanOverview, r.overview())
+	}
+	if r.weights[ChanSemantic] > 0 && r.req.Semantic != nil {
+		r.fuse(ChanSemantic, r.semantic(text))
 	}
 	if r.weights[ChanHistory] > 0 && r.req.History != nil {
 		r.history()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/history"
+	"github.com/ctxls/ctxls/semantic"
 )
 
 // Channel names, as they appear in a part's sources and in --explain.
@@ -20,6 +21,10 @@ const (
 	// ChanHistory is the workspace's git history: files changed together
 	// with a diff's files, and a prior for files changed often and lately.
 	ChanHistory = "history"
+	// ChanSemantic is the workspace embedder's vector search (package
+	// semantic): chunks whose terms are near the request's in a space
+	// learned from the workspace's own co-occurrences.
+	ChanSemantic = "semantic"
 )
 
 // Focus is a cursor: a workspace-relative slash path and a 1-based line
@@ -64,6 +69,17 @@ type Request struct {
 	// channel is off). It is part of the workspace's state: the same
 	// index, history and request give the same context.
 	History *history.Log
+	// Semantic is the workspace's chunk vectors (nil: none, the semantic
+	// channel is off). Like History, part of the workspace's state.
+	Semantic *semantic.Store
+}
+
+// WantsSemantic reports whether the request's weights leave the semantic
+// channel on, so that a caller loads or builds the vectors only for a
+// request that uses them.
+func (r *Request) WantsSemantic() bool {
+	w, set := r.Weights[ChanSemantic]
+	return !set || w > 0
 }
 
 // WantsHistory reports whether the request's weights leave the history

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/mcp"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -56,6 +57,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	logFile := fs.String("log", "", "append the server log to `FILE` instead of stderr")
 	noWatch := fs.Bool("no-watch", false, "do not watch the roots; refresh the index before each call instead")
 	gitHistory := fs.Bool("git-history", true, "use the roots' git history: files changed with a diff's, files changed often and lately")
+	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from each root, stored with its index) or off")
 	allowRemote := fs.Bool("allow-remote", false, "with --http: accept an ADDR that is not loopback (clients still need the token)")
 	tokenFile := fs.String("token-file", "", "with --http: read the token clients must send from `FILE` (mode 0600; default $"+access.EnvTokenFile+", else a generated file)")
 	if err := fs.Parse(args); err != nil {
@@ -66,6 +68,10 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "ctxls mcp: unexpected argument %q\n%s", fs.Arg(0), mcpUsage)
+		return 2
+	}
+	if err := semantic.CheckMode(*embeddings); err != nil {
+		fmt.Fprintf(stderr, "ctxls mcp: --embeddings: %v\n%s", err, mcpUsage)
 		return 2
 	}
 	if *httpAddr == "" && (*allowRemote || *tokenFile != "") {
@@ -97,6 +103,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		ClientRoots:  *httpAddr == "" && len(roots) == 0,
 		NoWatch:      *noWatch,
 		NoGitHistory: !*gitHistory,
+		Embeddings:   *embeddings,
 		Logf:         logger.Printf,
 		Version:      version(),
 	})

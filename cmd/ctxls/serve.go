@@ -19,10 +19,11 @@ import (
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/lsp"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 	"github.com/ctxls/ctxls/tokens"
 )
 
-const serveUsage = `usage: ctxls serve [--cache-dir DIR] [--log FILE]
+const serveUsage = `usage: ctxls serve [--cache-dir DIR] [--log FILE] [--embeddings workspace|off]
        ctxls serve --listen ADDR [--token-file F] [--root DIR]... [--allow-remote] [--cache-dir DIR] [--log FILE]
 
 Runs the ctxls language server: LSP over stdin/stdout, or over a socket with
@@ -58,6 +59,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.Var(&roots, "root", "with --listen: an allowed root `DIR` (repeatable; default: the working directory); clients may open only folders inside the roots")
 	cacheDir := fs.String("cache-dir", "", "parent `DIR` of the per-folder index directories (default $"+index.EnvCacheDir+" or the user cache dir)")
 	logFile := fs.String("log", "", "append the server log to `FILE` instead of stderr")
+	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors when the client's settings name none: workspace (learned from each folder, stored with its index) or off")
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted because LSP clients pass it)")
 	fs.String("clientProcessId", "", "ignored (some LSP clients pass it; initialize's processId is used)")
 	if err := fs.Parse(args); err != nil {
@@ -68,6 +70,10 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "ctxls serve: unexpected argument %q\n%s", fs.Arg(0), serveUsage)
+		return 2
+	}
+	if err := semantic.CheckMode(*embeddings); err != nil {
+		fmt.Fprintf(stderr, "ctxls serve: --embeddings: %v\n%s", err, serveUsage)
 		return 2
 	}
 	if *listen == "" && (*allowRemote || *tokenFile != "" || len(roots) > 0) {
@@ -82,6 +88,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer closeLog()
 	logger := log.New(logw, "ctxls: ", log.LstdFlags|log.Lmicroseconds)
 	opts := serverOptions(logger, *cacheDir)
+	opts.Embeddings = *embeddings
 	if *listen != "" {
 		face := listenConfig{addr: *listen, allowRemote: *allowRemote, tokenFile: *tokenFile, roots: roots}
 		// What a user must see (the address, the token file) goes to

@@ -20,6 +20,7 @@ import (
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/index/chunk"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -60,6 +61,11 @@ type Config struct {
 	// (linkGit: only the parent's ancestry reachable) and gives ctxls the
 	// history read there; false: no history (as in a tree without .git).
 	History bool
+	// Semantic builds the workspace embedder's vectors of each tree
+	// (SemanticOptions) and gives them to ctxls; ctxls without them runs
+	// at every budget too.
+	Semantic        bool
+	SemanticOptions semantic.Options
 
 	Weights  map[string]float64 // overrides of retrieve.DefaultWeights
 	Options  retrieve.Options   // the engine's options
@@ -205,7 +211,8 @@ type tree struct {
 	bm25    *baseline.Index
 	zoekt   *baseline.Zoekt
 	repomap *baseline.RepoMap
-	hist    *history.Log // nil without Config.History
+	hist    *history.Log    // nil without Config.History
+	sem     *semantic.Store // nil without Config.Semantic
 }
 
 func (t *tree) open(ctx context.Context, dir string) error {
@@ -224,12 +231,17 @@ func (t *tree) open(ctx context.Context, dir string) error {
 			return fmt.Errorf("history: %w", err)
 		}
 	}
+	if t.cfg.Semantic {
+		if t.sem, _, err = semantic.Build(ctx, t.snap, t.cfg.SemanticOptions); err != nil {
+			return fmt.Errorf("semantic: %w", err)
+		}
+	}
 	if slices.Contains(t.cfg.Systems, SystemCtxls) {
 		// One untimed request first, as BenchmarkRequest does: the index
 		// builds its name maps and memos on first use, a cost every
 		// tree's first case would otherwise carry alone.
 		if _, err := t.eng.Assemble(ctx, t.snap, retrieve.Request{Query: "warm up the index", Budget: assemble.Budget{MaxTokens: 2000},
-			History: t.hist}); err != nil {
+			History: t.hist, Semantic: t.sem}); err != nil {
 			return fmt.Errorf("warm-up request: %w", err)
 		}
 	}
@@ -348,7 +360,7 @@ func (t *tree) runs(c *eval.Case) []run {
 	}
 	for _, b := range t.cfg.AblationBudgets {
 		for _, ch := range Channels() {
-			if applies(ch, c.Task) && ch != retrieve.ChanHistory {
+			if applies(ch, c.Task) && ch != retrieve.ChanHistory && ch != retrieve.ChanSemantic {
 				out = append(out, off(ch, b))
 			}
 		}
@@ -357,6 +369,11 @@ func (t *tree) runs(c *eval.Case) []run {
 	if t.cfg.History && len(t.cfg.AblationBudgets) > 0 && applies(retrieve.ChanHistory, c.Task) {
 		for _, b := range budgets {
 			out = append(out, off(retrieve.ChanHistory, b))
+		}
+	}
+	if t.cfg.Semantic && len(t.cfg.AblationBudgets) > 0 && applies(retrieve.ChanSemantic, c.Task) {
+		for _, b := range budgets {
+			out = append(out, off(retrieve.ChanSemantic, b))
 		}
 	}
 	return out
@@ -374,7 +391,7 @@ func applies(ch, task string) bool {
 		return task == eval.TaskCursor
 	case retrieve.ChanDiff:
 		return task == eval.TaskDiff
-	case retrieve.ChanHistory:
+	case retrieve.ChanHistory, retrieve.ChanSemantic:
 		return task != eval.TaskCursor
 	}
 	return true
@@ -470,7 +487,7 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 		res, err = assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: t.cfg.Format, Policy: assemble.DefaultPolicy()},
 			cands, t.snap, t.counter)
 	default:
-		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights, History: t.hist}
+		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights, History: t.hist, Semantic: t.sem}
 		switch c.Task {
 		case eval.TaskDiff:
 			req.Diff = c.Diff

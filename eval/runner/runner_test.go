@@ -15,6 +15,7 @@ import (
 	"github.com/ctxls/ctxls/eval/mine"
 	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -88,7 +89,8 @@ func TestRunSyntheticRepo(t *testing.T) {
 		Cases: cases, RepoDirs: map[string]string{"dev/demo": g.Dir}, Work: work,
 		Budgets: []int{300, 4000}, Systems: []string{SystemCtxls, SystemBaseline, SystemZoekt, SystemRepoMap}, AblationBudgets: []int{300},
 		Options: retrieve.DefaultOptions(), Baseline: baseline.DefaultOptions(), Zoekt: baseline.DefaultZoektOptions(), Encoding: "cl100k_base", Format: assemble.Markdown,
-		History: true, // the trees are git checkouts of the parent: the history ablation runs
+		History:  true,                                             // the trees are git checkouts of the parent: the history ablation runs
+		Semantic: true, SemanticOptions: semantic.DefaultOptions(), // and the one without vectors
 	}
 	results, st, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -98,10 +100,11 @@ func TestRunSyntheticRepo(t *testing.T) {
 		t.Errorf("stats = %+v", st)
 	}
 	// Query: 2 budgets × 4 systems + one ablation per channel but focus,
-	// diff and history, and no history at both budgets; diff: 8 + one per
-	// channel but focus and history, and no history at both budgets.
+	// diff, history and semantic, and no history and no vectors at both
+	// budgets; diff: 8 + one per channel but focus, history and semantic,
+	// and no history and no vectors at both budgets.
 	nchan := len(retrieve.DefaultWeights())
-	if len(results) != 8+(nchan-3)+2+8+(nchan-2)+2 {
+	if len(results) != 8+(nchan-4)+4+8+(nchan-3)+4 {
 		t.Errorf("%d results", len(results))
 	}
 	for _, r := range results {

@@ -21,6 +21,7 @@ import (
 	"github.com/ctxls/ctxls/eval/mine"
 	"github.com/ctxls/ctxls/eval/runner"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 )
 
 func main() {
@@ -56,6 +57,8 @@ func run() error {
 		out        = flag.String("out", "", "write per-case results as JSON lines to this file")
 		doc        = flag.String("doc", "", "replace the generated section of this markdown file (docs/quality.md) with the report")
 		verbose    = flag.Bool("v", false, "a line per case")
+		sem        = flag.Bool("semantic", false, "give ctxls the workspace embedder's vectors (package semantic), built per tree; compared with ctxls without them at every budget")
+		semOpts    = flag.String("semantic-opts", "", "embedder option overrides by field name, e.g. dim=64,sigmaexp=1 (fields of semantic.Options)")
 		hist       = flag.Bool("history", true, "make each tree a git checkout of its case's parent commit and give ctxls its history (false: no history, as in a tree without .git)")
 		listRepos  = flag.Bool("list-repos", false, "print the repositories of the cases file (owner/name head) and exit")
 		checkRepos = flag.Bool("check-repos", false, "check that every repository's git directory is found and holds its recorded head, and exit")
@@ -81,6 +84,7 @@ func run() error {
 	cfg := runner.Config{
 		Work: *work, KeepTrees: *keep, Encoding: *encoding, Format: assemble.Format(*format),
 		Options: retrieve.DefaultOptions(), Log: os.Stderr, Verbose: *verbose, History: *hist,
+		Semantic: *sem, SemanticOptions: semantic.DefaultOptions(),
 		Baseline: baseline.DefaultOptions(), Zoekt: baseline.DefaultZoektOptions(),
 	}
 	cfg.Baseline.WindowLines, cfg.Baseline.Stride = *window, *stride
@@ -105,6 +109,9 @@ func run() error {
 		return err
 	}
 	if err := setOptions(&cfg.Options, *opts); err != nil {
+		return err
+	}
+	if err := setOptions(&cfg.SemanticOptions, *semOpts); err != nil {
 		return err
 	}
 	if *rrfk > 0 {
@@ -182,8 +189,17 @@ func optionNames() string {
 
 // setOptions sets fields of o named case-insensitively in s
 // ("rrfk=30,lexicalk=200").
-func setOptions(o *retrieve.Options, s string) error {
+func setOptions(o any, s string) error {
 	v := reflect.ValueOf(o).Elem()
+	fieldNames := func() string {
+		var names []string
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				names = append(names, strings.ToLower(v.Type().Field(i).Name))
+			}
+		}
+		return strings.Join(names, ", ")
+	}
 	for _, kv := range splitList(s) {
 		k, val, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -191,7 +207,7 @@ func setOptions(o *retrieve.Options, s string) error {
 		}
 		fv := v.FieldByNameFunc(func(n string) bool { return strings.EqualFold(n, k) })
 		if !fv.IsValid() || !fv.CanSet() {
-			return fmt.Errorf("unknown option %q (options: %s)", k, optionNames())
+			return fmt.Errorf("unknown option %q (options: %s)", k, fieldNames())
 		}
 		switch fv.Kind() {
 		case reflect.Int, reflect.Int64, reflect.Int32:
@@ -200,6 +216,12 @@ func setOptions(o *retrieve.Options, s string) error {
 				return fmt.Errorf("option %s: %w", k, err)
 			}
 			fv.SetInt(n)
+		case reflect.Uint64:
+			n, err := strconv.ParseUint(val, 10, 64)
+			if err != nil {
+				return fmt.Errorf("option %s: %w", k, err)
+			}
+			fv.SetUint(n)
 		case reflect.Float64, reflect.Float32:
 			x, err := strconv.ParseFloat(val, 64)
 			if err != nil {

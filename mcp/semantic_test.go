@@ -1,0 +1,64 @@
+package mcp
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ctxls/ctxls/history/historytest"
+	"github.com/ctxls/ctxls/semantic"
+)
+
+// TestEmbeddings: with Embeddings "workspace" the semantic channel is
+// among a part's sources (once the root's vectors are computed in the
+// background); with "off" it never is.
+func TestEmbeddings(t *testing.T) {
+	root := t.TempDir()
+	for name, text := range historytest.Files() {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	semanticParts := func(mode string) func() int {
+		opts := testOptions(root)
+		opts.Embeddings = mode
+		srv, err := New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Start()
+		cs := connect(t, srv, nil)
+		return func() int {
+			t.Helper()
+			var out AssembleOutput
+			text, isErr := call(t, cs, ToolAssemble, map[string]any{"query": "serve a request with a response", "budget": map[string]any{"maxTokens": 1500}}, &out)
+			if isErr {
+				t.Fatalf("assemble_context: %s", text)
+			}
+			n := 0
+			for _, p := range out.Parts {
+				if slices.Contains(p.Sources, "semantic") {
+					n++
+				}
+			}
+			return n
+		}
+	}
+	on := semanticParts(semantic.ModeWorkspace)
+	deadline := time.Now().Add(20 * time.Second)
+	for on() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no part from the semantic channel with embeddings: workspace")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := semanticParts(semantic.ModeOff)(); n != 0 {
+		t.Errorf("embeddings off: %d parts from the semantic channel", n)
+	}
+}

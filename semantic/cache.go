@@ -1,0 +1,139 @@
+package semantic
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/ctxls/ctxls/index"
+)
+
+// cacheVersion changes whenever the cache file's content changes meaning.
+const cacheVersion = 1
+
+// CacheFile is the name of the vector store in an index directory.
+const CacheFile = "semantic.v1"
+
+// cacheFile is the cache file's content, before its checksum.
+type cacheFile struct {
+	Version int
+	Opts    Options
+	Model   *Model
+	Paths   []string
+	Files   []*fileVecs
+}
+
+// MarshalBinary encodes the store for the cache file: gob, then the
+// SHA-256 of the gob.
+func (s *Store) MarshalBinary() ([]byte, error) {
+	c := cacheFile{Version: cacheVersion, Opts: s.opts, Model: s.model, Paths: s.paths, Files: make([]*fileVecs, len(s.paths))}
+	for i, p := range s.paths {
+		c.Files[i] = s.files[p]
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&c); err != nil {
+		return nil, fmt.Errorf("encode vectors: %w", err)
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return append(buf.Bytes(), sum[:]...), nil
+}
+
+// Unmarshal decodes a cache file's content, checking its checksum and
+// every length.
+func Unmarshal(b []byte) (*Store, error) {
+	if len(b) < sha256.Size {
+		return nil, errors.New("vector cache: truncated")
+	}
+	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
+		return nil, errors.New("vector cache: checksum mismatch")
+	}
+	var c cacheFile
+	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&c); err != nil {
+		return nil, fmt.Errorf("vector cache: %w", err)
+	}
+	if c.Version != cacheVersion {
+		return nil, fmt.Errorf("vector cache: version %d, want %d", c.Version, cacheVersion)
+	}
+	m := c.Model
+	if m == nil || m.Dim < 0 || len(m.IDF) != len(m.Terms) || len(m.Scales) != len(m.Terms) || len(m.Codes) != len(m.Terms)*m.Dim || len(c.Files) != len(c.Paths) {
+		return nil, errors.New("vector cache: tables disagree")
+	}
+	s := &Store{opts: c.Opts, model: m.index(), files: make(map[string]*fileVecs, len(c.Paths))}
+	for i, p := range c.Paths {
+		f := c.Files[i]
+		if f == nil || len(f.Vecs) != len(f.Scales)*m.Dim {
+			return nil, fmt.Errorf("vector cache: %s: bad vectors", p)
+		}
+		s.files[p] = f
+	}
+	s.finish()
+	return s, nil
+}
+
+// Load returns the vectors of snap, using the cache file at cachePath
+// ("" for none): the cached store brought up to date (Sync), or a new one
+// (Build) when there is no usable cache or it was made with other
+// options. A changed store is written back; a cache that cannot be
+// written is told to warnf (nil: not told), and the store used all the
+// same.
+func Load(ctx context.Context, snap *index.Snapshot, cachePath string, opts Options, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
+	var old *Store
+	if cachePath != "" {
+		if b, err := os.ReadFile(cachePath); err == nil {
+			if old, _ = Unmarshal(b); old != nil && old.opts != opts {
+				old = nil
+			}
+		}
+	}
+	var s *Store
+	var st SyncStats
+	var err error
+	if old == nil {
+		s, st, err = Build(ctx, snap, opts)
+	} else {
+		s, st, err = old.Sync(ctx, snap)
+	}
+	if err != nil {
+		return nil, st, err
+	}
+	if cachePath != "" && s != old {
+		if err := Save(cachePath, s); err != nil && warnf != nil {
+			warnf("%v (the vectors are computed again next time)", err)
+		}
+	}
+	return s, st, nil
+}
+
+// Save writes the store to path atomically (a temporary file renamed).
+func Save(path string, s *Store) error {
+	b, err := s.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("vector cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".semantic-*")
+	if err != nil {
+		return fmt.Errorf("vector cache: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("vector cache %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("vector cache %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("vector cache %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,364 @@
+package semantic
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/ctxls/ctxls/index"
+)
+
+// Store is a model and the vectors of a workspace's chunks, file by file.
+// It is immutable: Sync returns a new one. Any number of goroutines may
+// search one store at once.
+type Store struct {
+	opts  Options
+	model *Model
+	files map[string]*fileVecs
+	paths []string // sorted keys of files
+	// tokens and oov sum the files' term occurrences and those the model
+	// does not know.
+	tokens, oov int64
+}
+
+// fileVecs are the vectors of one file's chunks, for one content hash.
+type fileVecs struct {
+	Hash   string
+	Vecs   []int8    // chunk i at [i·Dim, (i+1)·Dim)
+	Scales []float32 // per chunk; 0: no vector (no known term)
+	Tokens int32
+	OOV    int32
+}
+
+// Model returns the store's model.
+func (s *Store) Model() *Model { return s.model }
+
+// Files returns the number of files with vectors.
+func (s *Store) Files() int { return len(s.paths) }
+
+// Drift is how much the share of term occurrences the model does not know
+// has grown since training.
+func (s *Store) Drift() float64 {
+	if s.tokens == 0 {
+		return 0
+	}
+	return float64(s.oov)/float64(s.tokens) - s.model.BaseOOV
+}
+
+// String describes the store for --explain and logs.
+func (s *Store) String() string {
+	return fmt.Sprintf("%d files, %d terms × %d dimensions, drift %+.3f", len(s.paths), len(s.model.Terms), s.model.Dim, s.Drift())
+}
+
+// SyncStats say what Build or Sync did.
+type SyncStats struct {
+	Trained  bool // a model was trained
+	Embedded int  // files embedded
+	Removed  int  // files dropped
+	Skipped  int  // files that could not be read (changed on disk)
+}
+
+// Build trains a model on every chunk of snap and embeds them all.
+func Build(ctx context.Context, snap *index.Snapshot, opts Options) (*Store, SyncStats, error) {
+	paths := snap.Paths()
+	fb, err := bagFiles(ctx, snap, paths)
+	if err != nil {
+		return nil, SyncStats{}, err
+	}
+	var all []bag
+	for _, f := range fb {
+		all = append(all, f.bags...)
+	}
+	m, err := train(all, opts)
+	if errors.Is(err, errTooSmall) {
+		m, err = (&Model{}).index(), nil // no vectors until there is more to learn from
+	}
+	if err != nil {
+		return nil, SyncStats{}, err
+	}
+	s := &Store{opts: opts, model: m, files: map[string]*fileVecs{}}
+	st := SyncStats{Trained: true}
+	s.embedAll(paths, fb, &st)
+	s.finish()
+	return s, st, nil
+}
+
+// Sync brings s to snap: files whose content changed are embedded again
+// with s's model, removed ones dropped; when the vocabulary has drifted
+// past Options.RetrainDrift the model is trained again (Build). s == nil
+// builds. It returns s itself when nothing changed.
+func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncStats, error) {
+	var changed []string
+	for _, p := range snap.Paths() {
+		fi, _ := snap.Stat(p)
+		if f := s.files[p]; f == nil || f.Hash != fi.Hash {
+			changed = append(changed, p)
+		}
+	}
+	removed := 0
+	for _, p := range s.paths {
+		if _, ok := snap.Stat(p); !ok {
+			removed++
+		}
+	}
+	if len(changed) == 0 && removed == 0 {
+		return s, SyncStats{}, nil
+	}
+	if s.model.Dim == 0 {
+		return Build(ctx, snap, s.opts) // there was nothing to learn from
+	}
+	fb, err := bagFiles(ctx, snap, changed)
+	if err != nil {
+		return nil, SyncStats{}, err
+	}
+	n := &Store{opts: s.opts, model: s.model, files: make(map[string]*fileVecs, len(s.files))}
+	for _, p := range s.paths {
+		if _, ok := snap.Stat(p); ok {
+			n.files[p] = s.files[p]
+		}
+	}
+	st := SyncStats{Removed: removed}
+	n.embedAll(changed, fb, &st)
+	n.finish()
+	if n.Drift() > s.opts.RetrainDrift {
+		return Build(ctx, snap, s.opts)
+	}
+	return n, st, nil
+}
+
+// embedAll embeds the bagged files (nil entries: unreadable, left out).
+func (s *Store) embedAll(paths []string, fb []*fileBags, st *SyncStats) {
+	out := make([]*fileVecs, len(paths))
+	parallel(len(paths), func(lo, hi int) {
+		buf := make([]float32, s.model.Dim)
+		for i := lo; i < hi; i++ {
+			if fb[i] != nil {
+				out[i] = s.model.embedFile(fb[i], buf)
+			}
+		}
+	})
+	for i, p := range paths {
+		if out[i] == nil {
+			delete(s.files, p)
+			st.Skipped++
+			continue
+		}
+		s.files[p] = out[i]
+		st.Embedded++
+	}
+}
+
+// finish sorts the paths and sums the counts.
+func (s *Store) finish() {
+	s.paths = make([]string, 0, len(s.files))
+	s.tokens, s.oov = 0, 0
+	for p, f := range s.files {
+		s.paths = append(s.paths, p)
+		s.tokens += int64(f.Tokens)
+		s.oov += int64(f.OOV)
+	}
+	slices.Sort(s.paths)
+}
+
+// embedFile embeds one file's chunks.
+func (m *Model) embedFile(f *fileBags, buf []float32) *fileVecs {
+	v := &fileVecs{Hash: f.hash, Vecs: make([]int8, len(f.bags)*m.Dim), Scales: make([]float32, len(f.bags))}
+	for i, b := range f.bags {
+		vec, known := m.embed(b, buf)
+		v.Tokens += b.total
+		v.OOV += b.total - known
+		if vec != nil {
+			v.Scales[i] = quantize(vec, v.Vecs[i*m.Dim:(i+1)*m.Dim])
+		}
+	}
+	return v
+}
+
+// fileBags are the bags of one file's chunks, in chunk order.
+type fileBags struct {
+	hash string
+	bags []bag
+}
+
+// bagFiles reads and bags the given files of snap, in parallel; a file
+// that cannot be read (changed on disk since it was indexed) gets nil.
+func bagFiles(ctx context.Context, snap *index.Snapshot, paths []string) ([]*fileBags, error) {
+	out := make([]*fileBags, len(paths))
+	var mu sync.Mutex
+	var firstErr error
+	parallel(len(paths), func(lo, hi int) {
+		g := newBagger()
+		for i := lo; i < hi; i++ {
+			if i%64 == 0 && ctx.Err() != nil {
+				mu.Lock()
+				firstErr = cmp.Or(firstErr, ctx.Err())
+				mu.Unlock()
+				return
+			}
+			f, err := snap.File(paths[i])
+			if err != nil {
+				continue
+			}
+			chunks := snap.ChunksOf(paths[i])
+			fb := &fileBags{hash: f.Hash, bags: make([]bag, len(chunks))}
+			for j, c := range chunks {
+				g.add(c.Path)
+				g.add(c.Doc)
+				if c.StartByte >= 0 && c.EndByte <= len(f.Text) && c.StartByte <= c.EndByte {
+					g.add(f.Text[c.StartByte:c.EndByte])
+				}
+				fb.bags[j] = g.take()
+			}
+			out[i] = fb
+		}
+	})
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}
+
+// Query returns the vector of a query (nil when it has no known term):
+// its distinct terms, each weighted by idf.
+func (s *Store) Query(text string) []float32 {
+	terms := queryTerms(text)
+	b := bag{terms: terms, counts: make([]int32, len(terms))}
+	for i := range b.counts {
+		b.counts[i] = 1
+	}
+	vec, _ := s.model.embed(b, make([]float32, s.model.Dim))
+	return vec
+}
+
+// Hit is a chunk found by Search.
+type Hit struct {
+	ID    index.ChunkID
+	Score float32 // cosine similarity, about [-1, 1]
+}
+
+// Search returns the k chunks of snap most similar to vec with a score of
+// at least floor, best first (ties: path, then chunk order). Only files
+// whose vectors were computed for snap's content of them are searched,
+// and only paths allow accepts (nil: all). The files are split among the
+// CPUs, each keeping its own best k; the merge sorts by the same total
+// order, so the answer does not depend on the split.
+func (s *Store) Search(snap *index.Snapshot, vec []float32, k int, floor float32, allow func(path string) bool) []Hit {
+	if vec == nil || k <= 0 || s.model.Dim == 0 {
+		return nil
+	}
+	dim := s.model.Dim
+	q := make([]int8, dim)
+	qs := quantize(vec, q)
+	var mu sync.Mutex
+	var all []cand
+	parallel(len(s.paths), func(lo, hi int) {
+		top := topK{k: k}
+		for _, p := range s.paths[lo:hi] {
+			f := s.files[p]
+			if fi, ok := snap.Stat(p); !ok || fi.Hash != f.Hash || (allow != nil && !allow(p)) {
+				continue
+			}
+			for i, sc := range f.Scales {
+				if sc == 0 {
+					continue
+				}
+				score := float32(dot8(q, f.Vecs[i*dim:(i+1)*dim])) * sc * qs
+				if score >= floor {
+					top.push(cand{p, i, score})
+				}
+			}
+		}
+		mu.Lock()
+		all = append(all, top.c...)
+		mu.Unlock()
+	})
+	slices.SortFunc(all, func(a, b cand) int {
+		if worse(a, b) {
+			return 1
+		}
+		if worse(b, a) {
+			return -1
+		}
+		return 0
+	})
+	all = all[:min(k, len(all))]
+	hits := make([]Hit, len(all))
+	for i, c := range all {
+		hits[i] = Hit{index.ChunkIDOf(c.path, c.ord), c.score}
+	}
+	return hits
+}
+
+// cand is a chunk and its score during a search.
+type cand struct {
+	path  string
+	ord   int
+	score float32
+}
+
+// worse reports whether a ranks below b: a lower score, then a later path,
+// then a later chunk.
+func worse(a, b cand) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	if a.path != b.path {
+		return a.path > b.path
+	}
+	return a.ord > b.ord
+}
+
+// topK keeps the best k candidates pushed, as a min-heap on worse.
+type topK struct {
+	k int
+	c []cand
+}
+
+func (t *topK) push(c cand) {
+	less := func(i, j int) bool { return worse(t.c[i], t.c[j]) }
+	swap := func(i, j int) { t.c[i], t.c[j] = t.c[j], t.c[i] }
+	if len(t.c) == t.k {
+		if !worse(t.c[0], c) {
+			return
+		}
+		t.c[0] = c
+		down(len(t.c), less, swap)
+		return
+	}
+	t.c = append(t.c, c)
+	up(len(t.c)-1, less, swap)
+}
+
+// up and down restore a binary min-heap of n elements ordered by less.
+func up(j int, less func(i, j int) bool, swap func(i, j int)) {
+	for j > 0 {
+		i := (j - 1) / 2
+		if !less(j, i) {
+			return
+		}
+		swap(i, j)
+		j = i
+	}
+}
+
+func down(n int, less func(i, j int) bool, swap func(i, j int)) {
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && less(r, l) {
+			j = r
+		}
+		if !less(j, i) {
+			return
+		}
+		swap(i, j)
+		i = j
+	}
+}

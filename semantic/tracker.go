@@ -1,0 +1,214 @@
+package semantic
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ctxls/ctxls/index"
+)
+
+// Tracker keeps a workspace's vectors current for a long-running server
+// (the language server, the MCP server). Current never waits: it returns
+// the last store synced and, when the index has moved on since, starts a
+// sync in the background. Files changed since the store was synced are
+// simply not searched until it catches up (Store.Search).
+//
+// The store is read from, and written back to, the cache file beside the
+// index when the tracker starts, after a model is trained, and when it is
+// closed; edits in between cost no disk writes.
+type Tracker struct {
+	x     *index.Index
+	cache string
+	opts  Options
+	warnf func(format string, args ...any)
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	cur     *Store
+	seq     uint64 // the snapshot cur was synced to
+	saved   *Store // the store last written to the cache
+	running bool
+	told    bool
+	first   chan struct{} // closed once the first sync has ended
+}
+
+// NewTracker starts loading the vectors of x's snapshot (through the
+// cache file at cachePath, "" for none) in the background, once x has
+// finished its initial build. warnf (nil: none) is told once when they
+// cannot be computed.
+func NewTracker(x *index.Index, cachePath string, opts Options, warnf func(format string, args ...any)) *Tracker {
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &Tracker{x: x, cache: cachePath, opts: opts, warnf: warnf, ctx: ctx, cancel: cancel, first: make(chan struct{})}
+	t.mu.Lock()
+	t.startLocked()
+	t.mu.Unlock()
+	return t
+}
+
+// Current returns the last store synced (nil: none yet) and starts a sync
+// when seq, the caller's snapshot, is not the one it was synced to.
+func (t *Tracker) Current(seq uint64) *Store {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.running && seq != t.seq {
+		t.startLocked()
+	}
+	return t.cur
+}
+
+// Wait waits until the first sync has ended (or ctx is done) and returns
+// Current.
+func (t *Tracker) Wait(ctx context.Context, seq uint64) *Store {
+	if t == nil {
+		return nil
+	}
+	select {
+	case <-t.first:
+	case <-ctx.Done():
+	}
+	return t.Current(seq)
+}
+
+func (t *Tracker) startLocked() {
+	if t.ctx.Err() != nil {
+		return
+	}
+	t.running = true
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		s, seq, err := t.sync()
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.running = false
+		switch {
+		case err == nil:
+			t.cur, t.seq, t.told = s, seq, false
+		case t.ctx.Err() == nil && !t.told:
+			t.told = true
+			if t.warnf != nil {
+				t.warnf("semantic vectors: %v (going on without them)", err)
+			}
+		}
+		select {
+		case <-t.first:
+		default:
+			close(t.first)
+		}
+	}()
+}
+
+// sync brings the store to x's current snapshot.
+func (t *Tracker) sync() (*Store, uint64, error) {
+	if err := t.x.Wait(t.ctx); err != nil {
+		return nil, 0, err
+	}
+	snap, release := t.x.Snapshot()
+	defer release()
+	t.mu.Lock()
+	old := t.cur
+	t.mu.Unlock()
+	var s *Store
+	var st SyncStats
+	var err error
+	if old == nil {
+		s, st, err = Load(t.ctx, snap, t.cache, t.opts, t.warnf)
+		if err == nil {
+			t.mu.Lock()
+			t.saved = s
+			t.mu.Unlock()
+		}
+	} else {
+		s, st, err = old.Sync(t.ctx, snap)
+		if err == nil && st.Trained {
+			t.save(s)
+		}
+	}
+	return s, snap.Seq(), err
+}
+
+// save writes s to the cache file, telling warnf when it cannot.
+func (t *Tracker) save(s *Store) {
+	if t.cache == "" {
+		return
+	}
+	if err := Save(t.cache, s); err != nil {
+		if t.warnf != nil {
+			t.warnf("%v (the vectors are computed again next time)", err)
+		}
+		return
+	}
+	t.mu.Lock()
+	t.saved = s
+	t.mu.Unlock()
+}
+
+// Close stops the tracker, waits for a running sync and writes the store
+// back to the cache when it changed since it was last written.
+func (t *Tracker) Close() {
+	if t == nil {
+		return
+	}
+	t.cancel()
+	t.wg.Wait()
+	t.mu.Lock()
+	s, saved := t.cur, t.saved
+	t.mu.Unlock()
+	if s != nil && s != saved {
+		t.save(s)
+	}
+}
+
+// FirstWait bounds how long the first request that wants a workspace's
+// vectors waits for them (Lazy.Get); later requests never wait. Training
+// on a large tree takes seconds: those requests go on without the channel.
+const FirstWait = 500 * time.Millisecond
+
+// Lazy is a workspace's tracker, started by the first request that wants
+// the vectors (so that a server whose clients turned them off never
+// computes them). The zero value is ready; Close stops it for good.
+type Lazy struct {
+	mu     sync.Mutex
+	t      *Tracker
+	closed bool
+}
+
+// Get returns the vectors for snapshot seq of x (nil: none yet), starting
+// the tracker on first use with its cache in x's directory, and waiting at
+// most FirstWait for the first sync.
+func (z *Lazy) Get(ctx context.Context, x *index.Index, seq uint64, logf func(format string, args ...any)) *Store {
+	z.mu.Lock()
+	if z.closed {
+		z.mu.Unlock()
+		return nil
+	}
+	if z.t == nil {
+		cache := ""
+		if d := x.Dir(); d != "" {
+			cache = filepath.Join(d, CacheFile)
+		}
+		z.t = NewTracker(x, cache, DefaultOptions(), logf)
+	}
+	t := z.t
+	z.mu.Unlock()
+	wctx, cancel := context.WithTimeout(ctx, FirstWait)
+	defer cancel()
+	return t.Wait(wctx, seq)
+}
+
+// Close stops the tracker (writing its store back); Get returns nil from
+// then on.
+func (z *Lazy) Close() {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.closed = true
+	z.t.Close()
+}
