@@ -172,7 +172,7 @@ func DefaultOptions() Options {
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
 		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeSeedDiff: true, CoChangeHalfLife: 150, HistoryPrior: 0.5,
-		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 1}
+		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 0.4}
 }
 
 // Engine runs requests. It is safe for concurrent use.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // Options tune the embedder. The zero value is not useful; start from
@@ -90,13 +91,34 @@ func train(bags []bag, opts Options) (*Model, error) {
 	if opts.Dim < 1 || opts.MaxVocab < 1 || opts.MaxTrain < 1 {
 		return nil, fmt.Errorf("semantic options: Dim, MaxVocab and MaxTrain must be ≥ 1")
 	}
-	df := map[string]int32{}
+	// Document frequencies, counted in parts (integer sums: the split
+	// does not matter).
+	var mu sync.Mutex
+	var parts []map[string]int32
 	var total int64
-	for _, b := range bags {
-		for _, t := range b.terms {
-			df[t]++
+	parallel(len(bags), func(lo, hi int) {
+		df := map[string]int32{}
+		var n int64
+		for _, b := range bags[lo:hi] {
+			for _, t := range b.terms {
+				df[t]++
+			}
+			n += int64(b.total)
 		}
-		total += int64(b.total)
+		mu.Lock()
+		parts = append(parts, df)
+		total += n
+		mu.Unlock()
+	})
+	var df map[string]int32
+	for _, p := range parts {
+		if df == nil {
+			df = p
+			continue
+		}
+		for t, n := range p {
+			df[t] += n
+		}
 	}
 	type termDF struct {
 		term string

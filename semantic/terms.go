@@ -2,7 +2,6 @@ package semantic
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/ctxls/ctxls/index/analysis"
 )
@@ -14,13 +13,15 @@ type bag struct {
 	total  int32 // terms counted, stopwords excluded
 }
 
-// bagger turns texts into bags; one per goroutine (it reuses its map).
+// bagger turns texts into bags; one per goroutine. It interns terms, so
+// that a term costs one string however many chunks it is in.
 type bagger struct {
 	counts map[string]int32
 	keys   []string
+	intern map[string]string
 }
 
-func newBagger() *bagger { return &bagger{counts: map[string]int32{}} }
+func newBagger() *bagger { return &bagger{counts: map[string]int32{}, intern: map[string]string{}} }
 
 // add counts the terms of text.
 func (g *bagger) add(text string) {
@@ -32,31 +33,24 @@ func (g *bagger) add(text string) {
 			g.counts[string(term)] = n + 1
 			return
 		}
-		g.counts[string(term)] = 1
+		t, ok := g.intern[string(term)]
+		if !ok {
+			t = string(term)
+			g.intern[t] = t
+		}
+		g.counts[t] = 1
 	})
 }
 
-// take returns the bag of what was added since the last take. Its terms
-// share one string.
+// take returns the bag of what was added since the last take.
 func (g *bagger) take() bag {
 	g.keys = g.keys[:0]
-	size := 0
 	for k := range g.counts {
 		g.keys = append(g.keys, k)
-		size += len(k)
 	}
 	slices.Sort(g.keys)
-	var sb strings.Builder
-	sb.Grow(size)
-	for _, k := range g.keys {
-		sb.WriteString(k)
-	}
-	all := sb.String()
-	b := bag{terms: make([]string, len(g.keys)), counts: make([]int32, len(g.keys))}
-	off := 0
+	b := bag{terms: slices.Clone(g.keys), counts: make([]int32, len(g.keys))}
 	for i, k := range g.keys {
-		b.terms[i] = all[off : off+len(k)]
-		off += len(k)
 		b.counts[i] = g.counts[k]
 		b.total += g.counts[k]
 	}

@@ -16,6 +16,7 @@ export const SERVER_SETTING_KEYS = [
   "include",
   "exclude",
   "gitHistory",
+  "embeddings",
 ] as const;
 
 /** Settings only the extension reads. */
@@ -30,6 +31,7 @@ export interface ServerSettings {
   include?: string[];
   exclude?: string[];
   gitHistory?: boolean;
+  embeddings?: string;
 }
 
 function num(v: unknown): number | undefined {
@@ -72,6 +74,8 @@ export function serverSettings(get: SettingGetter): ServerSettings {
   if (exclude !== undefined) out.exclude = exclude;
   const gitHistory = get("gitHistory");
   if (typeof gitHistory === "boolean") out.gitHistory = gitHistory;
+  const embeddings = str(get("embeddings"));
+  if (embeddings !== undefined) out.embeddings = embeddings;
   return out;
 }
 

@@ -79,6 +79,7 @@ test("settings: the server's shape, budget nested, unset and mistyped values lef
     include: ["**/*.go", 7],
     exclude: [],
     gitHistory: false,
+    embeddings: "off",
     path: "/opt/ctxls",
   };
   assert.deepEqual(serverSettings((k) => values[k]), {
@@ -88,6 +89,7 @@ test("settings: the server's shape, budget nested, unset and mistyped values lef
     include: ["**/*.go"],
     exclude: [],
     gitHistory: false,
+    embeddings: "off",
   });
   assert.deepEqual(serverSettings((k) => (k === "gitHistory" ? "no" : undefined)), {});
   assert.deepEqual(serverSettings(() => undefined), {});
