@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/semantic"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -105,12 +106,24 @@ func BenchmarkRequest(b *testing.B) {
 	if _, err := e.Assemble(ctx, snap, Request{Query: benchQueries[0], Budget: assemble.Budget{MaxTokens: 8000}}); err != nil {
 		b.Fatal(err)
 	}
-	for _, budget := range []int{2000, 8000} {
-		b.Run(strconv.Itoa(budget), func(b *testing.B) {
-			benchRequests(b, e, snap, func(i int) Request {
-				return Request{Query: benchQueries[i%len(benchQueries)], Budget: assemble.Budget{MaxTokens: budget}}
+	// The same with the semantic channel (its vectors computed first,
+	// untimed), named semantic-2000 and semantic-8000.
+	store, _, err := semantic.Build(ctx, snap, semantic.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, sem := range []*semantic.Store{nil, store} {
+		for _, budget := range []int{2000, 8000} {
+			name := strconv.Itoa(budget)
+			if sem != nil {
+				name = "semantic-" + name
+			}
+			b.Run(name, func(b *testing.B) {
+				benchRequests(b, e, snap, func(i int) Request {
+					return Request{Query: benchQueries[i%len(benchQueries)], Budget: assemble.Budget{MaxTokens: budget}, Semantic: sem}
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -398,6 +398,18 @@ func (r *run) collect() error {
 		text += "\n" + diffQueryText(diff)
 	}
 	r.q = Analyze(text)
+	// The semantic channel's search reads every vector of the snapshot:
+	// it runs beside the other channels and is fused in its turn.
+	var semIDs []index.ChunkID
+	var semDone chan struct{}
+	if r.weights[ChanSemantic] > 0 && r.req.Semantic != nil {
+		semDone = make(chan struct{})
+		go func() {
+			defer close(semDone)
+			semIDs = r.semantic(text)
+		}()
+		defer func() { <-semDone }()
+	}
 	type channel struct {
 		name string
 		fn   func() ([]index.ChunkID, error)
@@ -432,8 +444,9 @@ func (r *run) collect() error {
 	if r.weights[ChanOverview] > 0 {
 		r.fuse(ChanOverview, r.overview())
 	}
-	if r.weights[ChanSemantic] > 0 && r.req.Semantic != nil {
-		r.fuse(ChanSemantic, r.semantic(text))
+	if semDone != nil {
+		<-semDone
+		r.fuse(ChanSemantic, semIDs)
 	}
 	if r.weights[ChanHistory] > 0 && r.req.History != nil {
 		r.history()

@@ -37,7 +37,7 @@ type Options struct {
 // DefaultOptions are the measured defaults (docs/quality.md, "Semantic
 // channel").
 func DefaultOptions() Options {
-	return Options{Dim: 128, MaxVocab: 30000, MinDF: 2, MaxTrain: 40000, Oversample: 16, PowerIters: 1,
+	return Options{Dim: 96, MaxVocab: 30000, MinDF: 2, MaxTrain: 40000, Oversample: 16, PowerIters: 1,
 		SigmaExp: 0.5, Seed: 0x6374786c73, RetrainDrift: 0.02}
 }
 
@@ -74,8 +74,8 @@ func (m *Model) index() *Model {
 	if m.Dim == 0 {
 		return m
 	}
-	for i, c := range m.Codes {
-		m.vecs[i] = float32(c) * m.Scales[i/m.Dim]
+	for i := range m.Scales {
+		dequantize(m.Codes[i*m.Dim:(i+1)*m.Dim], m.Scales[i], m.vecs[i*m.Dim:(i+1)*m.Dim])
 	}
 	return m
 }
@@ -264,27 +264,27 @@ func quantize(v []float32, dst []int8) float32 {
 	return m / 127
 }
 
+// dequantize writes codes times scale to dst.
+func dequantize(codes []int8, scale float32, dst []float32) {
+	for i, c := range codes {
+		dst[i] = float32(c) * scale
+	}
+}
+
+// requantize recovers the codes of values dequantize wrote with scale.
+func requantize(v []float32, scale float32, dst []int8) {
+	for i, x := range v {
+		if scale != 0 {
+			dst[i] = int8(math.Round(float64(x / scale)))
+		} else {
+			dst[i] = 0
+		}
+	}
+}
+
 func abs32(x float32) float32 {
 	if x < 0 {
 		return -x
 	}
 	return x
-}
-
-// dot8 is the dot product of two int8 vectors of the same length.
-func dot8(a, b []int8) int32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 int32
-	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		x, y := a[i:i+8:i+8], b[i:i+8:i+8]
-		s0 += int32(x[0])*int32(y[0]) + int32(x[4])*int32(y[4])
-		s1 += int32(x[1])*int32(y[1]) + int32(x[5])*int32(y[5])
-		s2 += int32(x[2])*int32(y[2]) + int32(x[6])*int32(y[6])
-		s3 += int32(x[3])*int32(y[3]) + int32(x[7])*int32(y[7])
-	}
-	for ; i < len(a); i++ {
-		s0 += int32(a[i]) * int32(b[i])
-	}
-	return s0 + s1 + s2 + s3
 }

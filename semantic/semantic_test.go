@@ -240,7 +240,8 @@ func TestRetrainOnDrift(t *testing.T) {
 	}
 }
 
-// TestQuantizedDot: int8 codes keep the cosine within 0.02.
+// TestQuantizedDot: int8 codes keep the cosine within 0.02, and the codes
+// are recovered exactly from the dequantized values (what the cache stores).
 func TestQuantizedDot(t *testing.T) {
 	a := make([]float32, 96)
 	b := make([]float32, 96)
@@ -256,9 +257,20 @@ func TestQuantizedDot(t *testing.T) {
 	}
 	qa, qb := make([]int8, 96), make([]int8, 96)
 	sa, sb := quantize(a, qa), quantize(b, qb)
-	got := float64(float32(dot8(qa, qb)) * sa * sb)
+	da, db := make([]float32, 96), make([]float32, 96)
+	dequantize(qa, sa, da)
+	dequantize(qb, sb, db)
+	var got float64
+	for i := range da {
+		got += float64(da[i] * db[i])
+	}
 	if math.Abs(got-want) > 0.02 {
 		t.Fatalf("quantized cosine %.4f, exact %.4f", got, want)
+	}
+	back := make([]int8, 96)
+	requantize(da, sa, back)
+	if !slices.Equal(back, qa) {
+		t.Fatalf("codes not recovered:\n%v\n%v", back, qa)
 	}
 }
 

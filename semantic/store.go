@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"slices"
 	"sync"
 
@@ -26,8 +28,11 @@ type Store struct {
 
 // fileVecs are the vectors of one file's chunks, for one content hash.
 type fileVecs struct {
-	Hash   string
-	Vecs   []int8    // chunk i at [i·Dim, (i+1)·Dim)
+	Hash string
+	// Vecs are the chunks' int8 codes times their Scales (chunk i at
+	// [i·Dim, (i+1)·Dim)): quantized values kept as float32 for the
+	// search's SIMD kernel (blas32.Gemv); the cache stores the codes.
+	Vecs   []float32
 	Scales []float32 // per chunk; 0: no vector (no known term)
 	Tokens int32
 	OOV    int32
@@ -165,13 +170,15 @@ func (s *Store) finish() {
 
 // embedFile embeds one file's chunks.
 func (m *Model) embedFile(f *fileBags, buf []float32) *fileVecs {
-	v := &fileVecs{Hash: f.hash, Vecs: make([]int8, len(f.bags)*m.Dim), Scales: make([]float32, len(f.bags))}
+	v := &fileVecs{Hash: f.hash, Vecs: make([]float32, len(f.bags)*m.Dim), Scales: make([]float32, len(f.bags))}
+	codes := make([]int8, m.Dim)
 	for i, b := range f.bags {
 		vec, known := m.embed(b, buf)
 		v.Tokens += b.total
 		v.OOV += b.total - known
 		if vec != nil {
-			v.Scales[i] = quantize(vec, v.Vecs[i*m.Dim:(i+1)*m.Dim])
+			v.Scales[i] = quantize(vec, codes)
+			dequantize(codes, v.Scales[i], v.Vecs[i*m.Dim:(i+1)*m.Dim])
 		}
 	}
 	return v
@@ -250,23 +257,25 @@ func (s *Store) Search(snap *index.Snapshot, vec []float32, k int, floor float32
 		return nil
 	}
 	dim := s.model.Dim
-	q := make([]int8, dim)
-	qs := quantize(vec, q)
 	var mu sync.Mutex
 	var all []cand
 	parallel(len(s.paths), func(lo, hi int) {
 		top := topK{k: k}
+		var scores []float32
 		for _, p := range s.paths[lo:hi] {
 			f := s.files[p]
 			if fi, ok := snap.Stat(p); !ok || fi.Hash != f.Hash || (allow != nil && !allow(p)) {
 				continue
 			}
-			for i, sc := range f.Scales {
-				if sc == 0 {
-					continue
-				}
-				score := float32(dot8(q, f.Vecs[i*dim:(i+1)*dim])) * sc * qs
-				if score >= floor {
+			n := len(f.Scales)
+			if n == 0 {
+				continue
+			}
+			scores = slices.Grow(scores[:0], n)[:n]
+			blas32.Gemv(blas.NoTrans, 1, blas32.General{Rows: n, Cols: dim, Stride: dim, Data: f.Vecs},
+				blas32.Vector{N: dim, Inc: 1, Data: vec}, 0, blas32.Vector{N: n, Inc: 1, Data: scores})
+			for i, score := range scores {
+				if f.Scales[i] != 0 && score >= floor {
 					top.push(cand{p, i, score})
 				}
 			}
