@@ -26,30 +26,15 @@ type cacheFile struct {
 	Opts    Options
 	Model   *Model
 	Paths   []string
-	Files   []fileEntry
-}
-
-// fileEntry is a file's vectors as stored: int8 codes.
-type fileEntry struct {
-	Hash   string
-	Codes  []int8
-	Scales []float32
-	Tokens int32
-	OOV    int32
+	Files   []*fileVecs
 }
 
 // MarshalBinary encodes the store for the cache file: gob, then the
 // SHA-256 of the gob.
 func (s *Store) MarshalBinary() ([]byte, error) {
-	c := cacheFile{Version: cacheVersion, Opts: s.opts, Model: s.model, Paths: s.paths, Files: make([]fileEntry, len(s.paths))}
-	dim := s.model.Dim
+	c := cacheFile{Version: cacheVersion, Opts: s.opts, Model: s.model, Paths: s.paths, Files: make([]*fileVecs, len(s.paths))}
 	for i, p := range s.paths {
-		f := s.files[p]
-		e := fileEntry{Hash: f.Hash, Codes: make([]int8, len(f.Vecs)), Scales: f.Scales, Tokens: f.Tokens, OOV: f.OOV}
-		for j, sc := range f.Scales {
-			requantize(f.Vecs[j*dim:(j+1)*dim], sc, e.Codes[j*dim:(j+1)*dim])
-		}
-		c.Files[i] = e
+		c.Files[i] = s.files[p]
 	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(&c); err != nil {
@@ -82,13 +67,9 @@ func Unmarshal(b []byte) (*Store, error) {
 	}
 	s := &Store{opts: c.Opts, model: m.index(), files: make(map[string]*fileVecs, len(c.Paths))}
 	for i, p := range c.Paths {
-		e := c.Files[i]
-		if len(e.Codes) != len(e.Scales)*m.Dim {
+		f := c.Files[i]
+		if f == nil || len(f.Vecs) != len(f.Scales)*m.Dim {
 			return nil, fmt.Errorf("vector cache: %s: bad vectors", p)
-		}
-		f := &fileVecs{Hash: e.Hash, Vecs: make([]float32, len(e.Codes)), Scales: e.Scales, Tokens: e.Tokens, OOV: e.OOV}
-		for j, sc := range e.Scales {
-			dequantize(e.Codes[j*m.Dim:(j+1)*m.Dim], sc, f.Vecs[j*m.Dim:(j+1)*m.Dim])
 		}
 		s.files[p] = f
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 )
 
 // Options tune the embedder. The zero value is not useful; start from
@@ -37,7 +36,7 @@ type Options struct {
 // DefaultOptions are the measured defaults (docs/quality.md, "Semantic
 // channel").
 func DefaultOptions() Options {
-	return Options{Dim: 96, MaxVocab: 30000, MinDF: 2, MaxTrain: 40000, Oversample: 16, PowerIters: 1,
+	return Options{Dim: 64, MaxVocab: 30000, MinDF: 2, MaxTrain: 40000, Oversample: 16, PowerIters: 1,
 		SigmaExp: 0.5, Seed: 0x6374786c73, RetrainDrift: 0.02}
 }
 
@@ -86,38 +85,42 @@ func (m *Model) id(term string) (int, bool) {
 	return int(i), ok
 }
 
-// train learns a model from the bags of a whole corpus.
-func train(bags []bag, opts Options) (*Model, error) {
+// train learns a model from the bags of a whole corpus (files in path
+// order).
+func train(files []*fileBags, opts Options) (*Model, error) {
 	if opts.Dim < 1 || opts.MaxVocab < 1 || opts.MaxTrain < 1 {
 		return nil, fmt.Errorf("semantic options: Dim, MaxVocab and MaxTrain must be ≥ 1")
 	}
-	// Document frequencies, counted in parts (integer sums: the split
-	// does not matter).
-	var mu sync.Mutex
-	var parts []map[string]int32
+	// Document frequencies per dict (integer sums, in any order), then
+	// by term.
+	var dicts []*dict
+	local := map[*dict][]int32{}
+	nchunks := 0
 	var total int64
-	parallel(len(bags), func(lo, hi int) {
-		df := map[string]int32{}
-		var n int64
-		for _, b := range bags[lo:hi] {
-			for _, t := range b.terms {
-				df[t]++
-			}
-			n += int64(b.total)
-		}
-		mu.Lock()
-		parts = append(parts, df)
-		total += n
-		mu.Unlock()
-	})
-	var df map[string]int32
-	for _, p := range parts {
-		if df == nil {
-			df = p
+	for _, f := range files {
+		if f == nil {
 			continue
 		}
-		for t, n := range p {
-			df[t] += n
+		df, ok := local[f.dict]
+		if !ok {
+			dicts = append(dicts, f.dict)
+		}
+		df = slices.Grow(df, len(f.dict.terms)-len(df))[:len(f.dict.terms)]
+		for _, b := range f.bags {
+			for _, id := range b.ids {
+				df[id]++
+			}
+			total += int64(b.total)
+		}
+		local[f.dict] = df
+		nchunks += len(f.bags)
+	}
+	df := map[string]int32{}
+	for _, d := range dicts {
+		for id, n := range local[d] {
+			if n > 0 {
+				df[d.terms[id]] += n
+			}
 		}
 	}
 	type termDF struct {
@@ -138,47 +141,52 @@ func train(bags []bag, opts Options) (*Model, error) {
 	})
 	cand = cand[:min(len(cand), opts.MaxVocab)]
 	slices.SortFunc(cand, func(a, b termDF) int { return cmp.Compare(a.term, b.term) })
-	m := &Model{Terms: make([]string, len(cand)), IDF: make([]float32, len(cand)), Chunks: len(bags)}
-	n := float64(len(bags))
+	m := &Model{Terms: make([]string, len(cand)), IDF: make([]float32, len(cand)), Chunks: nchunks}
+	n := float64(nchunks)
+	m.ids = make(map[string]int32, len(cand))
 	for i, c := range cand {
 		m.Terms[i] = c.term
 		m.IDF[i] = float32(math.Log(1 + n/float64(c.df)))
+		m.ids[c.term] = int32(i)
 	}
-	m.ids = make(map[string]int32, len(m.Terms))
-	for i, t := range m.Terms {
-		m.ids[t] = int32(i)
+	tables := map[*dict][]int32{}
+	for _, d := range dicts {
+		tables[d] = d.modelIDs(m)
 	}
 	// The training rows: every step-th chunk with a known term.
-	step := max(1, (len(bags)+opts.MaxTrain-1)/opts.MaxTrain)
+	step := max(1, (nchunks+opts.MaxTrain-1)/opts.MaxTrain)
 	x := &csr{cols: len(m.Terms), ptr: []int32{0}}
 	var known int64
-	type entry struct{ id, j int }
-	entries := make([]entry, 0, 64)
-	for i, b := range bags {
-		entries = entries[:0]
-		for j, t := range b.terms {
-			if id, ok := m.id(t); ok {
-				entries = append(entries, entry{id, j})
-				known += int64(b.counts[j])
-			}
-		}
-		if i%step != 0 || len(entries) == 0 {
+	var es []entry
+	i := 0
+	for _, f := range files {
+		if f == nil {
 			continue
 		}
-		start := len(x.val)
-		var norm float64
-		for _, e := range entries {
-			w := (1 + math.Log(float64(b.counts[e.j]))) * float64(m.IDF[e.id])
-			x.idx = append(x.idx, int32(e.id))
-			x.val = append(x.val, w)
-			norm += w * w
+		for _, b := range f.bags {
+			var k int32
+			es, k = b.entries(tables[f.dict], es)
+			known += int64(k)
+			sample := i%step == 0
+			i++
+			if !sample || len(es) == 0 {
+				continue
+			}
+			start := len(x.val)
+			var norm float64
+			for _, e := range es {
+				w := (1 + math.Log(float64(e.count))) * float64(m.IDF[e.id])
+				x.idx = append(x.idx, e.id)
+				x.val = append(x.val, w)
+				norm += w * w
+			}
+			norm = math.Sqrt(norm)
+			for k := start; k < len(x.val); k++ {
+				x.val[k] /= norm
+			}
+			x.ptr = append(x.ptr, int32(len(x.val)))
+			x.rows++
 		}
-		norm = math.Sqrt(norm)
-		for k := start; k < len(x.val); k++ {
-			x.val[k] /= norm
-		}
-		x.ptr = append(x.ptr, int32(len(x.val)))
-		x.rows++
 	}
 	if total > 0 {
 		m.BaseOOV = 1 - float64(known)/float64(total)
@@ -203,32 +211,25 @@ func train(bags []bag, opts Options) (*Model, error) {
 	return m.index(), nil
 }
 
-// embed returns the unit vector of a bag (nil when it has no known term)
-// and how many of its term occurrences the model knows.
-func (m *Model) embed(b bag, dst []float32) (vec []float32, known int32) {
-	if m.Dim == 0 {
-		return nil, 0
+// embed returns the unit vector of a chunk's known terms (nil when there
+// are none).
+func (m *Model) embed(es []entry, dst []float32) []float32 {
+	if m.Dim == 0 || len(es) == 0 {
+		return nil
 	}
-	vec = dst[:m.Dim]
+	vec := dst[:m.Dim]
 	clear(vec)
-	hit := false
-	for j, t := range b.terms {
-		id, ok := m.id(t)
-		if !ok {
-			continue
-		}
-		known += b.counts[j]
-		hit = true
-		w := (1 + float32(math.Log(float64(b.counts[j])))) * m.IDF[id]
-		row := m.vecs[id*m.Dim : (id+1)*m.Dim]
+	for _, e := range es {
+		w := (1 + float32(math.Log(float64(e.count)))) * m.IDF[e.id]
+		row := m.vecs[int(e.id)*m.Dim : (int(e.id)+1)*m.Dim]
 		for k, x := range row {
 			vec[k] += w * x
 		}
 	}
-	if !hit || !normalize(vec) {
-		return nil, known
+	if !normalize(vec) {
+		return nil
 	}
-	return vec, known
+	return vec
 }
 
 // normalize scales v to unit length; false if it is zero.
@@ -271,20 +272,29 @@ func dequantize(codes []int8, scale float32, dst []float32) {
 	}
 }
 
-// requantize recovers the codes of values dequantize wrote with scale.
-func requantize(v []float32, scale float32, dst []int8) {
-	for i, x := range v {
-		if scale != 0 {
-			dst[i] = int8(math.Round(float64(x / scale)))
-		} else {
-			dst[i] = 0
-		}
-	}
-}
-
 func abs32(x float32) float32 {
 	if x < 0 {
 		return -x
 	}
 	return x
+}
+
+// dot8 is the dot product of two int8 vectors of the same length (the
+// search's kernel: the vectors stay int8 in memory, a quarter of float32's
+// bytes to stream per search).
+func dot8(a, b []int8) int32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 int32
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		x, y := a[i:i+8:i+8], b[i:i+8:i+8]
+		s0 += int32(x[0])*int32(y[0]) + int32(x[4])*int32(y[4])
+		s1 += int32(x[1])*int32(y[1]) + int32(x[5])*int32(y[5])
+		s2 += int32(x[2])*int32(y[2]) + int32(x[6])*int32(y[6])
+		s3 += int32(x[3])*int32(y[3]) + int32(x[7])*int32(y[7])
+	}
+	for ; i < len(a); i++ {
+		s0 += int32(a[i]) * int32(b[i])
+	}
+	return s0 + s1 + s2 + s3
 }

@@ -240,11 +240,10 @@ func TestRetrainOnDrift(t *testing.T) {
 	}
 }
 
-// TestQuantizedDot: int8 codes keep the cosine within 0.02, and the codes
-// are recovered exactly from the dequantized values (what the cache stores).
+// TestQuantizedDot: int8 codes keep the cosine within 0.02.
 func TestQuantizedDot(t *testing.T) {
-	a := make([]float32, 96)
-	b := make([]float32, 96)
+	a := make([]float32, 99)
+	b := make([]float32, 99)
 	for i := range a {
 		a[i] = float32(math.Sin(float64(i) * 0.7))
 		b[i] = float32(math.Cos(float64(i)*0.3) + 0.2)
@@ -255,112 +254,40 @@ func TestQuantizedDot(t *testing.T) {
 	for i := range a {
 		want += float64(a[i] * b[i])
 	}
-	qa, qb := make([]int8, 96), make([]int8, 96)
+	qa, qb := make([]int8, len(a)), make([]int8, len(b))
 	sa, sb := quantize(a, qa), quantize(b, qb)
-	da, db := make([]float32, 96), make([]float32, 96)
-	dequantize(qa, sa, da)
-	dequantize(qb, sb, db)
-	var got float64
-	for i := range da {
-		got += float64(da[i] * db[i])
-	}
+	got := float64(float32(dot8(qa, qb)) * sa * sb)
 	if math.Abs(got-want) > 0.02 {
 		t.Fatalf("quantized cosine %.4f, exact %.4f", got, want)
 	}
-	back := make([]int8, 96)
-	requantize(da, sa, back)
-	if !slices.Equal(back, qa) {
-		t.Fatalf("codes not recovered:\n%v\n%v", back, qa)
-	}
 }
 
-// TestCache: a store read back from its cache file searches exactly as
-// the one written; a damaged file, or one made with other options, is
-// built again; an unwritable cache is warned about and the store used.
-func TestCache(t *testing.T) {
-	ctx := context.Background()
-	x, root := indexFiles(t, topics())
+// TestSplitIndependent: files bagged by several goroutines (each with a
+// dictionary of its own, as on a machine with more CPUs) train the same
+// model as files bagged by one.
+func TestSplitIndependent(t *testing.T) {
+	x, _ := indexFiles(t, topics())
 	snap := snapshot(t, x)
-	path := filepath.Join(t.TempDir(), CacheFile)
-	a, st, err := Load(ctx, snap, path, testOptions(), nil)
-	if err != nil || !st.Trained {
-		t.Fatalf("first load: %v, %+v", err, st)
-	}
-	b, st, err := Load(ctx, snap, path, testOptions(), nil)
-	if err != nil || st != (SyncStats{}) {
-		t.Fatalf("second load: %v, %+v, want the cache as it is", err, st)
-	}
-	q := "stale entries under memory pressure"
-	if ha, hb := a.Search(snap, a.Query(q), 20, -1, nil), b.Search(snap, b.Query(q), 20, -1, nil); !slices.Equal(ha, hb) {
-		t.Fatalf("the cached store answers differently:\n%v\n%v", ha, hb)
-	}
-	// A changed file: the cache is synced and written back.
-	write(t, x, root, "web/f3.go", "package web\n\nfunc routeTable7(cookieJar int) int { return cookieJar }\n")
-	if _, st, err = Load(ctx, snapshot(t, x), path, testOptions(), nil); err != nil || st.Embedded != 1 || st.Trained {
-		t.Fatalf("load after a change: %v, %+v", err, st)
-	}
-	if _, st, _ = Load(ctx, snapshot(t, x), path, testOptions(), nil); st != (SyncStats{}) {
-		t.Fatalf("the synced store was not written back: %+v", st)
-	}
-	// Other options: trained again.
-	o := testOptions()
-	o.Dim = 6
-	if _, st, _ = Load(ctx, snapshot(t, x), path, o, nil); !st.Trained {
-		t.Fatalf("other options: %+v, want a new model", st)
-	}
-	// Damaged: every byte flip is caught by the checksum.
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, i := range []int{0, len(raw) / 2, len(raw) - 1} {
-		bad := slices.Clone(raw)
-		bad[i] ^= 1
-		if _, err := Unmarshal(bad); err == nil {
-			t.Errorf("a flipped byte at %d went unnoticed", i)
+	paths := snap.Paths()
+	bagged := func(parts int) []*fileBags {
+		out := make([]*fileBags, len(paths))
+		for p := range parts {
+			g := newBagger()
+			for i := len(paths) * p / parts; i < len(paths)*(p+1)/parts; i++ {
+				out[i] = bagFile(snap, paths[i], g)
+			}
 		}
+		return out
 	}
-	if err := os.WriteFile(path, raw[:len(raw)/3], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, st, err = Load(ctx, snapshot(t, x), path, o, nil); err != nil || !st.Trained {
-		t.Fatalf("truncated cache: %v, %+v, want a new model", err, st)
-	}
-	// Unwritable: a warning, and the store.
-	var warned []string
-	warnf := func(f string, args ...any) { warned = append(warned, fmt.Sprintf(f, args...)) }
-	s, _, err := Load(ctx, snapshot(t, x), filepath.Join(path, "not-a-dir", CacheFile), o, warnf)
-	if err != nil || s == nil || len(warned) != 1 {
-		t.Fatalf("unwritable cache: %v, store %v, warnings %q", err, s, warned)
-	}
-}
-
-// TestTinyWorkspace: nothing to learn from is no error and no hits; the
-// first files with something in common train a model.
-func TestTinyWorkspace(t *testing.T) {
-	ctx := context.Background()
-	x, root := indexFiles(t, map[string]string{"a.txt": "hello\n"})
-	s, _, err := Build(ctx, snapshot(t, x), testOptions())
+	one, err := train(bagged(1), testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hits := s.Search(snapshot(t, x), s.Query("hello"), 5, -1, nil); len(hits) != 0 {
-		t.Fatalf("hits from an empty model: %v", hits)
-	}
-	b, err := s.MarshalBinary()
+	three, err := train(bagged(3), testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Unmarshal(b); err != nil {
-		t.Fatalf("an empty model's cache: %v", err)
-	}
-	write(t, x, root, "b.go", "package b\n\n// greeting says hello.\nfunc greeting() string { return \"hello world\" }\n")
-	write(t, x, root, "c.go", "package b\n\n// farewell says goodbye to the world.\nfunc farewell() string { return \"goodbye world\" }\n")
-	n, st, err := s.Sync(ctx, snapshot(t, x))
-	if err != nil || !st.Trained {
-		t.Fatalf("sync: %v, %+v, want a model", err, st)
-	}
-	if hits := n.Search(snapshot(t, x), n.Query("hello world"), 5, -1, nil); len(hits) == 0 {
-		t.Fatal("no hits once there is something to learn")
+	if !slices.Equal(one.Terms, three.Terms) || !slices.Equal(one.IDF, three.IDF) || !slices.Equal(one.Codes, three.Codes) || !slices.Equal(one.Scales, three.Scales) {
+		t.Fatal("the split of the bagging changed the model")
 	}
 }

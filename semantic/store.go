@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 	"slices"
 	"sync"
 
@@ -28,11 +26,8 @@ type Store struct {
 
 // fileVecs are the vectors of one file's chunks, for one content hash.
 type fileVecs struct {
-	Hash string
-	// Vecs are the chunks' int8 codes times their Scales (chunk i at
-	// [i·Dim, (i+1)·Dim)): quantized values kept as float32 for the
-	// search's SIMD kernel (blas32.Gemv); the cache stores the codes.
-	Vecs   []float32
+	Hash   string
+	Vecs   []int8    // chunk i at [i·Dim, (i+1)·Dim)
 	Scales []float32 // per chunk; 0: no vector (no known term)
 	Tokens int32
 	OOV    int32
@@ -73,11 +68,7 @@ func Build(ctx context.Context, snap *index.Snapshot, opts Options) (*Store, Syn
 	if err != nil {
 		return nil, SyncStats{}, err
 	}
-	var all []bag
-	for _, f := range fb {
-		all = append(all, f.bags...)
-	}
-	m, err := train(all, opts)
+	m, err := train(fb, opts)
 	if errors.Is(err, errTooSmall) {
 		m, err = (&Model{}).index(), nil // no vectors until there is more to learn from
 	}
@@ -137,11 +128,18 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 // embedAll embeds the bagged files (nil entries: unreadable, left out).
 func (s *Store) embedAll(paths []string, fb []*fileBags, st *SyncStats) {
 	out := make([]*fileVecs, len(paths))
+	tables := map[*dict][]int32{}
+	for _, f := range fb {
+		if f != nil && tables[f.dict] == nil {
+			tables[f.dict] = f.dict.modelIDs(s.model)
+		}
+	}
 	parallel(len(paths), func(lo, hi int) {
 		buf := make([]float32, s.model.Dim)
+		var es []entry
 		for i := lo; i < hi; i++ {
 			if fb[i] != nil {
-				out[i] = s.model.embedFile(fb[i], buf)
+				out[i], es = s.model.embedFile(fb[i], tables[fb[i].dict], buf, es)
 			}
 		}
 	})
@@ -169,24 +167,26 @@ func (s *Store) finish() {
 }
 
 // embedFile embeds one file's chunks.
-func (m *Model) embedFile(f *fileBags, buf []float32) *fileVecs {
-	v := &fileVecs{Hash: f.hash, Vecs: make([]float32, len(f.bags)*m.Dim), Scales: make([]float32, len(f.bags))}
-	codes := make([]int8, m.Dim)
+// table is the file's dict's modelIDs; es is scratch space, returned for
+// reuse.
+func (m *Model) embedFile(f *fileBags, table []int32, buf []float32, es []entry) (*fileVecs, []entry) {
+	v := &fileVecs{Hash: f.hash, Vecs: make([]int8, len(f.bags)*m.Dim), Scales: make([]float32, len(f.bags))}
 	for i, b := range f.bags {
-		vec, known := m.embed(b, buf)
+		var known int32
+		es, known = b.entries(table, es)
 		v.Tokens += b.total
 		v.OOV += b.total - known
-		if vec != nil {
-			v.Scales[i] = quantize(vec, codes)
-			dequantize(codes, v.Scales[i], v.Vecs[i*m.Dim:(i+1)*m.Dim])
+		if vec := m.embed(es, buf); vec != nil {
+			v.Scales[i] = quantize(vec, v.Vecs[i*m.Dim:(i+1)*m.Dim])
 		}
 	}
-	return v
+	return v, es
 }
 
 // fileBags are the bags of one file's chunks, in chunk order.
 type fileBags struct {
 	hash string
+	dict *dict // the dict of the bags' ids
 	bags []bag
 }
 
@@ -205,21 +205,7 @@ func bagFiles(ctx context.Context, snap *index.Snapshot, paths []string) ([]*fil
 				mu.Unlock()
 				return
 			}
-			f, err := snap.File(paths[i])
-			if err != nil {
-				continue
-			}
-			chunks := snap.ChunksOf(paths[i])
-			fb := &fileBags{hash: f.Hash, bags: make([]bag, len(chunks))}
-			for j, c := range chunks {
-				g.add(c.Path)
-				g.add(c.Doc)
-				if c.StartByte >= 0 && c.EndByte <= len(f.Text) && c.StartByte <= c.EndByte {
-					g.add(f.Text[c.StartByte:c.EndByte])
-				}
-				fb.bags[j] = g.take()
-			}
-			out[i] = fb
+			out[i] = bagFile(snap, paths[i], g)
 		}
 	})
 	if firstErr != nil {
@@ -228,16 +214,29 @@ func bagFiles(ctx context.Context, snap *index.Snapshot, paths []string) ([]*fil
 	return out, nil
 }
 
+// bagFile reads and bags one file with g; nil when it cannot be read.
+func bagFile(snap *index.Snapshot, path string, g *bagger) *fileBags {
+	f, err := snap.File(path)
+	if err != nil {
+		return nil
+	}
+	chunks := snap.ChunksOf(path)
+	fb := &fileBags{hash: f.Hash, dict: g.d, bags: make([]bag, len(chunks))}
+	for j, c := range chunks {
+		g.add(c.Path)
+		g.add(c.Doc)
+		if c.StartByte >= 0 && c.EndByte <= len(f.Text) && c.StartByte <= c.EndByte {
+			g.add(f.Text[c.StartByte:c.EndByte])
+		}
+		fb.bags[j] = g.take()
+	}
+	return fb
+}
+
 // Query returns the vector of a query (nil when it has no known term):
 // its distinct terms, each weighted by idf.
 func (s *Store) Query(text string) []float32 {
-	terms := queryTerms(text)
-	b := bag{terms: terms, counts: make([]int32, len(terms))}
-	for i := range b.counts {
-		b.counts[i] = 1
-	}
-	vec, _ := s.model.embed(b, make([]float32, s.model.Dim))
-	return vec
+	return s.model.embed(queryEntries(s.model, text), make([]float32, s.model.Dim))
 }
 
 // Hit is a chunk found by Search.
@@ -257,25 +256,23 @@ func (s *Store) Search(snap *index.Snapshot, vec []float32, k int, floor float32
 		return nil
 	}
 	dim := s.model.Dim
+	q := make([]int8, dim)
+	qs := quantize(vec, q)
 	var mu sync.Mutex
 	var all []cand
 	parallel(len(s.paths), func(lo, hi int) {
 		top := topK{k: k}
-		var scores []float32
 		for _, p := range s.paths[lo:hi] {
 			f := s.files[p]
 			if fi, ok := snap.Stat(p); !ok || fi.Hash != f.Hash || (allow != nil && !allow(p)) {
 				continue
 			}
-			n := len(f.Scales)
-			if n == 0 {
-				continue
-			}
-			scores = slices.Grow(scores[:0], n)[:n]
-			blas32.Gemv(blas.NoTrans, 1, blas32.General{Rows: n, Cols: dim, Stride: dim, Data: f.Vecs},
-				blas32.Vector{N: dim, Inc: 1, Data: vec}, 0, blas32.Vector{N: n, Inc: 1, Data: scores})
-			for i, score := range scores {
-				if f.Scales[i] != 0 && score >= floor {
+			for i, sc := range f.Scales {
+				if sc == 0 {
+					continue
+				}
+				score := float32(dot8(q, f.Vecs[i*dim:(i+1)*dim])) * sc * qs
+				if score >= floor {
 					top.push(cand{p, i, score})
 				}
 			}

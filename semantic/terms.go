@@ -6,22 +6,40 @@ import (
 	"github.com/ctxls/ctxls/index/analysis"
 )
 
-// bag is a chunk's terms with their counts, sorted by term.
+// dict numbers the terms one goroutine has seen.
+type dict struct {
+	terms []string
+	ids   map[string]int32
+}
+
+// modelIDs maps the dictionary's ids to m's vocabulary (-1: unknown).
+func (d *dict) modelIDs(m *Model) []int32 {
+	out := make([]int32, len(d.terms))
+	for i, t := range d.terms {
+		out[i] = -1
+		if id, ok := m.id(t); ok {
+			out[i] = int32(id)
+		}
+	}
+	return out
+}
+
+// bag is a chunk's distinct terms (ids of its file's dict, in order of
+// first occurrence) with their counts.
 type bag struct {
-	terms  []string
+	ids    []int32
 	counts []int32
 	total  int32 // terms counted, stopwords excluded
 }
 
-// bagger turns texts into bags; one per goroutine. It interns terms, so
-// that a term costs one string however many chunks it is in.
+// bagger turns texts into bags; one per goroutine, with its own dict.
 type bagger struct {
-	counts map[string]int32
-	keys   []string
-	intern map[string]string
+	d       *dict
+	cnt     []int32 // per dict id, of the current bag
+	touched []int32 // dict ids of the current bag, in order
 }
 
-func newBagger() *bagger { return &bagger{counts: map[string]int32{}, intern: map[string]string{}} }
+func newBagger() *bagger { return &bagger{d: &dict{ids: map[string]int32{}}} }
 
 // add counts the terms of text.
 func (g *bagger) add(text string) {
@@ -29,40 +47,66 @@ func (g *bagger) add(text string) {
 		if numeric || stopword(term) {
 			return
 		}
-		if n, ok := g.counts[string(term)]; ok {
-			g.counts[string(term)] = n + 1
-			return
-		}
-		t, ok := g.intern[string(term)]
+		id, ok := g.d.ids[string(term)]
 		if !ok {
-			t = string(term)
-			g.intern[t] = t
+			id = int32(len(g.d.terms))
+			t := string(term)
+			g.d.terms = append(g.d.terms, t)
+			g.d.ids[t] = id
+			g.cnt = append(g.cnt, 0)
 		}
-		g.counts[t] = 1
+		if g.cnt[id] == 0 {
+			g.touched = append(g.touched, id)
+		}
+		g.cnt[id]++
 	})
 }
 
 // take returns the bag of what was added since the last take.
 func (g *bagger) take() bag {
-	g.keys = g.keys[:0]
-	for k := range g.counts {
-		g.keys = append(g.keys, k)
+	b := bag{ids: slices.Clone(g.touched), counts: make([]int32, len(g.touched))}
+	for i, id := range g.touched {
+		b.counts[i] = g.cnt[id]
+		b.total += g.cnt[id]
+		g.cnt[id] = 0
 	}
-	slices.Sort(g.keys)
-	b := bag{terms: slices.Clone(g.keys), counts: make([]int32, len(g.keys))}
-	for i, k := range g.keys {
-		b.counts[i] = g.counts[k]
-		b.total += g.counts[k]
-	}
-	clear(g.counts)
+	g.touched = g.touched[:0]
 	return b
 }
 
-// queryTerms are the distinct terms of a query, as a chunk's are counted.
-func queryTerms(text string) []string {
+// entry is a term of a bag in a model's vocabulary.
+type entry struct {
+	id    int32 // model id
+	count int32
+}
+
+// entries returns b's terms that m knows, by model id (ascending: a fixed
+// order for the floating-point sums), given its dict's table (modelIDs),
+// and how many occurrences they have.
+func (b bag) entries(table []int32, dst []entry) ([]entry, int32) {
+	dst = dst[:0]
+	var known int32
+	for i, id := range b.ids {
+		if m := table[id]; m >= 0 {
+			dst = append(dst, entry{m, b.counts[i]})
+			known += b.counts[i]
+		}
+	}
+	slices.SortFunc(dst, func(x, y entry) int { return int(x.id - y.id) })
+	return dst, known
+}
+
+// queryEntries are the distinct terms of a query that m knows, each
+// counted once.
+func queryEntries(m *Model, text string) []entry {
 	g := newBagger()
 	g.add(text)
-	return g.take().terms
+	b := g.take()
+	for i := range b.counts {
+		b.counts[i] = 1
+	}
+	e, _ := b.entries(g.d.modelIDs(m), nil)
+	return e
 }
 
 // stopword reports whether term carries no topic: English function words
