@@ -76,6 +76,7 @@ func TestResultsMatchSchema(t *testing.T) {
 		{"interleaved xml explain", "", []string{"--query", query, "--strategy", "interleaved", "--format", "xml", "--explain"}},
 		{"score json explain", "", []string{"--query", query, "--strategy", "score", "--format", "json", "--explain"}},
 		{"omissions and reduced levels", "", []string{"--query", query, "--budget", "300", "--per-part", "90", "--explain"}},
+		{"omissions and reduced levels, no vectors", "", []string{"--query", query, "--budget", "300", "--per-part", "90", "--explain", "--embeddings", "off"}},
 		{"tiny budget", "", []string{"--query", query, "--budget", "8", "--explain", "--encoding", "o200k_base"}},
 		{"focus approx", "", []string{"--focus", "cart/cart.go:54", "--encoding", "approx", "--strategy", "interleaved"}},
 		{"diff", diff, []string{"--diff-file", "-", "--query", "rounding", "--format", "xml", "--explain"}},

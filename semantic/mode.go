@@ -10,7 +10,7 @@ const (
 	ModeOff = "off"
 	// DefaultMode is the mode when none is given (docs/quality.md,
 	// "Semantic channel", says why).
-	DefaultMode = ModeOff
+	DefaultMode = ModeWorkspace
 )
 
 // CheckMode checks a mode's name.

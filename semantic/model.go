@@ -36,7 +36,7 @@ type Options struct {
 // DefaultOptions are the measured defaults (docs/quality.md, "Semantic
 // channel").
 func DefaultOptions() Options {
-	return Options{Dim: 64, MaxVocab: 30000, MinDF: 2, MaxTrain: 40000, Oversample: 16, PowerIters: 1,
+	return Options{Dim: 64, MaxVocab: 30000, MinDF: 2, MaxTrain: 20000, Oversample: 16, PowerIters: 1,
 		SigmaExp: 0.5, Seed: 0x6374786c73, RetrainDrift: 0.02}
 }
 

@@ -57,7 +57,7 @@ func run() error {
 		out        = flag.String("out", "", "write per-case results as JSON lines to this file")
 		doc        = flag.String("doc", "", "replace the generated section of this markdown file (docs/quality.md) with the report")
 		verbose    = flag.Bool("v", false, "a line per case")
-		sem        = flag.Bool("semantic", false, "give ctxls the workspace embedder's vectors (package semantic), built per tree; compared with ctxls without them at every budget")
+		sem        = flag.Bool("semantic", semantic.DefaultMode == semantic.ModeWorkspace, "give ctxls the workspace embedder's vectors (package semantic), built per tree; compared with ctxls without them at every budget")
 		semOpts    = flag.String("semantic-opts", "", "embedder option overrides by field name, e.g. dim=64,sigmaexp=1 (fields of semantic.Options)")
 		hist       = flag.Bool("history", true, "make each tree a git checkout of its case's parent commit and give ctxls its history (false: no history, as in a tree without .git)")
 		listRepos  = flag.Bool("list-repos", false, "print the repositories of the cases file (owner/name head) and exit")
