@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -100,9 +102,21 @@ func benchTree(b *testing.B) *benchServer {
 		bench.stop = stop
 		c.timeout = time.Hour
 		start := time.Now()
-		c.initialize(map[string]any{"rootUri": pathToURI(root), "capabilities": map[string]any{}, "initializationOptions": map[string]any{"indexWaitMs": 0}})
+		// CTXLS_BENCH_EMBEDDINGS: the embeddings setting (default: the
+		// server's default); with vectors, one request starts them and the
+		// benchmarks wait until they are ready.
+		init := map[string]any{"indexWaitMs": 0}
+		emb := os.Getenv("CTXLS_BENCH_EMBEDDINGS")
+		if emb != "" {
+			init["embeddings"] = emb
+		}
+		c.initialize(map[string]any{"rootUri": pathToURI(root), "capabilities": map[string]any{}, "initializationOptions": init})
 		c.waitFor(methodLogMessage, func(p json.RawMessage) bool { return strings.Contains(string(p), "indexed (") })
 		bench.indexTime = time.Since(start)
+		if cmp.Or(emb, semantic.DefaultMode) == semantic.ModeWorkspace {
+			c.call(methodContextAssemble, map[string]any{"query": "warm up", "budget": map[string]any{"maxTokens": 2000}})
+			c.waitFor(methodLogMessage, func(p json.RawMessage) bool { return strings.Contains(string(p), "semantic vectors ready") })
+		}
 		bench.c = c
 	})
 	if benchErr != nil {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -98,7 +99,11 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 		req.History = f.history(ctx)
 	}
 	if cmp.Or(settings.Embeddings, s.opts.Embeddings, semantic.DefaultMode) == semantic.ModeWorkspace && req.WantsSemantic() {
-		req.Semantic = f.semantic(ctx, v.snap)
+		req.Semantic = f.semantic(ctx, v.snap, func(format string, args ...any) {
+			msg := fmt.Sprintf("ctxls: %s: "+format, append([]any{f.name}, args...)...)
+			s.logf("%s", msg)
+			s.logMessage(messageTypeInfo, msg)
+		})
 	}
 	resp, err := s.opts.Engine.Assemble(ctx, v.snap, req)
 	if err != nil {

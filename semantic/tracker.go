@@ -3,6 +3,7 @@ package semantic
 import (
 	"context"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -40,7 +41,7 @@ type Tracker struct {
 // NewTracker starts loading the vectors of x's snapshot (through the
 // cache file at cachePath, "" for none) in the background, once x has
 // finished its initial build. warnf (nil: none) is told once when they
-// cannot be computed.
+// cannot be computed, and when a store is ready (loaded or trained).
 func NewTracker(x *index.Index, cachePath string, opts Options, warnf func(format string, args ...any)) *Tracker {
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &Tracker{x: x, cache: cachePath, opts: opts, warnf: warnf, ctx: ctx, cancel: cancel, first: make(chan struct{})}
@@ -85,12 +86,21 @@ func (t *Tracker) startLocked() {
 	t.wg.Add(1)
 	go func() {
 		defer t.wg.Done()
-		s, seq, err := t.sync()
+		start := time.Now()
+		s, seq, st, err := t.sync()
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		t.running = false
 		switch {
 		case err == nil:
+			if st.Trained {
+				// Training leaves its matrices and bags behind: hand them
+				// back to the OS now rather than keep them resident.
+				debug.FreeOSMemory()
+			}
+			if (t.cur == nil || st.Trained) && t.warnf != nil {
+				t.warnf("semantic vectors ready: %v (%d files embedded, trained %v) in %v", s, st.Embedded, st.Trained, time.Since(start).Round(time.Millisecond))
+			}
 			t.cur, t.seq, t.told = s, seq, false
 		case t.ctx.Err() == nil && !t.told:
 			t.told = true
@@ -107,9 +117,9 @@ func (t *Tracker) startLocked() {
 }
 
 // sync brings the store to x's current snapshot.
-func (t *Tracker) sync() (*Store, uint64, error) {
+func (t *Tracker) sync() (*Store, uint64, SyncStats, error) {
 	if err := t.x.Wait(t.ctx); err != nil {
-		return nil, 0, err
+		return nil, 0, SyncStats{}, err
 	}
 	snap, release := t.x.Snapshot()
 	defer release()
@@ -132,7 +142,7 @@ func (t *Tracker) sync() (*Store, uint64, error) {
 			t.save(s)
 		}
 	}
-	return s, snap.Seq(), err
+	return s, snap.Seq(), st, err
 }
 
 // save writes s to the cache file, telling warnf when it cannot.
