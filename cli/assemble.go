@@ -147,7 +147,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if *useHistory && req.WantsHistory() {
 		req.History = loadHistory(ctx, dir, x.Dir(), env)
 	}
-	if *embeddings == semantic.ModeWorkspace && req.WantsSemantic() {
+	if *embeddings == semantic.ModeWorkspace && engine.WantsSemantic(&req) {
 		req.Semantic = loadSemantic(ctx, snap, x.Dir(), env)
 	}
 	if *explain && !*asJSON && req.Format != assemble.JSON {

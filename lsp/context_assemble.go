@@ -98,7 +98,7 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	if !settings.NoGitHistory && req.WantsHistory() {
 		req.History = f.history(ctx)
 	}
-	if cmp.Or(settings.Embeddings, s.opts.Embeddings, semantic.DefaultMode) == semantic.ModeWorkspace && req.WantsSemantic() {
+	if cmp.Or(settings.Embeddings, s.opts.Embeddings, semantic.DefaultMode) == semantic.ModeWorkspace && wantsSemantic(s.opts.Engine, &req) {
 		req.Semantic = f.semantic(ctx, v.snap, func(format string, args ...any) {
 			msg := fmt.Sprintf("ctxls: %s: "+format, append([]any{f.name}, args...)...)
 			s.logf("%s", msg)
@@ -113,6 +113,16 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	v.keep(resultHandles(resp.Result))
 	kept = true
 	return AssembleResult{Response: resp, Timing: elapsed(start)}, nil
+}
+
+// wantsSemantic asks the engine, when it can tell (retrieve.Engine can),
+// whether req can use the semantic channel's vectors; an engine that
+// cannot tell gets them.
+func wantsSemantic(e Engine, req *retrieve.Request) bool {
+	if w, ok := e.(interface{ WantsSemantic(*retrieve.Request) bool }); ok {
+		return w.WantsSemantic(req)
+	}
+	return true
 }
 
 // requestFolder picks the folder that answers, among those open when the

@@ -424,7 +424,7 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	if !s.opts.NoGitHistory && r.WantsHistory() {
 		r.History = v.w.history(ctx)
 	}
-	if cmp.Or(s.opts.Embeddings, semantic.DefaultMode) == semantic.ModeWorkspace && r.WantsSemantic() {
+	if cmp.Or(s.opts.Embeddings, semantic.DefaultMode) == semantic.ModeWorkspace && s.opts.Engine.WantsSemantic(&r) {
 		r.Semantic = v.w.semantic(ctx, v.snap)
 	}
 	resp, err := s.opts.Engine.Assemble(ctx, v.snap, r)

@@ -152,7 +152,8 @@ type Options struct {
 	// file's recency prior (history.Log.Recency; 0: not).
 	HistoryPrior float64
 	// SemanticDiffScale scales the semantic channel's weight in a request
-	// with a diff (0: the channel is off for diffs).
+	// with a diff (0: the channel is off for diffs, the default: measured,
+	// it costs a diff's files).
 	SemanticDiffScale float64
 	// SemanticK is how many chunks the semantic channel brings, and
 	// SemanticFloor the cosine similarity they need at least.
@@ -172,7 +173,7 @@ func DefaultOptions() Options {
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
 		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeSeedDiff: true, CoChangeHalfLife: 150, HistoryPrior: 0.5,
-		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 0.4}
+		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 0}
 }
 
 // Engine runs requests. It is safe for concurrent use.
@@ -245,6 +246,21 @@ func (e *Engine) validate(req *Request) ([]FileDiff, error) {
 		return nil, &assemble.ParamError{Field: "weights", Msg: err.Error()}
 	}
 	return diff, nil
+}
+
+// WantsSemantic reports whether the semantic channel can add to req: it
+// has text (a question or a diff) and the channel's weight for it (the
+// default, for a diff times Options.SemanticDiffScale, or the request's
+// own) is above 0. A caller loads or computes the vectors only then.
+func (e *Engine) WantsSemantic(req *Request) bool {
+	w := DefaultWeights()[ChanSemantic]
+	if req.Diff != "" {
+		w *= e.opts.SemanticDiffScale
+	}
+	if v, ok := req.Weights[ChanSemantic]; ok {
+		w = v
+	}
+	return w > 0 && (strings.TrimSpace(req.Query) != "" || strings.TrimSpace(req.Diff) != "")
 }
 
 // Assemble retrieves candidates for req from snap and assembles them.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/semantic"
+	"github.com/ctxls/ctxls/tokens"
 )
 
 // TestSemanticChannel: the semantic channel brings the code a question's
@@ -52,7 +53,18 @@ func TestSemanticChannel(t *testing.T) {
 	if resp, _ = assembleWith(t, snap, off); len(bySemantic(resp)) != 0 {
 		t.Errorf("weight 0: semantic candidates %v", bySemantic(resp))
 	}
-	if off.WantsSemantic() || !req.WantsSemantic() {
-		t.Error("WantsSemantic disagrees with the weights")
+	e := NewEngine(tokens.NewRegistry())
+	diff := Request{Diff: "--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\n"}
+	diffOn := diff
+	diffOn.Weights = map[string]float64{ChanSemantic: 0.5}
+	cursor := Request{Focus: &Focus{Path: "store/trim.go", Line: 3}}
+	for _, c := range []struct {
+		name string
+		req  Request
+		want bool
+	}{{"question", req, true}, {"weight 0", off, false}, {"diff (off by default)", diff, false}, {"diff, weight given", diffOn, true}, {"cursor alone", cursor, false}} {
+		if got := e.WantsSemantic(&c.req); got != c.want {
+			t.Errorf("%s: WantsSemantic %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -74,13 +74,6 @@ type Request struct {
 	Semantic *semantic.Store
 }
 
-// WantsSemantic reports whether the request's weights leave the semantic
-// channel on, so that a caller loads or builds the vectors only for a
-// request that uses them.
-func (r *Request) WantsSemantic() bool {
-	w, set := r.Weights[ChanSemantic]
-	return !set || w > 0
-}
 
 // WantsHistory reports whether the request's weights leave the history
 // channel on (the default), so that a caller reads the history (and runs
