@@ -74,7 +74,6 @@ type Request struct {
 	Semantic *semantic.Store
 }
 
-
 // WantsHistory reports whether the request's weights leave the history
 // channel on (the default), so that a caller reads the history (and runs
 // git) only for a request that uses it.
