@@ -212,15 +212,16 @@ func loadHistory(ctx context.Context, root, indexDir string, env Env) *history.L
 }
 
 // loadSemantic returns the root's chunk vectors through the cache in the
-// index directory (computed, or brought up to date, and written back);
-// nil, with a warning, when they cannot be computed.
+// index directory, trained on the snapshot's own content (exact: a one-shot
+// run answers the same for the same files, whatever the cache's past) and
+// written back; nil, with a warning, when they cannot be computed.
 func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, env Env) *semantic.Store {
 	warnf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) }
 	cache := ""
 	if indexDir != "" {
 		cache = filepath.Join(indexDir, semantic.CacheFile)
 	}
-	s, _, err := semantic.Load(ctx, snap, cache, semantic.DefaultOptions(), warnf)
+	s, _, err := semantic.Load(ctx, snap, cache, semantic.DefaultOptions(), true, warnf)
 	if err != nil {
 		if ctx.Err() == nil {
 			warnf("semantic vectors: %v (going on without them)", err)
@@ -276,7 +277,7 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 // channel retrieve fuses.
 var explainChannels = []string{
 	retrieve.ChanFocus, retrieve.ChanDiff, retrieve.ChanSymbol, retrieve.ChanLexical,
-	retrieve.ChanPath, retrieve.ChanGraph, retrieve.ChanNeighbor, retrieve.ChanOverview, retrieve.ChanHistory, retrieve.ChanSemantic,
+	retrieve.ChanPath, retrieve.ChanGraph, retrieve.ChanNeighbor, retrieve.ChanOverview, retrieve.ChanHistory, retrieve.ChanSemantic, retrieve.ChanActivity, retrieve.ChanConversation,
 }
 
 func writeExplain(w io.Writer, resp *retrieve.Response) {

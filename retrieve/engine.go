@@ -42,6 +42,12 @@ func DefaultWeights() map[string]float64 {
 		// Semantic is the workspace embedder's channel (when the request
 		// brings vectors).
 		ChanSemantic: 0.5,
+		// Activity: the edited ranges' chunks as candidates; times
+		// Options.ActivityPrior, the open buffers' prior.
+		ChanActivity: 1.0,
+		// Conversation: earlier turns, searched like the query at this
+		// weight.
+		ChanConversation: 0.3,
 	}
 }
 
@@ -155,6 +161,10 @@ type Options struct {
 	// with a diff (0: the channel is off for diffs, the default: measured,
 	// it costs a diff's files).
 	SemanticDiffScale float64
+	// ActivityPrior: a chunk of an open buffer's file is raised by this
+	// share (halved for each buffer used more lately than its own), times
+	// the activity weight.
+	ActivityPrior float64
 	// SemanticK is how many chunks the semantic channel brings, and
 	// SemanticFloor the cosine similarity they need at least.
 	SemanticK     int
@@ -173,7 +183,7 @@ func DefaultOptions() Options {
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 12, QueryMapLines: 1, QueryMapShare: 0.15, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
 		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeSeedDiff: true, CoChangeHalfLife: 150, HistoryPrior: 0.5,
-		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 0}
+		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 0, ActivityPrior: 0.3}
 }
 
 // Engine runs requests. It is safe for concurrent use.
@@ -464,10 +474,19 @@ func (r *run) collect() error {
 		<-semDone
 		r.fuse(ChanSemantic, semIDs)
 	}
+	if r.weights[ChanConversation] > 0 && len(r.req.Conversation) > 0 {
+		r.conversation()
+	}
+	if r.weights[ChanActivity] > 0 && r.req.Activity != nil {
+		r.fuse(ChanActivity, r.activityEdits())
+	}
 	if r.weights[ChanHistory] > 0 && r.req.History != nil {
 		r.history()
 	}
 	r.penalize()
+	if r.weights[ChanActivity] > 0 && r.req.Activity != nil {
+		r.activityPrior()
+	}
 	if p := r.e.opts.DiffSelfPenalty; p > 0 && p != 1 {
 		for _, s := range r.scores {
 			for _, fd := range diff {

@@ -25,7 +25,32 @@ const (
 	// semantic): chunks whose terms are near the request's in a space
 	// learned from the workspace's own co-occurrences.
 	ChanSemantic = "semantic"
+	// ChanActivity is the editor session's activity: the chunks of the
+	// ranges edited lately (most recent first), and a prior for the open
+	// buffers' files.
+	ChanActivity = "activity"
+	// ChanConversation is the earlier turns of the conversation, searched
+	// like the query (lexical and symbol) at a lower weight.
+	ChanConversation = "conversation"
 )
+
+// Activity is what the user did in this editor session: a prior and
+// candidates beside the request's own text.
+type Activity struct {
+	// Open are the workspace-relative paths of the open buffers, most
+	// recently used first.
+	Open []string `json:"open,omitempty"`
+	// Edits are the ranges edited in this session, most recent first.
+	Edits []Edit `json:"edits,omitempty"`
+}
+
+// Edit is a range of lines edited in a buffer: a workspace-relative path
+// and 1-based inclusive lines (of the text as it is now).
+type Edit struct {
+	Path  string `json:"path"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+}
 
 // Focus is a cursor: a workspace-relative slash path and a 1-based line
 // (and optional 1-based column).
@@ -72,6 +97,12 @@ type Request struct {
 	// Semantic is the workspace's chunk vectors (nil: none, the semantic
 	// channel is off). Like History, part of the workspace's state.
 	Semantic *semantic.Store
+	// Activity is the editor session's activity (nil: none; the servers
+	// fill it unless the request says activity: false).
+	Activity *Activity
+	// Conversation is the earlier turns of the conversation, newest last:
+	// their identifiers and words are a weaker query than Query.
+	Conversation []string
 }
 
 // WantsHistory reports whether the request's weights leave the history

@@ -15,15 +15,16 @@ import (
 )
 
 // cacheVersion changes whenever the cache file's content changes meaning.
-const cacheVersion = 1
+const cacheVersion = 2
 
 // CacheFile is the name of the vector store in an index directory.
 const CacheFile = "semantic.v1"
 
 // cacheFile is the cache file's content, before its checksum.
 type cacheFile struct {
-	Version int
-	Opts    Options
+	Version   int
+	TrainedAt string
+	Opts      Options
 	Model   *Model
 	Paths   []string
 	Files   []*fileVecs
@@ -32,7 +33,7 @@ type cacheFile struct {
 // MarshalBinary encodes the store for the cache file: gob, then the
 // SHA-256 of the gob.
 func (s *Store) MarshalBinary() ([]byte, error) {
-	c := cacheFile{Version: cacheVersion, Opts: s.opts, Model: s.model, Paths: s.paths, Files: make([]*fileVecs, len(s.paths))}
+	c := cacheFile{Version: cacheVersion, TrainedAt: s.trainedAt, Opts: s.opts, Model: s.model, Paths: s.paths, Files: make([]*fileVecs, len(s.paths))}
 	for i, p := range s.paths {
 		c.Files[i] = s.files[p]
 	}
@@ -65,7 +66,7 @@ func Unmarshal(b []byte) (*Store, error) {
 	if m == nil || m.Dim < 0 || len(m.IDF) != len(m.Terms) || len(m.Scales) != len(m.Terms) || len(m.Codes) != len(m.Terms)*m.Dim || len(c.Files) != len(c.Paths) {
 		return nil, errors.New("vector cache: tables disagree")
 	}
-	s := &Store{opts: c.Opts, model: m.index(), files: make(map[string]*fileVecs, len(c.Paths))}
+	s := &Store{opts: c.Opts, model: m.index(), files: make(map[string]*fileVecs, len(c.Paths)), trainedAt: c.TrainedAt}
 	for i, p := range c.Paths {
 		f := c.Files[i]
 		if f == nil || len(f.Vecs) != len(f.Scales)*m.Dim {
@@ -80,14 +81,17 @@ func Unmarshal(b []byte) (*Store, error) {
 // Load returns the vectors of snap, using the cache file at cachePath
 // ("" for none): the cached store brought up to date (Sync), or a new one
 // (Build) when there is no usable cache or it was made with other
-// options. A changed store is written back; a cache that cannot be
-// written is told to warnf (nil: not told), and the store used all the
-// same.
-func Load(ctx context.Context, snap *index.Snapshot, cachePath string, opts Options, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
+// options. With exact, a cached store whose model was trained on another
+// state than snap's is trained again too, so that the vectors are a
+// function of the indexed content alone — what a one-shot run (the CLI)
+// promises: the same files, the same answer, whatever the cache's past. A
+// changed store is written back; a cache that cannot be written is told
+// to warnf (nil: not told), and the store used all the same.
+func Load(ctx context.Context, snap *index.Snapshot, cachePath string, opts Options, exact bool, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
 	var old *Store
 	if cachePath != "" {
 		if b, err := os.ReadFile(cachePath); err == nil {
-			if old, _ = Unmarshal(b); old != nil && old.opts != opts {
+			if old, _ = Unmarshal(b); old != nil && (old.opts != opts || exact && old.trainedAt != snap.StateRoot()) {
 				old = nil
 			}
 		}

@@ -22,6 +22,9 @@ type Store struct {
 	// tokens and oov sum the files' term occurrences and those the model
 	// does not know.
 	tokens, oov int64
+	// trainedAt is the state root of the snapshot the model was trained
+	// on.
+	trainedAt string
 }
 
 // fileVecs are the vectors of one file's chunks, for one content hash.
@@ -32,6 +35,10 @@ type fileVecs struct {
 	Tokens int32
 	OOV    int32
 }
+
+// TrainedAt is the state root (index.Snapshot.StateRoot) of the snapshot
+// the store's model was trained on.
+func (s *Store) TrainedAt() string { return s.trainedAt }
 
 // Model returns the store's model.
 func (s *Store) Model() *Model { return s.model }
@@ -75,7 +82,7 @@ func Build(ctx context.Context, snap *index.Snapshot, opts Options) (*Store, Syn
 	if err != nil {
 		return nil, SyncStats{}, err
 	}
-	s := &Store{opts: opts, model: m, files: map[string]*fileVecs{}}
+	s := &Store{opts: opts, model: m, files: map[string]*fileVecs{}, trainedAt: snap.StateRoot()}
 	st := SyncStats{Trained: true}
 	s.embedAll(paths, fb, &st)
 	s.finish()
@@ -110,7 +117,7 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 	if err != nil {
 		return nil, SyncStats{}, err
 	}
-	n := &Store{opts: s.opts, model: s.model, files: make(map[string]*fileVecs, len(s.files))}
+	n := &Store{opts: s.opts, model: s.model, files: make(map[string]*fileVecs, len(s.files)), trainedAt: s.trainedAt}
 	for _, p := range s.paths {
 		if _, ok := snap.Stat(p); ok {
 			n.files[p] = s.files[p]

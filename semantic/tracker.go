@@ -130,7 +130,7 @@ func (t *Tracker) sync() (*Store, uint64, SyncStats, error) {
 	var st SyncStats
 	var err error
 	if old == nil {
-		s, st, err = Load(t.ctx, snap, t.cache, t.opts, t.warnf)
+		s, st, err = Load(t.ctx, snap, t.cache, t.opts, false, t.warnf)
 		if err == nil {
 			t.mu.Lock()
 			t.saved = s

@@ -393,6 +393,8 @@ func applies(ch, task string) bool {
 		return task == eval.TaskDiff
 	case retrieve.ChanHistory, retrieve.ChanSemantic:
 		return task != eval.TaskCursor
+	case retrieve.ChanActivity, retrieve.ChanConversation:
+		return false // the eval's requests bring neither
 	}
 	return true
 }

@@ -100,11 +100,12 @@ func TestRunSyntheticRepo(t *testing.T) {
 		t.Errorf("stats = %+v", st)
 	}
 	// Query: 2 budgets × 4 systems + one ablation per channel but focus,
-	// diff, history and semantic, and no history and no vectors at both
-	// budgets; diff: 8 + one per channel but focus, history and semantic,
-	// and no history and no vectors at both budgets.
+	// diff, history, semantic, activity and conversation, and no history
+	// and no vectors at both budgets; diff: 8 + one per channel but focus,
+	// history, semantic, activity and conversation, and no history and no
+	// vectors at both budgets.
 	nchan := len(retrieve.DefaultWeights())
-	if len(results) != 8+(nchan-4)+4+8+(nchan-3)+4 {
+	if len(results) != 8+(nchan-6)+4+8+(nchan-5)+4 {
 		t.Errorf("%d results", len(results))
 	}
 	for _, r := range results {
