@@ -25,9 +25,9 @@ type cacheFile struct {
 	Version   int
 	TrainedAt string
 	Opts      Options
-	Model   *Model
-	Paths   []string
-	Files   []*fileVecs
+	Model     *Model
+	Paths     []string
+	Files     []*fileVecs
 }
 
 // MarshalBinary encodes the store for the cache file: gob, then the
