@@ -49,7 +49,7 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 		return nil, paramError("query", "give at least one of query, focus and diff")
 	}
 	req := retrieve.Request{
-		Query: query, Diff: diff, Explain: p.Explain, Weights: settings.Weights,
+		Query: query, Diff: diff, Explain: p.Explain, Weights: settings.Weights, Conversation: p.History,
 		Encoding: orDefault(p.Encoding, settings.Encoding),
 		Include:  settings.Include,
 		Exclude:  append(append([]string(nil), settings.Exclude...), p.Exclude...),
@@ -97,6 +97,12 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	}
 	if !settings.NoGitHistory && req.WantsHistory() {
 		req.History = f.history(ctx)
+	}
+	if (p.Activity == nil || *p.Activity) && ctx.act != nil {
+		req.Activity = ctx.act.snapshot(func(abs string) (string, bool) {
+			g, r, ok := ctx.folderOf(abs)
+			return r, ok && g == f
+		})
 	}
 	if cmp.Or(settings.Embeddings, s.opts.Embeddings, semantic.DefaultMode) == semantic.ModeWorkspace && wantsSemantic(s.opts.Engine, &req) {
 		req.Semantic = f.semantic(ctx, v.snap, func(format string, args ...any) {

@@ -30,6 +30,7 @@ func (s *session) didChange(params json.RawMessage) error {
 	}
 	s.docs[path] = text
 	s.lastDoc = path
+	s.act.edited(path, old, text)
 	s.syncDocumentLocked(path)
 	return nil
 }

@@ -19,6 +19,7 @@ func (s *session) didClose(params json.RawMessage) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.docs, path)
+	s.act.closed(path)
 	if s.lastDoc == path {
 		s.lastDoc = ""
 	}

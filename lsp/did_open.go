@@ -22,6 +22,7 @@ func (s *session) didOpen(params json.RawMessage) error {
 	defer s.mu.Unlock()
 	s.docs[path] = p.TextDocument.Text
 	s.lastDoc = path
+	s.act.touch(path)
 	s.syncDocumentLocked(path)
 	return nil
 }

@@ -28,6 +28,12 @@ type AssembleParams struct {
 	Exclude  []string        `json:"exclude"`
 	// Explain adds the engine's explanation of each part and omission.
 	Explain bool `json:"explain"`
+	// Activity: false leaves the session's activity (open buffers, edited
+	// ranges) out of retrieval; absent or true uses it.
+	Activity *bool `json:"activity"`
+	// History is the earlier turns of the conversation, newest last: a
+	// weaker query than query.
+	History []string `json:"history"`
 }
 
 // FocusParam is the cursor of context/assemble.

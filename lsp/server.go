@@ -175,7 +175,10 @@ type session struct {
 	docs map[string]string
 	// lastDoc is the path of the document opened or changed last: its
 	// folder answers requests that name none.
-	lastDoc  string
+	lastDoc string
+	// act is the session's editing activity (open buffers, edited
+	// ranges), for context/assemble's activity.
+	act      activity
 	inflight map[jsonrpc2.ID]context.CancelFunc
 	nextTok  int // progress token counter
 	closed   bool
@@ -279,7 +282,7 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	s.inflight[req.ID] = cancel
-	rc := &requestCtx{Context: ctx, barrier: s.barrierLocked(), docs: maps.Clone(s.docs), lastDoc: s.lastDoc}
+	rc := &requestCtx{Context: ctx, barrier: s.barrierLocked(), docs: maps.Clone(s.docs), lastDoc: s.lastDoc, act: s.act.clone()}
 	if !ordered {
 		// The folders as they are now answer the request, even if a
 		// shutdown or a folder change that follows it closes them before
@@ -330,6 +333,7 @@ type requestCtx struct {
 	docs    map[string]string
 	folders []*folder // in the client's order; nil for ordered requests
 	lastDoc string
+	act     *activity // the session's activity when the request arrived
 }
 
 // pinFolders pins every folder that can be pinned (see folder.pin) and
