@@ -63,6 +63,8 @@ type AssembleInput struct {
 	Include  []string `json:"include,omitempty" jsonschema:"only paths matching one of these globs, e.g. **/*.go"`
 	Exclude  []string `json:"exclude,omitempty" jsonschema:"leave out paths matching these globs, e.g. **/testdata/**"`
 	Root     string   `json:"root,omitempty" jsonschema:"which root to read when the server has several (a path or a root's directory name); default: the focus's root, else the first"`
+	History  []string `json:"history,omitempty" jsonschema:"earlier turns of the conversation, newest last: their identifiers and words are a weaker query than query"`
+	Activity *bool    `json:"activity,omitempty" jsonschema:"false leaves out the session's activity (the files changed on disk since the server started, most recent first, as a prior); default true"`
 }
 
 // PartInfo is one part of a context, without its text (the text is the
@@ -387,6 +389,7 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 		Query: in.Query, Diff: in.Diff, Encoding: in.Encoding,
 		Format: assemble.Format(in.Format), Strategy: assemble.Strategy(in.Strategy),
 		Include: in.Include, Exclude: in.Exclude, Budget: budgetOf(in.Budget, DefaultMaxTokens),
+		Conversation: in.History,
 	}
 	if focus != nil {
 		rel, err := relPath(root, focus.path, "focus")
@@ -423,6 +426,9 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	}
 	if !s.opts.NoGitHistory && r.WantsHistory() {
 		r.History = v.w.history(ctx)
+	}
+	if in.Activity == nil || *in.Activity {
+		r.Activity = v.w.activity()
 	}
 	if cmp.Or(s.opts.Embeddings, semantic.DefaultMode) == semantic.ModeWorkspace && s.opts.Engine.WantsSemantic(&r) {
 		r.Semantic = v.w.semantic(ctx, v.snap)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
 )
 
@@ -46,14 +49,19 @@ type workspace struct {
 
 	watch *watcher // nil when the root is not watched
 
-	mu          sync.Mutex // guards the fields below
-	closing     bool
-	users       sync.WaitGroup
-	pending     map[string]bool // root-relative paths changed on disk, not yet applied
-	refresh     bool            // a refresh is asked for (a new directory, lost events)
-	received    uint64          // changes seen
-	applied     uint64          // changes applied (≤ received)
-	appliedCh   chan struct{}   // closed and replaced when applied grows
+	mu      sync.Mutex // guards the fields below
+	closing bool
+	users   sync.WaitGroup
+	pending map[string]bool // root-relative paths changed on disk, not yet applied
+	// recent are the root-relative paths changed on disk in this session,
+	// with the order of their last change (the activity); at most
+	// maxRecent.
+	recent      map[string]uint64
+	changeNo    uint64
+	refresh     bool          // a refresh is asked for (a new directory, lost events)
+	received    uint64        // changes seen
+	applied     uint64        // changes applied (≤ received)
+	appliedCh   chan struct{} // closed and replaced when applied grows
 	kick        chan struct{}
 	watchErr    string // why the root is not watched ("" when it is)
 	lastRefresh time.Time
@@ -162,8 +170,36 @@ func (w *workspace) changed(rel string) {
 	w.mu.Lock()
 	w.pending[rel] = true
 	w.received++
+	if w.recent == nil {
+		w.recent = map[string]uint64{}
+	}
+	w.changeNo++
+	w.recent[rel] = w.changeNo
+	if len(w.recent) > maxRecent {
+		oldest, at := "", uint64(math.MaxUint64)
+		for p, n := range w.recent {
+			if n < at {
+				oldest, at = p, n
+			}
+		}
+		delete(w.recent, oldest)
+	}
 	w.mu.Unlock()
 	w.wake()
+}
+
+// maxRecent is how many changed files the activity remembers.
+const maxRecent = 32
+
+// activity is the session's activity: the files changed on disk since
+// the server started (by the assistant's own edits, most often), most
+// recent first, as open buffers are in an editor. The watcher says which
+// files, not which lines: there are no edited ranges.
+func (w *workspace) activity() *retrieve.Activity {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	paths := slices.SortedFunc(maps.Keys(w.recent), func(a, b string) int { return cmp.Compare(w.recent[b], w.recent[a]) })
+	return &retrieve.Activity{Open: paths}
 }
 
 // lost records that events may have been lost: the next application
