@@ -8,12 +8,14 @@ import (
 
 // activityEdits lists the chunks of the edited ranges, the most recent
 // edit's first (a chunk once, at its most recent edit), each edit's in
-// line order.
+// line order. Files of the request's diff are left out: the diff is the
+// newer account of their edits (measured: raising them again cost the
+// diff task files and lines).
 func (r *run) activityEdits() []index.ChunkID {
 	var ids []index.ChunkID
 	seen := map[index.ChunkID]bool{}
 	for _, e := range r.req.Activity.Edits {
-		if !r.allowed(e.Path) {
+		if !r.allowed(e.Path) || r.inDiff(e.Path) {
 			continue
 		}
 		for _, c := range r.snap.ChunksOf(e.Path) {
@@ -43,7 +45,7 @@ func (r *run) activityPrior() {
 	}
 	for _, s := range r.scores {
 		i, ok := rank[s.c.Path]
-		if !ok {
+		if !ok || r.inDiff(s.c.Path) {
 			continue
 		}
 		f := a / float64(int(1)<<min(i, 30))
@@ -51,6 +53,16 @@ func (r *run) activityPrior() {
 		s.score += x
 		s.channels[ChanActivity] += x
 	}
+}
+
+// inDiff reports whether path is one of the request's diff's files.
+func (r *run) inDiff(path string) bool {
+	for _, f := range r.diffFiles {
+		if f.Path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // conversation searches the earlier turns of the conversation like the

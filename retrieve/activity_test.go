@@ -69,3 +69,18 @@ func TestConversation(t *testing.T) {
 		t.Error("no candidate from the conversation channel")
 	}
 }
+
+// TestActivitySkipsDiffFiles: a request with a diff takes no activity
+// from the diff's own files (the diff says more about them).
+func TestActivitySkipsDiffFiles(t *testing.T) {
+	snap := indexFiles(t, activityFiles())
+	diff := "--- a/billing/invoice.go\n+++ b/billing/invoice.go\n@@ -8,1 +8,1 @@\n-\treturn \"thanks\"\n+\treturn \"thank you\"\n"
+	req := Request{Diff: diff, Budget: assemble.Budget{MaxTokens: 2000},
+		Activity: &Activity{Open: []string{"billing/invoice.go"}, Edits: []Edit{{Path: "billing/invoice.go", Start: 8, End: 8}}}}
+	resp, _ := assembleWith(t, snap, req)
+	for _, e := range resp.Explain {
+		if e.Channels[ChanActivity] > 0 {
+			t.Errorf("%s came from the activity of the diff's own file", e.Handle)
+		}
+	}
+}

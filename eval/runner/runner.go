@@ -66,6 +66,12 @@ type Config struct {
 	// at every budget too.
 	Semantic        bool
 	SemanticOptions semantic.Options
+	// Activity simulates an editor session on the diff task: the diff's
+	// files are the open buffers and its changed lines the edited ranges
+	// (Request.Activity), and the question is the commit's subject (no
+	// diff); ctxls without the activity (the subject alone) runs at every
+	// budget too.
+	Activity bool
 
 	Weights  map[string]float64 // overrides of retrieve.DefaultWeights
 	Options  retrieve.Options   // the engine's options
@@ -371,12 +377,38 @@ func (t *tree) runs(c *eval.Case) []run {
 			out = append(out, off(retrieve.ChanHistory, b))
 		}
 	}
+	if t.cfg.Activity && len(t.cfg.AblationBudgets) > 0 && c.Task == eval.TaskDiff {
+		for _, b := range budgets {
+			out = append(out, off(retrieve.ChanActivity, b))
+		}
+	}
 	if t.cfg.Semantic && len(t.cfg.AblationBudgets) > 0 && applies(retrieve.ChanSemantic, c.Task) {
 		for _, b := range budgets {
 			out = append(out, off(retrieve.ChanSemantic, b))
 		}
 	}
 	return out
+}
+
+// diffActivity is the editor session a diff stands for: its files open
+// (in the diff's order, the first as the most recent) and its changed
+// lines edited. Nil when the diff does not parse.
+func diffActivity(diff string) *retrieve.Activity {
+	files, err := retrieve.ParseDiff(diff)
+	if err != nil {
+		return nil
+	}
+	a := &retrieve.Activity{}
+	for _, f := range files {
+		if f.Path == "" {
+			continue
+		}
+		a.Open = append(a.Open, f.Path)
+		for _, r := range f.Changed {
+			a.Edits = append(a.Edits, retrieve.Edit{Path: f.Path, Start: r.Start, End: r.End})
+		}
+	}
+	return a
 }
 
 // Channels are the engine's channels, sorted.
@@ -493,6 +525,11 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 		switch c.Task {
 		case eval.TaskDiff:
 			req.Diff = c.Diff
+			if t.cfg.Activity {
+				// The session: the user edited the diff's files and asks
+				// the commit's subject.
+				req.Diff, req.Query, req.Activity = "", c.Subject, diffActivity(c.Diff)
+			}
 		case eval.TaskCursor:
 			req.Focus = &retrieve.Focus{Path: c.Focus.Path, Line: c.Focus.Line}
 		default:
