@@ -1,15 +1,12 @@
 package history
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/gob"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
+
+	"github.com/ctxls/ctxls/cachefile"
 )
 
 // cacheVersion changes whenever the cache file's content changes meaning.
@@ -29,34 +26,26 @@ type cacheFile struct {
 	Files   [][]int32
 }
 
-// MarshalBinary encodes the log for the cache file: gob, then the SHA-256
-// of the gob.
+// MarshalBinary encodes the log for the cache file (cachefile: gob, then
+// its SHA-256).
 func (l *Log) MarshalBinary() ([]byte, error) {
 	c := cacheFile{Version: cacheVersion, Head: l.head, Shallow: l.shallow, Opts: l.opts, Paths: l.paths,
 		Pos: make([]int32, len(l.commits)), Files: make([][]int32, len(l.commits))}
 	for i, cm := range l.commits {
 		c.Pos[i], c.Files[i] = cm.pos, cm.files
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&c); err != nil {
+	b, err := cachefile.Encode(&c)
+	if err != nil {
 		return nil, fmt.Errorf("encode history: %w", err)
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	return append(buf.Bytes(), sum[:]...), nil
+	return b, nil
 }
 
 // Unmarshal decodes a cache file's content, checking its checksum and
 // that every index is in range.
 func Unmarshal(b []byte) (*Log, error) {
-	if len(b) < sha256.Size {
-		return nil, errors.New("history cache: truncated")
-	}
-	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
-		return nil, errors.New("history cache: checksum mismatch")
-	}
 	var c cacheFile
-	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&c); err != nil {
+	if err := cachefile.Decode(b, &c); err != nil {
 		return nil, fmt.Errorf("history cache: %w", err)
 	}
 	if c.Version != cacheVersion {
@@ -122,23 +111,8 @@ func save(path string, l *Log) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := cachefile.Write(path, b); err != nil {
 		return fmt.Errorf("history cache: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".history-*")
-	if err != nil {
-		return fmt.Errorf("history cache: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("history cache %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("history cache %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("history cache %s: %w", path, err)
 	}
 	return nil
 }

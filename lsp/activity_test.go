@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/history/historytest"
 )
 
 func TestChangedLines(t *testing.T) {
@@ -55,20 +56,11 @@ func TestActivityEdits(t *testing.T) {
 // candidates of context/assemble; activity: false leaves them out; the
 // history field's earlier turns come as a weaker query.
 func TestActivity(t *testing.T) {
-	root := t.TempDir()
 	files := map[string]string{"billing/invoice.go": "package billing\n\nfunc header() string {\n\treturn \"invoice\"\n}\n\nfunc footer() string {\n\treturn \"thanks\"\n}\n"}
 	for i := range 20 {
 		files[fmt.Sprintf("orders/o%02d.go", i)] = fmt.Sprintf("package orders\n\n// Total%d adds the order lines.\nfunc Total%d(lines []int) int {\n\tn := 0\n\tfor _, l := range lines {\n\t\tn += l\n\t}\n\treturn n\n}\n", i, i)
 	}
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := historytest.Write(t, files)
 	c := startServer(t, serverOptions(t, nil))
 	c.initialize(map[string]any{"rootUri": pathToURI(root), "processId": os.Getpid(), "initializationOptions": map[string]any{"embeddings": "off"}})
 	text := files["billing/invoice.go"]

@@ -3,7 +3,6 @@ package lsp
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,16 +13,7 @@ import (
 // channel's candidates to context/assemble (once the folder's vectors are
 // computed in the background); "off" takes them away.
 func TestEmbeddings(t *testing.T) {
-	root := t.TempDir()
-	for name, text := range historytest.Files() {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := historytest.Write(t, historytest.Files())
 	c := startServer(t, serverOptions(t, nil))
 	c.initialize(map[string]any{"rootUri": pathToURI(root), "processId": os.Getpid(),
 		"initializationOptions": map[string]any{"embeddings": "workspace"}})

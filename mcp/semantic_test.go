@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -15,16 +13,7 @@ import (
 // among a part's sources (once the root's vectors are computed in the
 // background); with "off" it never is.
 func TestEmbeddings(t *testing.T) {
-	root := t.TempDir()
-	for name, text := range historytest.Files() {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := historytest.Write(t, historytest.Files())
 	semanticParts := func(mode string) func() int {
 		opts := testOptions(root)
 		opts.Embeddings = mode

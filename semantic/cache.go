@@ -1,16 +1,12 @@
 package semantic
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/gob"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 
+	"github.com/ctxls/ctxls/cachefile"
 	"github.com/ctxls/ctxls/index"
 )
 
@@ -30,33 +26,25 @@ type cacheFile struct {
 	Files     []*fileVecs
 }
 
-// MarshalBinary encodes the store for the cache file: gob, then the
-// SHA-256 of the gob.
+// MarshalBinary encodes the store for the cache file (cachefile: gob,
+// then its SHA-256).
 func (s *Store) MarshalBinary() ([]byte, error) {
 	c := cacheFile{Version: cacheVersion, TrainedAt: s.trainedAt, Opts: s.opts, Model: s.model, Paths: s.paths, Files: make([]*fileVecs, len(s.paths))}
 	for i, p := range s.paths {
 		c.Files[i] = s.files[p]
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&c); err != nil {
+	b, err := cachefile.Encode(&c)
+	if err != nil {
 		return nil, fmt.Errorf("encode vectors: %w", err)
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	return append(buf.Bytes(), sum[:]...), nil
+	return b, nil
 }
 
 // Unmarshal decodes a cache file's content, checking its checksum and
 // every length.
 func Unmarshal(b []byte) (*Store, error) {
-	if len(b) < sha256.Size {
-		return nil, errors.New("vector cache: truncated")
-	}
-	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
-		return nil, errors.New("vector cache: checksum mismatch")
-	}
 	var c cacheFile
-	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&c); err != nil {
+	if err := cachefile.Decode(b, &c); err != nil {
 		return nil, fmt.Errorf("vector cache: %w", err)
 	}
 	if c.Version != cacheVersion {
@@ -121,23 +109,8 @@ func Save(path string, s *Store) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := cachefile.Write(path, b); err != nil {
 		return fmt.Errorf("vector cache: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".semantic-*")
-	if err != nil {
-		return fmt.Errorf("vector cache: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("vector cache %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("vector cache %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("vector cache %s: %w", path, err)
 	}
 	return nil
 }

@@ -37,19 +37,15 @@ func Files() map[string]string {
 	return files
 }
 
-// Repo writes Files into a new directory, makes it a git repository and
-// commits it, then commits twice a change to both svc/handler.go and
-// books/ledger.go. It returns the directory.
-func Repo(t testing.TB) string {
+// Write writes files (slash path → text) into a new directory and returns
+// it (symlinks resolved).
+func Write(t testing.TB, files map[string]string) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatalf("git is needed (make test installs it): %v", err)
-	}
 	root := t.TempDir()
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
-	for name, text := range Files() {
+	for name, text := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -58,6 +54,18 @@ func Repo(t testing.TB) string {
 			t.Fatal(err)
 		}
 	}
+	return root
+}
+
+// Repo writes Files into a new directory, makes it a git repository and
+// commits it, then commits twice a change to both svc/handler.go and
+// books/ledger.go. It returns the directory.
+func Repo(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("git is needed (make test installs it): %v", err)
+	}
+	root := Write(t, Files())
 	git := func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-c", "user.email=t@t", "-c", "user.name=t", "-c", "init.defaultBranch=main"}, args...)...)

@@ -1,0 +1,7 @@
+// Package cachefile writes and reads the small derived-state files kept
+// beside an index (the git history, the semantic vectors): a gob encoding
+// followed by its SHA-256, written atomically (a temporary file renamed
+// over the old one), so that a reader sees the old file or the new one,
+// and a damaged or truncated one is detected and computed again rather
+// than trusted.
+package cachefile
