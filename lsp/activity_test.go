@@ -100,4 +100,8 @@ func TestActivity(t *testing.T) {
 	if got := channels(map[string]any{"query": "and where is it printed", "activity": false, "history": []string{"how is the invoice header built"}}); !got["billing.header conversation"] {
 		t.Errorf("the earlier turn's header is not a conversation candidate: %v", got)
 	}
+	c.notify(methodDidChangeConfiguration, map[string]any{"settings": map[string]any{"ctxls": map[string]any{"activity": false, "embeddings": "off"}}})
+	if got := channels(map[string]any{"query": "order lines total"}); got["billing.footer activity"] {
+		t.Error("setting activity: false: the edited footer still comes from the activity")
+	}
 }

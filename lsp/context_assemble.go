@@ -98,7 +98,7 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	if !settings.NoGitHistory && req.WantsHistory() {
 		req.History = f.history(ctx)
 	}
-	if (p.Activity == nil || *p.Activity) && ctx.act != nil {
+	if !settings.NoActivity && (p.Activity == nil || *p.Activity) && ctx.act != nil {
 		req.Activity = ctx.act.snapshot(func(abs string) (string, bool) {
 			g, r, ok := ctx.folderOf(abs)
 			return r, ok && g == f

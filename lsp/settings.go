@@ -48,6 +48,9 @@ type Settings struct {
 	// NoGitHistory keeps the folders' git history out of retrieval (and
 	// git from being run); setting "gitHistory": false.
 	NoGitHistory bool
+	// NoActivity leaves the session's activity (open buffers, edited
+	// ranges) out of every request; setting "activity": false.
+	NoActivity bool
 	// Embeddings is the semantic channel's mode (semantic.ModeWorkspace
 	// or ModeOff); "" is the server's default (Options.Embeddings).
 	// Setting "embeddings".
@@ -88,6 +91,7 @@ type settingsJSON struct {
 	Weights          *map[string]float64 `json:"weights"`
 	GitHistory       *bool               `json:"gitHistory"`
 	Embeddings       *string             `json:"embeddings"`
+	Activity         *bool               `json:"activity"`
 }
 
 // settingsPayload extracts the ctxls settings object from raw, which may be
@@ -189,6 +193,9 @@ func (s Settings) apply(raw json.RawMessage, reg *tokens.Registry) (out Settings
 	}
 	if j.GitHistory != nil {
 		out.NoGitHistory = !*j.GitHistory
+	}
+	if j.Activity != nil {
+		out.NoActivity = !*j.Activity
 	}
 	if j.Embeddings != nil {
 		if err := semantic.CheckMode(*j.Embeddings); err != nil {

@@ -83,6 +83,15 @@ buffer); leave it empty to use ctxls only as a companion server."
   "Paths never included (doublestar globs relative to the workspace root)."
   :type '(repeat string))
 
+(defcustom ctxls-activity t
+  "Whether this session's open buffers and edited lines count in retrieval.
+nil sends the setting activity: false."
+  :type 'boolean)
+
+(defcustom ctxls-embeddings nil
+  "The semantic channel: \"workspace\" or \"off\"; nil: the server's default."
+  :type '(choice (const :tag "Server default" nil) (const "workspace") (const "off")))
+
 (defcustom ctxls-request-timeout 60
   "Seconds to wait for the server's answer."
   :type 'number)
@@ -107,7 +116,9 @@ buffer); leave it empty to use ctxls only as a companion server."
             (and ctxls-format (list :format ctxls-format))
             (and ctxls-strategy (list :strategy ctxls-strategy))
             (and ctxls-include (list :include (vconcat ctxls-include)))
-            (and ctxls-exclude (list :exclude (vconcat ctxls-exclude))))))
+            (and ctxls-exclude (list :exclude (vconcat ctxls-exclude)))
+            (and ctxls-embeddings (list :embeddings ctxls-embeddings))
+            (and (not ctxls-activity) (list :activity :json-false)))))
 
 (cl-defmethod eglot-initialization-options ((_server ctxls-server))
   "The ctxls settings: the server reads them from initializationOptions."

@@ -70,7 +70,10 @@
     (ctxls-test-check (null (ctxls--project-server (project-current))) "missing binary: no server"))
 
   ;; 2. ctxls as the eglot server of a mode: M-x eglot in a .go buffer.
+  ;; ctxls-activity nil: the contexts are compared with the CLI's, which
+  ;; has no editor session (the activity has its own tests).
   (setq ctxls-program ctxls-test-bin
+        ctxls-activity nil
         ctxls-budget ctxls-test-budget
         ctxls-major-modes '(ctxls-test-go-mode))
   (ctxls-eglot-register)

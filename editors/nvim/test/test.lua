@@ -59,7 +59,9 @@ local function main()
   check(#ctxls.clients() == 0, 'missing binary: no client started')
 
   -- 2. The real server starts for a workspace file and attaches the buffer.
-  ctxls.setup({ cmd = { bin, 'serve' }, budget = BUDGET, register = 'a' })
+  -- activity = false: the contexts are compared with the CLI's, which has
+  -- no editor session (the activity has its own tests: lsp TestActivity).
+  ctxls.setup({ cmd = { bin, 'serve' }, budget = BUDGET, register = 'a', activity = false })
   vim.cmd('edit ' .. ws .. '/pricing/tax.go')
   local taxbuf = vim.api.nvim_get_current_buf()
   local up = wait(20000, function()

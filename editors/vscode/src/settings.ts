@@ -17,6 +17,7 @@ export const SERVER_SETTING_KEYS = [
   "exclude",
   "gitHistory",
   "embeddings",
+  "activity",
 ] as const;
 
 /** Settings only the extension reads. */
@@ -32,6 +33,7 @@ export interface ServerSettings {
   exclude?: string[];
   gitHistory?: boolean;
   embeddings?: string;
+  activity?: boolean;
 }
 
 function num(v: unknown): number | undefined {
@@ -76,6 +78,8 @@ export function serverSettings(get: SettingGetter): ServerSettings {
   if (typeof gitHistory === "boolean") out.gitHistory = gitHistory;
   const embeddings = str(get("embeddings"));
   if (embeddings !== undefined) out.embeddings = embeddings;
+  const activity = get("activity");
+  if (typeof activity === "boolean") out.activity = activity;
   return out;
 }
 

@@ -80,6 +80,7 @@ test("settings: the server's shape, budget nested, unset and mistyped values lef
     exclude: [],
     gitHistory: false,
     embeddings: "off",
+    activity: false,
     path: "/opt/ctxls",
   };
   assert.deepEqual(serverSettings((k) => values[k]), {
@@ -90,6 +91,7 @@ test("settings: the server's shape, budget nested, unset and mistyped values lef
     exclude: [],
     gitHistory: false,
     embeddings: "off",
+    activity: false,
   });
   assert.deepEqual(serverSettings((k) => (k === "gitHistory" ? "no" : undefined)), {});
   assert.deepEqual(serverSettings(() => undefined), {});

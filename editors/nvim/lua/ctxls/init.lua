@@ -25,6 +25,9 @@ local defaults = {
   strategy = nil, -- grouped | interleaved | score
   include = nil, -- list of globs
   exclude = nil, -- list of globs
+  git_history = nil, -- false: leave the workspace's git history out
+  embeddings = nil, -- workspace | off (the semantic channel)
+  activity = nil, -- false: leave this session's open buffers and edits out
   -- Register the context is put in (nil: "+" when a clipboard is available, else the unnamed register).
   register = nil,
   -- How the context buffer is shown: "vsplit", "split", "tab" or "current".
@@ -59,9 +62,10 @@ function M.settings(cfg)
   if cfg.per_file then budget.perFileMaxTokens = cfg.per_file end
   if cfg.per_part then budget.perPartMaxTokens = cfg.per_part end
   if next(budget) then s.budget = budget end
-  for _, k in ipairs({ 'encoding', 'format', 'strategy', 'include', 'exclude' }) do
+  for _, k in ipairs({ 'encoding', 'format', 'strategy', 'include', 'exclude', 'embeddings', 'activity' }) do
     if cfg[k] ~= nil then s[k] = cfg[k] end
   end
+  if cfg.git_history ~= nil then s.gitHistory = cfg.git_history end
   return s
 end
 
