@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +19,7 @@ import (
 	"github.com/ctxls/ctxls/semantic"
 )
 
-const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|off] [--explain]`
+const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M [--embeddings-dimensions N] [--embeddings-key-env VAR]]] [--explain]`
 
 // ResultSchemaVersion is the version of docs/result.schema.json that the
 // JSON result of `ctxls assemble --json` (or --format json) follows; the
@@ -52,7 +53,8 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	cacheDir := fs.String("cache-dir", "", "index directory for this root (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
 	weights := fs.String("weights", "", "retrieval channel weights, e.g. graph=1,neighbor=0 (0 turns a channel off)")
 	useHistory := fs.Bool("git-history", true, "use the root's git history: files changed with the diff's, files changed often and lately (read once, cached with the index)")
-	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from the root itself, stored with the index) or off")
+	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from the root itself, stored with the index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")
+	epConfig := semantic.EndpointFlags(fs)
 	var include, exclude multiFlag
 	fs.Var(&include, "include", "only paths matching this glob (repeatable)")
 	fs.Var(&exclude, "exclude", "leave out paths matching this glob (repeatable)")
@@ -115,8 +117,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if err := engine.Validate(&req); err != nil {
 		return err
 	}
-	if err := semantic.CheckMode(*embeddings); err != nil {
-		return &usageError{assembleUsage, "--embeddings: " + err.Error()}
+	ep, err := embeddingsFlags(*embeddings, epConfig)
+	if err != nil {
+		return &usageError{assembleUsage, err.Error()}
 	}
 	start := time.Now()
 	// Build the encoding on the side while the index opens; the request
@@ -147,8 +150,8 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if *useHistory && req.WantsHistory() {
 		req.History = loadHistory(ctx, dir, x.Dir(), env)
 	}
-	if *embeddings == semantic.ModeWorkspace && engine.WantsSemantic(&req) {
-		req.Semantic = loadSemantic(ctx, snap, x.Dir(), env)
+	if *embeddings != semantic.ModeOff && engine.WantsSemantic(&req) {
+		req.Semantic = loadSemantic(ctx, snap, x.Dir(), ep, env)
 	}
 	if *explain && !*asJSON && req.Format != assemble.JSON {
 		switch {
@@ -215,13 +218,23 @@ func loadHistory(ctx context.Context, root, indexDir string, env Env) *history.L
 // index directory, trained on the snapshot's own content (exact: a one-shot
 // run answers the same for the same files, whatever the cache's past) and
 // written back; nil, with a warning, when they cannot be computed.
-func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, env Env) *semantic.Store {
+func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, ep *semantic.Endpoint, env Env) *semantic.Store {
 	warnf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) }
 	cache := ""
 	if indexDir != "" {
 		cache = filepath.Join(indexDir, semantic.CacheFile)
 	}
-	s, _, err := semantic.Load(ctx, snap, cache, semantic.DefaultOptions(), true, warnf)
+	var s *semantic.Store
+	var err error
+	if ep != nil {
+		ep.Warnf = warnf // a failure is told once, by the endpoint
+		s, _, err = semantic.LoadEndpoint(ctx, snap, cache, ep, nil)
+		if err != nil {
+			return nil
+		}
+		return s
+	}
+	s, _, err = semantic.Load(ctx, snap, cache, semantic.DefaultOptions(), true, warnf)
 	if err != nil {
 		if ctx.Err() == nil {
 			warnf("semantic vectors: %v (going on without them)", err)
@@ -229,6 +242,25 @@ func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, en
 		return nil
 	}
 	return s
+}
+
+// embeddingsFlags checks --embeddings and, for mode endpoint, the
+// service's flags; it returns the service (nil: none).
+func embeddingsFlags(mode string, cfg *semantic.EndpointConfig) (*semantic.Endpoint, error) {
+	if err := semantic.CheckMode(mode); err != nil {
+		return nil, fmt.Errorf("--embeddings: %w", err)
+	}
+	if mode != semantic.ModeEndpoint {
+		if cfg.URL != "" || cfg.Model != "" {
+			return nil, errors.New("--embeddings-endpoint and --embeddings-model go with --embeddings endpoint")
+		}
+		return nil, nil
+	}
+	ep, err := cfg.Endpoint()
+	if err != nil {
+		return nil, fmt.Errorf("--embeddings endpoint: %w (give --embeddings-endpoint URL and --embeddings-model M)", err)
+	}
+	return ep, nil
 }
 
 // parseFocus reads PATH:LINE[:COL]; PATH may be absolute (inside root) or

@@ -13,7 +13,7 @@ import (
 	"github.com/ctxls/ctxls/semantic"
 )
 
-const indexUsage = `ctxls index --root DIR [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|off]`
+const indexUsage = `ctxls index --root DIR [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]`
 
 func runIndex(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("index")
@@ -23,7 +23,8 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	encoding := fs.String("encoding", retrieve.DefaultEncoding, "token encoding counted for every chunk")
 	cacheDir := fs.String("cache-dir", "", "index directory for this root (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
 	useHistory := fs.Bool("git-history", true, "also read the root's git history into its cache beside the index (false: leave it)")
-	embeddings := fs.String("embeddings", semantic.DefaultMode, "also compute the semantic channel's vectors, stored beside the index: workspace (learned from the root itself) or off")
+	embeddings := fs.String("embeddings", semantic.DefaultMode, "also compute the semantic channel's vectors, stored beside the index: workspace (learned from the root itself), endpoint (asked of an embeddings service, --embeddings-endpoint …) or off")
+	epConfig := semantic.EndpointFlags(fs)
 	if help, err := parseFlags(fs, args, indexUsage, env); help || err != nil {
 		return err
 	}
@@ -31,8 +32,9 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	if err := semantic.CheckMode(*embeddings); err != nil {
-		return &usageError{indexUsage, "--embeddings: " + err.Error()}
+	ep, err := embeddingsFlags(*embeddings, epConfig)
+	if err != nil {
+		return &usageError{indexUsage, err.Error()}
 	}
 	opts, err := indexOptions(env, *cacheDir, *encoding)
 	if err != nil {
@@ -48,7 +50,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 		opts.Progress = bar.update
 	}
 	defer batchGC(ctx)()
-	st, err := buildIndex(ctx, dir, opts, *embeddings == semantic.ModeWorkspace, env)
+	st, err := buildIndex(ctx, dir, opts, *embeddings != semantic.ModeOff, ep, env)
 	bar.finish()
 	var ce *index.CacheDirError
 	if errors.As(err, &ce) {
@@ -74,7 +76,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 // buildIndex builds or refreshes the index of root, as index.Build does,
 // and with withVectors brings the semantic channel's vectors beside it up
 // to date before closing it.
-func buildIndex(ctx context.Context, root string, opts index.Options, withVectors bool, env Env) (index.Stats, error) {
+func buildIndex(ctx context.Context, root string, opts index.Options, withVectors bool, ep *semantic.Endpoint, env Env) (index.Stats, error) {
 	if !withVectors {
 		return index.Build(ctx, root, opts)
 	}
@@ -86,7 +88,7 @@ func buildIndex(ctx context.Context, root string, opts index.Options, withVector
 	st := x.Stats()
 	if st.Dir != "" {
 		snap, release := x.Snapshot()
-		loadSemantic(ctx, snap, st.Dir, env)
+		loadSemantic(ctx, snap, st.Dir, ep, env)
 		release()
 	}
 	if err := x.Close(); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
+	"github.com/ctxls/ctxls/semantic/semantictest"
 )
 
 // TestAssembleEmbeddings: --embeddings workspace computes the vectors
@@ -64,5 +65,53 @@ func TestAssembleEmbeddings(t *testing.T) {
 	_, stderr, code := ctxls(t, "", "assemble", "--root", ws, "--cache-dir", fresh, "--embeddings", "cloud", "--query", "tax")
 	if code != 2 || !strings.Contains(stderr, "--embeddings") {
 		t.Errorf("a bad mode: exit %d, %q", code, stderr)
+	}
+}
+
+// TestAssembleEmbeddingsEndpoint: --embeddings endpoint asks the service
+// for the chunks' vectors (never a file the walker keeps out) and the
+// question's, and the semantic channel brings candidates; missing service
+// flags are a usage error; an unreachable service is one warning and an
+// answer all the same.
+func TestAssembleEmbeddingsEndpoint(t *testing.T) {
+	ws := workspace(t)
+	svc := semantictest.Start(t)
+	url, texts := svc.URL, svc.Sent
+	cache := t.TempDir()
+	out, stderr, code := ctxls(t, "", "assemble", "--root", ws, "--cache-dir", cache, "--json", "--explain", "--budget", "3000",
+		"--embeddings", "endpoint", "--embeddings-endpoint", url, "--embeddings-model", "hashed",
+		"--query", "how is the checkout total computed with tax")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r retrieve.Response
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range r.Explain {
+		if e.Channels[retrieve.ChanSemantic] > 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("no candidate from the semantic channel")
+	}
+	sent := texts()
+	if len(sent) < 2 {
+		t.Fatalf("%d texts sent", len(sent))
+	}
+	for _, s := range sent {
+		if strings.Contains(s, "PRIVATE KEY") || strings.Contains(s, "checkout tax secret") || strings.Contains(s, "checkout tax log") {
+			t.Errorf("a file the walker keeps out was sent: %q", s)
+		}
+	}
+	if _, stderr, code := ctxls(t, "", "assemble", "--root", ws, "--cache-dir", cache, "--embeddings", "endpoint", "--query", "tax"); code != 2 || !strings.Contains(stderr, "--embeddings-endpoint") {
+		t.Errorf("no service given: exit %d, %q", code, stderr)
+	}
+	out, stderr, code = ctxls(t, "", "assemble", "--root", ws, "--cache-dir", t.TempDir(), "--budget", "500",
+		"--embeddings", "endpoint", "--embeddings-endpoint", "http://127.0.0.1:1/v1", "--embeddings-model", "hashed", "--query", "tax")
+	if code != 0 || out == "" || strings.Count(stderr, "warning") != 1 {
+		t.Errorf("unreachable service: exit %d, %d bytes out, stderr %q", code, len(out), stderr)
 	}
 }

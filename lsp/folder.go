@@ -439,9 +439,10 @@ func (f *folder) history(ctx context.Context) *history.Log {
 
 // semantic returns the folder's chunk vectors for snap (nil: none yet),
 // starting their tracker on first use, which tells logf when they are
-// ready or cannot be computed. The index must be open.
-func (f *folder) semantic(ctx context.Context, snap *index.Snapshot, logf func(format string, args ...any)) *semantic.Store {
-	return f.sem.Get(ctx, f.idx, snap.Seq(), logf)
+// ready or cannot be computed: the workspace embedder's (ep nil) or the
+// service's. The index must be open.
+func (f *folder) semantic(ctx context.Context, snap *index.Snapshot, ep *semantic.Endpoint, logf func(format string, args ...any)) *semantic.Store {
+	return f.sem.Get(ctx, f.idx, snap.Seq(), ep, logf)
 }
 
 // close stops the folder: no new requests, the requests that arrived

@@ -18,6 +18,7 @@ import (
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -63,6 +64,9 @@ type Options struct {
 	// settings name none (ctxls serve --embeddings); "" means
 	// semantic.DefaultMode.
 	Embeddings string
+	// EmbeddingsEndpoint is the embeddings service of mode "endpoint" when
+	// the client's settings name none (ctxls serve --embeddings-endpoint …).
+	EmbeddingsEndpoint *semantic.EndpointConfig
 }
 
 // Errors Serve returns.

@@ -55,6 +55,10 @@ type Settings struct {
 	// or ModeOff); "" is the server's default (Options.Embeddings).
 	// Setting "embeddings".
 	Embeddings string
+	// EmbeddingsEndpoint is the service of embeddings "endpoint" (nil:
+	// the server's, Options.EmbeddingsEndpoint). Setting
+	// "embeddingsEndpoint": {"url", "model", "dimensions", "keyEnv"}.
+	EmbeddingsEndpoint *semantic.EndpointConfig
 }
 
 // defaultSettings are the settings before the client says anything.
@@ -78,20 +82,21 @@ type settingsJSON struct {
 	} `json:"budget"`
 	// Top-level spellings of the budget fields, as flat editor settings
 	// ("ctxls.maxTokens") arrive.
-	MaxTokens        *int                `json:"maxTokens"`
-	PerFileMaxTokens *int                `json:"perFileMaxTokens"`
-	PerPartMaxTokens *int                `json:"perPartMaxTokens"`
-	Encoding         *string             `json:"encoding"`
-	Format           *string             `json:"format"`
-	Strategy         *string             `json:"strategy"`
-	Include          *[]string           `json:"include"`
-	Exclude          *[]string           `json:"exclude"`
-	CacheDir         *string             `json:"cacheDir"`
-	IndexWaitMs      *int                `json:"indexWaitMs"`
-	Weights          *map[string]float64 `json:"weights"`
-	GitHistory       *bool               `json:"gitHistory"`
-	Embeddings       *string             `json:"embeddings"`
-	Activity         *bool               `json:"activity"`
+	MaxTokens          *int                     `json:"maxTokens"`
+	PerFileMaxTokens   *int                     `json:"perFileMaxTokens"`
+	PerPartMaxTokens   *int                     `json:"perPartMaxTokens"`
+	Encoding           *string                  `json:"encoding"`
+	Format             *string                  `json:"format"`
+	Strategy           *string                  `json:"strategy"`
+	Include            *[]string                `json:"include"`
+	Exclude            *[]string                `json:"exclude"`
+	CacheDir           *string                  `json:"cacheDir"`
+	IndexWaitMs        *int                     `json:"indexWaitMs"`
+	Weights            *map[string]float64      `json:"weights"`
+	GitHistory         *bool                    `json:"gitHistory"`
+	Embeddings         *string                  `json:"embeddings"`
+	Activity           *bool                    `json:"activity"`
+	EmbeddingsEndpoint *semantic.EndpointConfig `json:"embeddingsEndpoint"`
 }
 
 // settingsPayload extracts the ctxls settings object from raw, which may be
@@ -193,6 +198,13 @@ func (s Settings) apply(raw json.RawMessage, reg *tokens.Registry) (out Settings
 	}
 	if j.GitHistory != nil {
 		out.NoGitHistory = !*j.GitHistory
+	}
+	if j.EmbeddingsEndpoint != nil {
+		if _, err := j.EmbeddingsEndpoint.Endpoint(); err != nil {
+			bad("embeddingsEndpoint", err)
+		} else {
+			out.EmbeddingsEndpoint = j.EmbeddingsEndpoint
+		}
 	}
 	if j.Activity != nil {
 		out.NoActivity = !*j.Activity

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxls/ctxls/history/historytest"
 	"github.com/ctxls/ctxls/semantic"
+	"github.com/ctxls/ctxls/semantic/semantictest"
 )
 
 // TestEmbeddings: with Embeddings "workspace" the semantic channel is
@@ -14,9 +15,11 @@ import (
 // background); with "off" it never is.
 func TestEmbeddings(t *testing.T) {
 	root := historytest.Write(t, historytest.Files())
+	svc := semantictest.Start(t)
 	semanticParts := func(mode string) func() int {
 		opts := testOptions(root)
 		opts.Embeddings = mode
+		opts.EmbeddingsEndpoint = &semantic.EndpointConfig{URL: svc.URL, Model: "hashed"}
 		srv, err := New(opts)
 		if err != nil {
 			t.Fatal(err)
@@ -49,5 +52,15 @@ func TestEmbeddings(t *testing.T) {
 	}
 	if n := semanticParts(semantic.ModeOff)(); n != 0 {
 		t.Errorf("embeddings off: %d parts from the semantic channel", n)
+	}
+	ep := semanticParts(semantic.ModeEndpoint)
+	for ep() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no part from the semantic channel with the service's vectors")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(svc.Sent()) == 0 {
+		t.Error("the service was sent nothing")
 	}
 }

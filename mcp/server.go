@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/semantic"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -53,8 +54,10 @@ type Options struct {
 	// Embeddings is the semantic channel's mode (semantic.ModeWorkspace
 	// or ModeOff; "": semantic.DefaultMode).
 	Embeddings string
-	Logf       func(format string, args ...any)
-	Version    string
+	// EmbeddingsEndpoint is the service of mode "endpoint".
+	EmbeddingsEndpoint *semantic.EndpointConfig
+	Logf               func(format string, args ...any)
+	Version            string
 }
 
 // Server is the MCP server: the tools, over one workspace per root shared

@@ -21,6 +21,22 @@ import (
 	"github.com/ctxls/ctxls/semantic"
 )
 
+// embeddings says whether the semantic channel is on, and with which
+// embeddings service (nil: the workspace embedder).
+func (s *Server) embeddings() (*semantic.Endpoint, bool) {
+	switch cmp.Or(s.opts.Embeddings, semantic.DefaultMode) {
+	case semantic.ModeWorkspace:
+		return nil, true
+	case semantic.ModeEndpoint:
+		if s.opts.EmbeddingsEndpoint == nil {
+			return nil, false
+		}
+		ep, err := s.opts.EmbeddingsEndpoint.Endpoint()
+		return ep, err == nil
+	}
+	return nil, false
+}
+
 // Tool names.
 const (
 	ToolAssemble    = "assemble_context"
@@ -430,8 +446,8 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	if in.Activity == nil || *in.Activity {
 		r.Activity = v.w.activity()
 	}
-	if cmp.Or(s.opts.Embeddings, semantic.DefaultMode) == semantic.ModeWorkspace && s.opts.Engine.WantsSemantic(&r) {
-		r.Semantic = v.w.semantic(ctx, v.snap)
+	if ep, use := s.embeddings(); use && s.opts.Engine.WantsSemantic(&r) {
+		r.Semantic = v.w.semantic(ctx, v.snap, ep)
 	}
 	resp, err := s.opts.Engine.Assemble(ctx, v.snap, r)
 	if err != nil {

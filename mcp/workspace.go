@@ -552,8 +552,8 @@ func (w *workspace) history(ctx context.Context) *history.Log {
 
 // semantic returns the root's chunk vectors for snap (nil: none yet),
 // starting their tracker on first use. The index must be open.
-func (w *workspace) semantic(ctx context.Context, snap *index.Snapshot) *semantic.Store {
-	return w.sem.Get(ctx, w.idx, snap.Seq(), w.logf)
+func (w *workspace) semantic(ctx context.Context, snap *index.Snapshot, ep *semantic.Endpoint) *semantic.Store {
+	return w.sem.Get(ctx, w.idx, snap.Seq(), ep, w.logf)
 }
 
 // close stops the workspace: no new calls, the watcher and background work

@@ -18,7 +18,11 @@ func (r *run) semantic(text string) []index.ChunkID {
 	if len(r.req.Include)+len(r.req.Exclude) > 0 {
 		allow = r.allowed
 	}
-	hits := st.Search(r.snap, st.Query(text), r.e.opts.SemanticK, float32(r.e.opts.SemanticFloor), allow)
+	vec, err := st.QueryVec(r.ctx, text) // an endpoint's failure is told by the store, once
+	if err != nil {
+		return nil
+	}
+	hits := st.Search(r.snap, vec, r.e.opts.SemanticK, float32(r.e.opts.SemanticFloor), allow)
 	ids := make([]index.ChunkID, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID

@@ -20,16 +20,23 @@ const CacheFile = "semantic.v1"
 type cacheFile struct {
 	Version   int
 	TrainedAt string
-	Opts      Options
-	Model     *Model
-	Paths     []string
-	Files     []*fileVecs
+	// Endpoint names the service and model of an endpoint's store ("":
+	// the workspace embedder's); Dim is then its vectors' size.
+	Endpoint string
+	Dim      int
+	Opts     Options
+	Model    *Model
+	Paths    []string
+	Files    []*fileVecs
 }
 
 // MarshalBinary encodes the store for the cache file (cachefile: gob,
 // then its SHA-256).
 func (s *Store) MarshalBinary() ([]byte, error) {
 	c := cacheFile{Version: cacheVersion, TrainedAt: s.trainedAt, Opts: s.opts, Model: s.model, Paths: s.paths, Files: make([]*fileVecs, len(s.paths))}
+	if s.ep != nil {
+		c.Endpoint, c.Dim = s.ep.id(), s.epDim
+	}
 	for i, p := range s.paths {
 		c.Files[i] = s.files[p]
 	}
@@ -49,6 +56,9 @@ func Unmarshal(b []byte) (*Store, error) {
 	}
 	if c.Version != cacheVersion {
 		return nil, fmt.Errorf("vector cache: version %d, want %d", c.Version, cacheVersion)
+	}
+	if c.Endpoint != "" {
+		return unmarshalEndpoint(&c)
 	}
 	m := c.Model
 	if m == nil || m.Dim < 0 || len(m.IDF) != len(m.Terms) || len(m.Scales) != len(m.Terms) || len(m.Codes) != len(m.Terms)*m.Dim || len(c.Files) != len(c.Paths) {
@@ -79,7 +89,7 @@ func Load(ctx context.Context, snap *index.Snapshot, cachePath string, opts Opti
 	var old *Store
 	if cachePath != "" {
 		if b, err := os.ReadFile(cachePath); err == nil {
-			if old, _ = Unmarshal(b); old != nil && (old.opts != opts || exact && old.trainedAt != snap.StateRoot()) {
+			if old, _ = Unmarshal(b); old != nil && (old.model == nil || old.opts != opts || exact && old.trainedAt != snap.StateRoot()) {
 				old = nil
 			}
 		}
@@ -98,6 +108,54 @@ func Load(ctx context.Context, snap *index.Snapshot, cachePath string, opts Opti
 	if cachePath != "" && s != old {
 		if err := Save(cachePath, s); err != nil && warnf != nil {
 			warnf("%v (the vectors are computed again next time)", err)
+		}
+	}
+	return s, st, nil
+}
+
+// unmarshalEndpoint makes the store of an endpoint's cache file; its
+// endpoint is set by LoadEndpoint (epID says which it must be).
+func unmarshalEndpoint(c *cacheFile) (*Store, error) {
+	if c.Dim < 1 || len(c.Files) != len(c.Paths) {
+		return nil, errors.New("vector cache: tables disagree")
+	}
+	s := &Store{epDim: c.Dim, epID: c.Endpoint, files: make(map[string]*fileVecs, len(c.Paths))}
+	for i, p := range c.Paths {
+		f := c.Files[i]
+		if f == nil || len(f.Vecs) != len(f.Scales)*c.Dim || len(f.Hashes) != len(f.Scales) {
+			return nil, fmt.Errorf("vector cache: %s: bad vectors", p)
+		}
+		s.files[p] = f
+	}
+	s.finish()
+	return s, nil
+}
+
+// LoadEndpoint returns the vectors of snap computed by the service ep,
+// through the cache file at cachePath ("" for none): a cached store of the
+// same service and model brought up to date (only new texts are sent),
+// else all of them. The store is written back when it changed; a cache
+// that cannot be written is told to warnf.
+func LoadEndpoint(ctx context.Context, snap *index.Snapshot, cachePath string, ep *Endpoint, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
+	var old *Store
+	if cachePath != "" {
+		if b, err := os.ReadFile(cachePath); err == nil {
+			if old, _ = Unmarshal(b); old != nil {
+				if old.epID != ep.id() {
+					old = nil
+				} else {
+					old.ep = ep
+				}
+			}
+		}
+	}
+	s, st, err := syncEndpoint(ctx, snap, ep, old)
+	if err != nil {
+		return nil, st, err
+	}
+	if cachePath != "" && s != old {
+		if err := Save(cachePath, s); err != nil && warnf != nil {
+			warnf("%v (the vectors are asked for again next time)", err)
 		}
 	}
 	return s, st, nil

@@ -25,6 +25,19 @@ type Store struct {
 	// trainedAt is the state root of the snapshot the model was trained
 	// on.
 	trainedAt string
+	// ep is the embeddings service of a store made by BuildEndpoint
+	// (model is nil then); epDim its vectors' size.
+	ep    *Endpoint
+	epDim int
+	epID  string // a cached store's Endpoint.id, until LoadEndpoint sets ep
+}
+
+// dim is the size of the store's vectors (0: none).
+func (s *Store) dim() int {
+	if s.ep != nil {
+		return s.epDim
+	}
+	return s.model.Dim
 }
 
 // fileVecs are the vectors of one file's chunks, for one content hash.
@@ -34,6 +47,9 @@ type fileVecs struct {
 	Scales []float32 // per chunk; 0: no vector (no known term)
 	Tokens int32
 	OOV    int32
+	// Hashes are the chunks' tracking hashes (a store of an endpoint:
+	// a text's vector is asked for once).
+	Hashes []string
 }
 
 // TrainedAt is the state root (index.Snapshot.StateRoot) of the snapshot
@@ -49,7 +65,7 @@ func (s *Store) Files() int { return len(s.paths) }
 // Drift is how much the share of term occurrences the model does not know
 // has grown since training.
 func (s *Store) Drift() float64 {
-	if s.tokens == 0 {
+	if s.tokens == 0 || s.model == nil {
 		return 0
 	}
 	return float64(s.oov)/float64(s.tokens) - s.model.BaseOOV
@@ -57,6 +73,9 @@ func (s *Store) Drift() float64 {
 
 // String describes the store for --explain and logs.
 func (s *Store) String() string {
+	if s.ep != nil {
+		return fmt.Sprintf("%d files, %s at %s, %d dimensions", len(s.paths), s.ep.Model, s.ep.url(), s.epDim)
+	}
 	return fmt.Sprintf("%d files, %d terms × %d dimensions, drift %+.3f", len(s.paths), len(s.model.Terms), s.model.Dim, s.Drift())
 }
 
@@ -94,6 +113,9 @@ func Build(ctx context.Context, snap *index.Snapshot, opts Options) (*Store, Syn
 // past Options.RetrainDrift the model is trained again (Build). s == nil
 // builds. It returns s itself when nothing changed.
 func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncStats, error) {
+	if s.ep != nil {
+		return syncEndpoint(ctx, snap, s.ep, s)
+	}
 	var changed []string
 	for _, p := range snap.Paths() {
 		fi, _ := snap.Stat(p)
@@ -243,7 +265,33 @@ func bagFile(snap *index.Snapshot, path string, g *bagger) *fileBags {
 // Query returns the vector of a query (nil when it has no known term):
 // its distinct terms, each weighted by idf.
 func (s *Store) Query(text string) []float32 {
+	if s.ep != nil {
+		v, _ := s.QueryVec(context.Background(), text)
+		return v
+	}
 	return s.model.embed(queryEntries(s.model, text), make([]float32, s.model.Dim))
+}
+
+// QueryVec is Query for a request: an endpoint's store asks the service
+// (under ctx), and a failure is told once to the endpoint's Warnf and
+// returned.
+func (s *Store) QueryVec(ctx context.Context, text string) ([]float32, error) {
+	if s.ep == nil {
+		return s.Query(text), nil
+	}
+	vecs, err := s.ep.embed(ctx, []string{text})
+	if err != nil {
+		if ctx.Err() == nil {
+			s.ep.warn(err)
+		}
+		return nil, err
+	}
+	s.ep.ok()
+	v := vecs[0]
+	if len(v) != s.epDim || !normalize(v) {
+		return nil, fmt.Errorf("a query vector of %d dimensions for a store of %d", len(v), s.epDim)
+	}
+	return v, nil
 }
 
 // Hit is a chunk found by Search.
@@ -259,10 +307,10 @@ type Hit struct {
 // CPUs, each keeping its own best k; the merge sorts by the same total
 // order, so the answer does not depend on the split.
 func (s *Store) Search(snap *index.Snapshot, vec []float32, k int, floor float32, allow func(path string) bool) []Hit {
-	if vec == nil || k <= 0 || s.model.Dim == 0 {
+	dim := s.dim()
+	if vec == nil || k <= 0 || dim == 0 || len(vec) != dim {
 		return nil
 	}
-	dim := s.model.Dim
 	q := make([]int8, dim)
 	qs := quantize(vec, q)
 	var mu sync.Mutex

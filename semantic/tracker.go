@@ -23,6 +23,7 @@ type Tracker struct {
 	x     *index.Index
 	cache string
 	opts  Options
+	ep    *Endpoint // nil: the workspace embedder
 	warnf func(format string, args ...any)
 
 	ctx    context.Context
@@ -40,11 +41,12 @@ type Tracker struct {
 
 // NewTracker starts loading the vectors of x's snapshot (through the
 // cache file at cachePath, "" for none) in the background, once x has
-// finished its initial build. warnf (nil: none) is told once when they
+// finished its initial build: the workspace embedder's with opts, or with
+// ep non-nil the service's. warnf (nil: none) is told once when they
 // cannot be computed, and when a store is ready (loaded or trained).
-func NewTracker(x *index.Index, cachePath string, opts Options, warnf func(format string, args ...any)) *Tracker {
+func NewTracker(x *index.Index, cachePath string, opts Options, ep *Endpoint, warnf func(format string, args ...any)) *Tracker {
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &Tracker{x: x, cache: cachePath, opts: opts, warnf: warnf, ctx: ctx, cancel: cancel, first: make(chan struct{})}
+	t := &Tracker{x: x, cache: cachePath, opts: opts, ep: ep, warnf: warnf, ctx: ctx, cancel: cancel, first: make(chan struct{})}
 	t.mu.Lock()
 	t.startLocked()
 	t.mu.Unlock()
@@ -129,14 +131,22 @@ func (t *Tracker) sync() (*Store, uint64, SyncStats, error) {
 	var s *Store
 	var st SyncStats
 	var err error
-	if old == nil {
+	switch {
+	case old == nil && t.ep != nil:
+		s, st, err = LoadEndpoint(t.ctx, snap, t.cache, t.ep, t.warnf)
+		if err == nil {
+			t.mu.Lock()
+			t.saved = s
+			t.mu.Unlock()
+		}
+	case old == nil:
 		s, st, err = Load(t.ctx, snap, t.cache, t.opts, false, t.warnf)
 		if err == nil {
 			t.mu.Lock()
 			t.saved = s
 			t.mu.Unlock()
 		}
-	} else {
+	default:
 		s, st, err = old.Sync(t.ctx, snap)
 		if err == nil && st.Trained {
 			t.save(s)
@@ -188,24 +198,39 @@ const FirstWait = 500 * time.Millisecond
 type Lazy struct {
 	mu     sync.Mutex
 	t      *Tracker
+	key    string // what t computes: "" for the workspace embedder, else the endpoint's id
 	closed bool
 }
 
 // Get returns the vectors for snapshot seq of x (nil: none yet), starting
 // the tracker on first use with its cache in x's directory, and waiting at
-// most FirstWait for the first sync.
-func (z *Lazy) Get(ctx context.Context, x *index.Index, seq uint64, logf func(format string, args ...any)) *Store {
+// most FirstWait for the first sync: the workspace embedder's (ep nil) or
+// the service's. Asking for other vectors than the tracker's (a settings
+// change) starts a new tracker.
+func (z *Lazy) Get(ctx context.Context, x *index.Index, seq uint64, ep *Endpoint, logf func(format string, args ...any)) *Store {
+	key := ""
+	if ep != nil {
+		key = ep.id()
+	}
 	z.mu.Lock()
 	if z.closed {
 		z.mu.Unlock()
 		return nil
 	}
+	if z.t != nil && z.key != key {
+		z.t.Close()
+		z.t = nil
+	}
 	if z.t == nil {
+		z.key = key
 		cache := ""
 		if d := x.Dir(); d != "" {
 			cache = filepath.Join(d, CacheFile)
 		}
-		z.t = NewTracker(x, cache, DefaultOptions(), logf)
+		if ep != nil {
+			ep.Warnf = logf
+		}
+		z.t = NewTracker(x, cache, DefaultOptions(), ep, logf)
 	}
 	t := z.t
 	z.mu.Unlock()

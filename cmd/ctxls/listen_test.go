@@ -576,8 +576,9 @@ func TestServeListenUsage(t *testing.T) {
 	}
 }
 
-// ctxls opens no outbound connection: its only network code is the
-// access package's listeners, whose one dial checks whether a Unix
+// ctxls opens no outbound connection unless told to (the opt-in
+// embeddings service of --embeddings endpoint): its other network code is
+// the access package's listeners, whose one dial checks whether a Unix
 // socket file is still in use. Anything new that dials out must be
 // stated in docs/security.md and listed here.
 func TestNoOutboundConnections(t *testing.T) {
@@ -587,6 +588,9 @@ func TestNoOutboundConnections(t *testing.T) {
 		// linked into ctxls) is a client of the ctxls it starts on
 		// loopback: LSP over TCP and MCP over HTTP.
 		"soak/lspconn.go": 1, "soak/mcp.go": 1,
+		// The opt-in embeddings service (--embeddings endpoint, never the
+		// default; docs/security.md): its request, its client.
+		"semantic/endpoint.go": 3,
 	}
 	dialing := regexp.MustCompile(`\b(net\.Dial\w*|tls\.Dial\w*|http\.(Get|Head|Post|PostForm|NewRequest\w*|DefaultClient|Client\b|Transport\b)|net\.Resolver|net\.Lookup\w*)`)
 	root, err := filepath.Abs("../..")

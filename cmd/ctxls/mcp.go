@@ -21,7 +21,7 @@ import (
 	"github.com/ctxls/ctxls/tokens"
 )
 
-const mcpUsage = `usage: ctxls mcp [--root DIR]... [--cache-dir DIR] [--log FILE]
+const mcpUsage = `usage: ctxls mcp [--root DIR]... [--cache-dir DIR] [--log FILE] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]
        ctxls mcp --http ADDR [--token-file F] [--allow-remote] [--root DIR]... [--cache-dir DIR] [--log FILE]
 
 Runs the ctxls MCP server for coding assistants: tools assemble_context,
@@ -57,7 +57,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	logFile := fs.String("log", "", "append the server log to `FILE` instead of stderr")
 	noWatch := fs.Bool("no-watch", false, "do not watch the roots; refresh the index before each call instead")
 	gitHistory := fs.Bool("git-history", true, "use the roots' git history: files changed with a diff's, files changed often and lately")
-	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from each root, stored with its index) or off")
+	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from each root, stored with its index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")
+	epConfig := semantic.EndpointFlags(fs)
 	allowRemote := fs.Bool("allow-remote", false, "with --http: accept an ADDR that is not loopback (clients still need the token)")
 	tokenFile := fs.String("token-file", "", "with --http: read the token clients must send from `FILE` (mode 0600; default $"+access.EnvTokenFile+", else a generated file)")
 	if err := fs.Parse(args); err != nil {
@@ -70,8 +71,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "ctxls mcp: unexpected argument %q\n%s", fs.Arg(0), mcpUsage)
 		return 2
 	}
-	if err := semantic.CheckMode(*embeddings); err != nil {
-		fmt.Fprintf(stderr, "ctxls mcp: --embeddings: %v\n%s", err, mcpUsage)
+	if err := checkEmbeddings(*embeddings, epConfig); err != nil {
+		fmt.Fprintf(stderr, "ctxls mcp: %v\n%s", err, mcpUsage)
 		return 2
 	}
 	if *httpAddr == "" && (*allowRemote || *tokenFile != "") {
@@ -96,16 +97,17 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	logger := log.New(logw, "ctxls mcp: ", log.LstdFlags|log.Lmicroseconds)
 	reg := tokens.NewRegistry()
 	srv, err := mcp.New(mcp.Options{
-		Engine:       retrieve.NewEngine(reg),
-		Tokens:       reg,
-		IndexOptions: sharedIndexOptions(reg, *cacheDir),
-		Roots:        roots,
-		ClientRoots:  *httpAddr == "" && len(roots) == 0,
-		NoWatch:      *noWatch,
-		NoGitHistory: !*gitHistory,
-		Embeddings:   *embeddings,
-		Logf:         logger.Printf,
-		Version:      version(),
+		Engine:             retrieve.NewEngine(reg),
+		Tokens:             reg,
+		IndexOptions:       sharedIndexOptions(reg, *cacheDir),
+		Roots:              roots,
+		ClientRoots:        *httpAddr == "" && len(roots) == 0,
+		NoWatch:            *noWatch,
+		NoGitHistory:       !*gitHistory,
+		Embeddings:         *embeddings,
+		EmbeddingsEndpoint: epConfig,
+		Logf:               logger.Printf,
+		Version:            version(),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "ctxls mcp: %v\n", err)

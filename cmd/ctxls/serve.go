@@ -23,7 +23,7 @@ import (
 	"github.com/ctxls/ctxls/tokens"
 )
 
-const serveUsage = `usage: ctxls serve [--cache-dir DIR] [--log FILE] [--embeddings workspace|off]
+const serveUsage = `usage: ctxls serve [--cache-dir DIR] [--log FILE] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]
        ctxls serve --listen ADDR [--token-file F] [--root DIR]... [--allow-remote] [--cache-dir DIR] [--log FILE]
 
 Runs the ctxls language server: LSP over stdin/stdout, or over a socket with
@@ -59,7 +59,8 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.Var(&roots, "root", "with --listen: an allowed root `DIR` (repeatable; default: the working directory); clients may open only folders inside the roots")
 	cacheDir := fs.String("cache-dir", "", "parent `DIR` of the per-folder index directories (default $"+index.EnvCacheDir+" or the user cache dir)")
 	logFile := fs.String("log", "", "append the server log to `FILE` instead of stderr")
-	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors when the client's settings name none: workspace (learned from each folder, stored with its index) or off")
+	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors when the client's settings name none: workspace (learned from each folder, stored with its index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")
+	epConfig := semantic.EndpointFlags(fs)
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted because LSP clients pass it)")
 	fs.String("clientProcessId", "", "ignored (some LSP clients pass it; initialize's processId is used)")
 	if err := fs.Parse(args); err != nil {
@@ -72,8 +73,8 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "ctxls serve: unexpected argument %q\n%s", fs.Arg(0), serveUsage)
 		return 2
 	}
-	if err := semantic.CheckMode(*embeddings); err != nil {
-		fmt.Fprintf(stderr, "ctxls serve: --embeddings: %v\n%s", err, serveUsage)
+	if err := checkEmbeddings(*embeddings, epConfig); err != nil {
+		fmt.Fprintf(stderr, "ctxls serve: %v\n%s", err, serveUsage)
 		return 2
 	}
 	if *listen == "" && (*allowRemote || *tokenFile != "" || len(roots) > 0) {
@@ -89,6 +90,9 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	logger := log.New(logw, "ctxls: ", log.LstdFlags|log.Lmicroseconds)
 	opts := serverOptions(logger, *cacheDir)
 	opts.Embeddings = *embeddings
+	if epConfig.URL != "" {
+		opts.EmbeddingsEndpoint = epConfig
+	}
 	if *listen != "" {
 		face := listenConfig{addr: *listen, allowRemote: *allowRemote, tokenFile: *tokenFile, roots: roots}
 		// What a user must see (the address, the token file) goes to
@@ -112,6 +116,21 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		logger.Print(err)
 	}
 	return 1
+}
+
+// checkEmbeddings checks --embeddings and, for mode endpoint, the
+// service's flags.
+func checkEmbeddings(mode string, cfg *semantic.EndpointConfig) error {
+	if err := semantic.CheckMode(mode); err != nil {
+		return fmt.Errorf("--embeddings: %w", err)
+	}
+	if mode != semantic.ModeEndpoint {
+		return nil
+	}
+	if _, err := cfg.Endpoint(); err != nil {
+		return fmt.Errorf("--embeddings endpoint: %w (give --embeddings-endpoint URL and --embeddings-model M)", err)
+	}
+	return nil
 }
 
 // openLog returns where a server logs: the file named by --log (appended
