@@ -33,12 +33,26 @@
 // content hash: Sync brings a store to a snapshot by embedding only the
 // files whose content changed, with the model it has; files unknown to a
 // store are not searched. The model is trained again when the vocabulary
-// has drifted: when the share of the indexed terms the model does not
-// know has grown by Options.RetrainDrift since training. The store is kept
+// has drifted: when the share of the indexed term occurrences the model
+// does not know has grown by Options.RetrainDrift since training. The store is kept
 // beside the index (CacheFile: gob, a SHA-256 checksum, a version), so a
 // restart loads it instead of training again. A store and a snapshot
 // determine the answer: same files and same store, same vectors, same
 // ranking.
+//
+// A one-shot run (the CLI) loads with exact: a cached model trained on
+// another index state is trained again, so the vectors are a function of
+// the indexed content alone. The servers sync incrementally (Tracker) and
+// retrain on drift: their vectors also depend on when the model was
+// trained, which the cache file records (TrainedAt).
+//
+// # An embeddings service
+//
+// Opt-in, an Endpoint (any OpenAI-compatible POST …/embeddings) computes
+// the vectors instead (BuildEndpoint, LoadEndpoint): each chunk's text is
+// sent once per tracking hash, in batches, with retries; the question is
+// embedded by the same service at each request; a failure is told once
+// and the channel gives nothing meanwhile.
 //
 // The package does no retrieval fusion; retrieve's semantic channel does.
 package semantic
