@@ -244,22 +244,16 @@ func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, ep
 	return s
 }
 
-// embeddingsFlags checks --embeddings and, for mode endpoint, the
-// service's flags; it returns the service (nil: none).
+// embeddingsFlags checks --embeddings and the service's flags
+// (semantic.CheckFlags); it returns the service (nil: none).
 func embeddingsFlags(mode string, cfg *semantic.EndpointConfig) (*semantic.Endpoint, error) {
-	if err := semantic.CheckMode(mode); err != nil {
-		return nil, fmt.Errorf("--embeddings: %w", err)
+	if err := semantic.CheckFlags(mode, *cfg); err != nil {
+		return nil, err
 	}
-	if mode != semantic.ModeEndpoint {
-		if cfg.URL != "" || cfg.Model != "" {
-			return nil, errors.New("--embeddings-endpoint and --embeddings-model go with --embeddings endpoint")
-		}
-		return nil, nil
+	if mode != semantic.ModeEndpoint && (cfg.URL != "" || cfg.Model != "") {
+		return nil, errors.New("--embeddings-endpoint and --embeddings-model go with --embeddings endpoint")
 	}
-	ep, err := cfg.Endpoint()
-	if err != nil {
-		return nil, fmt.Errorf("--embeddings endpoint: %w (give --embeddings-endpoint URL and --embeddings-model M)", err)
-	}
+	ep, _ := semantic.Resolve(mode, cfg)
 	return ep, nil
 }
 

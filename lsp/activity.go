@@ -61,27 +61,27 @@ func (a *activity) edited(path, old, text string) {
 }
 
 // changedLines returns the 1-based lines of text that differ from old
-// (common leading and trailing lines left out); a deletion gives the line
-// where it happened. ok is false when nothing changed.
+// (the common leading and trailing bytes left out); a deletion gives the
+// line where it happened. ok is false when nothing changed. It runs on
+// every didChange, so it compares bytes in place rather than split lines.
 func changedLines(old, text string) (start, end int, ok bool) {
 	if old == text {
 		return 0, 0, false
 	}
-	a, b := strings.SplitAfter(old, "\n"), strings.SplitAfter(text, "\n")
 	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
+	for p < len(old) && p < len(text) && old[p] == text[p] {
 		p++
 	}
 	s := 0
-	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+	for s < len(old)-p && s < len(text)-p && old[len(old)-1-s] == text[len(text)-1-s] {
 		s++
 	}
-	start, end = p+1, len(b)-s
-	if end < start { // lines removed, none added
-		end = start
+	start = strings.Count(text[:p], "\n") + 1
+	end = start
+	if last := len(text) - s - 1; last >= p { // text[p:last+1] is new
+		end = strings.Count(text[:last], "\n") + 1
 	}
-	n := max(len(b), 1)
-	return min(start, n), min(end, n), true
+	return start, end, true
 }
 
 // snapshot returns the activity inside a folder: rel maps an absolute

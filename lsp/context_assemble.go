@@ -104,7 +104,7 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 			return r, ok && g == f
 		})
 	}
-	if ep, use := s.embeddings(settings); use && wantsSemantic(s.opts.Engine, &req) {
+	if ep, use := semantic.Resolve(cmp.Or(settings.Embeddings, s.opts.Embeddings), cmp.Or(settings.EmbeddingsEndpoint, s.opts.EmbeddingsEndpoint)); use && wantsSemantic(s.opts.Engine, &req) {
 		req.Semantic = f.semantic(ctx, v.snap, ep, func(format string, args ...any) {
 			msg := fmt.Sprintf("ctxls: %s: "+format, append([]any{f.name}, args...)...)
 			s.logf("%s", msg)
@@ -119,24 +119,6 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	v.keep(resultHandles(resp.Result))
 	kept = true
 	return AssembleResult{Response: resp, Timing: elapsed(start)}, nil
-}
-
-// embeddings says whether the semantic channel is on, and with which
-// embeddings service (nil: the workspace embedder). Mode "endpoint"
-// without a service configured is off (the settings check said so).
-func (s *session) embeddings(settings Settings) (*semantic.Endpoint, bool) {
-	switch cmp.Or(settings.Embeddings, s.opts.Embeddings, semantic.DefaultMode) {
-	case semantic.ModeWorkspace:
-		return nil, true
-	case semantic.ModeEndpoint:
-		cfg := cmp.Or(settings.EmbeddingsEndpoint, s.opts.EmbeddingsEndpoint)
-		if cfg == nil {
-			return nil, false
-		}
-		ep, err := cfg.Endpoint()
-		return ep, err == nil
-	}
-	return nil, false
 }
 
 // wantsSemantic asks the engine, when it can tell (retrieve.Engine can),

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,22 +19,6 @@ import (
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
 )
-
-// embeddings says whether the semantic channel is on, and with which
-// embeddings service (nil: the workspace embedder).
-func (s *Server) embeddings() (*semantic.Endpoint, bool) {
-	switch cmp.Or(s.opts.Embeddings, semantic.DefaultMode) {
-	case semantic.ModeWorkspace:
-		return nil, true
-	case semantic.ModeEndpoint:
-		if s.opts.EmbeddingsEndpoint == nil {
-			return nil, false
-		}
-		ep, err := s.opts.EmbeddingsEndpoint.Endpoint()
-		return ep, err == nil
-	}
-	return nil, false
-}
 
 // Tool names.
 const (
@@ -446,7 +429,7 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	if in.Activity == nil || *in.Activity {
 		r.Activity = v.w.activity()
 	}
-	if ep, use := s.embeddings(); use && s.opts.Engine.WantsSemantic(&r) {
+	if ep, use := semantic.Resolve(s.opts.Embeddings, s.opts.EmbeddingsEndpoint); use && s.opts.Engine.WantsSemantic(&r) {
 		r.Semantic = v.w.semantic(ctx, v.snap, ep)
 	}
 	resp, err := s.opts.Engine.Assemble(ctx, v.snap, r)

@@ -73,14 +73,11 @@ func (r *run) conversation() {
 	if q.Empty() {
 		return
 	}
-	saved := r.q
-	r.q = q
-	defer func() { r.q = saved }()
 	w := r.weights[ChanConversation]
-	if ids, err := r.lexical(); err == nil {
+	if ids, err := r.lexicalOf(q); err == nil {
 		r.fuseWeighted(ChanConversation, w, ids)
 	}
-	if ids, err := r.symbol(); err == nil {
+	if ids, err := r.symbolOf(q); err == nil {
 		r.fuseWeighted(ChanConversation, w, ids)
 	}
 }

@@ -11,11 +11,14 @@ import (
 )
 
 // lexical is BM25 over chunk text, symbol names, paths and doc comments.
-func (r *run) lexical() ([]index.ChunkID, error) {
-	if r.q.Empty() {
+func (r *run) lexical() ([]index.ChunkID, error) { return r.lexicalOf(r.q) }
+
+// lexicalOf is the lexical channel for the analyzed text aq.
+func (r *run) lexicalOf(aq Analyzed) ([]index.ChunkID, error) {
+	if aq.Empty() {
 		return nil, nil
 	}
-	q := index.Query{Identifiers: r.q.Identifiers, Words: r.q.Words, Text: strings.Join(r.q.Paths, " ")}
+	q := index.Query{Identifiers: aq.Identifiers, Words: aq.Words, Text: strings.Join(aq.Paths, " ")}
 	if len(r.req.Include)+len(r.req.Exclude) > 0 {
 		q.Filter = r.allowed // k hits that pass include/exclude, not k before filtering
 	}
@@ -33,7 +36,10 @@ func (r *run) lexical() ([]index.ChunkID, error) {
 // symbol maps identifiers of the request to the chunks that define them,
 // most specific names first: long camelCase/snake_case names rank high
 // (aider weights them ×10), names defined in many places rank low.
-func (r *run) symbol() ([]index.ChunkID, error) {
+func (r *run) symbol() ([]index.ChunkID, error) { return r.symbolOf(r.q) }
+
+// symbolOf is the symbol channel for the analyzed text aq.
+func (r *run) symbolOf(aq Analyzed) ([]index.ChunkID, error) {
 	type named struct {
 		name   string
 		weight float64
@@ -60,10 +66,10 @@ func (r *run) symbol() ([]index.ChunkID, error) {
 		}
 		names = append(names, named{name, w, defs})
 	}
-	for _, id := range r.q.Identifiers {
+	for _, id := range aq.Identifiers {
 		consider(id, 1)
 	}
-	for _, w := range r.q.Words {
+	for _, w := range aq.Words {
 		if len(w) >= 4 && r.e.opts.SymbolWords {
 			consider(w, 0.5)
 			consider(capitalize(w), 0.5)

@@ -21,16 +21,11 @@ import (
 // (the walker's ignore rules and secret filter keep the rest out of the
 // index), each text once per tracking hash: the store keeps its vector.
 type Endpoint struct {
-	// URL is the API base ("http://localhost:11434/v1"); a URL already
-	// ending in /embeddings is used as it is.
-	URL   string
-	Model string
-	// Dimensions asks the service for vectors of this size (0: the
-	// model's own).
-	Dimensions int
-	// KeyEnv names the environment variable that holds the API key (sent
-	// as a bearer token); "" sends none. The key itself is never stored.
-	KeyEnv string
+	// EndpointConfig: the service, the model, the vector size, the key's
+	// environment variable (the key itself is never stored). A URL
+	// already ending in /embeddings is used as it is; Dimensions 0 is the
+	// model's own size; KeyEnv "" sends no key.
+	EndpointConfig
 	// BatchSize is how many texts one request carries (0: 64); Timeout
 	// bounds one request (0: 60 s); Retries is how many times a failed
 	// request (a network error, 429 or 5xx) is tried again, waiting 0.5 s,

@@ -83,7 +83,7 @@ func TestEndpoint(t *testing.T) {
 	srv := httptest.NewServer(svc)
 	defer srv.Close()
 	t.Setenv("CTXLS_TEST_EMBED_KEY", "k-123")
-	ep := &Endpoint{URL: srv.URL + "/v1", Model: "lsi-test", KeyEnv: "CTXLS_TEST_EMBED_KEY", BatchSize: 16}
+	ep := &Endpoint{EndpointConfig: EndpointConfig{URL: srv.URL + "/v1", Model: "lsi-test", KeyEnv: "CTXLS_TEST_EMBED_KEY"}, BatchSize: 16}
 	if err := ep.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestEndpointFails(t *testing.T) {
 	srv := httptest.NewServer(svc)
 	defer srv.Close()
 	var warned []string
-	ep := &Endpoint{URL: srv.URL + "/v1/embeddings", Model: "lsi-test", Retries: 1,
+	ep := &Endpoint{EndpointConfig: EndpointConfig{URL: srv.URL + "/v1/embeddings", Model: "lsi-test"}, Retries: 1,
 		Warnf: func(f string, a ...any) { warned = append(warned, f) }}
 	s, _, err := BuildEndpoint(ctx, snap, ep)
 	if err != nil {
@@ -167,9 +167,9 @@ func TestEndpointFails(t *testing.T) {
 	if len(warned) != 1 {
 		t.Errorf("warned %d times, want once: %q", len(warned), warned)
 	}
-	for _, bad := range []*Endpoint{{Model: "m"}, {URL: "ftp://x", Model: "m"}, {URL: "http://x"}, {URL: "http://x", Model: "m", KeyEnv: "CTXLS_TEST_UNSET_KEY"}} {
-		if bad.Check() == nil {
-			t.Errorf("%s passed the check", bad.id())
+	for _, bad := range []EndpointConfig{{Model: "m"}, {URL: "ftp://x", Model: "m"}, {URL: "http://x"}, {URL: "http://x", Model: "m", KeyEnv: "CTXLS_TEST_UNSET_KEY"}} {
+		if _, err := bad.Endpoint(); err == nil {
+			t.Errorf("%+v passed the check", bad)
 		}
 	}
 }

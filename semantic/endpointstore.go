@@ -26,26 +26,13 @@ func syncEndpoint(ctx context.Context, snap *index.Snapshot, ep *Endpoint, old *
 		old = nil
 	}
 	known := map[string]hashVec{}
-	n := &Store{ep: ep, files: map[string]*fileVecs{}}
-	var st SyncStats
-	var changed []string
-	for _, p := range snap.Paths() {
-		fi, _ := snap.Stat(p)
-		if old != nil {
-			if f := old.files[p]; f != nil && f.Hash == fi.Hash {
-				n.files[p] = f
-				continue
-			}
-		}
-		changed = append(changed, p)
-	}
+	changed, kept, removed := old.compare(snap)
+	n := &Store{ep: ep, files: kept}
+	st := SyncStats{Removed: removed}
 	if old != nil {
 		n.epDim = old.epDim
 		for _, p := range old.paths {
 			f := old.files[p]
-			if _, ok := snap.Stat(p); !ok {
-				st.Removed++
-			}
 			for i, h := range f.Hashes {
 				if f.Scales[i] != 0 {
 					known[h] = hashVec{f.Vecs[i*old.epDim : (i+1)*old.epDim], f.Scales[i]}

@@ -1,6 +1,7 @@
 package semantic
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 )
@@ -41,11 +42,44 @@ type EndpointConfig struct {
 
 // Endpoint returns a new Endpoint of c, checked (Endpoint.Check).
 func (c EndpointConfig) Endpoint() (*Endpoint, error) {
-	e := &Endpoint{URL: c.URL, Model: c.Model, Dimensions: c.Dimensions, KeyEnv: c.KeyEnv}
+	e := &Endpoint{EndpointConfig: c}
 	if err := e.Check(); err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// CheckFlags checks --embeddings and the service's flags, as the CLI and
+// the servers take them: mode endpoint needs a valid service.
+func CheckFlags(mode string, cfg EndpointConfig) error {
+	if err := CheckMode(mode); err != nil {
+		return fmt.Errorf("--embeddings: %w", err)
+	}
+	if mode != ModeEndpoint {
+		return nil
+	}
+	if _, err := cfg.Endpoint(); err != nil {
+		return fmt.Errorf("--embeddings endpoint: %w (give --embeddings-endpoint URL and --embeddings-model M)", err)
+	}
+	return nil
+}
+
+// Resolve says whether the semantic channel is on in mode ("" is
+// DefaultMode), and with which service (nil: the workspace embedder). Mode
+// endpoint without a valid service is off: the settings or flags check
+// said so already.
+func Resolve(mode string, cfg *EndpointConfig) (*Endpoint, bool) {
+	switch cmp.Or(mode, DefaultMode) {
+	case ModeWorkspace:
+		return nil, true
+	case ModeEndpoint:
+		if cfg == nil {
+			return nil, false
+		}
+		ep, err := cfg.Endpoint()
+		return ep, err == nil
+	}
+	return nil, false
 }
 
 // EndpointFlags registers the embeddings service's flags on fs.

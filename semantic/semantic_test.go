@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/history/historytest"
 	"github.com/ctxls/ctxls/index"
 )
 
@@ -43,16 +44,7 @@ func topics() map[string]string {
 // indexFiles writes files under a new root and opens an in-memory index.
 func indexFiles(t testing.TB, files map[string]string) (*index.Index, string) {
 	t.Helper()
-	root := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := historytest.Write(t, files)
 	x, err := index.Open(context.Background(), root, index.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)

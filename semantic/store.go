@@ -116,19 +116,7 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 	if s.ep != nil {
 		return syncEndpoint(ctx, snap, s.ep, s)
 	}
-	var changed []string
-	for _, p := range snap.Paths() {
-		fi, _ := snap.Stat(p)
-		if f := s.files[p]; f == nil || f.Hash != fi.Hash {
-			changed = append(changed, p)
-		}
-	}
-	removed := 0
-	for _, p := range s.paths {
-		if _, ok := snap.Stat(p); !ok {
-			removed++
-		}
-	}
+	changed, kept, removed := s.compare(snap)
 	if len(changed) == 0 && removed == 0 {
 		return s, SyncStats{}, nil
 	}
@@ -139,12 +127,7 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 	if err != nil {
 		return nil, SyncStats{}, err
 	}
-	n := &Store{opts: s.opts, model: s.model, files: make(map[string]*fileVecs, len(s.files)), trainedAt: s.trainedAt}
-	for _, p := range s.paths {
-		if _, ok := snap.Stat(p); ok {
-			n.files[p] = s.files[p]
-		}
-	}
+	n := &Store{opts: s.opts, model: s.model, files: kept, trainedAt: s.trainedAt}
 	st := SyncStats{Removed: removed}
 	n.embedAll(changed, fb, &st)
 	n.finish()
@@ -152,6 +135,32 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 		return Build(ctx, snap, s.opts)
 	}
 	return n, st, nil
+}
+
+// compare lists the files of snap whose vectors s lacks or has for other
+// content (changed, in path order), the vectors s has for snap's content
+// (kept: a new map, the vectors shared), and how many of s's files snap no
+// longer has. A nil s has nothing.
+func (s *Store) compare(snap *index.Snapshot) (changed []string, kept map[string]*fileVecs, removed int) {
+	kept = map[string]*fileVecs{}
+	for _, p := range snap.Paths() {
+		fi, _ := snap.Stat(p)
+		if s != nil {
+			if f := s.files[p]; f != nil && f.Hash == fi.Hash {
+				kept[p] = f
+				continue
+			}
+		}
+		changed = append(changed, p)
+	}
+	if s != nil {
+		for _, p := range s.paths {
+			if _, ok := snap.Stat(p); !ok {
+				removed++
+			}
+		}
+	}
+	return changed, kept, removed
 }
 
 // embedAll embeds the bagged files (nil entries: unreadable, left out).

@@ -132,25 +132,21 @@ func (t *Tracker) sync() (*Store, uint64, SyncStats, error) {
 	var st SyncStats
 	var err error
 	switch {
-	case old == nil && t.ep != nil:
-		s, st, err = LoadEndpoint(t.ctx, snap, t.cache, t.ep, t.warnf)
-		if err == nil {
-			t.mu.Lock()
-			t.saved = s
-			t.mu.Unlock()
-		}
-	case old == nil:
-		s, st, err = Load(t.ctx, snap, t.cache, t.opts, false, t.warnf)
-		if err == nil {
-			t.mu.Lock()
-			t.saved = s
-			t.mu.Unlock()
-		}
-	default:
+	case old != nil:
 		s, st, err = old.Sync(t.ctx, snap)
 		if err == nil && st.Trained {
 			t.save(s)
 		}
+		return s, snap.Seq(), st, err
+	case t.ep != nil:
+		s, st, err = LoadEndpoint(t.ctx, snap, t.cache, t.ep, t.warnf)
+	default:
+		s, st, err = Load(t.ctx, snap, t.cache, t.opts, false, t.warnf)
+	}
+	if err == nil { // Load wrote it back (or found it as it is)
+		t.mu.Lock()
+		t.saved = s
+		t.mu.Unlock()
 	}
 	return s, snap.Seq(), st, err
 }

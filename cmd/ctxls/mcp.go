@@ -71,7 +71,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "ctxls mcp: unexpected argument %q\n%s", fs.Arg(0), mcpUsage)
 		return 2
 	}
-	if err := checkEmbeddings(*embeddings, epConfig); err != nil {
+	if err := semantic.CheckFlags(*embeddings, *epConfig); err != nil {
 		fmt.Fprintf(stderr, "ctxls mcp: %v\n%s", err, mcpUsage)
 		return 2
 	}

@@ -73,7 +73,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "ctxls serve: unexpected argument %q\n%s", fs.Arg(0), serveUsage)
 		return 2
 	}
-	if err := checkEmbeddings(*embeddings, epConfig); err != nil {
+	if err := semantic.CheckFlags(*embeddings, *epConfig); err != nil {
 		fmt.Fprintf(stderr, "ctxls serve: %v\n%s", err, serveUsage)
 		return 2
 	}
@@ -116,21 +116,6 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		logger.Print(err)
 	}
 	return 1
-}
-
-// checkEmbeddings checks --embeddings and, for mode endpoint, the
-// service's flags.
-func checkEmbeddings(mode string, cfg *semantic.EndpointConfig) error {
-	if err := semantic.CheckMode(mode); err != nil {
-		return fmt.Errorf("--embeddings: %w", err)
-	}
-	if mode != semantic.ModeEndpoint {
-		return nil
-	}
-	if _, err := cfg.Endpoint(); err != nil {
-		return fmt.Errorf("--embeddings endpoint: %w (give --embeddings-endpoint URL and --embeddings-model M)", err)
-	}
-	return nil
 }
 
 // openLog returns where a server logs: the file named by --log (appended
