@@ -26,6 +26,9 @@ func TestActivityAndHistory(t *testing.T) {
 		}
 		return m
 	}
+	// One call first: the root is indexed and watched, so the write below
+	// is a change of this session (as TestWatchSeesChanges does).
+	call(t, cs, ToolFindSymbol, map[string]any{"name": "Cart"}, nil)
 	p := filepath.Join(root, "tax", "ship.go")
 	if err := os.WriteFile(p, []byte("package tax\n\n// ShippingCost prices a parcel by its weight.\nfunc ShippingCost(grams int) int64 { return int64(grams) * 3 }\n"), 0o644); err != nil {
 		t.Fatal(err)
