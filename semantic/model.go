@@ -279,6 +279,23 @@ func abs32(x float32) float32 {
 	return x
 }
 
+// dotsGo is dots in Go: every machine's fallback.
+func dotsGo(q, vecs []int8, out []int32) {
+	dim := len(q)
+	for i := range out {
+		out[i] = dot8(q, vecs[i*dim:(i+1)*dim])
+	}
+}
+
+// widen returns q as int16 (dots' form of a query).
+func widen(q []int8) []int16 {
+	out := make([]int16, len(q))
+	for i, x := range q {
+		out[i] = int16(x)
+	}
+	return out
+}
+
 // dot8 is the dot product of two int8 vectors of the same length (the
 // search's kernel: the vectors stay int8 in memory, a quarter of float32's
 // bytes to stream per search).

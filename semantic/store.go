@@ -18,7 +18,8 @@ type Store struct {
 	opts  Options
 	model *Model
 	files map[string]*fileVecs
-	paths []string // sorted keys of files
+	paths []string    // sorted keys of files
+	order []*fileVecs // files' values in paths' order (Search)
 	// tokens and oov sum the files' term occurrences and those the model
 	// does not know.
 	tokens, oov int64
@@ -202,6 +203,10 @@ func (s *Store) finish() {
 		s.oov += int64(f.OOV)
 	}
 	slices.Sort(s.paths)
+	s.order = make([]*fileVecs, len(s.paths))
+	for i, p := range s.paths {
+		s.order[i] = s.files[p]
+	}
 }
 
 // embedFile embeds one file's chunks.
@@ -322,22 +327,31 @@ func (s *Store) Search(snap *index.Snapshot, vec []float32, k int, floor float32
 	}
 	q := make([]int8, dim)
 	qs := quantize(vec, q)
+	q16 := widen(q)
 	var mu sync.Mutex
 	var all []cand
 	parallel(len(s.paths), func(lo, hi int) {
 		top := topK{k: k}
-		for _, p := range s.paths[lo:hi] {
-			f := s.files[p]
+		var d []int32
+		for j, p := range s.paths[lo:hi] {
+			f := s.order[lo+j]
 			if fi, ok := snap.Stat(p); !ok || fi.Hash != f.Hash || (allow != nil && !allow(p)) {
 				continue
 			}
+			d = slices.Grow(d[:0], len(f.Scales))[:len(f.Scales)]
+			dots(q, q16, f.Vecs, d)
+			// Below the worst kept score nothing can enter (a tie may:
+			// push orders it by path).
+			thr := floor
+			if len(top.c) == k {
+				thr = max(thr, top.c[0].score)
+			}
 			for i, sc := range f.Scales {
-				if sc == 0 {
-					continue
-				}
-				score := float32(dot8(q, f.Vecs[i*dim:(i+1)*dim])) * sc * qs
-				if score >= floor {
+				if score := float32(d[i]) * sc * qs; score >= thr && sc != 0 {
 					top.push(cand{p, i, score})
+					if len(top.c) == k {
+						thr = max(floor, top.c[0].score)
+					}
 				}
 			}
 		}
