@@ -7,13 +7,10 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func dotsAVX2(q *int16, v *int8, dim, n int, out *int32)
 
-// hasAVX2 says whether dots can use dotsAVX2 (a fact of the machine, read
-// once; the pure Go loop is the fallback).
-var hasAVX2 = cpu.X86.HasAVX2
-
 // dots sets out[i] to the dot product of q and vector i of vecs (each
 // len(q) long; len(out) of them). q16 is q widened to int16, kept by the
-// caller for a whole search.
+// caller for a whole search. Machines without AVX2 and dimensions that
+// are not a multiple of 16 take the Go loop.
 func dots(q []int8, q16 []int16, vecs []int8, out []int32) {
 	dim := len(q)
 	n := len(out)
@@ -21,7 +18,7 @@ func dots(q []int8, q16 []int16, vecs []int8, out []int32) {
 		return
 	}
 	_ = vecs[n*dim-1]
-	if hasAVX2 && dim >= 16 && dim%16 == 0 && len(q16) == dim {
+	if cpu.X86.HasAVX2 && dim >= 16 && dim%16 == 0 && len(q16) == dim {
 		dotsAVX2(&q16[0], &vecs[0], dim, n, &out[0])
 		return
 	}
