@@ -163,13 +163,18 @@ func train(files []*fileBags, opts Options) (*Model, error) {
 		if f == nil {
 			continue
 		}
+		table := tables[f.dict]
 		for _, b := range f.bags {
-			var k int32
-			es, k = b.entries(tables[f.dict], es)
-			known += int64(k)
 			sample := i%step == 0
 			i++
-			if !sample || len(es) == 0 {
+			if !sample {
+				known += int64(b.known(table))
+				continue
+			}
+			var k int32
+			es, k = b.entries(table, es)
+			known += int64(k)
+			if len(es) == 0 {
 				continue
 			}
 			start := len(x.val)

@@ -96,6 +96,18 @@ func (b bag) entries(table []int32, dst []entry) ([]entry, int32) {
 	return dst, known
 }
 
+// known is how many of b's term occurrences m knows (entries' second
+// result, without the entries).
+func (b bag) known(table []int32) int32 {
+	var n int32
+	for i, id := range b.ids {
+		if table[id] >= 0 {
+			n += b.counts[i]
+		}
+	}
+	return n
+}
+
 // queryEntries are the distinct terms of a query that m knows, each
 // counted once.
 func queryEntries(m *Model, text string) []entry {
