@@ -89,8 +89,18 @@ nil sends the setting activity: false."
   :type 'boolean)
 
 (defcustom ctxls-embeddings nil
-  "The semantic channel: \"workspace\" or \"off\"; nil: the server's default."
-  :type '(choice (const :tag "Server default" nil) (const "workspace") (const "off")))
+  "The semantic channel: \"workspace\", \"endpoint\" or \"off\"; nil: the server's default.
+\"endpoint\" asks the embeddings service of `ctxls-embeddings-endpoint' (the
+indexed code is sent to it)."
+  :type '(choice (const :tag "Server default" nil) (const "workspace") (const "endpoint") (const "off")))
+
+(defcustom ctxls-embeddings-endpoint nil
+  "The embeddings service of `ctxls-embeddings' \"endpoint\", a plist:
+\(:url \"http://127.0.0.1:11434/v1\" :model \"nomic-embed-text\" :dimensions N
+:key-env \"VAR\"), an OpenAI-compatible embeddings API.  :dimensions and
+:key-env are optional; the key is read from the server's environment
+variable named by :key-env, never from settings."
+  :type '(choice (const :tag "None" nil) (plist :key-type symbol)))
 
 (defcustom ctxls-request-timeout 60
   "Seconds to wait for the server's answer."
@@ -118,7 +128,16 @@ nil sends the setting activity: false."
             (and ctxls-include (list :include (vconcat ctxls-include)))
             (and ctxls-exclude (list :exclude (vconcat ctxls-exclude)))
             (and ctxls-embeddings (list :embeddings ctxls-embeddings))
+            (and ctxls-embeddings-endpoint (list :embeddingsEndpoint (ctxls--endpoint-settings)))
             (and (not ctxls-activity) (list :activity :json-false)))))
+
+(defun ctxls--endpoint-settings ()
+  "The server's spelling of `ctxls-embeddings-endpoint' (a plist)."
+  (let ((ep ctxls-embeddings-endpoint))
+    (append (and (plist-get ep :url) (list :url (plist-get ep :url)))
+            (and (plist-get ep :model) (list :model (plist-get ep :model)))
+            (and (plist-get ep :dimensions) (list :dimensions (plist-get ep :dimensions)))
+            (and (plist-get ep :key-env) (list :keyEnv (plist-get ep :key-env))))))
 
 (cl-defmethod eglot-initialization-options ((_server ctxls-server))
   "The ctxls settings: the server reads them from initializationOptions."

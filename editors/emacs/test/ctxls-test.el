@@ -69,6 +69,14 @@
                         "missing binary: an error naming the install command" msg))
     (ctxls-test-check (null (ctxls--project-server (project-current))) "missing binary: no server"))
 
+  ;; The settings object: the endpoint's plist in the server's spelling.
+  (let ((ctxls-embeddings "endpoint")
+        (ctxls-embeddings-endpoint '(:url "http://127.0.0.1:11434/v1" :model "nomic-embed-text" :key-env "EMBED_KEY")))
+    (ctxls-test-check (equal (ctxls--settings)
+                             '(:embeddings "endpoint"
+                               :embeddingsEndpoint (:url "http://127.0.0.1:11434/v1" :model "nomic-embed-text" :keyEnv "EMBED_KEY")))
+                      "settings: the embeddings endpoint in the server's spelling" (format "%S" (ctxls--settings))))
+
   ;; 2. ctxls as the eglot server of a mode: M-x eglot in a .go buffer.
   ;; ctxls-activity nil: the contexts are compared with the CLI's, which
   ;; has no editor session (the activity has its own tests).

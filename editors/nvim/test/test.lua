@@ -58,6 +58,13 @@ local function main()
     'missing binary: an error naming the install command', last_note().msg)
   check(#ctxls.clients() == 0, 'missing binary: no client started')
 
+  -- The settings object: the endpoint's table in the server's spelling.
+  local s = ctxls.settings({ embeddings = 'endpoint', git_history = false,
+    embeddings_endpoint = { url = 'http://127.0.0.1:11434/v1', model = 'nomic-embed-text', key_env = 'EMBED_KEY' } })
+  check(vim.deep_equal(s, { embeddings = 'endpoint', gitHistory = false,
+    embeddingsEndpoint = { url = 'http://127.0.0.1:11434/v1', model = 'nomic-embed-text', keyEnv = 'EMBED_KEY' } }),
+    'settings: the embeddings endpoint in the server\'s spelling', vim.inspect(s))
+
   -- 2. The real server starts for a workspace file and attaches the buffer.
   -- activity = false: the contexts are compared with the CLI's, which has
   -- no editor session (the activity has its own tests: lsp TestActivity).

@@ -17,6 +17,10 @@ export const SERVER_SETTING_KEYS = [
   "exclude",
   "gitHistory",
   "embeddings",
+  "embeddingsEndpoint.url",
+  "embeddingsEndpoint.model",
+  "embeddingsEndpoint.dimensions",
+  "embeddingsEndpoint.keyEnv",
   "activity",
 ] as const;
 
@@ -33,6 +37,7 @@ export interface ServerSettings {
   exclude?: string[];
   gitHistory?: boolean;
   embeddings?: string;
+  embeddingsEndpoint?: { url?: string; model?: string; dimensions?: number; keyEnv?: string };
   activity?: boolean;
 }
 
@@ -78,6 +83,16 @@ export function serverSettings(get: SettingGetter): ServerSettings {
   if (typeof gitHistory === "boolean") out.gitHistory = gitHistory;
   const embeddings = str(get("embeddings"));
   if (embeddings !== undefined) out.embeddings = embeddings;
+  const endpoint: NonNullable<ServerSettings["embeddingsEndpoint"]> = {};
+  const url = str(get("embeddingsEndpoint.url"));
+  const model = str(get("embeddingsEndpoint.model"));
+  const dimensions = num(get("embeddingsEndpoint.dimensions"));
+  const keyEnv = str(get("embeddingsEndpoint.keyEnv"));
+  if (url !== undefined) endpoint.url = url;
+  if (model !== undefined) endpoint.model = model;
+  if (dimensions !== undefined && dimensions > 0) endpoint.dimensions = dimensions;
+  if (keyEnv !== undefined) endpoint.keyEnv = keyEnv;
+  if (Object.keys(endpoint).length > 0) out.embeddingsEndpoint = endpoint;
   const activity = get("activity");
   if (typeof activity === "boolean") out.activity = activity;
   return out;

@@ -80,6 +80,10 @@ test("settings: the server's shape, budget nested, unset and mistyped values lef
     exclude: [],
     gitHistory: false,
     embeddings: "off",
+    "embeddingsEndpoint.url": "http://127.0.0.1:11434/v1",
+    "embeddingsEndpoint.model": "nomic-embed-text",
+    "embeddingsEndpoint.dimensions": 0,
+    "embeddingsEndpoint.keyEnv": "",
     activity: false,
     path: "/opt/ctxls",
   };
@@ -91,6 +95,7 @@ test("settings: the server's shape, budget nested, unset and mistyped values lef
     exclude: [],
     gitHistory: false,
     embeddings: "off",
+    embeddingsEndpoint: { url: "http://127.0.0.1:11434/v1", model: "nomic-embed-text" },
     activity: false,
   });
   assert.deepEqual(serverSettings((k) => (k === "gitHistory" ? "no" : undefined)), {});

@@ -26,7 +26,10 @@ local defaults = {
   include = nil, -- list of globs
   exclude = nil, -- list of globs
   git_history = nil, -- false: leave the workspace's git history out
-  embeddings = nil, -- workspace | off (the semantic channel)
+  embeddings = nil, -- workspace | endpoint | off (the semantic channel)
+  -- With embeddings = 'endpoint': { url = ..., model = ..., dimensions = n, key_env = 'VAR' }
+  -- (an OpenAI-compatible embeddings API; the key is read from the server's environment).
+  embeddings_endpoint = nil,
   activity = nil, -- false: leave this session's open buffers and edits out
   -- Register the context is put in (nil: "+" when a clipboard is available, else the unnamed register).
   register = nil,
@@ -66,6 +69,10 @@ function M.settings(cfg)
     if cfg[k] ~= nil then s[k] = cfg[k] end
   end
   if cfg.git_history ~= nil then s.gitHistory = cfg.git_history end
+  local ep = cfg.embeddings_endpoint
+  if type(ep) == 'table' then
+    s.embeddingsEndpoint = { url = ep.url, model = ep.model, dimensions = ep.dimensions, keyEnv = ep.key_env }
+  end
   return s
 end
 
