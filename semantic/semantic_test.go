@@ -232,6 +232,34 @@ func TestRetrainOnDrift(t *testing.T) {
 	}
 }
 
+// TestBuildOn: a store trained on part of the files is the model of an
+// older state: Sync embeds the rest with it (drift: the words it never
+// saw), and its state is none, so an exact Load trains again.
+func TestBuildOn(t *testing.T) {
+	ctx := context.Background()
+	x, _ := indexFiles(t, topics())
+	snap := snapshot(t, x)
+	opts := testOptions()
+	opts.RetrainDrift = 1
+	s, _, err := BuildOn(ctx, snap, opts, func(p string) bool { return !strings.HasPrefix(p, "geo/") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.model.id("haversinedist"); ok || s.Files() != len(snap.Paths())-8 || s.TrainedAt() != "" {
+		t.Fatalf("trained on the held-out files too: %d files, trained at %q", s.Files(), s.TrainedAt())
+	}
+	n, st, err := s.Sync(ctx, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Trained || st.Embedded != 8 || n.Files() != len(snap.Paths()) || n.Drift() <= 0 {
+		t.Fatalf("sync: %+v, %d files, drift %.4f", st, n.Files(), n.Drift())
+	}
+	if full, _, _ := Build(ctx, snap, opts); full.Drift() != 0 {
+		t.Fatalf("a store trained on everything drifts %.4f", full.Drift())
+	}
+}
+
 // TestQuantizedDot: int8 codes keep the cosine within 0.02.
 func TestQuantizedDot(t *testing.T) {
 	a := make([]float32, 99)

@@ -90,7 +90,18 @@ type SyncStats struct {
 
 // Build trains a model on every chunk of snap and embeds them all.
 func Build(ctx context.Context, snap *index.Snapshot, opts Options) (*Store, SyncStats, error) {
+	return BuildOn(ctx, snap, opts, nil)
+}
+
+// BuildOn is Build on the files of snap that keep accepts (nil: all):
+// Sync then embeds the others with the same model, as if it had been
+// trained on an older state of the workspace (the eval's experiment on
+// vocabulary drift, docs/quality.md).
+func BuildOn(ctx context.Context, snap *index.Snapshot, opts Options, keep func(path string) bool) (*Store, SyncStats, error) {
 	paths := snap.Paths()
+	if keep != nil {
+		paths = slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return !keep(p) })
+	}
 	fb, err := bagFiles(ctx, snap, paths)
 	if err != nil {
 		return nil, SyncStats{}, err
@@ -103,6 +114,9 @@ func Build(ctx context.Context, snap *index.Snapshot, opts Options) (*Store, Syn
 		return nil, SyncStats{}, err
 	}
 	s := &Store{opts: opts, model: m, files: map[string]*fileVecs{}, trainedAt: snap.StateRoot()}
+	if keep != nil {
+		s.trainedAt = "" // not snap's state
+	}
 	st := SyncStats{Trained: true}
 	s.embedAll(paths, fb, &st)
 	s.finish()

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"maps"
 	"os"
@@ -66,6 +67,13 @@ type Config struct {
 	// at every budget too.
 	Semantic        bool
 	SemanticOptions semantic.Options
+	// SemanticHeldOut, in [0, 1), is the share of each tree's files
+	// (chosen by a hash of the path) the model is not trained on: they
+	// are embedded afterwards by Sync with the same model, as files
+	// written since training would be (the experiment on vocabulary
+	// drift; set SemanticOptions.RetrainDrift to 1 to keep Sync from
+	// training again). 0: trained on every file.
+	SemanticHeldOut float64
 	// Activity simulates an editor session on the diff task: the diff's
 	// files are the open buffers and its changed lines the edited ranges
 	// (Request.Activity), and the question is the commit's subject (no
@@ -238,7 +246,7 @@ func (t *tree) open(ctx context.Context, dir string) error {
 		}
 	}
 	if t.cfg.Semantic {
-		if t.sem, _, err = semantic.Build(ctx, t.snap, t.cfg.SemanticOptions); err != nil {
+		if t.sem, err = buildSemantic(ctx, t.snap, t.cfg); err != nil {
 			return fmt.Errorf("semantic: %w", err)
 		}
 	}
@@ -567,4 +575,31 @@ func (t *tree) above(c *eval.Case) string {
 	lines := strings.Split(text, "\n")
 	end := min(c.Focus.Line-1, len(lines))
 	return strings.Join(lines[max(0, end-aboveLines):end], "\n")
+}
+
+// buildSemantic builds a tree's vectors: on every file, or with
+// Config.SemanticHeldOut on the others first and then synced to all
+// (the drift experiment), the drift logged.
+func buildSemantic(ctx context.Context, snap *index.Snapshot, cfg *Config) (*semantic.Store, error) {
+	if cfg.SemanticHeldOut <= 0 {
+		s, _, err := semantic.Build(ctx, snap, cfg.SemanticOptions)
+		return s, err
+	}
+	heldOut := func(p string) bool {
+		h := fnv.New32a()
+		h.Write([]byte(p))
+		return float64(h.Sum32()%10000) < cfg.SemanticHeldOut*10000
+	}
+	s, _, err := semantic.BuildOn(ctx, snap, cfg.SemanticOptions, func(p string) bool { return !heldOut(p) })
+	if err != nil {
+		return nil, err
+	}
+	s, st, err := s.Sync(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "semantic: %d files held out of training, drift %+.4f, trained again %v\n", st.Embedded, s.Drift(), st.Trained)
+	}
+	return s, nil
 }

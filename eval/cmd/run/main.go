@@ -59,6 +59,7 @@ func run() error {
 		verbose    = flag.Bool("v", false, "a line per case")
 		sem        = flag.Bool("semantic", semantic.DefaultMode == semantic.ModeWorkspace, "give ctxls the workspace embedder's vectors (package semantic), built per tree; compared with ctxls without them at every budget")
 		semOpts    = flag.String("semantic-opts", "", "embedder option overrides by field name, e.g. dim=64,sigmaexp=1 (fields of semantic.Options)")
+		heldOut    = flag.Float64("semantic-held-out", 0, "share of each tree's files the embedder is not trained on, embedded afterwards with the same model (the drift experiment; pair with -semantic-opts retraindrift=1)")
 		activity   = flag.Bool("activity", false, "diff task: simulate an editor session (the diff's files open, its changed lines edited, the commit's subject asked) and compare ctxls with and without the activity")
 		hist       = flag.Bool("history", true, "make each tree a git checkout of its case's parent commit and give ctxls its history (false: no history, as in a tree without .git)")
 		listRepos  = flag.Bool("list-repos", false, "print the repositories of the cases file (owner/name head) and exit")
@@ -85,7 +86,7 @@ func run() error {
 	cfg := runner.Config{
 		Work: *work, KeepTrees: *keep, Encoding: *encoding, Format: assemble.Format(*format),
 		Options: retrieve.DefaultOptions(), Log: os.Stderr, Verbose: *verbose, History: *hist,
-		Semantic: *sem, SemanticOptions: semantic.DefaultOptions(), Activity: *activity,
+		Semantic: *sem, SemanticOptions: semantic.DefaultOptions(), SemanticHeldOut: *heldOut, Activity: *activity,
 		Baseline: baseline.DefaultOptions(), Zoekt: baseline.DefaultZoektOptions(),
 	}
 	cfg.Baseline.WindowLines, cfg.Baseline.Stride = *window, *stride
