@@ -106,14 +106,14 @@ func train(files []*fileBags, opts Options) (*Model, error) {
 			dicts = append(dicts, f.dict)
 		}
 		df = slices.Grow(df, len(f.dict.terms)-len(df))[:len(f.dict.terms)]
-		for _, b := range f.bags {
-			for _, id := range b.ids {
-				df[id]++
-			}
-			total += int64(b.total)
+		for _, id := range f.ids {
+			df[id]++ // a bag's ids are distinct
+		}
+		for _, t := range f.totals {
+			total += int64(t)
 		}
 		local[f.dict] = df
-		nchunks += len(f.bags)
+		nchunks += f.len()
 	}
 	df := map[string]int32{}
 	for _, d := range dicts {
@@ -164,7 +164,8 @@ func train(files []*fileBags, opts Options) (*Model, error) {
 			continue
 		}
 		table := tables[f.dict]
-		for _, b := range f.bags {
+		for j := range f.len() {
+			b := f.bag(j)
 			sample := i%step == 0
 			i++
 			if !sample {

@@ -227,8 +227,9 @@ func (s *Store) finish() {
 // table is the file's dict's modelIDs; es is scratch space, returned for
 // reuse.
 func (m *Model) embedFile(f *fileBags, table []int32, buf []float32, es []entry) (*fileVecs, []entry) {
-	v := &fileVecs{Hash: f.hash, Vecs: make([]int8, len(f.bags)*m.Dim), Scales: make([]float32, len(f.bags))}
-	for i, b := range f.bags {
+	v := &fileVecs{Hash: f.hash, Vecs: make([]int8, f.len()*m.Dim), Scales: make([]float32, f.len())}
+	for i := range f.len() {
+		b := f.bag(i)
 		var known int32
 		es, known = b.entries(table, es)
 		v.Tokens += b.total
@@ -238,13 +239,6 @@ func (m *Model) embedFile(f *fileBags, table []int32, buf []float32, es []entry)
 		}
 	}
 	return v, es
-}
-
-// fileBags are the bags of one file's chunks, in chunk order.
-type fileBags struct {
-	hash string
-	dict *dict // the dict of the bags' ids
-	bags []bag
 }
 
 // bagFiles reads and bags the given files of snap, in parallel; a file
@@ -264,6 +258,7 @@ func bagFiles(ctx context.Context, snap *index.Snapshot, paths []string) ([]*fil
 			}
 			out[i] = bagFile(snap, paths[i], g)
 		}
+		g.d.ids = nil // the terms' lookup is for bagging only: its memory goes now
 	})
 	if firstErr != nil {
 		return nil, firstErr
@@ -278,15 +273,19 @@ func bagFile(snap *index.Snapshot, path string, g *bagger) *fileBags {
 		return nil
 	}
 	chunks := snap.ChunksOf(path)
-	fb := &fileBags{hash: f.Hash, dict: g.d, bags: make([]bag, len(chunks))}
-	for j, c := range chunks {
+	fb := &fileBags{hash: f.Hash, dict: g.d, ends: make([]int32, 0, len(chunks)), totals: make([]int32, 0, len(chunks))}
+	g.ids, g.counts = g.ids[:0], g.counts[:0]
+	fb.ids, fb.counts = g.ids, g.counts // the bagger's scratch, copied to size below
+	for _, c := range chunks {
 		g.add(c.Path)
 		g.add(c.Doc)
 		if c.StartByte >= 0 && c.EndByte <= len(f.Text) && c.StartByte <= c.EndByte {
 			g.add(f.Text[c.StartByte:c.EndByte])
 		}
-		fb.bags[j] = g.take()
+		g.take(fb)
 	}
+	g.ids, g.counts = fb.ids, fb.counts
+	fb.ids, fb.counts = slices.Clone(fb.ids), slices.Clone(fb.counts)
 	return fb
 }
 

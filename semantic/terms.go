@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/ctxls/ctxls/index/analysis"
 )
@@ -25,7 +26,7 @@ func (d *dict) modelIDs(m *Model) []int32 {
 }
 
 // bag is a chunk's distinct terms (ids of its file's dict, in order of
-// first occurrence) with their counts.
+// first occurrence) with their counts: a view of its fileBags.
 type bag struct {
 	ids    []int32
 	counts []int32
@@ -34,16 +35,22 @@ type bag struct {
 
 // bagger turns texts into bags; one per goroutine, with its own dict.
 type bagger struct {
-	d       *dict
-	cnt     []int32 // per dict id, of the current bag
-	touched []int32 // dict ids of the current bag, in order
+	d *dict
+	// ids and counts are scratch space for a file's bags (bagFile), buf
+	// for the analyzer's terms (add).
+	ids, counts []int32
+	buf         []byte
+	cnt         []int32 // per dict id, of the current bag
+	touched     []int32 // dict ids of the current bag, in order
 }
 
 func newBagger() *bagger { return &bagger{d: &dict{ids: map[string]int32{}}} }
 
-// add counts the terms of text.
+// add counts the terms of text. The text is read in place (the analyzer
+// does not write its input) and the terms go to the bagger's one buffer:
+// the texts of a whole workspace pass through here.
 func (g *bagger) add(text string) {
-	analysis.Visit([]byte(text), func(term []byte, _, _ int, numeric bool) {
+	g.buf = analysis.VisitBuf(unsafe.Slice(unsafe.StringData(text), len(text)), g.buf, func(term []byte, _, _ int, numeric bool) {
 		if numeric || stopword(term) {
 			return
 		}
@@ -62,16 +69,42 @@ func (g *bagger) add(text string) {
 	})
 }
 
-// take returns the bag of what was added since the last take.
-func (g *bagger) take() bag {
-	b := bag{ids: slices.Clone(g.touched), counts: make([]int32, len(g.touched))}
-	for i, id := range g.touched {
-		b.counts[i] = g.cnt[id]
-		b.total += g.cnt[id]
+// take appends to f the bag of what was added since the last take.
+func (g *bagger) take(f *fileBags) {
+	var total int32
+	for _, id := range g.touched {
+		f.ids = append(f.ids, id)
+		f.counts = append(f.counts, g.cnt[id])
+		total += g.cnt[id]
 		g.cnt[id] = 0
 	}
+	f.ends = append(f.ends, int32(len(f.ids)))
+	f.totals = append(f.totals, total)
 	g.touched = g.touched[:0]
-	return b
+}
+
+// fileBags are the bags of one file's chunks, in chunk order, in flat
+// slices: a build holds the bags of every chunk of the workspace while it
+// trains, and two small slices per chunk cost their headers and their
+// allocations' rounding on top of the entries.
+type fileBags struct {
+	hash        string
+	dict        *dict   // the dict of the bags' ids
+	ids, counts []int32 // the bags, one after another
+	ends        []int32 // bag i is [ends[i-1], ends[i])
+	totals      []int32 // per bag: the terms counted, stopwords excluded
+}
+
+// len is the number of bags.
+func (f *fileBags) len() int { return len(f.ends) }
+
+// bag returns bag i.
+func (f *fileBags) bag(i int) bag {
+	var start int32
+	if i > 0 {
+		start = f.ends[i-1]
+	}
+	return bag{ids: f.ids[start:f.ends[i]], counts: f.counts[start:f.ends[i]], total: f.totals[i]}
 }
 
 // entry is a term of a bag in a model's vocabulary.
@@ -113,7 +146,9 @@ func (b bag) known(table []int32) int32 {
 func queryEntries(m *Model, text string) []entry {
 	g := newBagger()
 	g.add(text)
-	b := g.take()
+	var f fileBags
+	g.take(&f)
+	b := f.bag(0)
 	for i := range b.counts {
 		b.counts[i] = 1
 	}

@@ -73,7 +73,18 @@ func (Analyzer) Analyze(input []byte) analysis.TokenStream {
 // from. Terms share one buffer allocated by Visit, valid after it returns;
 // emit must not modify them.
 func Visit(input []byte, emit func(term []byte, start, end int, numeric bool)) {
-	buf := make([]byte, 0, len(input))
+	VisitBuf(input, nil, emit)
+}
+
+// VisitBuf is Visit with the terms' buffer given: buf's memory is used
+// when it can hold len(input) bytes (else a new buffer is allocated), and
+// the buffer is returned for the next call. The terms are valid until buf
+// is used again. For a caller analyzing many texts in a row.
+func VisitBuf(input, buf []byte, emit func(term []byte, start, end int, numeric bool)) []byte {
+	if cap(buf) < len(input) {
+		buf = make([]byte, 0, len(input))
+	}
+	buf = buf[:0]
 	var parts []span
 	for i := 0; i < len(input); {
 		c := input[i]
@@ -117,6 +128,7 @@ func Visit(input []byte, emit func(term []byte, start, end int, numeric bool)) {
 		}
 		i = j
 	}
+	return buf
 }
 
 // Frequencies analyzes input like Analyze and returns each distinct term's
