@@ -25,7 +25,9 @@
 // length, quantized to int8 with one float scale; a query's vector is the
 // idf-weighted sum of its terms'. Search is exact: the dot product of the
 // query with every chunk of the snapshot, top k above a similarity floor,
-// ties broken by path and chunk ordinal.
+// ties broken by path and chunk ordinal. The dot products are integer
+// sums, computed by an AVX2 routine where the machine has one
+// (dot_amd64.s) and by a Go loop elsewhere: the same numbers either way.
 //
 // # State
 //
