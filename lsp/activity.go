@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -114,9 +115,5 @@ func (a *activity) snapshot(rel func(abs string) (string, bool)) *retrieve.Activ
 
 // clone copies the activity for a request.
 func (a *activity) clone() *activity {
-	c := &activity{seq: a.seq, touched: make(map[string]uint64, len(a.touched)), edits: slices.Clone(a.edits)}
-	for p, s := range a.touched {
-		c.touched[p] = s
-	}
-	return c
+	return &activity{seq: a.seq, touched: maps.Clone(a.touched), edits: slices.Clone(a.edits)}
 }

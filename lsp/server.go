@@ -286,7 +286,10 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	s.inflight[req.ID] = cancel
-	rc := &requestCtx{Context: ctx, barrier: s.barrierLocked(), docs: maps.Clone(s.docs), lastDoc: s.lastDoc, act: s.act.clone()}
+	rc := &requestCtx{Context: ctx, barrier: s.barrierLocked(), docs: maps.Clone(s.docs), lastDoc: s.lastDoc}
+	if req.Method == methodContextAssemble {
+		rc.act = s.act.clone() // the only request that reads it
+	}
 	if !ordered {
 		// The folders as they are now answer the request, even if a
 		// shutdown or a folder change that follows it closes them before
@@ -337,7 +340,7 @@ type requestCtx struct {
 	docs    map[string]string
 	folders []*folder // in the client's order; nil for ordered requests
 	lastDoc string
-	act     *activity // the session's activity when the request arrived
+	act     *activity // the session's activity when a context/assemble arrived
 }
 
 // pinFolders pins every folder that can be pinned (see folder.pin) and

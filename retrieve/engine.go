@@ -263,14 +263,21 @@ func (e *Engine) validate(req *Request) ([]FileDiff, error) {
 // default, for a diff times Options.SemanticDiffScale, or the request's
 // own) is above 0. A caller loads or computes the vectors only then.
 func (e *Engine) WantsSemantic(req *Request) bool {
+	return e.semanticWeight(req) > 0 && (strings.TrimSpace(req.Query) != "" || strings.TrimSpace(req.Diff) != "")
+}
+
+// semanticWeight is the semantic channel's weight for req: the default,
+// for a diff times Options.SemanticDiffScale, unless the request gives
+// its own.
+func (e *Engine) semanticWeight(req *Request) float64 {
+	if v, ok := req.Weights[ChanSemantic]; ok {
+		return v
+	}
 	w := DefaultWeights()[ChanSemantic]
 	if req.Diff != "" {
 		w *= e.opts.SemanticDiffScale
 	}
-	if v, ok := req.Weights[ChanSemantic]; ok {
-		w = v
-	}
-	return w > 0 && (strings.TrimSpace(req.Query) != "" || strings.TrimSpace(req.Diff) != "")
+	return w
 }
 
 // Assemble retrieves candidates for req from snap and assembles them.
@@ -298,9 +305,7 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	if req.Diff != "" && e.opts.DiffGraphWeight > 0 {
 		r.weights[ChanGraph] = e.opts.DiffGraphWeight
 	}
-	if req.Diff != "" {
-		r.weights[ChanSemantic] *= e.opts.SemanticDiffScale
-	}
+	r.weights[ChanSemantic] = e.semanticWeight(&req)
 	for k, v := range req.Weights {
 		r.weights[k] = v
 	}

@@ -33,12 +33,9 @@ type cacheFile struct {
 // MarshalBinary encodes the store for the cache file (cachefile: gob,
 // then its SHA-256).
 func (s *Store) MarshalBinary() ([]byte, error) {
-	c := cacheFile{Version: cacheVersion, TrainedAt: s.trainedAt, Opts: s.opts, Model: s.model, Paths: s.paths, Files: make([]*fileVecs, len(s.paths))}
+	c := cacheFile{Version: cacheVersion, TrainedAt: s.trainedAt, Opts: s.opts, Model: s.model, Paths: s.paths, Files: s.order}
 	if s.ep != nil {
 		c.Endpoint, c.Dim = s.ep.id(), s.epDim
-	}
-	for i, p := range s.paths {
-		c.Files[i] = s.files[p]
 	}
 	b, err := cachefile.Encode(&c)
 	if err != nil {
@@ -86,13 +83,9 @@ func Unmarshal(b []byte) (*Store, error) {
 // changed store is written back; a cache that cannot be written is told
 // to warnf (nil: not told), and the store used all the same.
 func Load(ctx context.Context, snap *index.Snapshot, cachePath string, opts Options, exact bool, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
-	var old *Store
-	if cachePath != "" {
-		if b, err := os.ReadFile(cachePath); err == nil {
-			if old, _ = Unmarshal(b); old != nil && (old.model == nil || old.opts != opts || exact && old.trainedAt != snap.StateRoot()) {
-				old = nil
-			}
-		}
+	old := readStore(cachePath)
+	if old != nil && (old.model == nil || old.opts != opts || exact && old.trainedAt != snap.StateRoot()) {
+		old = nil
 	}
 	var s *Store
 	var st SyncStats
@@ -105,12 +98,34 @@ func Load(ctx context.Context, snap *index.Snapshot, cachePath string, opts Opti
 	if err != nil {
 		return nil, st, err
 	}
-	if cachePath != "" && s != old {
-		if err := Save(cachePath, s); err != nil && warnf != nil {
-			warnf("%v (the vectors are computed again next time)", err)
-		}
-	}
+	saveChanged(cachePath, s, old, warnf, "the vectors are computed again next time")
 	return s, st, nil
+}
+
+// readStore reads the store of the cache file at path; nil when there is
+// none or it cannot be used (damaged, another version).
+func readStore(path string) *Store {
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	s, _ := Unmarshal(b)
+	return s
+}
+
+// saveChanged writes s to the cache file at path ("" for none) unless it
+// is old, the store read from there; a failure is told to warnf (nil: not
+// told) with what it means.
+func saveChanged(path string, s, old *Store, warnf func(format string, args ...any), means string) {
+	if path == "" || s == old {
+		return
+	}
+	if err := Save(path, s); err != nil && warnf != nil {
+		warnf("%v (%s)", err, means)
+	}
 }
 
 // unmarshalEndpoint makes the store of an endpoint's cache file; its
@@ -137,27 +152,19 @@ func unmarshalEndpoint(c *cacheFile) (*Store, error) {
 // else all of them. The store is written back when it changed; a cache
 // that cannot be written is told to warnf.
 func LoadEndpoint(ctx context.Context, snap *index.Snapshot, cachePath string, ep *Endpoint, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
-	var old *Store
-	if cachePath != "" {
-		if b, err := os.ReadFile(cachePath); err == nil {
-			if old, _ = Unmarshal(b); old != nil {
-				if old.epID != ep.id() {
-					old = nil
-				} else {
-					old.ep = ep
-				}
-			}
+	old := readStore(cachePath)
+	if old != nil {
+		if old.epID != ep.id() {
+			old = nil
+		} else {
+			old.ep = ep
 		}
 	}
 	s, st, err := syncEndpoint(ctx, snap, ep, old)
 	if err != nil {
 		return nil, st, err
 	}
-	if cachePath != "" && s != old {
-		if err := Save(cachePath, s); err != nil && warnf != nil {
-			warnf("%v (the vectors are asked for again next time)", err)
-		}
-	}
+	saveChanged(cachePath, s, old, warnf, "the vectors are asked for again next time")
 	return s, st, nil
 }
 

@@ -30,17 +30,16 @@ func syncEndpoint(ctx context.Context, snap *index.Snapshot, ep *Endpoint, old *
 	n := &Store{ep: ep, files: kept}
 	st := SyncStats{Removed: removed}
 	if old != nil {
+		if len(changed) == 0 && st.Removed == 0 {
+			return old, SyncStats{}, nil
+		}
 		n.epDim = old.epDim
-		for _, p := range old.paths {
-			f := old.files[p]
+		for _, f := range old.order {
 			for i, h := range f.Hashes {
 				if f.Scales[i] != 0 {
 					known[h] = hashVec{f.Vecs[i*old.epDim : (i+1)*old.epDim], f.Scales[i]}
 				}
 			}
-		}
-		if len(changed) == 0 && st.Removed == 0 {
-			return old, SyncStats{}, nil
 		}
 	}
 	// The texts to send: each new tracking hash once, in path order.

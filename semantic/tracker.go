@@ -90,16 +90,18 @@ func (t *Tracker) startLocked() {
 		defer t.wg.Done()
 		start := time.Now()
 		s, seq, st, err := t.sync()
+		if err == nil && st.Trained {
+			// Training leaves its matrices and bags behind: hand them back
+			// to the OS now rather than keep them resident (before taking
+			// the lock: a forced collection is long, and requests ask
+			// Current meanwhile).
+			debug.FreeOSMemory()
+		}
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		t.running = false
 		switch {
 		case err == nil:
-			if st.Trained {
-				// Training leaves its matrices and bags behind: hand them
-				// back to the OS now rather than keep them resident.
-				debug.FreeOSMemory()
-			}
 			if (t.cur == nil || st.Trained) && t.warnf != nil {
 				t.warnf("semantic vectors ready: %v (%d files embedded, trained %v) in %v", s, st.Embedded, st.Trained, time.Since(start).Round(time.Millisecond))
 			}
