@@ -57,9 +57,6 @@ type fileVecs struct {
 // the store's model was trained on.
 func (s *Store) TrainedAt() string { return s.trainedAt }
 
-// Model returns the store's model.
-func (s *Store) Model() *Model { return s.model }
-
 // Files returns the number of files with vectors.
 func (s *Store) Files() int { return len(s.paths) }
 
@@ -289,22 +286,21 @@ func bagFile(snap *index.Snapshot, path string, g *bagger) *fileBags {
 	return fb
 }
 
-// Query returns the vector of a query (nil when it has no known term):
-// its distinct terms, each weighted by idf.
+// Query returns the vector of a query (nil when it has no known term, or
+// the service failed): QueryVec without a deadline.
 func (s *Store) Query(text string) []float32 {
-	if s.ep != nil {
-		v, _ := s.QueryVec(context.Background(), text)
-		return v
-	}
-	return s.model.embed(queryEntries(s.model, text), make([]float32, s.model.Dim))
+	v, _ := s.QueryVec(context.Background(), text)
+	return v
 }
 
-// QueryVec is Query for a request: an endpoint's store asks the service
-// (under ctx), and a failure is told once to the endpoint's Warnf and
-// returned.
+// QueryVec returns the vector of a query for a request: the workspace
+// embedder's is the sum of its distinct known terms' vectors, each
+// weighted by idf (nil when it has none); an endpoint's store asks the
+// service (under ctx), and a failure is told once to the endpoint's Warnf
+// and returned.
 func (s *Store) QueryVec(ctx context.Context, text string) ([]float32, error) {
 	if s.ep == nil {
-		return s.Query(text), nil
+		return s.model.embed(queryEntries(s.model, text), make([]float32, s.model.Dim)), nil
 	}
 	vecs, err := s.ep.embed(ctx, []string{text})
 	if err != nil {
