@@ -72,13 +72,20 @@ func TestPoolSharesIndexAcrossSessions(t *testing.T) {
 	a.initialize(map[string]any{"rootUri": pathToURI(root)})
 	b := startServer(t, opts)
 	b.initialize(map[string]any{"rootUri": pathToURI(root)})
-	pool.mu.Lock()
-	n := len(pool.entries)
-	var refs int
-	for _, e := range pool.entries {
-		refs = e.refs
+	// A folder acquires its index in the background after initialize:
+	// wait (bounded) for both sessions' folders to have done so.
+	var n, refs int
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		pool.mu.Lock()
+		n, refs = len(pool.entries), 0
+		for _, e := range pool.entries {
+			refs = e.refs
+		}
+		pool.mu.Unlock()
+		if n == 1 && refs == 2 || time.Now().After(deadline) {
+			break
+		}
 	}
-	pool.mu.Unlock()
 	if n != 1 || refs != 2 {
 		t.Fatalf("pool: %d indexes, %d users; want 1 index used by both sessions", n, refs)
 	}
