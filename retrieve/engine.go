@@ -73,6 +73,9 @@ type Options struct {
 	// a diff (unless the request sets it): the reference graph around
 	// changed code is what a reviewer needs.
 	DiffGraphWeight float64
+	// ToolingPenalty multiplies the fused score of build, CI and release
+	// scripts and of code kept with the docs (0: none).
+	ToolingPenalty float64
 	// DocPenalty multiplies the fused score of prose and configuration
 	// files (Markdown, reStructuredText, HTML, YAML, …): the reader asked
 	// about code.
@@ -177,7 +180,7 @@ type Options struct {
 
 // DefaultOptions returns the tuned defaults (see docs/quality.md).
 func DefaultOptions() Options {
-	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.6, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000,
+	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.3, ToolingPenalty: 0.4, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000,
 		PerFileShare: 0.6, CursorPerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
@@ -597,8 +600,13 @@ func (r *run) penalize() {
 		if id == r.focusChunk {
 			continue
 		}
-		if isSecondary(s.c.Path) {
+		switch pathRole(s.c.Path) {
+		case roleTest, roleVendor:
 			s.score *= p
+		case roleTooling:
+			if t := r.e.opts.ToolingPenalty; t > 0 {
+				s.score *= t
+			}
 		}
 		if d := r.e.opts.DocPenalty; d > 0 && d != 1 && isProse(s.c) {
 			s.score *= d
@@ -611,13 +619,8 @@ func (r *run) penalize() {
 func isProse(c chunk.Chunk) bool { return !chunk.IsCode(c.Language) }
 
 func isSecondary(path string) bool {
-	base := path[strings.LastIndexByte(path, '/')+1:]
-	lower := strings.ToLower(path)
-	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") || strings.Contains(base, ".test.") ||
-		strings.Contains(base, ".spec.") || strings.HasSuffix(strings.TrimSuffix(base, ".py"), "_test") ||
-		strings.Contains(lower, "/vendor/") || strings.HasPrefix(lower, "vendor/") || strings.Contains(lower, "testdata/") ||
-		strings.Contains(lower, "/test/") || strings.HasPrefix(lower, "test/") || strings.Contains(lower, "/tests/") || strings.HasPrefix(lower, "tests/") ||
-		strings.Contains(base, ".pb.") || strings.Contains(base, "_generated")
+	r := pathRole(path)
+	return r == roleTest || r == roleVendor
 }
 
 // neighbors adds the chunks before and after the best candidates at half

@@ -1,0 +1,53 @@
+package retrieve
+
+import "testing"
+
+func TestPathRole(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want role
+	}{
+		{"lib/response.js", roleCode},
+		{"src/cargo/core/registry.rs", roleCode},
+		{"text_formatter.go", roleCode},
+		{"testing/testing.go", roleCode}, // Go's testing package is a library
+		{"go/doc/reader.go", roleCode},   // docs only at the top of the tree
+		{"cmd/dist/build.go", roleCode},  // dist is a bundle only for JavaScript
+		{"src/main/java/org/Foo.java", roleCode},
+		{"src/attr/_make.py", roleCode},
+		{"latest.go", roleCode},
+
+		{"text_formatter_test.go", roleTest},
+		{"src/__tests__/crazySchema.ts", roleTest},
+		{"testing/python/fixture.py", roleTest}, // pytest's tests
+		{"spec/spec.request.js", roleTest},
+		{"test/specs/__helpers.js", roleTest},
+		{"src/test/java/org/FooTest.java", roleTest},
+		{"src/main/java/org/FooTests.java", roleTest},
+		{"tests/test_make.py", roleTest},
+		{"conftest.py", roleTest},
+		{"examples/simple_examples.py", roleTest},
+		{"benches/parse.rs", roleTest},
+		{"lib/router.test.ts", roleTest},
+		{"index.test-d.ts", roleTest},
+
+		{"vendor/github.com/x/y.go", roleVendor},
+		{"dist/axios.js", roleVendor},
+		{"jquery.min.js", roleVendor},
+		{"api/v1/service.pb.go", roleVendor},
+		{"token_string.go", roleVendor},
+		{"node_modules/a/index.js", roleVendor},
+
+		{".github/ISSUE_TEMPLATE.md", roleTooling},
+		{"docs/conf.py", roleTooling},
+		{"doc/en/plugins_index/plugins_index.py", roleTooling},
+		{"scripts/release.py", roleTooling},
+		{"setup.py", roleTooling},
+		{"karma.conf.js", roleTooling},
+		{"rollup.config.mjs", roleTooling},
+	} {
+		if got := pathRole(tc.path); got != tc.want {
+			t.Errorf("pathRole(%q) = %d, want %d", tc.path, got, tc.want)
+		}
+	}
+}
