@@ -76,6 +76,10 @@ type Options struct {
 	// ToolingPenalty multiplies the fused score of build, CI and release
 	// scripts and of code kept with the docs (0: none).
 	ToolingPenalty float64
+	// LiteralPenalty multiplies the fused score of a code unit whose
+	// non-blank text is at least LiteralShare string literals (0 or 1:
+	// none).
+	LiteralPenalty, LiteralShare float64
 	// DocPenalty multiplies the fused score of prose and configuration
 	// files (Markdown, reStructuredText, HTML, YAML, …): the reader asked
 	// about code.
@@ -180,7 +184,7 @@ type Options struct {
 
 // DefaultOptions returns the tuned defaults (see docs/quality.md).
 func DefaultOptions() Options {
-	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.3, ToolingPenalty: 0.4, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, OverviewMaxFiles: 3000,
+	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.3, ToolingPenalty: 0.4, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, LiteralPenalty: 0.7, LiteralShare: 0.8, OverviewMaxFiles: 3000,
 		PerFileShare: 0.6, CursorPerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
@@ -610,6 +614,37 @@ func (r *run) penalize() {
 		}
 		if d := r.e.opts.DocPenalty; d > 0 && d != 1 && isProse(s.c) {
 			s.score *= d
+		}
+	}
+	r.penalizeLiterals()
+}
+
+// literalMinLines: a unit shorter than this is not ranked down for its
+// literals — a constant that small costs the budget little.
+const literalMinLines = 16
+
+// penalizeLiterals ranks down the best candidates that are mostly string
+// literals (Options.LiteralPenalty): a license template or an embedded
+// page matches many words of a question and takes the room of the code it
+// is about. Only the candidates that can reach the assembler are read.
+func (r *run) penalizeLiterals() {
+	lp := r.e.opts.LiteralPenalty
+	if lp <= 0 || lp == 1 {
+		return
+	}
+	top := r.ranked()
+	top = top[:min(len(top), r.e.opts.MaxCandidates)]
+	for _, s := range top {
+		c := s.c
+		if s.id == r.focusChunk || isProse(c) || c.EndLine-c.StartLine+1 < literalMinLines {
+			continue
+		}
+		text, ok := r.files().Text(c.Path)
+		if !ok || c.StartByte < 0 || c.EndByte > len(text) || c.StartByte >= c.EndByte {
+			continue
+		}
+		if literalShare(text[c.StartByte:c.EndByte]) >= r.e.opts.LiteralShare {
+			s.score *= lp
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package retrieve
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ctxls/ctxls/assemble"
+)
 
 func TestPathRole(t *testing.T) {
 	for _, tc := range []struct {
@@ -49,5 +53,31 @@ func TestPathRole(t *testing.T) {
 		if got := pathRole(tc.path); got != tc.want {
 			t.Errorf("pathRole(%q) = %d, want %d", tc.path, got, tc.want)
 		}
+	}
+}
+
+// TestToolingRankedDown: a release script that matches a question a little
+// better than the project's code comes after it.
+func TestToolingRankedDown(t *testing.T) {
+	files := map[string]string{
+		"scripts/version.py": "def bump_version(version):\n    \"\"\"Bump the version number of the package version file.\"\"\"\n    major, minor, patch = version.split('.')\n    return f'{major}.{minor}.{int(patch) + 1}'\n",
+		"pkg/version.py":     "def parse_version(text):\n    \"\"\"Parse the version number.\"\"\"\n    return tuple(int(p) for p in text.split('.'))\n",
+	}
+	snap := indexFiles(t, files)
+	req := Request{Query: "parse and bump the package version number", Budget: assemble.Budget{MaxTokens: 2000}}
+	first := func(opts Options) string {
+		res, _ := assembleOpts(t, snap, opts, req)
+		if len(res.Parts) == 0 {
+			t.Fatal("no parts")
+		}
+		return res.Parts[0].Path
+	}
+	if got := first(DefaultOptions()); got != "pkg/version.py" {
+		t.Errorf("first part from %s, want the project's code (pkg/version.py)", got)
+	}
+	off := DefaultOptions()
+	off.ToolingPenalty = 1
+	if got := first(off); got != "scripts/version.py" {
+		t.Errorf("without the penalty the first part is from %s; the test no longer shows the penalty's effect", got)
 	}
 }
