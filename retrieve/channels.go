@@ -129,8 +129,17 @@ func (r *run) path() ([]index.ChunkID, error) {
 		base := qp[strings.LastIndexByte(qp, '/')+1:]
 		keys = append(keys, lowerASCII(strings.TrimSuffix(base, pathExt(base))))
 	}
+	mentions := slices.Clone(r.q.Paths)
+	if m, ok := subjectComponent(r.req.Query); ok && !r.isDir(m) {
+		mentions = append(mentions, m)
+	}
+	for _, id := range r.q.Identifiers {
+		if m, ok := moduleMention(id); ok {
+			mentions = append(mentions, m)
+		}
+	}
 	for _, p := range r.snap.PathsWithWords(keys) {
-		if s := pathScore(p, r.q.Paths, words); s > 0 && r.allowed(p) {
+		if s := pathScore(p, mentions, words); s > 0 && r.allowed(p) {
 			files = append(files, fileScore{p, s})
 		}
 	}
@@ -139,9 +148,13 @@ func (r *run) path() ([]index.ChunkID, error) {
 		files = files[:20]
 	}
 	ids := make([]index.ChunkID, 0, len(files))
+	if r.pathStrength == nil {
+		r.pathStrength = map[index.ChunkID]float64{}
+	}
 	for _, f := range files {
 		if id, ok := r.bestChunk(f.path, words); ok {
 			ids = append(ids, id)
+			r.pathStrength[id] = f.score
 		}
 	}
 	return ids, nil
@@ -531,10 +544,13 @@ func (r *run) callers(c chunk.Chunk) []index.ChunkID {
 // over every path of the workspace.
 func pathScore(p string, qpaths []string, words map[string]bool) float64 {
 	s := 0.0
+	stem := strings.TrimSuffix(p, pathExt(p))
 	for _, qp := range qpaths {
-		if p == qp || (strings.HasSuffix(p, qp) && len(p) > len(qp) && p[len(p)-len(qp)-1] == '/') {
+		qstem := strings.TrimSuffix(qp, pathExt(qp))
+		switch {
+		case p == qp || (strings.HasSuffix(p, qp) && len(p) > len(qp) && p[len(p)-len(qp)-1] == '/'):
 			s += 10
-		} else if stem, qstem := strings.TrimSuffix(p, pathExt(p)), strings.TrimSuffix(qp, pathExt(qp)); strings.HasSuffix(stem, "/"+qstem) {
+		case stem == qstem || strings.HasSuffix(stem, "/"+qstem) || isPackageInit(stem, qstem):
 			s += 5
 		}
 	}
@@ -542,7 +558,7 @@ func pathScore(p string, qpaths []string, words map[string]bool) float64 {
 	base := p[slash+1:]
 	base = strings.TrimSuffix(base, pathExt(base))
 	base = lowerASCII(base)
-	if words[base] {
+	if words[base] || words[strings.Trim(base, "_")] {
 		s += 3
 	} else {
 		for rest := base; rest != ""; {
@@ -568,6 +584,73 @@ func pathScore(p string, qpaths []string, words map[string]bool) float64 {
 		}
 	}
 	return s
+}
+
+// moduleMention turns a dotted name of the question whose parts are all
+// lower-case — a Python or Java module path such as sphinx.theming — into
+// the slash path it names (sphinx/theming), for pathScore to match against
+// file stems. Names with an upper-case part (pkg.Func, obj.Method) are
+// members, not modules.
+func moduleMention(id string) (string, bool) {
+	if !strings.Contains(id, ".") || strings.ContainsAny(id, "/") || lowerASCII(id) != id {
+		return "", false
+	}
+	return strings.ReplaceAll(id, ".", "/"), true
+}
+
+// subjectComponent is the component a question's first line is labelled
+// with, by the convention of commit subjects and issue titles
+// ("pytester: pop TOX_ENV_DIR", "net/http: …", "core.router: …"): a path
+// or module name before a colon that ends the first word; module dots
+// become slashes.
+func subjectComponent(q string) (string, bool) {
+	line, _, _ := strings.Cut(strings.TrimSpace(q), "\n")
+	word, rest, ok := strings.Cut(line, ":")
+	if !ok || word == "" || strings.ContainsAny(word, " \t") || !strings.HasPrefix(rest, " ") {
+		return "", false
+	}
+	for _, c := range word {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_-./", c)) {
+			return "", false
+		}
+	}
+	if conventionalTypes[strings.ToLower(word)] {
+		return "", false
+	}
+	if strings.Contains(word, ".") && !strings.Contains(word, "/") && !slices.Contains(pathExts, pathExt(word)) {
+		word = strings.ReplaceAll(word, ".", "/")
+	}
+	return word, true
+}
+
+// conventionalTypes are the labels of Conventional Commits and their
+// kind ("fix: …", "docs: …"): kinds of change, not components.
+var conventionalTypes = map[string]bool{"feat": true, "feature": true, "fix": true, "bugfix": true, "hotfix": true, "bug": true,
+	"chore": true, "docs": true, "doc": true, "refactor": true, "test": true, "tests": true, "style": true, "perf": true,
+	"build": true, "ci": true, "revert": true, "release": true, "wip": true, "deps": true, "misc": true, "cleanup": true}
+
+// isDir reports whether some indexed path has a directory that the slash
+// path m ends (a component label that names a directory names many files,
+// not the one whose stem it is).
+func (r *run) isDir(m string) bool {
+	lm := lowerASCII(m)
+	base := lm[strings.LastIndexByte(lm, '/')+1:]
+	for _, p := range r.snap.PathsWithWords([]string{base}) {
+		if i := strings.LastIndexByte(p, '/'); i >= 0 {
+			if d := lowerASCII(p[:i]); d == lm || strings.HasSuffix(d, "/"+lm) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isPackageInit reports whether file stem is the package file of module
+// path m: Python's m/__init__ or, for a bare file name, its dunder form
+// (init.py names __init__.py).
+func isPackageInit(stem, m string) bool {
+	return stem == m+"/__init__" || strings.HasSuffix(stem, "/"+m+"/__init__") ||
+		!strings.Contains(m, "/") && strings.HasSuffix(stem, "/__"+m+"__") || stem == "__"+m+"__"
 }
 
 // lowerASCII lower-cases s, without allocating when it has no upper-case

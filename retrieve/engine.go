@@ -80,6 +80,11 @@ type Options struct {
 	// non-blank text is at least LiteralShare string literals (0 or 1:
 	// none).
 	LiteralPenalty, LiteralShare float64
+	// PathStrength scales the path channel's share of each file by how
+	// strongly the question names it: its path score / 3, between 0.5 and
+	// PathStrength (0: by rank alone). Not for a diff, whose text names
+	// paths and words that are not a question's (measured: a loss).
+	PathStrength float64
 	// DocPenalty multiplies the fused score of prose and configuration
 	// files (Markdown, reStructuredText, HTML, YAML, …): the reader asked
 	// about code.
@@ -184,7 +189,7 @@ type Options struct {
 
 // DefaultOptions returns the tuned defaults (see docs/quality.md).
 func DefaultOptions() Options {
-	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.3, ToolingPenalty: 0.4, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, LiteralPenalty: 0.7, LiteralShare: 0.8, OverviewMaxFiles: 3000,
+	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.3, ToolingPenalty: 0.4, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, LiteralPenalty: 0.7, LiteralShare: 0.8, PathStrength: 3, OverviewMaxFiles: 3000,
 		PerFileShare: 0.6, CursorPerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
@@ -427,6 +432,9 @@ type run struct {
 	// not their chunk's (for --explain).
 	candHandles map[string]*scored
 	fileCache   *snapFiles
+	// pathStrength is the path channel's file score of each chunk it
+	// ranked (Options.PathStrength).
+	pathStrength map[index.ChunkID]float64
 }
 
 // collect runs every channel and fuses their rankings.
@@ -471,7 +479,11 @@ func (r *run) collect() error {
 		if err != nil {
 			return fmt.Errorf("%s channel: %w", ch.name, err)
 		}
-		r.fuse(ch.name, ids)
+		if ch.name == ChanPath && r.e.opts.PathStrength > 0 && r.req.Diff == "" {
+			r.fusePath(ids)
+		} else {
+			r.fuse(ch.name, ids)
+		}
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
@@ -527,6 +539,24 @@ func (r *run) fuseWeighted(name string, w float64, ids []index.ChunkID) {
 		x := w / (r.e.opts.RRFK + float64(i+1))
 		s.score += x
 		s.channels[name] += x
+	}
+}
+
+// fusePath adds the path channel's ranking, each file's share scaled by
+// how strongly the question names it (Options.PathStrength): a file the
+// question names outright (sphinx.theming, init.py, a path) counts more
+// than one whose name shares a word with it.
+func (r *run) fusePath(ids []index.ChunkID) {
+	w, k := r.weights[ChanPath], r.e.opts.PathStrength
+	for i, id := range ids {
+		s := r.get(id)
+		if s == nil {
+			continue
+		}
+		f := min(k, max(0.5, r.pathStrength[id]/3))
+		x := w * f / (r.e.opts.RRFK + float64(i+1))
+		s.score += x
+		s.channels[ChanPath] += x
 	}
 }
 
