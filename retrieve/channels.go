@@ -130,11 +130,11 @@ func (r *run) path() ([]index.ChunkID, error) {
 		keys = append(keys, lowerASCII(strings.TrimSuffix(base, pathExt(base))))
 	}
 	mentions := slices.Clone(r.q.Paths)
-	if m, ok := subjectComponent(r.req.Query); ok && !r.isDir(m) {
+	if m, ok := subjectComponent(r.req.Query); ok && !slices.Contains(mentions, m) && !r.isDir(m) {
 		mentions = append(mentions, m)
 	}
 	for _, id := range r.q.Identifiers {
-		if m, ok := moduleMention(id); ok {
+		if m, ok := moduleMention(id); ok && !slices.Contains(mentions, m) {
 			mentions = append(mentions, m)
 		}
 	}

@@ -531,12 +531,21 @@ func (r *run) fuse(name string, ids []index.ChunkID) { r.fuseWeighted(name, r.we
 
 // fuseWeighted adds a channel's ranking at weight w.
 func (r *run) fuseWeighted(name string, w float64, ids []index.ChunkID) {
+	r.fuseScaled(name, w, ids, nil)
+}
+
+// fuseScaled adds a channel's ranking at weight w, each entry's share
+// times scale(id) when scale is not nil.
+func (r *run) fuseScaled(name string, w float64, ids []index.ChunkID, scale func(index.ChunkID) float64) {
 	for i, id := range ids {
 		s := r.get(id)
 		if s == nil {
 			continue
 		}
 		x := w / (r.e.opts.RRFK + float64(i+1))
+		if scale != nil {
+			x *= scale(id)
+		}
 		s.score += x
 		s.channels[name] += x
 	}
@@ -547,17 +556,10 @@ func (r *run) fuseWeighted(name string, w float64, ids []index.ChunkID) {
 // question names outright (sphinx.theming, init.py, a path) counts more
 // than one whose name shares a word with it.
 func (r *run) fusePath(ids []index.ChunkID) {
-	w, k := r.weights[ChanPath], r.e.opts.PathStrength
-	for i, id := range ids {
-		s := r.get(id)
-		if s == nil {
-			continue
-		}
-		f := min(k, max(0.5, r.pathStrength[id]/3))
-		x := w * f / (r.e.opts.RRFK + float64(i+1))
-		s.score += x
-		s.channels[ChanPath] += x
-	}
+	k := r.e.opts.PathStrength
+	r.fuseScaled(ChanPath, r.weights[ChanPath], ids, func(id index.ChunkID) float64 {
+		return min(k, max(0.5, r.pathStrength[id]/3))
+	})
 }
 
 func (r *run) get(id index.ChunkID) *scored {

@@ -35,6 +35,17 @@ func assembleOpts(t *testing.T, snap *index.Snapshot, opts Options, req Request)
 	return res, shown
 }
 
+// firstPath is the path of the first part of the context opts assemble
+// for req.
+func firstPath(t *testing.T, snap *index.Snapshot, opts Options, req Request) string {
+	t.Helper()
+	res, _ := assembleOpts(t, snap, opts, req)
+	if len(res.Parts) == 0 {
+		t.Fatal("no parts")
+	}
+	return res.Parts[0].Path
+}
+
 // byHistory reports whether --explain names the history channel for a
 // candidate of path.
 func byHistory(res *Response, path string) bool {

@@ -71,13 +71,7 @@ func TestTextConstantRankedDown(t *testing.T) {
 	}
 	snap := indexFiles(t, files)
 	req := Request{Query: "the Apache license header is written twice to a new file", Budget: assemble.Budget{MaxTokens: 4000}}
-	first := func(opts Options) string {
-		res, _ := assembleOpts(t, snap, opts, req)
-		if len(res.Parts) == 0 {
-			t.Fatal("no parts")
-		}
-		return res.Parts[0].Path
-	}
+	first := func(opts Options) string { return firstPath(t, snap, opts, req) }
 	if got := first(DefaultOptions()); got != "cmd/apply.go" {
 		t.Errorf("first part from %s, want the code (cmd/apply.go)", got)
 	}

@@ -70,13 +70,7 @@ func TestNamedModuleFirst(t *testing.T) {
 	}
 	snap := indexFiles(t, files)
 	req := Request{Query: "Add docstrings to sphinx.theming", Budget: assemble.Budget{MaxTokens: 2000}}
-	first := func(opts Options) string {
-		res, _ := assembleOpts(t, snap, opts, req)
-		if len(res.Parts) == 0 {
-			t.Fatal("no parts")
-		}
-		return res.Parts[0].Path
-	}
+	first := func(opts Options) string { return firstPath(t, snap, opts, req) }
 	if got := first(DefaultOptions()); got != "sphinx/theming.py" {
 		t.Errorf("first part from %s, want the named module sphinx/theming.py", got)
 	}

@@ -65,13 +65,7 @@ func TestToolingRankedDown(t *testing.T) {
 	}
 	snap := indexFiles(t, files)
 	req := Request{Query: "parse and bump the package version number", Budget: assemble.Budget{MaxTokens: 2000}}
-	first := func(opts Options) string {
-		res, _ := assembleOpts(t, snap, opts, req)
-		if len(res.Parts) == 0 {
-			t.Fatal("no parts")
-		}
-		return res.Parts[0].Path
-	}
+	first := func(opts Options) string { return firstPath(t, snap, opts, req) }
 	if got := first(DefaultOptions()); got != "pkg/version.py" {
 		t.Errorf("first part from %s, want the project's code (pkg/version.py)", got)
 	}
