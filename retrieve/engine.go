@@ -27,8 +27,13 @@ func DefaultWeights() map[string]float64 {
 		ChanSymbol:  1.0,
 		ChanPath:    0.7,
 		ChanFocus:   2.0,
-		ChanDiff:    2.0,
-		ChanGraph:   0.4,
+		// Diff ranks the units a diff changes and their callers. The
+		// changed units are the reviewer's own (ranked down further by
+		// Options.DiffSelfPenalty); since the history channel brings the
+		// files that change together, 2.0 put them first and cost the
+		// diff task's MRR 0.07 (docs/quality.md, session 11).
+		ChanDiff:  0.25,
+		ChanGraph: 0.4,
 		// Neighbor is not a ranked channel: a neighbor gets half of its
 		// parent's fused score (seed 001), times this weight (0.5: the
 		// eval finds full weight crowds out other files).
