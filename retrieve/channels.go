@@ -18,7 +18,9 @@ func (r *run) lexicalOf(aq Analyzed) ([]index.ChunkID, error) {
 	if aq.Empty() {
 		return nil, nil
 	}
-	q := index.Query{Identifiers: aq.Identifiers, Words: aq.Words, Text: strings.Join(aq.Paths, " ")}
+	o := r.e.opts
+	q := index.Query{Identifiers: aq.Identifiers, Words: aq.Words, Text: strings.Join(aq.Paths, " "),
+		SymbolBoost: o.LexSymbolBoost, PathBoost: o.LexPathBoost, DocBoost: o.LexDocBoost, IdentifierBoost: o.LexIdentifierBoost}
 	if len(r.req.Include)+len(r.req.Exclude) > 0 {
 		q.Filter = r.allowed // k hits that pass include/exclude, not k before filtering
 	}

@@ -90,6 +90,10 @@ type Options struct {
 	// PathStrength (0: by rank alone). Not for a diff, whose text names
 	// paths and words that are not a question's (measured: a loss).
 	PathStrength float64
+	// LexSymbolBoost, LexPathBoost, LexDocBoost and LexIdentifierBoost are
+	// the lexical search's field boosts (index.Query; 0: the index's
+	// defaults).
+	LexSymbolBoost, LexPathBoost, LexDocBoost, LexIdentifierBoost float64
 	// DocPenalty multiplies the fused score of prose and configuration
 	// files (Markdown, reStructuredText, HTML, YAML, …): the reader asked
 	// about code.
@@ -194,7 +198,7 @@ type Options struct {
 
 // DefaultOptions returns the tuned defaults (see docs/quality.md).
 func DefaultOptions() Options {
-	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.3, ToolingPenalty: 0.4, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, LiteralPenalty: 0.7, LiteralShare: 0.8, PathStrength: 3, OverviewMaxFiles: 3000,
+	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.3, ToolingPenalty: 0.4, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, LiteralPenalty: 0.7, LiteralShare: 0.8, PathStrength: 3, LexSymbolBoost: 2, OverviewMaxFiles: 3000,
 		PerFileShare: 0.6, CursorPerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
