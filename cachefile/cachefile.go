@@ -33,6 +33,20 @@ func Decode(b []byte, v any) error {
 	return gob.NewDecoder(bytes.NewReader(body)).Decode(v)
 }
 
+// Read returns the bytes of the cache file at path; nil when path is ""
+// or the file cannot be read (a cache that is not there is read again
+// from its source, so the reason does not matter).
+func Read(path string) []byte {
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
 // Write writes b to path atomically: a temporary file in path's directory
 // (created if needed), renamed over path.
 func Write(path string, b []byte) error {

@@ -23,9 +23,12 @@ func TestRoundTrip(t *testing.T) {
 	if err := Write(path, b); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	raw := Read(path)
+	if raw == nil {
+		t.Fatal("Read of the written file gave nothing")
+	}
+	if Read("") != nil || Read(filepath.Join(t.TempDir(), "none")) != nil {
+		t.Error("Read of no path or a missing file is not nil")
 	}
 	var got sample
 	if err := Decode(raw, &got); err != nil || got.Name != "a" || !slices.Equal(got.Nums, []int32{1, 2, 3}) {

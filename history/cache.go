@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/ctxls/ctxls/cachefile"
 )
@@ -78,14 +77,7 @@ func Load(ctx context.Context, root, cachePath string, opts Options, warnf func(
 // readCache decodes the cache file at path; nil when there is none or it
 // is bad (then the history is read again from git).
 func readCache(path string) *Log {
-	if path == "" {
-		return nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	l, _ := Unmarshal(b)
+	l, _ := Unmarshal(cachefile.Read(path)) // nil bytes: "truncated", no log
 	return l
 }
 

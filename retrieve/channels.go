@@ -150,9 +150,7 @@ func (r *run) path() ([]index.ChunkID, error) {
 		files = files[:20]
 	}
 	ids := make([]index.ChunkID, 0, len(files))
-	if r.pathStrength == nil {
-		r.pathStrength = map[index.ChunkID]float64{}
-	}
+	r.pathStrength = make(map[index.ChunkID]float64, len(files))
 	for _, f := range files {
 		if id, ok := r.bestChunk(f.path, words); ok {
 			ids = append(ids, id)

@@ -466,19 +466,20 @@ func (r *run) collect() error {
 		defer func() { <-semDone }()
 	}
 	type channel struct {
-		name string
-		fn   func() ([]index.ChunkID, error)
+		name  string
+		fn    func() ([]index.ChunkID, error)
+		scale func(index.ChunkID) float64 // each entry's share times this; nil: by rank alone
 	}
 	chans := []channel{
-		{ChanLexical, r.lexical},
-		{ChanSymbol, r.symbol},
-		{ChanPath, r.path},
+		{ChanLexical, r.lexical, nil},
+		{ChanSymbol, r.symbol, nil},
+		{ChanPath, r.path, r.pathScale()},
 	}
 	if r.req.Focus != nil {
-		chans = append(chans, channel{ChanFocus, r.focus})
+		chans = append(chans, channel{ChanFocus, r.focus, nil})
 	}
 	if len(diff) > 0 {
-		chans = append(chans, channel{ChanDiff, func() ([]index.ChunkID, error) { return r.diff(diff), nil }})
+		chans = append(chans, channel{ChanDiff, func() ([]index.ChunkID, error) { return r.diff(diff), nil }, nil})
 	}
 	for _, ch := range chans {
 		if r.weights[ch.name] == 0 {
@@ -488,11 +489,7 @@ func (r *run) collect() error {
 		if err != nil {
 			return fmt.Errorf("%s channel: %w", ch.name, err)
 		}
-		if ch.name == ChanPath && r.e.opts.PathStrength > 0 && r.req.Diff == "" {
-			r.fusePath(ids)
-		} else {
-			r.fuse(ch.name, ids)
-		}
+		r.fuseScaled(ch.name, r.weights[ch.name], ids, ch.scale)
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
@@ -560,15 +557,16 @@ func (r *run) fuseScaled(name string, w float64, ids []index.ChunkID, scale func
 	}
 }
 
-// fusePath adds the path channel's ranking, each file's share scaled by
-// how strongly the question names it (Options.PathStrength): a file the
-// question names outright (sphinx.theming, init.py, a path) counts more
-// than one whose name shares a word with it.
-func (r *run) fusePath(ids []index.ChunkID) {
+// pathScale scales the path channel's share of each file by how strongly
+// the question names it (Options.PathStrength): a file the question names
+// outright (sphinx.theming, init.py, a path) counts more than one whose
+// name shares a word with it. Nil — by rank alone — for a diff.
+func (r *run) pathScale() func(index.ChunkID) float64 {
 	k := r.e.opts.PathStrength
-	r.fuseScaled(ChanPath, r.weights[ChanPath], ids, func(id index.ChunkID) float64 {
-		return min(k, max(0.5, r.pathStrength[id]/3))
-	})
+	if k <= 0 || r.req.Diff != "" {
+		return nil
+	}
+	return func(id index.ChunkID) float64 { return min(k, max(0.5, r.pathStrength[id]/3)) }
 }
 
 func (r *run) get(id index.ChunkID) *scored {

@@ -42,7 +42,7 @@ var toolingDirs = []string{"scripts", "script", "tools", "ci", "docs", "doc", "d
 // (.github, .circleci) are tooling; a `dist` directory is a bundle only
 // for JavaScript (Go's cmd/dist is a program).
 func pathRole(p string) role {
-	lower := strings.ToLower(p)
+	lower := lowerASCII(p)
 	slash := strings.LastIndexByte(lower, '/')
 	base, dir := lower[slash+1:], ""
 	if slash >= 0 {
@@ -53,6 +53,7 @@ func pathRole(p string) role {
 		ext = base[dot:]
 	}
 	stem := strings.TrimSuffix(base, ext)
+	top, _, _ := strings.Cut(lower, "/")
 	js := ext == ".js" || ext == ".mjs" || ext == ".cjs" || ext == ".ts" || ext == ".mts" || ext == ".cts"
 	switch {
 	case hasDir(dir, vendorDirs) || js && hasDir(dir, []string{"dist"}) ||
@@ -65,7 +66,7 @@ func pathRole(p string) role {
 		strings.HasSuffix(stem, ".test-d") || stem == "test" || stem == "tests" ||
 		ext == ".java" && (strings.HasSuffix(stem, "test") || strings.HasSuffix(stem, "tests")):
 		return roleTest
-	case strings.HasPrefix(lower, ".") || strings.Contains(lower, "/.") || slash >= 0 && slices.Contains(toolingDirs, topDir(lower)) ||
+	case strings.HasPrefix(lower, ".") || strings.Contains(lower, "/.") || slash >= 0 && slices.Contains(toolingDirs, top) ||
 		stem == "setup" && ext == ".py" || stem == "noxfile" || stem == "fabfile" ||
 		strings.HasPrefix(base, "gulpfile") || strings.HasPrefix(base, "gruntfile") ||
 		strings.Contains(base, ".config.") || strings.HasPrefix(base, "karma.") ||
@@ -79,24 +80,11 @@ func pathRole(p string) role {
 // slash path) is one of names.
 func hasDir(dir string, names []string) bool {
 	for dir != "" {
-		i := strings.IndexByte(dir, '/')
-		d := dir
-		if i >= 0 {
-			d, dir = dir[:i], dir[i+1:]
-		} else {
-			dir = ""
-		}
+		d, rest, _ := strings.Cut(dir, "/")
 		if slices.Contains(names, d) {
 			return true
 		}
+		dir = rest
 	}
 	return false
-}
-
-// topDir returns the first component of slash path p.
-func topDir(p string) string {
-	if i := strings.IndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return p
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/ctxls/ctxls/cachefile"
 	"github.com/ctxls/ctxls/index"
@@ -105,14 +104,7 @@ func Load(ctx context.Context, snap *index.Snapshot, cachePath string, opts Opti
 // readStore reads the store of the cache file at path; nil when there is
 // none or it cannot be used (damaged, another version).
 func readStore(path string) *Store {
-	if path == "" {
-		return nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	s, _ := Unmarshal(b)
+	s, _ := Unmarshal(cachefile.Read(path)) // nil bytes: "truncated", no store
 	return s
 }
 
