@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,26 +113,7 @@ func TestCasesFileIsValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := map[string]int{}
-	ids := map[string]bool{}
-	for _, c := range f.Cases {
-		n[c.Task]++
-		if ids[c.ID] {
-			t.Errorf("duplicate case %s", c.ID)
-		}
-		ids[c.ID] = true
-		if c.ID != CaseID(c.Repo, c.Task, c.Commit) {
-			t.Errorf("case %s: id does not match repo/task/commit", c.ID)
-		}
-		for _, g := range c.Gold {
-			if !ranges.IsNormalized(g.Lines) || len(g.Lines) == 0 {
-				t.Errorf("case %s: gold %s lines %v not normalized", c.ID, g.Path, g.Lines)
-			}
-			if c.Task == TaskDiff && g.Path == c.DiffFile {
-				t.Errorf("case %s: the diff's own file is gold", c.ID)
-			}
-		}
-	}
+	n := checkCases(t, f)
 	// Issue 12: ≥ 20 repositories, ≥ 400 query and ≥ 150 diff cases, two
 	// repositories or more in each of five languages; issue 17: ≥ 200
 	// cursor cases.
@@ -154,4 +136,69 @@ func TestCasesFileIsValid(t *testing.T) {
 			t.Errorf("%d repositories in %s (JavaScript counts as TypeScript), want ≥ 2", langs[l], l)
 		}
 	}
+}
+
+// reserved are the repositories DEVELOPERS.md keeps for the independent
+// check: neither cases file may use them.
+var reserved = []string{"spf13/cobra", "gin-gonic/gin", "go-chi/chi", "urfave/cli", "etcd-io/bbolt", "hashicorp/raft",
+	"psf/requests", "BurntSushi/ripgrep"}
+
+// The held-out cases (docs/heldout.md): valid like the eval's, from
+// repositories the eval does not use, none of them reserved.
+func TestHeldOutIsValid(t *testing.T) {
+	f, err := Load("heldout.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := Load("cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := checkCases(t, f); n[TaskQuery] < 200 || n[TaskDiff] < 80 {
+		t.Errorf("held-out cases: %v; want ≥ 200 query and ≥ 80 diff cases", n)
+	}
+	used := map[string]bool{}
+	for _, r := range own.Repos {
+		used[r.Name] = true
+	}
+	for _, r := range f.Repos {
+		if used[r.Name] {
+			t.Errorf("%s is in the eval's own cases too: a held-out repository must not be", r.Name)
+		}
+	}
+	for _, cf := range []*File{own, f} {
+		for _, r := range cf.Repos {
+			if slices.Contains(reserved, r.Name) {
+				t.Errorf("%s is reserved for the independent check", r.Name)
+			}
+		}
+	}
+}
+
+// checkCases checks every case of f (unique ids that match their
+// repository, task and commit; normalized gold lines; a diff's own file
+// never gold) and counts them by task.
+func checkCases(t *testing.T, f *File) map[string]int {
+	t.Helper()
+	n := map[string]int{}
+	ids := map[string]bool{}
+	for _, c := range f.Cases {
+		n[c.Task]++
+		if ids[c.ID] {
+			t.Errorf("duplicate case %s", c.ID)
+		}
+		ids[c.ID] = true
+		if c.ID != CaseID(c.Repo, c.Task, c.Commit) {
+			t.Errorf("case %s: id does not match repo/task/commit", c.ID)
+		}
+		for _, g := range c.Gold {
+			if !ranges.IsNormalized(g.Lines) || len(g.Lines) == 0 {
+				t.Errorf("case %s: gold %s lines %v not normalized", c.ID, g.Path, g.Lines)
+			}
+			if c.Task == TaskDiff && g.Path == c.DiffFile {
+				t.Errorf("case %s: the diff's own file is gold", c.ID)
+			}
+		}
+	}
+	return n
 }

@@ -7,6 +7,9 @@
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh FLAGS…       a tuning run (e.g. -repo click -limit 5
 #                                                   -budgets 2000 -ablations=false -weights symbol=2
 #                                                   -opts rrfk=30); results go to eval/work/last.jsonl
+#   EVAL_REPOS_DIR=DIR scripts/eval.sh -heldout     the held-out check: eval/heldout.json (five repositories
+#                                                   never tuned on) against the peers; rewrites
+#                                                   eval/results/heldout.jsonl and docs/heldout.md's tables
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh -clone       clone the missing repositories (bare) into DIR
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh -mine        mine eval/cases.json again from the recorded heads
 #                                                   (query and diff cases, then the cursor cases)
@@ -30,7 +33,7 @@ CURSOR_REPOS=dtolnay/anyhow,expressjs/express,google/gson,gorilla/mux,koajs/koa,
 case "${1:-}" in
 -clone)
 	mkdir -p "$EVAL_REPOS_DIR"
-	go run ./eval/cmd/run -list-repos | while read -r name head; do
+	for cases in eval/cases.json eval/heldout.json; do go run ./eval/cmd/run -cases "$cases" -list-repos; done | while read -r name head; do
 		plus=${name/\//+}
 		found=
 		for d in "$plus/repo" "$plus.git" "$plus" "$name.git" "$name" "${name#*/}.git" "${name#*/}"; do
@@ -45,7 +48,16 @@ case "${1:-}" in
 	done
 	# Every recorded head must be there: the cases are pinned to it.
 	go run ./eval/cmd/run -repos-dir "$EVAL_REPOS_DIR" -check-repos
+	go run ./eval/cmd/run -cases eval/heldout.json -repos-dir "$EVAL_REPOS_DIR" -check-repos
 	exit 0
+	;;
+-heldout)
+	# Never tuned on: run it to check a change that won on eval/cases.json
+	# (docs/heldout.md says how the cases were chosen).
+	shift
+	mkdir -p eval/results
+	exec go run ./eval/cmd/run -cases eval/heldout.json -repos-dir "$EVAL_REPOS_DIR" -ablations=false \
+		-out eval/results/heldout.jsonl -doc docs/heldout.md "$@"
 	;;
 -mine)
 	shift
