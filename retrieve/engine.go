@@ -173,7 +173,9 @@ type Options struct {
 	// seeded so (the request's own files say more than the best guesses).
 	CoChangeSeedWeight float64
 	// CoChangeSeedDiff seeds the history channel with a diff's best files
-	// too (beside the diff's own files).
+	// too (beside the diff's own files). Off by default: measured, it cost
+	// the diff task lines on the eval and files and lines on the held-out
+	// check (docs/heldout.md).
 	CoChangeSeedDiff bool
 	// HistoryPrior: a chunk's score is raised by this share times its
 	// file's recency prior (history.Log.Recency; 0: not).
@@ -203,7 +205,7 @@ func DefaultOptions() Options {
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 16, QueryMapLines: 1, QueryMapShare: 0.2, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
-		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeSeedDiff: true, CoChangeHalfLife: 150, HistoryPrior: 0.5,
+		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
 		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 0, ActivityPrior: 0.3}
 }
 

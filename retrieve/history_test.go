@@ -137,9 +137,9 @@ func TestHistorySeededByQuery(t *testing.T) {
 	}
 }
 
-// TestHistorySeededByDiff: a diff seeds the history channel with its best
-// files too (CoChangeSeedDiff): the file that changed with one of them,
-// never with the diff's own file, is a history candidate.
+// TestHistorySeededByDiff: with CoChangeSeedDiff (off by default) a diff
+// seeds the history channel with its best files too: the file that changed
+// with one of them, never with the diff's own file, is a history candidate.
 func TestHistorySeededByDiff(t *testing.T) {
 	snap := indexFiles(t, historytest.Files())
 	req := Request{Diff: historytest.Diff, Budget: assemble.Budget{MaxTokens: 4000}}
@@ -160,12 +160,13 @@ func TestHistorySeededByDiff(t *testing.T) {
 	}
 	on := DefaultOptions()
 	on.HistoryPrior = 0 // the seeded channel alone
+	on.CoChangeSeedDiff = true
 	if !named(on) {
 		t.Errorf("the ledger, changed twice with %s, is not a history candidate of the diff", best[0])
 	}
 	off := on
 	off.CoChangeSeedDiff = false
 	if named(off) {
-		t.Error("the ledger is a history candidate without CoChangeSeedDiff: the test shows nothing")
+		t.Error("the ledger is a history candidate without CoChangeSeedDiff (the default): the test shows nothing")
 	}
 }
