@@ -27,13 +27,16 @@ if [ -z "${EVAL_REPOS_DIR:-}" ]; then
 	exit 2
 fi
 
+# The cases files: the eval's own and the held-out check's (docs/heldout.md).
+CASES_FILES="eval/cases.json eval/heldout.json"
+
 # The repositories with cursor cases (the nine added by issue 12 have none).
 CURSOR_REPOS=dtolnay/anyhow,expressjs/express,google/gson,gorilla/mux,koajs/koa,pallets/click,python-attrs/attrs,rust-lang/log,sindresorhus/got,sirupsen/logrus,spf13/pflag,tqdm/tqdm
 
 case "${1:-}" in
 -clone)
 	mkdir -p "$EVAL_REPOS_DIR"
-	for cases in eval/cases.json eval/heldout.json; do go run ./eval/cmd/run -cases "$cases" -list-repos; done | while read -r name head; do
+	for cases in $CASES_FILES; do go run ./eval/cmd/run -cases "$cases" -list-repos; done | while read -r name head; do
 		plus=${name/\//+}
 		found=
 		for d in "$plus/repo" "$plus.git" "$plus" "$name.git" "$name" "${name#*/}.git" "${name#*/}"; do
@@ -47,8 +50,7 @@ case "${1:-}" in
 		fi
 	done
 	# Every recorded head must be there: the cases are pinned to it.
-	go run ./eval/cmd/run -repos-dir "$EVAL_REPOS_DIR" -check-repos
-	go run ./eval/cmd/run -cases eval/heldout.json -repos-dir "$EVAL_REPOS_DIR" -check-repos
+	for cases in $CASES_FILES; do go run ./eval/cmd/run -cases "$cases" -repos-dir "$EVAL_REPOS_DIR" -check-repos; done
 	exit 0
 	;;
 -heldout)
