@@ -104,6 +104,8 @@ type Result struct {
 	LatencyMs float64 `json:"latencyMs"`
 	// Files are the context's files in rendered order.
 	Files []string `json:"files,omitempty"`
+	// Parts are the context's parts in rendered order (with -parts only).
+	Parts []Part `json:"parts,omitempty"`
 }
 
 // Shows reports whether parts show line l of path.

@@ -177,6 +177,14 @@ type Options struct {
 	// the diff task lines on the eval and files and lines on the held-out
 	// check (docs/heldout.md).
 	CoChangeSeedDiff bool
+	// LexicalFileOrder (w, 0 … 1): in a request without a cursor, each
+	// file's chunks take the file's fused scores again, in an order that
+	// weighs their lexical share by w and their fused score by 1 − w
+	// (0: the fused order). Every channel decides which file; within a
+	// file the others point at units the question is not about — the
+	// path channel at the file's header, the graph and overview channels
+	// at its most-referenced definitions (docs/quality.md, session 13).
+	LexicalFileOrder float64
 	// HistoryPrior: a chunk's score is raised by this share times its
 	// file's recency prior (history.Log.Recency; 0: not).
 	HistoryPrior float64
@@ -205,7 +213,7 @@ func DefaultOptions() Options {
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 16, QueryMapLines: 1, QueryMapShare: 0.2, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
-		CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
+		LexicalFileOrder: 0.5, CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
 		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 0, ActivityPrior: 0.3}
 }
 
@@ -515,6 +523,9 @@ func (r *run) collect() error {
 	if r.weights[ChanHistory] > 0 && r.req.History != nil {
 		r.history()
 	}
+	if r.e.opts.LexicalFileOrder > 0 && r.req.Focus == nil {
+		r.lexicalFileOrder()
+	}
 	r.penalize()
 	if r.weights[ChanActivity] > 0 && r.req.Activity != nil {
 		r.activityPrior()
@@ -532,6 +543,39 @@ func (r *run) collect() error {
 		r.neighbors()
 	}
 	return nil
+}
+
+// lexicalFileOrder gives each file's chunks the file's fused scores again
+// (Options.LexicalFileOrder = w), best first in the order of
+// w × lexical share / the file's best lexical share + (1 − w) × score /
+// the file's best score: the file keeps its scores, and so its place in
+// the ranking, while its best score goes to a unit the words match.
+func (r *run) lexicalFileOrder() {
+	w := min(1, r.e.opts.LexicalFileOrder)
+	byFile := map[string][]*scored{}
+	for _, s := range r.ranked() {
+		byFile[s.c.Path] = append(byFile[s.c.Path], s)
+	}
+	for _, chunks := range byFile { // each file on its own: the order of files does not matter
+		if len(chunks) < 2 {
+			continue
+		}
+		scores := make([]float64, len(chunks)) // descending: chunks is ranked
+		maxLex := 0.0
+		for i, s := range chunks {
+			scores[i] = s.score
+			maxLex = max(maxLex, s.channels[ChanLexical])
+		}
+		if maxLex <= 0 || scores[0] <= 0 {
+			continue
+		}
+		key := func(s *scored) float64 { return w*s.channels[ChanLexical]/maxLex + (1-w)*s.score/scores[0] }
+		// Stable: equal keys keep the ranked order.
+		slices.SortStableFunc(chunks, func(a, b *scored) int { return cmp.Compare(key(b), key(a)) })
+		for i, s := range chunks {
+			s.score = scores[i]
+		}
+	}
 }
 
 // fuse adds a channel's ranking with reciprocal rank fusion.

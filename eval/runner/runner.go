@@ -90,6 +90,9 @@ type Config struct {
 
 	Log     io.Writer // progress; nil: none
 	Verbose bool      // a line per case
+	// Parts records each context's parts (path, shown ranges, tokens) in
+	// the results, for diagnosis (the files alone are kept otherwise).
+	Parts bool
 }
 
 // Stats describe a run.
@@ -472,6 +475,9 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 				res.CursorShown = 1
 			}
 			if !strings.HasPrefix(r.system, AblationPrefix) {
+				if t.cfg.Parts {
+					res.Parts = parts
+				}
 				for _, p := range parts {
 					if len(res.Files) == 0 || res.Files[len(res.Files)-1] != p.Path {
 						res.Files = append(res.Files, p.Path)

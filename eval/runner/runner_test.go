@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,6 +92,7 @@ func TestRunSyntheticRepo(t *testing.T) {
 		Options: retrieve.DefaultOptions(), Baseline: baseline.DefaultOptions(), Zoekt: baseline.DefaultZoektOptions(), Encoding: "cl100k_base", Format: assemble.Markdown,
 		History:  true,                                             // the trees are git checkouts of the parent: the history ablation runs
 		Semantic: true, SemanticOptions: semantic.DefaultOptions(), // and the one without vectors
+		Parts: true,
 	}
 	results, st, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -111,6 +113,21 @@ func TestRunSyntheticRepo(t *testing.T) {
 	for _, r := range results {
 		if r.Error != "" || r.Over || r.Tokens > r.Budget || r.Tokens == 0 {
 			t.Errorf("%s %s@%d: error %q, %d tokens", r.Case, r.System, r.Budget, r.Error, r.Tokens)
+		}
+		if r.System == SystemCtxls {
+			// -parts: the parts are recorded, their files are the files.
+			var files []string
+			for _, p := range r.Parts {
+				if len(p.Ranges) == 0 || p.Path == "" {
+					t.Errorf("%s@%d: part without lines: %+v", r.Case, r.Budget, p)
+				}
+				if len(files) == 0 || files[len(files)-1] != p.Path {
+					files = append(files, p.Path)
+				}
+			}
+			if len(r.Parts) == 0 || !slices.Equal(files, r.Files) {
+				t.Errorf("%s@%d: parts' files %v, files %v", r.Case, r.Budget, files, r.Files)
+			}
 		}
 		if r.Task == eval.TaskQuery && r.Budget == 4000 && (r.System == SystemCtxls || r.System == SystemBaseline || r.System == SystemZoekt) && r.FileRecall != 1 {
 			t.Errorf("%s@%d misses gold files: %+v", r.System, r.Budget, r)
