@@ -67,6 +67,9 @@ type Stats struct {
 // Mine examines the history of g and returns the repository record, the
 // sampled cases and the skip statistics.
 func Mine(ctx context.Context, g Git, o Options) (eval.Repo, []eval.Case, Stats, error) {
+	if eval.Reserved(o.Name) {
+		return eval.Repo{}, nil, Stats{}, fmt.Errorf("%s is reserved for the independent check (DEVELOPERS.md): not mined", o.Name)
+	}
 	if o.Rev == "" {
 		o.Rev = "HEAD"
 	}

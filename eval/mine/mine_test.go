@@ -114,6 +114,12 @@ func TestMineSyntheticRepo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The same history under a name DEVELOPERS.md reserves is refused.
+	reserved := o
+	reserved.Name = "Spf13/Cobra"
+	if _, _, _, err := Mine(context.Background(), g, reserved); err == nil || !strings.Contains(err.Error(), "reserved") {
+		t.Errorf("mining a reserved repository: err = %v, want a refusal", err)
+	}
 	if repo.Language != "go" || len(repo.Head) != 40 {
 		t.Errorf("repo = %+v", repo)
 	}
