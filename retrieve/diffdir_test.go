@@ -69,3 +69,49 @@ func TestDiffDirPrior(t *testing.T) {
 		t.Errorf("with a history of co-changes: %s; want codec/frame.go (changed with the diff's file) first", got)
 	}
 }
+
+func TestIsModuleIndex(t *testing.T) {
+	for p, want := range map[string]bool{
+		"pkg/__init__.py": true, "src/kv/mod.rs": true, "src/lib.rs": true, "src/main.rs": true, "lib/index.js": true,
+		"src/index.ts": true, "src/lib.py": false, "main.go": false, "index.md": false, "src/kv/value.rs": false, "mod.go": false,
+	} {
+		if got := isModuleIndex(p); got != want {
+			t.Errorf("isModuleIndex(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestDiffDirIndexPrior: of two siblings alike, the directory's module
+// index (kv/mod.rs, which declares the diff's module) comes first without
+// history; with DiffDirIndexPrior 0 the other (first by path) does.
+func TestDiffDirIndexPrior(t *testing.T) {
+	fn := func(name string) string {
+		return "/// Converts a value for the key-value log.\npub fn " + name + "(v: &Value) -> Option<String> {\n    v.to_string_lossy()\n}\n"
+	}
+	snap := indexFiles(t, map[string]string{
+		"Cargo.toml":      "[package]\nname = \"log\"\n",
+		"src/kv/value.rs": fn("to_value"),
+		"src/kv/key.rs":   fn("to_key"),
+		"src/kv/mod.rs":   "mod key;\nmod value;\n\n" + fn("to_pair"),
+	})
+	diff := "diff --git a/src/kv/value.rs b/src/kv/value.rs\n--- a/src/kv/value.rs\n+++ b/src/kv/value.rs\n@@ -2,3 +2,3 @@\n pub fn to_value(v: &Value) -> Option<String> {\n-    v.to_string_lossy()\n+    v.to_string_lossy().map(String::from)\n }\n"
+	req := Request{Diff: diff, Budget: assemble.Budget{MaxTokens: 4000}}
+	first := func(opts Options) string {
+		res, _ := assembleOpts(t, snap, opts, req)
+		for _, p := range res.Parts {
+			if p.Path != "src/kv/value.rs" {
+				return p.Path
+			}
+		}
+		t.Fatal("no other file shown")
+		return ""
+	}
+	if got := first(DefaultOptions()); got != "src/kv/mod.rs" {
+		t.Errorf("first other file %s, want the module index src/kv/mod.rs", got)
+	}
+	off := DefaultOptions()
+	off.DiffDirIndexPrior = 0
+	if got := first(off); got != "src/kv/key.rs" {
+		t.Errorf("without the index prior the first other file is %s; the test no longer shows its effect", got)
+	}
+}

@@ -83,6 +83,11 @@ type Options struct {
 	// file's siblings — and the history says which ones when it can
 	// (measured: with history the prior costs files; 0: none).
 	DiffDirPrior float64
+	// DiffDirIndexPrior: with DiffDirPrior, the module index of such a
+	// directory (__init__.py, mod.rs, lib.rs, index.js, …) is raised by
+	// this share more: in the eval's diff task it is a gold file in 26 %
+	// of the cases that have one, a sibling in 5.7 %.
+	DiffDirIndexPrior float64
 	// DiffGraphWeight replaces the graph channel's weight in requests with
 	// a diff (unless the request sets it): the reference graph around
 	// changed code is what a reviewer needs.
@@ -222,7 +227,7 @@ func DefaultOptions() Options {
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 16, QueryMapLines: 1, QueryMapShare: 0.2, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
-		LexicalFileOrder: 0.5, DiffDirPrior: 0.3, CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
+		LexicalFileOrder: 0.5, DiffDirPrior: 0.3, DiffDirIndexPrior: 0.5, CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
 		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 0, ActivityPrior: 0.3}
 }
 
@@ -569,9 +574,13 @@ func (r *run) diffDirPrior(diff []FileDiff, p float64) {
 			dirs[path.Dir(fd.Path)], own[fd.Path] = true, true
 		}
 	}
+	q := r.e.opts.DiffDirIndexPrior
 	for _, s := range r.scores {
 		if dirs[path.Dir(s.c.Path)] && !own[s.c.Path] {
 			s.score *= 1 + p
+			if q > 0 && isModuleIndex(s.c.Path) {
+				s.score *= 1 + q
+			}
 		}
 	}
 }

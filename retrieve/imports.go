@@ -218,6 +218,23 @@ func (r *run) importedFiles(im imports, self string, limit int) []string {
 	return out
 }
 
+// isModuleIndex reports whether the code file at p is its directory's
+// module index: Python's __init__, a JavaScript/TypeScript index, Rust's
+// mod.rs and crate roots (lib.rs, main.rs).
+func isModuleIndex(p string) bool {
+	b := path.Base(p)
+	ext := path.Ext(b)
+	switch strings.TrimSuffix(b, ext) {
+	case "__init__":
+		return ext == ".py" || ext == ".pyi"
+	case "index":
+		return langOfPath(p) == "js"
+	case "mod", "lib", "main":
+		return ext == ".rs"
+	}
+	return false
+}
+
 // stemIndexKey names the stem index among a snapshot's memos.
 type stemIndexKey struct{}
 
