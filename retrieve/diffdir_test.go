@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/history"
+	"github.com/ctxls/ctxls/index"
 )
 
 // diffDirFiles: a diff changes fs/copy.go's buffer; fs/write.go (a
@@ -33,6 +34,20 @@ const diffDirDiff = `diff --git a/fs/copy.go b/fs/copy.go
  	for {
 `
 
+// otherFiles are the files of the context for req, in rendered order,
+// but the diff's own file.
+func otherFiles(t *testing.T, snap *index.Snapshot, opts Options, req Request, own string) []string {
+	t.Helper()
+	res, _ := assembleOpts(t, snap, opts, req)
+	var files []string
+	for _, p := range res.Parts {
+		if p.Path != own && (len(files) == 0 || files[len(files)-1] != p.Path) {
+			files = append(files, p.Path)
+		}
+	}
+	return files
+}
+
 // TestDiffDirPrior: without history the diff's sibling (fs/write.go)
 // comes before the other file like it; with the prior off, or with a
 // history that names the diff's co-changed files, the other file
@@ -41,14 +56,7 @@ func TestDiffDirPrior(t *testing.T) {
 	snap := indexFiles(t, diffDirFiles())
 	req := Request{Diff: diffDirDiff, Budget: assemble.Budget{MaxTokens: 4000}}
 	order := func(opts Options, req Request) string {
-		res, _ := assembleOpts(t, snap, opts, req)
-		var files []string
-		for _, p := range res.Parts {
-			if p.Path != "fs/copy.go" && (len(files) == 0 || files[len(files)-1] != p.Path) {
-				files = append(files, p.Path)
-			}
-		}
-		return strings.Join(files, " ")
+		return strings.Join(otherFiles(t, snap, opts, req, "fs/copy.go"), " ")
 	}
 	if got := order(DefaultOptions(), req); !strings.HasPrefix(got, "fs/write.go") {
 		t.Errorf("without history, files after the diff's own: %s; want fs/write.go first", got)
@@ -97,14 +105,11 @@ func TestDiffDirIndexPrior(t *testing.T) {
 	diff := "diff --git a/src/kv/value.rs b/src/kv/value.rs\n--- a/src/kv/value.rs\n+++ b/src/kv/value.rs\n@@ -2,3 +2,3 @@\n pub fn to_value(v: &Value) -> Option<String> {\n-    v.to_string_lossy()\n+    v.to_string_lossy().map(String::from)\n }\n"
 	req := Request{Diff: diff, Budget: assemble.Budget{MaxTokens: 4000}}
 	first := func(opts Options) string {
-		res, _ := assembleOpts(t, snap, opts, req)
-		for _, p := range res.Parts {
-			if p.Path != "src/kv/value.rs" {
-				return p.Path
-			}
+		files := otherFiles(t, snap, opts, req, "src/kv/value.rs")
+		if len(files) == 0 {
+			t.Fatal("no other file shown")
 		}
-		t.Fatal("no other file shown")
-		return ""
+		return files[0]
 	}
 	if got := first(DefaultOptions()); got != "src/kv/mod.rs" {
 		t.Errorf("first other file %s, want the module index src/kv/mod.rs", got)

@@ -547,17 +547,8 @@ func (r *run) collect() error {
 	if r.weights[ChanActivity] > 0 && r.req.Activity != nil {
 		r.activityPrior()
 	}
-	if p := r.e.opts.DiffDirPrior; p > 0 && len(diff) > 0 && r.diffCoChanged == 0 {
-		r.diffDirPrior(diff, p)
-	}
-	if p := r.e.opts.DiffSelfPenalty; p > 0 && p != 1 {
-		for _, s := range r.scores {
-			for _, fd := range diff {
-				if s.c.Path == fd.Path {
-					s.score *= p
-				}
-			}
-		}
+	if len(diff) > 0 {
+		r.diffPriors(diff)
 	}
 	if r.weights[ChanNeighbor] > 0 {
 		r.neighbors()
@@ -565,20 +556,39 @@ func (r *run) collect() error {
 	return nil
 }
 
-// diffDirPrior raises the chunks of the other files in the directories of
-// the diff's files by share p (Options.DiffDirPrior).
-func (r *run) diffDirPrior(diff []FileDiff, p float64) {
-	dirs, own := map[string]bool{}, map[string]bool{}
+// diffPriors ranks the chunks of the diff's own files down
+// (Options.DiffSelfPenalty) and, when the history brought no file that
+// changed with them, those of the other files in their directories up
+// (Options.DiffDirPrior; a directory's module index by
+// Options.DiffDirIndexPrior more), in one pass over the scored chunks.
+func (r *run) diffPriors(diff []FileDiff) {
+	o := r.e.opts
+	self, dir := o.DiffSelfPenalty, o.DiffDirPrior
+	if self <= 0 {
+		self = 1
+	}
+	if r.diffCoChanged > 0 {
+		dir = 0
+	}
+	if self == 1 && dir <= 0 {
+		return
+	}
+	own, dirs := map[string]int{}, map[string]bool{}
 	for _, fd := range diff {
 		if fd.Path != "" {
-			dirs[path.Dir(fd.Path)], own[fd.Path] = true, true
+			own[fd.Path]++ // a file a diff names twice is ranked down twice
+			dirs[path.Dir(fd.Path)] = true
 		}
 	}
-	q := r.e.opts.DiffDirIndexPrior
 	for _, s := range r.scores {
-		if dirs[path.Dir(s.c.Path)] && !own[s.c.Path] {
-			s.score *= 1 + p
-			if q > 0 && isModuleIndex(s.c.Path) {
+		switch n := own[s.c.Path]; {
+		case n > 0:
+			for range n {
+				s.score *= self
+			}
+		case dir > 0 && dirs[path.Dir(s.c.Path)]:
+			s.score *= 1 + dir
+			if q := o.DiffDirIndexPrior; q > 0 && isModuleIndex(s.c.Path) {
 				s.score *= 1 + q
 			}
 		}
