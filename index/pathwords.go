@@ -8,29 +8,16 @@ import (
 // PathWords calls fn with each lower-cased word of path p that path
 // matching keys on: the file name without its extension (the text after
 // the last '.', unless that is the name's first byte), each part of that
-// stem split at '_', '-' and '.', and each directory name. A word may come
-// more than once.
+// stem (StemParts), and each directory name. A word may come more than
+// once.
 func PathWords(p string, fn func(word string)) {
 	slash := strings.LastIndexByte(p, '/')
 	base := p[slash+1:]
 	if i := strings.LastIndexByte(base, '.'); i > 0 {
 		base = base[:i]
 	}
-	base = lowerASCII(base)
-	fn(base)
-	for rest := base; rest != ""; {
-		i := strings.IndexAny(rest, "_-.")
-		if i < 0 {
-			if rest != base {
-				fn(rest)
-			}
-			break
-		}
-		if i > 0 {
-			fn(rest[:i])
-		}
-		rest = rest[i+1:]
-	}
+	fn(lowerASCII(base))
+	StemParts(base, true, fn)
 	if slash > 0 {
 		for dirs := p[:slash]; dirs != ""; {
 			d, rest, _ := strings.Cut(dirs, "/")
@@ -40,6 +27,60 @@ func PathWords(p string, fn func(word string)) {
 			dirs = rest
 		}
 	}
+}
+
+// StemParts calls fn with each lower-cased part of a file name's stem, but
+// for a stem that is one part: the stem split at '_', '-' and '.', and,
+// with camel, each piece at its case changes — PostgresQueryRunner is
+// postgres, query, runner; HTTPServer is http, server (Java and TypeScript
+// name files after their types); keep_alive is keep, alive either way.
+func StemParts(stem string, camel bool, fn func(part string)) {
+	n, whole := 0, false
+	eachStemPart(stem, camel, func(part string) { n, whole = n+1, part == stem })
+	if n == 1 && whole {
+		return
+	}
+	eachStemPart(stem, camel, func(part string) { fn(lowerASCII(part)) })
+}
+
+// eachStemPart calls fn with each part of stem, as StemParts splits it,
+// in its own case.
+func eachStemPart(stem string, camel bool, fn func(part string)) {
+	for rest := stem; rest != ""; {
+		i := strings.IndexAny(rest, "_-.")
+		piece := rest
+		if i >= 0 {
+			piece, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		for piece != "" {
+			j := len(piece)
+			if camel {
+				j = caseBreak(piece)
+			}
+			fn(piece[:j])
+			piece = piece[j:]
+		}
+	}
+}
+
+// caseBreak is the length of s's first camel-case word: up to a lower-case
+// letter or digit followed by an upper-case one (queryRunner), or up to
+// the last of a run of upper-case letters that a lower-case one follows
+// (HTTPServer); len(s) when there is none.
+func caseBreak(s string) int {
+	for i := 1; i < len(s); i++ {
+		prev, c := s[i-1], s[i]
+		upper := c >= 'A' && c <= 'Z'
+		if upper && (prev >= 'a' && prev <= 'z' || prev >= '0' && prev <= '9') {
+			return i
+		}
+		if prev >= 'A' && prev <= 'Z' && upper && i+1 < len(s) && s[i+1] >= 'a' && s[i+1] <= 'z' {
+			return i
+		}
+	}
+	return len(s)
 }
 
 // lowerASCII lower-cases s, without allocating when it has no upper-case

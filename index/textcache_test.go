@@ -80,3 +80,30 @@ func TestPathsWithWords(t *testing.T) {
 		t.Errorf("PathWords = %q, want %q", words, want)
 	}
 }
+
+func TestStemParts(t *testing.T) {
+	for _, tc := range []struct {
+		stem string
+		want []string
+	}{
+		{"PostgresQueryRunner", []string{"postgres", "query", "runner"}},
+		{"HTTPServer", []string{"http", "server"}},
+		{"keep_alive.test", []string{"keep", "alive", "test"}},
+		{"Net-HTTP", []string{"net", "http"}},
+		{"utf8Decoder", []string{"utf8", "decoder"}},
+		{"__init__", []string{"init"}},
+		{"server", nil},
+		{"README", nil},
+	} {
+		var got []string
+		StemParts(tc.stem, true, func(p string) { got = append(got, p) })
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("StemParts(%q) = %q, want %q", tc.stem, got, tc.want)
+		}
+	}
+	var got []string
+	StemParts("PostgresQuery_runner", false, func(p string) { got = append(got, p) })
+	if want := []string{"postgresquery", "runner"}; !slices.Equal(got, want) {
+		t.Errorf("StemParts without camel = %q, want %q", got, want)
+	}
+}

@@ -42,7 +42,7 @@ func TestPathWordsCoverPathScore(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			qpaths = append(qpaths, randPath())
 		}
-		if pathScore(p, qpaths, words) <= 0 {
+		if pathScore(p, qpaths, words, true) <= 0 {
 			continue
 		}
 		keys := map[string]bool{}
@@ -57,7 +57,7 @@ func TestPathWordsCoverPathScore(t *testing.T) {
 		index.PathWords(p, func(w string) { have = append(have, w) })
 		if !slices.ContainsFunc(have, func(w string) bool { return keys[w] }) {
 			t.Fatalf("path %q scores %v for words %v, paths %v, but its words %v miss the keys %v",
-				p, pathScore(p, qpaths, words), words, qpaths, have, fmt.Sprint(keys))
+				p, pathScore(p, qpaths, words, true), words, qpaths, have, fmt.Sprint(keys))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/assemble"
@@ -17,7 +18,10 @@ func TestSubjectComponent(t *testing.T) {
 		{"setup.py: drop python 2", "setup.py", true},
 		{"fix: handle re-save of geometric types", "", false}, // a kind of change
 		{"Docs: typo", "", false},
-		{"feat(router): scopes", "", false},
+		{"feat(router): scopes", "router", true}, // a Conventional Commits scope
+		{"fix(core.router)!: breaking", "core/router", true},
+		{"refactor(): empty", "", false},
+		{"call(me): maybe", "", false}, // not a kind of change
 		{"Why does this fail: the router", "", false},
 		{"time:10", "", false},
 		{"", "", false},
@@ -49,11 +53,11 @@ func TestPathMentions(t *testing.T) {
 		{"tqdm/__init__.py", []string{"init.py"}, 5},
 		{"src/_pytest/pytester.py", []string{"pytester"}, 5},
 	} {
-		if s := pathScore(tc.path, tc.mentions, words); s < tc.min {
+		if s := pathScore(tc.path, tc.mentions, words, true); s < tc.min {
 			t.Errorf("pathScore(%s, %v) = %v, want ≥ %v", tc.path, tc.mentions, s, tc.min)
 		}
 	}
-	if s := pathScore("sphinx/application.py", []string{"sphinx/theming"}, words); s != 0 {
+	if s := pathScore("sphinx/application.py", []string{"sphinx/theming"}, words, true); s != 0 {
 		t.Errorf("pathScore of an unnamed file = %v", s)
 	}
 }
@@ -78,5 +82,47 @@ func TestNamedModuleFirst(t *testing.T) {
 	off.PathStrength = 0
 	if got := first(off); got != "sphinx/application.py" {
 		t.Errorf("by rank alone the first part is from %s; the test no longer shows PathStrength's effect", got)
+	}
+}
+
+// TestDefsOrderedByPath: a method that every driver defines
+// (clearDatabase) is looked up in the driver whose file the question
+// names — by a camel-case part of the file name (PostgresQueryRunner) —
+// first: the symbol channel keeps a few of a common name's definitions,
+// and in index order the named one was not among them.
+func TestDefsOrderedByPath(t *testing.T) {
+	files := map[string]string{}
+	for _, db := range []string{"Aurora", "Cockroach", "Cordova", "Mongo", "Mysql", "Oracle", "Sap", "Spanner", "Sqlite", "SqlServer", "Mariadb", "Postgres"} {
+		body := "export class " + db + "QueryRunner {\n  async clearDatabase(): Promise<void> {\n    await this.query(\"DELETE\")\n  }\n}\n"
+		files["src/driver/"+strings.ToLower(db)+"/"+db+"QueryRunner.ts"] = body
+	}
+	snap := indexFiles(t, files)
+	req := Request{Query: "perf(postgres): batch statements in clearDatabase", Budget: assemble.Budget{MaxTokens: 2000}}
+	if got := firstPath(t, snap, DefaultOptions(), req); got != "src/driver/postgres/PostgresQueryRunner.ts" {
+		t.Errorf("first part from %s, want the postgres driver's", got)
+	}
+	// Ordered by path, the named driver's definition is the channel's first.
+	r := &run{snap: snap}
+	defs, _ := snap.DefsAtMost("clearDatabase", 30)
+	if got, _, _ := r.byPathMatch(defs, Analyze(req.Query))[0].Split(); got != "src/driver/postgres/PostgresQueryRunner.ts" {
+		t.Errorf("byPathMatch puts %s first", got)
+	}
+	if first, _, _ := defs[0].Split(); first == "src/driver/postgres/PostgresQueryRunner.ts" {
+		t.Error("the index lists the postgres driver's definition first; the test no longer shows the order's effect")
+	}
+}
+
+// TestPathScoreCamelParts: a word of the question that is a camel-case
+// part of a file name (Postgres of PostgresQueryRunner) scores the file.
+func TestPathScoreCamelParts(t *testing.T) {
+	words := map[string]bool{"postgres": true}
+	if s := pathScore("src/driver/PostgresQueryRunner.ts", nil, words, true); s != 1 {
+		t.Errorf("pathScore = %v, want 1 (one part)", s)
+	}
+	if s := pathScore("src/driver/MysqlQueryRunner.ts", nil, words, true); s != 0 {
+		t.Errorf("pathScore of another driver = %v", s)
+	}
+	if s := pathScore("src/driver/PostgresQueryRunner.ts", nil, words, false); s != 0 {
+		t.Errorf("pathScore without camel-case parts (a diff's) = %v, want 0", s)
 	}
 }
