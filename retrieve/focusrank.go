@@ -313,15 +313,18 @@ func (r *run) mapCandidate(p string, defs []index.ChunkID, n int, score float64,
 }
 
 // declMap is the map of one file: the declaration lines of the
-// definitions found there (defs) and of their neighbours in the file —
-// members of the same type first, then the nearest — at most n, in file
-// order; hits are the lines of the found ones.
+// definitions found there (defs, best first: so they are kept when n is
+// smaller) and of their neighbours in the file — members of the same type
+// first, then the nearest — at most n, in file order; hits are the lines
+// of the found ones.
 func (r *run) declMap(p string, defs []index.ChunkID, n int) (rs []ranges.Range, hits []int) {
-	found := map[index.ChunkID]bool{}
+	found := map[index.ChunkID]int{} // → its place among defs, best first
 	var owners []string
 	var defLines []int
-	for _, id := range defs {
-		found[id] = true
+	for i, id := range defs {
+		if _, dup := found[id]; !dup {
+			found[id] = i
+		}
 		if c, ok := r.snap.Chunk(id); ok {
 			defLines = append(defLines, c.StartLine)
 			if i := strings.LastIndexByte(c.QualifiedName, '.'); i > 0 {
@@ -332,6 +335,7 @@ func (r *run) declMap(p string, defs []index.ChunkID, n int) (rs []ranges.Range,
 	type decl struct {
 		rg    ranges.Range
 		rank  int // -1 named with the typed prefix, 0 found, 1 same owner, 2 other
+		place int // a found one's place among defs (the best first)
 		dist  int
 		start int
 	}
@@ -353,15 +357,15 @@ func (r *run) declMap(p string, defs []index.ChunkID, n int) (rs []ranges.Range,
 		switch {
 		case r.focusPrefix != "" && strings.HasPrefix(c.Symbol, r.focusPrefix):
 			d.rank = -1
-		case found[c.ID]:
-			d.rank = 0
+		case hasKey(found, c.ID):
+			d.rank, d.place = 0, found[c.ID]
 		case slices.ContainsFunc(owners, func(o string) bool { return strings.HasPrefix(c.QualifiedName, o+".") || c.QualifiedName == o }):
 			d.rank = 1
 		}
 		decls = append(decls, d)
 	}
 	slices.SortFunc(decls, func(a, b decl) int {
-		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.dist, b.dist), cmp.Compare(a.start, b.start))
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.place, b.place), cmp.Compare(a.dist, b.dist), cmp.Compare(a.start, b.start))
 	})
 	if len(decls) > n {
 		decls = decls[:n]
@@ -452,4 +456,9 @@ func (r *run) queryMaps(top []*scored, maxScore float64) []assemble.Candidate {
 		}
 	}
 	return out
+}
+
+func hasKey[K comparable, V any](m map[K]V, k K) bool {
+	_, ok := m[k]
+	return ok
 }

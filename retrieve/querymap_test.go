@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -104,5 +105,35 @@ func TestCursorBreadth(t *testing.T) {
 	with, without := count(4000), count(0)
 	if with <= without {
 		t.Errorf("files shown with breadth maps %d, without %d: want more with", with, without)
+	}
+}
+
+// TestDeclMapBestFirst: a one-line map of a file shows the declaration of
+// its best definition, not the first one in the file — the class line of
+// AuroraMysqlQueryRunner said nothing of the clearDatabase the question is
+// about.
+func TestDeclMapBestFirst(t *testing.T) {
+	const p = "src/driver/AuroraQueryRunner.ts"
+	snap := indexFiles(t, map[string]string{p: "export class AuroraQueryRunner {\n  connect(): void {\n    this.open = true\n  }\n\n" +
+		"  async clearDatabase(): Promise<void> {\n    await this.query(\"DROP\")\n  }\n}\n"})
+	var class, clear index.ChunkID
+	for _, c := range snap.ChunksOf(p) {
+		switch c.Symbol {
+		case "AuroraQueryRunner":
+			class = c.ID
+		case "clearDatabase":
+			clear = c.ID
+		}
+	}
+	if class == "" || clear == "" {
+		t.Fatalf("chunks of %s: want the class and clearDatabase", p)
+	}
+	r := &run{snap: snap}
+	rs, _ := r.declMap(p, []index.ChunkID{clear, class}, 1)
+	if len(rs) != 1 || rs[0].Start != 6 {
+		t.Errorf("map of one line = %v, want clearDatabase's declaration (line 6)", rs)
+	}
+	if rs, _ := r.declMap(p, []index.ChunkID{class, clear}, 1); len(rs) != 1 || rs[0].Start != 1 {
+		t.Errorf("map with the class best = %v, want the class line (1)", rs)
 	}
 }
