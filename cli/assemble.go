@@ -319,8 +319,11 @@ func writeExplain(w io.Writer, resp *retrieve.Response) {
 			}
 		}
 		why := ""
+		if len(e.Priors) > 0 {
+			why = " {" + strings.Join(e.Priors, "; ") + "}"
+		}
 		if e.Focus != "" {
-			why = " (" + e.Focus + ")"
+			why += " (" + e.Focus + ")"
 		}
 		fmt.Fprintf(w, "%-8s %s %s score=%.3f [%s]%s\n", status, e.Handle, e.Symbol, e.Score, strings.Join(chans, " "), why)
 	}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -437,6 +438,18 @@ type scored struct {
 	c        chunk.Chunk
 	score    float64
 	channels map[string]float64
+	// priors are the steps after fusion that changed the score, for
+	// --explain (filled only when the request asks for it).
+	priors []string
+}
+
+// prior multiplies s's score by f, a step after fusion named what (for
+// --explain: "test, example or vendored file ×0.30").
+func (r *run) prior(s *scored, f float64, what string) {
+	s.score *= f
+	if r.req.Explain {
+		s.priors = append(s.priors, what+" ×"+strconv.FormatFloat(f, 'f', 2, 64))
+	}
 }
 
 // run is the state of one request.
@@ -584,12 +597,12 @@ func (r *run) diffPriors(diff []FileDiff) {
 		switch n := own[s.c.Path]; {
 		case n > 0:
 			for range n {
-				s.score *= self
+				r.prior(s, self, "a file the diff changes")
 			}
 		case dir > 0 && dirs[path.Dir(s.c.Path)]:
-			s.score *= 1 + dir
+			r.prior(s, 1+dir, "in a directory of the diff (no co-change known)")
 			if q := o.DiffDirIndexPrior; q > 0 && isModuleIndex(s.c.Path) {
-				s.score *= 1 + q
+				r.prior(s, 1+q, "the directory's module index")
 			}
 		}
 	}
@@ -623,6 +636,9 @@ func (r *run) lexicalFileOrder() {
 		// Stable: equal keys keep the ranked order.
 		slices.SortStableFunc(chunks, func(a, b *scored) int { return cmp.Compare(key(b), key(a)) })
 		for i, s := range chunks {
+			if r.req.Explain && s.score != scores[i] {
+				s.priors = append(s.priors, fmt.Sprintf("ordered within its file by the question's words: the file's score %d of %d", i+1, len(chunks)))
+			}
 			s.score = scores[i]
 		}
 	}
@@ -740,15 +756,17 @@ func (r *run) penalize() {
 			continue
 		}
 		switch pathRole(s.c.Path) {
-		case roleTest, roleVendor:
-			s.score *= p
+		case roleTest:
+			r.prior(s, p, "a test, fixture or example")
+		case roleVendor:
+			r.prior(s, p, "vendored or generated code")
 		case roleTooling:
 			if t := r.e.opts.ToolingPenalty; t > 0 {
-				s.score *= t
+				r.prior(s, t, "build, CI or docs tooling")
 			}
 		}
 		if d := r.e.opts.DocPenalty; d > 0 && d != 1 && isProse(s.c) {
-			s.score *= d
+			r.prior(s, d, "prose or configuration")
 		}
 	}
 	r.penalizeLiterals()
@@ -779,7 +797,7 @@ func (r *run) penalizeLiterals() {
 			continue
 		}
 		if literalShare(text[c.StartByte:c.EndByte]) >= r.e.opts.LiteralShare {
-			s.score *= lp
+			r.prior(s, lp, "mostly string literals")
 		}
 	}
 }

@@ -31,6 +31,7 @@ func (r *run) explain(res *assemble.Result) []Explanation {
 			for k, v := range s.channels {
 				e.Channels[k] = v
 			}
+			e.Priors = slices.Clone(s.priors)
 			switch {
 			case s.id == r.focusChunk:
 				e.Focus = "the unit under the cursor"

@@ -63,3 +63,46 @@ func TestLexicalFileOrder(t *testing.T) {
 		t.Errorf("server.go moved in the ranking: first part at %d with the order, %d without", rankOn, rankOff)
 	}
 }
+
+// TestExplainPriors: --explain names the steps after fusion that moved a
+// candidate — the within-file order that gave closeIdle its file's best
+// score, the tooling penalty of a release script — so that a part's
+// channels are not its whole story untold.
+func TestExplainPriors(t *testing.T) {
+	snap := indexFiles(t, fileOrderFiles())
+	req := Request{Query: "server: close idle connections so that shutdown does not wait for the keep-alive timeout",
+		Budget: assemble.Budget{MaxTokens: 4000}, Strategy: assemble.ByScore}
+	on := DefaultOptions()
+	on.LexicalFileOrder = 1 // as TestLexicalFileOrder: the words' order alone
+	res, _ := assembleOpts(t, snap, on, req)
+	priorsOf := func(res *Response, path, symbol string) []string {
+		for _, e := range res.Explain {
+			if e.Path == path && strings.Contains(e.Symbol, symbol) {
+				return e.Priors
+			}
+		}
+		t.Fatalf("no explanation for %s %s", path, symbol)
+		return nil
+	}
+	if got := priorsOf(res, "server/server.go", "closeIdle"); len(got) != 1 || !strings.HasPrefix(got[0], "ordered within its file by the question's words: the file's score 1 of ") {
+		t.Errorf("closeIdle's priors = %q, want the within-file order", got)
+	}
+	off := DefaultOptions()
+	off.LexicalFileOrder = 0
+	res, _ = assembleOpts(t, snap, off, req)
+	if got := priorsOf(res, "server/server.go", "closeIdle"); len(got) != 0 {
+		t.Errorf("without the within-file order closeIdle's priors = %q, want none", got)
+	}
+
+	files := map[string]string{
+		"scripts/version.py": "def bump_version(version):\n    \"\"\"Bump the version number of the package version file.\"\"\"\n    return version\n",
+		"pkg/version.py":     "def parse_version(text):\n    \"\"\"Parse the version number.\"\"\"\n    return tuple(int(p) for p in text.split('.'))\n",
+	}
+	res, _ = assembleOpts(t, indexFiles(t, files), DefaultOptions(), Request{Query: "parse and bump the package version number", Budget: assemble.Budget{MaxTokens: 2000}})
+	if got := priorsOf(res, "scripts/version.py", "bump_version"); len(got) != 1 || got[0] != "build, CI or docs tooling ×0.40" {
+		t.Errorf("the release script's priors = %q, want the tooling penalty", got)
+	}
+	if got := priorsOf(res, "pkg/version.py", "parse_version"); len(got) != 0 {
+		t.Errorf("the project's code has priors %q", got)
+	}
+}

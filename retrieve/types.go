@@ -120,8 +120,12 @@ type Explanation struct {
 	Path     string             `json:"path"`
 	Symbol   string             `json:"symbol,omitempty"`
 	Score    float64            `json:"score"`
-	Channels map[string]float64 `json:"channels"`         // channel → its rank-fused contribution
-	Reason   string             `json:"reason,omitempty"` // why it is out
+	Channels map[string]float64 `json:"channels"` // channel → its rank-fused contribution
+	// Priors are the steps after fusion that changed the score, in the
+	// order applied: "a test, fixture or example ×0.30", "ordered within
+	// its file by the question's words: the file's score 1 of 4", …
+	Priors []string `json:"priors,omitempty"`
+	Reason string   `json:"reason,omitempty"` // why it is out
 	// Focus says why the focus channel brought it: the unit under the
 	// cursor, an identifier used near the cursor, defined in the file, …
 	Focus string `json:"focus,omitempty"`
