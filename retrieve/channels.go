@@ -49,6 +49,7 @@ func (r *run) symbolOf(aq Analyzed) ([]index.ChunkID, error) {
 	}
 	var names []named
 	seen := map[string]bool{}
+	var pathWords map[string]bool // pathMatchWords(aq), when first needed
 	consider := func(name string, base float64) {
 		if seen[name] || len(name) < 2 {
 			return
@@ -65,7 +66,10 @@ func (r *run) symbolOf(aq Analyzed) ([]index.ChunkID, error) {
 		if len(defs) > 5 {
 			w /= float64(len(defs)) / 5
 			if r.req.Diff == "" { // a diff's words name paths it does not mean
-				defs = r.byPathMatch(defs, aq)
+				if pathWords == nil {
+					pathWords = pathMatchWords(aq)
+				}
+				defs = byPathMatch(defs, aq.Paths, pathWords)
 			}
 			defs = defs[:min(len(defs), 10)]
 		}
@@ -96,11 +100,10 @@ func (r *run) symbolOf(aq Analyzed) ([]index.ChunkID, error) {
 
 // byPathMatch orders the definitions of one name (a method every driver
 // defines: clearDatabase) by how well their file's path matches the
-// request's words (the postgres driver's for "postgres: … clearDatabase"),
-// stably: it is the order the channel ranks them in and keeps the first
-// few of. defs is not modified.
-func (r *run) byPathMatch(defs []index.ChunkID, aq Analyzed) []index.ChunkID {
-	words := pathMatchWords(aq)
+// request's paths and words (pathMatchWords; the postgres driver's for
+// "postgres: … clearDatabase"), stably: it is the order the symbol
+// channel ranks them in and keeps the first few of. defs is not modified.
+func byPathMatch(defs []index.ChunkID, qpaths []string, words map[string]bool) []index.ChunkID {
 	type def struct {
 		id    index.ChunkID
 		score float64
@@ -108,7 +111,7 @@ func (r *run) byPathMatch(defs []index.ChunkID, aq Analyzed) []index.ChunkID {
 	ds := make([]def, len(defs))
 	for i, id := range defs {
 		p, _, _ := id.Split()
-		ds[i] = def{id, pathScore(p, aq.Paths, words, true)}
+		ds[i] = def{id, pathScore(p, qpaths, words, true)}
 	}
 	slices.SortStableFunc(ds, func(a, b def) int { return cmp.Compare(b.score, a.score) })
 	out := make([]index.ChunkID, len(ds))

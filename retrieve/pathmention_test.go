@@ -102,9 +102,9 @@ func TestDefsOrderedByPath(t *testing.T) {
 		t.Errorf("first part from %s, want the postgres driver's", got)
 	}
 	// Ordered by path, the named driver's definition is the channel's first.
-	r := &run{snap: snap}
 	defs, _ := snap.DefsAtMost("clearDatabase", 30)
-	if got, _, _ := r.byPathMatch(defs, Analyze(req.Query))[0].Split(); got != "src/driver/postgres/PostgresQueryRunner.ts" {
+	aq := Analyze(req.Query)
+	if got, _, _ := byPathMatch(defs, aq.Paths, pathMatchWords(aq))[0].Split(); got != "src/driver/postgres/PostgresQueryRunner.ts" {
 		t.Errorf("byPathMatch puts %s first", got)
 	}
 	if first, _, _ := defs[0].Split(); first == "src/driver/postgres/PostgresQueryRunner.ts" {
