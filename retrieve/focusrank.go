@@ -284,10 +284,12 @@ func (r *run) focusMaps(maxScore float64) []assemble.Candidate {
 	for _, fb := range files {
 		why := "imported by the file"
 		if len(fb.defs) > 0 {
-			best := slices.MinFunc(fb.defs, func(a, b index.ChunkID) int {
+			// Best first (declMap keeps the first when it has fewer lines
+			// than defs), in a total order: focusDefs is a map.
+			slices.SortFunc(fb.defs, func(a, b index.ChunkID) int {
 				return cmp.Or(cmp.Compare(r.scores[b].score, r.scores[a].score), cmp.Compare(a, b))
 			})
-			why = r.focusDefs[best]
+			why = r.focusDefs[fb.defs[0]]
 		}
 		n := r.e.opts.FocusMapLines * max(1, r.req.Budget.MaxTokens/2000)
 		if c, ok := r.mapCandidate(fb.path, fb.defs, n, mapScore(fb.score/maxScore*r.e.opts.FocusMapScore), ChanFocus, why); ok {
