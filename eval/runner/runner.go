@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -93,6 +94,10 @@ type Config struct {
 	// Parts records each context's parts (path, shown ranges, tokens) in
 	// the results, for diagnosis (the files alone are kept otherwise).
 	Parts bool
+	// RepeatCheck runs every ctxls request a second time and records an
+	// error for the case when the second rendering differs from the first
+	// (the same index state and request must give the same bytes).
+	RepeatCheck bool
 }
 
 // Stats describe a run.
@@ -462,6 +467,13 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 		res := eval.Result{Case: c.ID, Repo: c.Repo, Task: c.Task, System: r.system, Budget: r.budget}
 		parts, rendered, lat, err := t.request(ctx, c, r)
 		res.LatencyMs = float64(lat.Microseconds()) / 1000
+		if err == nil && t.cfg.RepeatCheck && r.system == SystemCtxls {
+			if _, again, _, err2 := t.request(ctx, c, r); err2 != nil {
+				err = fmt.Errorf("second run: %w", err2)
+			} else if again != rendered {
+				err = errors.New("not deterministic: a second run of the same request rendered other bytes")
+			}
+		}
 		if err != nil {
 			res.Error = err.Error()
 		} else {

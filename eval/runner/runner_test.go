@@ -92,7 +92,7 @@ func TestRunSyntheticRepo(t *testing.T) {
 		Options: retrieve.DefaultOptions(), Baseline: baseline.DefaultOptions(), Zoekt: baseline.DefaultZoektOptions(), Encoding: "cl100k_base", Format: assemble.Markdown,
 		History:  true,                                             // the trees are git checkouts of the parent: the history ablation runs
 		Semantic: true, SemanticOptions: semantic.DefaultOptions(), // and the one without vectors
-		Parts: true,
+		Parts: true, RepeatCheck: true,
 	}
 	results, st, err := Run(context.Background(), cfg)
 	if err != nil {
