@@ -486,9 +486,9 @@ type run struct {
 	// pathStrength is the path channel's file score of each chunk it
 	// ranked (Options.PathStrength).
 	pathStrength map[index.ChunkID]float64
-	// diffCoChanged is how many files the history channel brought as
-	// changed together with the diff's files.
-	diffCoChanged int
+	// diffCoChanged: the history channel brought files that changed
+	// together with the diff's (Options.DiffDirPrior stands in otherwise).
+	diffCoChanged bool
 }
 
 // collect runs every channel and fuses their rankings.
@@ -585,7 +585,7 @@ func (r *run) diffPriors(diff []FileDiff) {
 	if self <= 0 {
 		self = 1
 	}
-	if r.diffCoChanged > 0 {
+	if r.diffCoChanged {
 		dir = 0
 	}
 	if self == 1 && dir <= 0 {

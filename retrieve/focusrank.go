@@ -356,11 +356,12 @@ func (r *run) declMap(p string, defs []index.ChunkID, n int) (rs []ranges.Range,
 		for _, l := range defLines {
 			d.dist = min(d.dist, abs(l-c.StartLine))
 		}
+		place, isFound := found[c.ID]
 		switch {
 		case r.focusPrefix != "" && strings.HasPrefix(c.Symbol, r.focusPrefix):
 			d.rank = -1
-		case hasKey(found, c.ID):
-			d.rank, d.place = 0, found[c.ID]
+		case isFound:
+			d.rank, d.place = 0, place
 		case slices.ContainsFunc(owners, func(o string) bool { return strings.HasPrefix(c.QualifiedName, o+".") || c.QualifiedName == o }):
 			d.rank = 1
 		}
@@ -458,9 +459,4 @@ func (r *run) queryMaps(top []*scored, maxScore float64) []assemble.Candidate {
 		}
 	}
 	return out
-}
-
-func hasKey[K comparable, V any](m map[K]V, k K) bool {
-	_, ok := m[k]
-	return ok
 }

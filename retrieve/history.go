@@ -28,7 +28,7 @@ func (r *run) history() {
 	best := r.bestByFile()
 	if len(diff) > 0 {
 		ids := r.cochange(diff, best, r.e.opts.CoChangeHalfLife)
-		r.diffCoChanged = len(ids)
+		r.diffCoChanged = len(ids) > 0
 		r.fuseWeighted(ChanHistory, w, ids)
 	}
 	if n := r.e.opts.CoChangeSeeds; n > 0 && r.req.Focus == nil && (len(diff) == 0 || r.e.opts.CoChangeSeedDiff) {
