@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"encoding/json"
 	"math"
 
 	"github.com/ctxls/ctxls/ranges"
@@ -106,6 +107,9 @@ type Result struct {
 	Files []string `json:"files,omitempty"`
 	// Parts are the context's parts in rendered order (with -parts only).
 	Parts []Part `json:"parts,omitempty"`
+	// Explain is ctxls's explanation of every candidate (with -explain
+	// only; retrieve.Explanation as JSON).
+	Explain json.RawMessage `json:"explain,omitempty"`
 }
 
 // Shows reports whether parts show line l of path.

@@ -205,6 +205,11 @@ type Options struct {
 	// path channel at the file's header, the graph and overview channels
 	// at its most-referenced definitions (docs/quality.md, session 13).
 	LexicalFileOrder float64
+	// FileRank (a, 0 … 1): a question's best files are ordered again by
+	// the file model (filerank.go): each file's utility is (1 − a) times
+	// its best score's log plus a times the model's, and the files take
+	// the channels' best scores in that order (0: not).
+	FileRank float64
 	// HistoryPrior: a chunk's score is raised by this share times its
 	// file's recency prior (history.Log.Recency; 0: not).
 	HistoryPrior float64
@@ -233,7 +238,7 @@ func DefaultOptions() Options {
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 16, QueryMapLines: 1, QueryMapShare: 0.2, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
-		LexicalFileOrder: 0.5, DiffDirPrior: 0.3, DiffDirIndexPrior: 0.5, CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
+		LexicalFileOrder: 0.5, FileRank: 1, DiffDirPrior: 0.3, DiffDirIndexPrior: 0.5, CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
 		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 0, ActivityPrior: 0.3}
 }
 
@@ -446,6 +451,8 @@ type scored struct {
 	// priors are the steps after fusion that changed the score, for
 	// --explain (filled only when the request asks for it).
 	priors []string
+	// literal: ranked down as mostly string literals (a file feature).
+	literal bool
 }
 
 // prior multiplies s's score by f, a step after fusion named what (for
@@ -489,6 +496,9 @@ type run struct {
 	// diffCoChanged: the history channel brought files that changed
 	// together with the diff's (Options.DiffDirPrior stands in otherwise).
 	diffCoChanged bool
+	// fileFeats are the file model's features of the best files, for
+	// --explain (Options.FileRank).
+	fileFeats map[string]map[string]float64
 }
 
 // collect runs every channel and fuses their rankings.
@@ -568,6 +578,7 @@ func (r *run) collect() error {
 	if len(diff) > 0 {
 		r.diffPriors(diff)
 	}
+	r.rankFiles()
 	if r.weights[ChanNeighbor] > 0 {
 		r.neighbors()
 	}
@@ -803,6 +814,7 @@ func (r *run) penalizeLiterals() {
 		}
 		if literalShare(text[c.StartByte:c.EndByte]) >= r.e.opts.LiteralShare {
 			r.prior(s, lp, "mostly string literals")
+			s.literal = true
 		}
 	}
 }

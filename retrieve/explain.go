@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/ctxls/ctxls/assemble"
@@ -32,6 +33,7 @@ func (r *run) explain(res *assemble.Result) []Explanation {
 				e.Channels[k] = v
 			}
 			e.Priors = slices.Clone(s.priors)
+			e.FileFeatures = maps.Clone(r.fileFeats[s.c.Path])
 			switch {
 			case s.id == r.focusChunk:
 				e.Focus = "the unit under the cursor"

@@ -71,6 +71,7 @@ func TestToolingRankedDown(t *testing.T) {
 	}
 	off := DefaultOptions()
 	off.ToolingPenalty = 1
+	off.FileRank = 0 // the file model ranks tooling down too
 	if got := first(off); got != "scripts/version.py" {
 		t.Errorf("without the penalty the first part is from %s; the test no longer shows the penalty's effect", got)
 	}

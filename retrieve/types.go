@@ -126,6 +126,9 @@ type Explanation struct {
 	// its file by the question's words: the file's score 1 of 4", …
 	Priors []string `json:"priors,omitempty"`
 	Reason string   `json:"reason,omitempty"` // why it is out
+	// FileFeatures are the file model's features of the candidate's file
+	// (a question's 40 best files; Options.FileRank), by name.
+	FileFeatures map[string]float64 `json:"fileFeatures,omitempty"`
 	// Focus says why the focus channel brought it: the unit under the
 	// cursor, an identifier used near the cursor, defined in the file, …
 	Focus string `json:"focus,omitempty"`

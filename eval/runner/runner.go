@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -98,6 +99,11 @@ type Config struct {
 	// error for the case when the second rendering differs from the first
 	// (the same index state and request must give the same bytes).
 	RepeatCheck bool
+	// Explain records, for ctxls's own requests (not the ablations), the
+	// explanation of every candidate (retrieve.Explanation: channels,
+	// priors, score, in the context or why not) in the results, for
+	// offline study of the ranking.
+	Explain bool
 }
 
 // Stats describe a run.
@@ -465,10 +471,10 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 	var out []eval.Result
 	for _, r := range t.runs(c) {
 		res := eval.Result{Case: c.ID, Repo: c.Repo, Task: c.Task, System: r.system, Budget: r.budget}
-		parts, rendered, lat, err := t.request(ctx, c, r)
+		parts, rendered, lat, expl, err := t.request(ctx, c, r)
 		res.LatencyMs = float64(lat.Microseconds()) / 1000
 		if err == nil && t.cfg.RepeatCheck && r.system == SystemCtxls {
-			if _, again, _, err2 := t.request(ctx, c, r); err2 != nil {
+			if _, again, _, _, err2 := t.request(ctx, c, r); err2 != nil {
 				err = fmt.Errorf("second run: %w", err2)
 			} else if again != rendered {
 				err = errors.New("not deterministic: a second run of the same request rendered other bytes")
@@ -487,6 +493,11 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 				res.CursorShown = 1
 			}
 			if !strings.HasPrefix(r.system, AblationPrefix) {
+				if expl != nil {
+					if res.Explain, err = json.Marshal(expl); err != nil {
+						res.Error = fmt.Sprintf("explanation: %v", err)
+					}
+				}
 				if t.cfg.Parts {
 					res.Parts = parts
 				}
@@ -503,8 +514,9 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 }
 
 // request runs one system on one case and returns the context's parts in
-// rendered order, the rendered text and the request's latency.
-func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.Part, rendered string, lat time.Duration, err error) {
+// rendered order, the rendered text, the request's latency and, for ctxls
+// with Config.Explain, its explanation.
+func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.Part, rendered string, lat time.Duration, expl []retrieve.Explanation, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
@@ -547,7 +559,8 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 		res, err = assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: t.cfg.Format, Policy: assemble.DefaultPolicy()},
 			cands, t.snap, t.counter)
 	default:
-		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights, History: t.hist, Semantic: t.sem}
+		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights, History: t.hist, Semantic: t.sem,
+			Explain: t.cfg.Explain && r.system == SystemCtxls}
 		switch c.Task {
 		case eval.TaskDiff:
 			req.Diff = c.Diff
@@ -564,17 +577,17 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 		var resp *retrieve.Response
 		resp, err = t.eng.Assemble(ctx, t.snap, req)
 		if err == nil {
-			res = resp.Result
+			res, expl = resp.Result, resp.Explain
 		}
 	}
 	lat = time.Since(start)
 	if err != nil {
-		return nil, "", lat, err
+		return nil, "", lat, nil, err
 	}
 	for _, p := range res.Parts {
 		parts = append(parts, eval.Part{Path: p.Path, Ranges: p.Ranges, Tokens: p.Tokens})
 	}
-	return parts, res.Rendered, lat, nil
+	return parts, res.Rendered, lat, expl, nil
 }
 
 // mapLimit is how many ranked definitions the repository map passes to

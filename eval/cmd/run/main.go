@@ -58,6 +58,7 @@ func run() error {
 		doc        = flag.String("doc", "", "replace the generated section of this markdown file (docs/quality.md) with the report")
 		verbose    = flag.Bool("v", false, "a line per case")
 		withParts  = flag.Bool("parts", false, "record each context's parts (path, shown line ranges, tokens) in the -out results")
+		explain    = flag.Bool("explain", false, "record ctxls's explanation of every candidate (channels, priors, score) in the -out results")
 		repeat     = flag.Bool("repeat-check", true, "run every ctxls request twice and count a case whose second rendering differs as an error")
 		sem        = flag.Bool("semantic", semantic.DefaultMode == semantic.ModeWorkspace, "give ctxls the workspace embedder's vectors (package semantic), built per tree; compared with ctxls without them at every budget")
 		semOpts    = flag.String("semantic-opts", "", "embedder option overrides by field name, e.g. dim=64,sigmaexp=1 (fields of semantic.Options)")
@@ -87,7 +88,7 @@ func run() error {
 	}
 	cfg := runner.Config{
 		Work: *work, KeepTrees: *keep, Encoding: *encoding, Format: assemble.Format(*format),
-		Options: retrieve.DefaultOptions(), Log: os.Stderr, Verbose: *verbose, Parts: *withParts, RepeatCheck: *repeat, History: *hist,
+		Options: retrieve.DefaultOptions(), Log: os.Stderr, Verbose: *verbose, Parts: *withParts, RepeatCheck: *repeat, Explain: *explain, History: *hist,
 		Semantic: *sem, SemanticOptions: semantic.DefaultOptions(), SemanticHeldOut: *heldOut, Activity: *activity,
 		Baseline: baseline.DefaultOptions(), Zoekt: baseline.DefaultZoektOptions(),
 	}

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/eval"
+	"github.com/ctxls/ctxls/retrieve"
+)
+
+func main() {
+	var (
+		results   = flag.String("results", "", "an eval run's -out results, run with -explain (required)")
+		cases     = flag.String("cases", "eval/cases.json", "the cases file of -results")
+		test      = flag.String("test", "", "results to report the fitted weights on (not fitted on)")
+		testCases = flag.String("test-cases", "eval/heldout.json", "the cases file of -test")
+		budget    = flag.Int("budget", 2000, "the budget whose results are read")
+		fix       = flag.String("fix", "literal", "features whose weight stays 0 (comma-separated; the literal penalty is the issue's, not the fit's to undo)")
+		l2        = flag.Float64("l2", 1, "L2 regularisation")
+		epochs    = flag.Int("epochs", 1500, "Adam steps over all cases")
+	)
+	flag.Parse()
+	if *results == "" || flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(os.Stdout, *results, *cases, *test, *testCases, *budget, *fix, *l2, *epochs); err != nil {
+		fmt.Fprintln(os.Stderr, "fitrank:", err)
+		os.Exit(1)
+	}
+}
+
+func run(w io.Writer, results, cases, test, testCases string, budget int, fix string, l2 float64, epochs int) error {
+	names := retrieve.FileFeatureNames()
+	train, err := readRanked(results, cases, budget, names)
+	if err != nil {
+		return err
+	}
+	if len(train) == 0 {
+		return fmt.Errorf("%s: no question results with file features at budget %d (run the eval with -explain)", results, budget)
+	}
+	mask := make([]float64, len(names))
+	for i := range mask {
+		mask[i] = 1
+	}
+	for _, f := range strings.Split(fix, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		i := slices.Index(names, f)
+		if i < 0 {
+			return fmt.Errorf("-fix: unknown feature %q (known: %s)", f, strings.Join(names, ", "))
+		}
+		mask[i] = 0
+	}
+	wts := fit(train, len(names), mask, l2, epochs)
+	fmt.Fprintf(w, "fitted on %d cases: first gold file's reciprocal rank %.4f → %.4f\n", len(train), firstGoldRR(train, nil), firstGoldRR(train, wts))
+	fmt.Fprintf(w, "current weights: %.4f\n", firstGoldRR(train, retrieve.FileRankWeights()))
+	if test != "" {
+		held, err := readRanked(test, testCases, budget, names)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "-test, %d cases: %.4f → %.4f (current weights %.4f)\n", len(held), firstGoldRR(held, nil), firstGoldRR(held, wts), firstGoldRR(held, retrieve.FileRankWeights()))
+	}
+	fmt.Fprintln(w, "var fileRankWeights = [nFileFeatures]float64{")
+	for _, g := range [][2]int{{0, 5}, {5, 12}, {12, 19}, {19, len(names)}} {
+		var parts []string
+		for _, v := range wts[g[0]:g[1]] {
+			parts = append(parts, fmt.Sprintf("%g", math.Round(v*1000)/1000))
+		}
+		fmt.Fprintf(w, "\t%s,\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(w, "}")
+	return nil
+}
+
+// rankedCase is one case's files in the channels' order: their features
+// and whether each is gold.
+type rankedCase struct {
+	x    [][]float64
+	gold []bool
+}
+
+// readRanked reads the question results at budget from a results file
+// and the gold files from its cases file.
+func readRanked(results, cases string, budget int, names []string) ([]rankedCase, error) {
+	cf, err := eval.Load(cases)
+	if err != nil {
+		return nil, err
+	}
+	gold := map[string][]eval.GoldFile{}
+	for _, c := range cf.Cases {
+		gold[c.ID] = c.Gold
+	}
+	f, err := os.Open(results)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []rankedCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for n := 1; sc.Scan(); n++ {
+		var r eval.Result
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", results, n, err)
+		}
+		if r.System != "ctxls" || r.Task != eval.TaskQuery || r.Budget != budget || len(r.Explain) == 0 {
+			continue
+		}
+		g, ok := gold[r.Case]
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: case %s is not in %s", results, n, r.Case, cases)
+		}
+		var expl []retrieve.Explanation
+		if err := json.Unmarshal(r.Explain, &expl); err != nil {
+			return nil, fmt.Errorf("%s:%d: explain: %w", results, n, err)
+		}
+		if rc, ok := rankedOf(expl, g, names); ok {
+			out = append(out, rc)
+		}
+	}
+	return out, sc.Err()
+}
+
+// rankedOf is one case's files with features, by their rank feature.
+func rankedOf(expl []retrieve.Explanation, gold []eval.GoldFile, names []string) (rankedCase, bool) {
+	feats := map[string]map[string]float64{}
+	var paths []string
+	for _, e := range expl {
+		if e.FileFeatures != nil && feats[e.Path] == nil {
+			feats[e.Path] = e.FileFeatures
+			paths = append(paths, e.Path)
+		}
+	}
+	if len(paths) == 0 {
+		return rankedCase{}, false
+	}
+	slices.SortFunc(paths, func(a, b string) int {
+		if c := compareFloat(feats[a]["rank"], feats[b]["rank"]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	var rc rankedCase
+	for _, p := range paths {
+		x := make([]float64, len(names))
+		for i, n := range names {
+			x[i] = feats[p][n]
+		}
+		rc.x = append(rc.x, x)
+		rc.gold = append(rc.gold, slices.ContainsFunc(gold, func(g eval.GoldFile) bool { return g.Path == p }))
+	}
+	return rc, true
+}
+
+func compareFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// fit minimises the mean over cases of the cross-entropy between the
+// softmax of x·w over a case's files and the uniform distribution over its
+// gold files (cases without a gold file among them are skipped), plus
+// l2/2 · |w|² / cases, by Adam from w = (1, 0, …) — the channels' order.
+// Weights with mask 0 stay at 0.
+func fit(cases []rankedCase, d int, mask []float64, l2 float64, epochs int) []float64 {
+	var use []rankedCase
+	for _, c := range cases {
+		if slices.Contains(c.gold, true) {
+			use = append(use, c)
+		}
+	}
+	w := make([]float64, d)
+	w[0] = mask[0]
+	m, v := make([]float64, d), make([]float64, d)
+	n := float64(len(use))
+	const b1, b2, lr = 0.9, 0.999, 0.02
+	for ep := 1; ep <= epochs; ep++ {
+		g := make([]float64, d)
+		for _, c := range use {
+			s := make([]float64, len(c.x))
+			top := math.Inf(-1)
+			for i, x := range c.x {
+				s[i] = dot(x, w)
+				top = max(top, s[i])
+			}
+			z, ng := 0.0, 0.0
+			for i := range s {
+				s[i] = math.Exp(s[i] - top)
+				z += s[i]
+				if c.gold[i] {
+					ng++
+				}
+			}
+			for i, x := range c.x {
+				p := s[i] / z
+				t := 0.0
+				if c.gold[i] {
+					t = 1 / ng
+				}
+				for j := range g {
+					g[j] += x[j] * (p - t)
+				}
+			}
+		}
+		for j := range g {
+			g[j] = (g[j]/n + l2*w[j]/n) * mask[j]
+			m[j] = b1*m[j] + (1-b1)*g[j]
+			v[j] = b2*v[j] + (1-b2)*g[j]*g[j]
+			mh := m[j] / (1 - math.Pow(b1, float64(ep)))
+			vh := v[j] / (1 - math.Pow(b2, float64(ep)))
+			w[j] -= lr * mh / (math.Sqrt(vh) + 1e-8)
+		}
+	}
+	return w
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// firstGoldRR is the mean reciprocal rank of the first gold file when
+// each case's files are ordered by x·w (nil: the channels' order; ties
+// keep it).
+func firstGoldRR(cases []rankedCase, w []float64) float64 {
+	if len(cases) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, c := range cases {
+		idx := make([]int, len(c.x))
+		for i := range idx {
+			idx[i] = i
+		}
+		if w != nil {
+			slices.SortStableFunc(idx, func(a, b int) int { return compareFloat(dot(c.x[b], w), dot(c.x[a], w)) })
+		}
+		for r, i := range idx {
+			if c.gold[i] {
+				sum += 1 / float64(r+1)
+				break
+			}
+		}
+	}
+	return sum / float64(len(cases))
+}

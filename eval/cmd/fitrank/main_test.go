@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/eval"
+	"github.com/ctxls/ctxls/ranges"
+	"github.com/ctxls/ctxls/retrieve"
+)
+
+// syntheticCases: in every case the channels put a test file first and
+// the gold code file second; feature 1 marks the test.
+func syntheticCases(n int) []rankedCase {
+	var out []rankedCase
+	for range n {
+		out = append(out, rankedCase{
+			x:    [][]float64{{0, 1, 0}, {-0.2, 0, 0}, {-0.5, 0, 1}},
+			gold: []bool{false, true, false},
+		})
+	}
+	return out
+}
+
+func TestFitLearnsFromGold(t *testing.T) {
+	cases := syntheticCases(20)
+	if got := firstGoldRR(cases, nil); got != 0.5 {
+		t.Fatalf("the channels' order: RR %v, want 0.5", got)
+	}
+	w := fit(cases, 3, []float64{1, 1, 0}, 1, 300)
+	if w[1] >= 0 {
+		t.Errorf("the test feature's weight %v, want < 0", w[1])
+	}
+	if w[2] != 0 {
+		t.Errorf("a fixed feature's weight moved: %v", w[2])
+	}
+	if got := firstGoldRR(cases, w); got != 1 {
+		t.Errorf("fitted: RR %v, want 1", got)
+	}
+}
+
+// TestRunReadsExplanations: fitrank reads an eval run's explanations and
+// cases and prints weights for every feature.
+func TestRunReadsExplanations(t *testing.T) {
+	dir := t.TempDir()
+	names := retrieve.FileFeatureNames()
+	var cf eval.File
+	var lines bytes.Buffer
+	for i := range 5 {
+		id := "o/r/query/" + strings.Repeat(string(rune('a'+i)), 12)
+		cf.Cases = append(cf.Cases, eval.Case{ID: id, Task: eval.TaskQuery, Repo: "o/r", Commit: strings.Repeat("1", 40), Parent: "p", Query: "q",
+			Gold: []eval.GoldFile{{Path: "src/code.go", Lines: []ranges.Range{{Start: 1, End: 2}}}}})
+		feat := func(rank, test float64) map[string]float64 {
+			m := map[string]float64{}
+			for _, n := range names {
+				m[n] = 0
+			}
+			m["rank"], m["test"], m["relScore"] = rank, test, -rank
+			return m
+		}
+		expl, _ := json.Marshal([]retrieve.Explanation{
+			{Handle: "src/code_test.go#L1-3", Path: "src/code_test.go", FileFeatures: feat(0, 1)},
+			{Handle: "src/code.go#L1-3", Path: "src/code.go", FileFeatures: feat(0.69, 0)},
+		})
+		r, _ := json.Marshal(eval.Result{Case: id, Repo: "o/r", Task: eval.TaskQuery, System: "ctxls", Budget: 2000, Explain: expl})
+		lines.Write(append(r, '\n'))
+	}
+	casesPath, resultsPath := filepath.Join(dir, "cases.json"), filepath.Join(dir, "results.jsonl")
+	b, _ := json.Marshal(cf)
+	if err := os.WriteFile(casesPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(resultsPath, lines.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(&out, resultsPath, casesPath, "", "", 2000, "literal", 1, 300); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "fitted on 5 cases: first gold file's reciprocal rank 0.5000 → 1.0000") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	if err := run(&out, resultsPath, casesPath, "", "", 2000, "nosuch", 1, 10); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("an unknown -fix feature: %v", err)
+	}
+	if err := run(&out, resultsPath, casesPath, "", "", 8000, "", 1, 10); err == nil || !strings.Contains(err.Error(), "-explain") {
+		t.Errorf("no results at the budget: %v", err)
+	}
+}

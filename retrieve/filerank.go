@@ -1,0 +1,214 @@
+package retrieve
+
+import (
+	"cmp"
+	"math"
+	"path"
+	"slices"
+	"strings"
+)
+
+// The file rank (Options.FileRank) orders a question's best files again
+// by a linear model over what the channels found in each file: its best
+// score, how many of its units they found and which channels, its role
+// (test, docs, …) and its place in the tree. The channels score units;
+// the model weighs the evidence per file — a file that the lexical,
+// semantic and history channels all point at outranks one that a single
+// strong hit put first. The weights were fitted offline on the eval's
+// question cases (a listwise softmax over each case's 40 best files,
+// gold files the targets; docs/quality.md, session 15) and checked on
+// the held-out cases and by leaving each repository out in turn.
+
+// fileRankFiles is how many of the best files the model orders again;
+// the rest keep their order after them.
+const fileRankFiles = 40
+
+// File features, in the order of fileFeatureNames and fileRankWeights.
+const (
+	ffRelScore   = iota // ln(file's best score / the request's best)
+	ffRank              // ln(1 + the file's place by its best score, 0-based)
+	ffUnits             // ln(1 + units found in the file)
+	ffLexUnits          // ln(1 + units the lexical channel found)
+	ffSumRatio          // the file's summed scores / its best
+	ffMaxLexical        // the best unit's share from each channel, × 20 (≈ 1 for a channel's first)
+	ffMaxSymbol
+	ffMaxPath
+	ffMaxGraph
+	ffMaxOverview
+	ffMaxHistory
+	ffMaxSemantic
+	ffSumLexical // the file's summed shares from each channel, × 20
+	ffSumSymbol
+	ffSumPath
+	ffSumGraph
+	ffSumOverview
+	ffSumHistory
+	ffSumSemantic
+	ffTest    // a test, fixture or example
+	ffVendor  // vendored or generated
+	ffTooling // build, CI or docs tooling
+	ffProse   // prose or configuration
+	ffLiteral // a unit of it ranked down as mostly string literals
+	ffTopDir  // in the directory of the best file (not that file)
+	ffDepth   // directories above the file
+	nFileFeatures
+)
+
+// fileFeatureNames name the features (for --explain and the offline fit).
+var fileFeatureNames = [nFileFeatures]string{
+	"relScore", "rank", "units", "lexUnits", "sumRatio",
+	"maxLexical", "maxSymbol", "maxPath", "maxGraph", "maxOverview", "maxHistory", "maxSemantic",
+	"sumLexical", "sumSymbol", "sumPath", "sumGraph", "sumOverview", "sumHistory", "sumSemantic",
+	"test", "vendor", "tooling", "prose", "literal", "topDir", "depth",
+}
+
+// fileFeatureChannels are the channels of the max… and sum… features.
+var fileFeatureChannels = [...]string{ChanLexical, ChanSymbol, ChanPath, ChanGraph, ChanOverview, ChanHistory, ChanSemantic}
+
+// fileRankWeights are the fitted weights (see above).
+var fileRankWeights = [nFileFeatures]float64{
+	0.862, -0.424, -0.054, 0.083, 0.037,
+	1.057, 0.349, 0.297, 0.492, -0.32, 1.231, 1.443,
+	-0.052, 0.051, 0.297, -0.026, -0.241, 0.095, -0.041,
+	-2.784, -0.817, -1.109, -3.12, 0, -0.04, -0.108,
+}
+
+// fileRank is one file's features and best score.
+type fileRank struct {
+	path string
+	best float64
+	x    [nFileFeatures]float64
+}
+
+// wantsFileRank reports whether the request is one the model was fitted
+// on: a question, without a cursor or a diff.
+func (r *run) wantsFileRank() bool {
+	return r.req.Focus == nil && len(r.diffFiles) == 0 && strings.TrimSpace(r.req.Query) != ""
+}
+
+// fileFeatures computes the features of the request's best files (by
+// their best unit's score), best first.
+func (r *run) fileFeatures() []*fileRank {
+	ranked := r.ranked()
+	if len(ranked) == 0 || ranked[0].score <= 0 {
+		return nil
+	}
+	top := ranked[0].score
+	byPath := map[string]*fileRank{}
+	var files []*fileRank
+	for _, s := range ranked {
+		f := byPath[s.c.Path]
+		if f == nil {
+			if len(files) == fileRankFiles {
+				continue
+			}
+			f = &fileRank{path: s.c.Path, best: s.score}
+			byPath[s.c.Path] = f
+			files = append(files, f)
+			f.x[ffRelScore] = math.Log(max(s.score, top*1e-9) / top)
+			f.x[ffRank] = math.Log1p(float64(len(files) - 1))
+			switch pathRole(s.c.Path) {
+			case roleTest:
+				f.x[ffTest] = 1
+			case roleVendor:
+				f.x[ffVendor] = 1
+			case roleTooling:
+				f.x[ffTooling] = 1
+			}
+			if isProse(s.c) {
+				f.x[ffProse] = 1
+			}
+			f.x[ffDepth] = float64(strings.Count(s.c.Path, "/"))
+		}
+		f.x[ffUnits]++
+		if s.channels[ChanLexical] > 0 {
+			f.x[ffLexUnits]++
+		}
+		f.x[ffSumRatio] += s.score
+		for i, ch := range fileFeatureChannels {
+			v := s.channels[ch] * 20
+			f.x[ffMaxLexical+i] = max(f.x[ffMaxLexical+i], v)
+			f.x[ffSumLexical+i] += v
+		}
+		if s.literal {
+			f.x[ffLiteral] = 1
+		}
+	}
+	topDir := path.Dir(files[0].path)
+	for i, f := range files {
+		f.x[ffUnits] = math.Log1p(f.x[ffUnits])
+		f.x[ffLexUnits] = math.Log1p(f.x[ffLexUnits])
+		if f.best > 0 {
+			f.x[ffSumRatio] /= f.best
+		}
+		if i > 0 && path.Dir(f.path) == topDir {
+			f.x[ffTopDir] = 1
+		}
+	}
+	return files
+}
+
+// rankFiles orders the best files again by the model and records the
+// features for --explain. A file's utility is (1 − a) × its relScore +
+// a × the model's (Options.FileRank = a); in the new order the i-th file
+// takes the best score the i-th file had, and its units keep their scores
+// relative to its best. So the scores' profile — how far the best file is
+// ahead of the next, which the budget's depth and breadth follow — stays
+// the one the channels gave; only which file holds each place changes.
+// The files after the ranked ones keep theirs.
+func (r *run) rankFiles() {
+	a := min(1, r.e.opts.FileRank)
+	if !r.wantsFileRank() || (a <= 0 && !r.req.Explain) {
+		return
+	}
+	files := r.fileFeatures()
+	if len(files) == 0 {
+		return
+	}
+	if r.req.Explain {
+		r.fileFeats = make(map[string]map[string]float64, len(files))
+		for _, f := range files {
+			m := make(map[string]float64, nFileFeatures)
+			for i, v := range f.x {
+				m[fileFeatureNames[i]] = v
+			}
+			r.fileFeats[f.path] = m
+		}
+	}
+	if a <= 0 || len(files) < 2 {
+		return
+	}
+	bests := make([]float64, len(files)) // descending: files are best first
+	util := make(map[*fileRank]float64, len(files))
+	for i, f := range files {
+		bests[i] = f.best
+		u := 0.0
+		for j, v := range f.x {
+			u += fileRankWeights[j] * v
+		}
+		util[f] = (1-a)*f.x[ffRelScore] + a*u
+	}
+	order := slices.Clone(files)
+	// Stable: equal utilities keep the channels' order.
+	slices.SortStableFunc(order, func(x, y *fileRank) int { return cmp.Compare(util[y], util[x]) })
+	factor := make(map[string]float64, len(files))
+	for i, f := range order {
+		if f.best > 0 {
+			factor[f.path] = bests[i] / f.best
+		}
+	}
+	for _, s := range r.scores {
+		if f, ok := factor[s.c.Path]; ok && f != 1 {
+			r.prior(s, f, "the file's place by the file model")
+		}
+	}
+}
+
+// FileFeatureNames are the names of the file model's features, in the
+// order of FileRankWeights (the offline fit, eval/cmd/fitrank, reads them
+// from --explain's fileFeatures).
+func FileFeatureNames() []string { return fileFeatureNames[:] }
+
+// FileRankWeights are the file model's weights, in the order of
+// FileFeatureNames.
+func FileRankWeights() []float64 { return fileRankWeights[:] }

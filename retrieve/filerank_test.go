@@ -1,0 +1,119 @@
+package retrieve
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/assemble"
+)
+
+// fileRankWorkspace is a workspace where a guide says in prose what the
+// question asks, word for word, while the code it is about matches fewer
+// of its words: the lexical channel ranks the guide first.
+func fileRankWorkspace() map[string]string {
+	return map[string]string{
+		"go.mod": "module example.com/m\n",
+		"client/retry_backoff.md": "# Retries\n\nThe client retries a request that failed with a timeout: the retry\n" +
+			"backoff doubles after each failed request, and the client gives up after\nthe retry limit. " +
+			"A request that failed with a timeout is retried with backoff.\n",
+		"client/wait.go":        "package client\n\n// pause is the backoff before the n-th attempt.\nfunc pause(n int) time.Duration {\n\treturn time.Duration(1<<n) * 100 * time.Millisecond\n}\n",
+		"client/client.go":      "package client\n\n// Client sends requests.\ntype Client struct {\n\tlimit int\n}\n\n// Do sends req.\nfunc (c *Client) Do(req *Request) error {\n\treturn c.send(req)\n}\n",
+		"client/limits.go":      "package client\n\n// maxAttempts bounds the attempts at a request.\nconst maxAttempts = 5\n",
+		"client/client_test.go": "package client\n\nfunc TestDo(t *testing.T) {\n\tc := &Client{}\n\tc.Do(nil)\n}\n",
+	}
+}
+
+// TestFileRankFeatures: with --explain a question's best files carry the
+// file model's features, computed from what the channels found.
+func TestFileRankFeatures(t *testing.T) {
+	snap := indexFiles(t, fileRankWorkspace())
+	req := Request{Query: "the retry backoff of a request that failed with a timeout", Budget: assemble.Budget{MaxTokens: 4000}}
+	off := DefaultOptions()
+	off.FileRank = 0
+	res, _ := assembleOpts(t, snap, off, req)
+	feats := map[string]map[string]float64{}
+	for _, e := range res.Explain {
+		if e.FileFeatures != nil {
+			feats[e.Path] = e.FileFeatures
+		}
+	}
+	guide, code := feats["client/retry_backoff.md"], feats["client/wait.go"]
+	if guide == nil || code == nil {
+		t.Fatalf("no file features for the guide or wait.go: %v", feats)
+	}
+	if guide["prose"] != 1 || code["prose"] != 0 {
+		t.Errorf("prose: guide %v, wait.go %v; want 1, 0", guide["prose"], code["prose"])
+	}
+	if tf := feats["client/client_test.go"]; tf != nil && tf["test"] != 1 {
+		t.Errorf("client_test.go: test = %v, want 1", tf["test"])
+	}
+	if code["depth"] != 1 || code["maxLexical"] <= 0 {
+		t.Errorf("wait.go: depth %v, maxLexical %v; want 1 and > 0", code["depth"], code["maxLexical"])
+	}
+	// Exactly one file is the best (rank 0, relScore 0); the others are
+	// below it.
+	best := 0
+	for p, f := range feats {
+		switch {
+		case f["rank"] == 0 && f["relScore"] == 0:
+			best++
+		case f["relScore"] > 0 || f["rank"] <= 0:
+			t.Errorf("%s: relScore %v, rank %v; want < 0 and > 0 below the best file", p, f["relScore"], f["rank"])
+		}
+	}
+	if best != 1 {
+		t.Errorf("%d files ranked first, want 1", best)
+	}
+	// Without --explain nothing is recorded (and without a question the
+	// model does not run).
+	res, _ = assembleOpts(t, snap, off, Request{Focus: &Focus{Path: "client/client.go", Line: 10}, Budget: assemble.Budget{MaxTokens: 4000}})
+	for _, e := range res.Explain {
+		if e.FileFeatures != nil {
+			t.Fatalf("a cursor request has file features: %s %v", e.Path, e.FileFeatures)
+		}
+	}
+}
+
+// TestFileRankOrdersByEvidence: the guide the words match best (and by
+// its name) comes before some of the code without the file model; with it,
+// after all of it — a prose file a question's words match is rarely what
+// the question is about — and it stays in the context. With the model at
+// 0 no prior is recorded.
+func TestFileRankOrdersByEvidence(t *testing.T) {
+	snap := indexFiles(t, fileRankWorkspace())
+	req := Request{Query: "the retry backoff of a request that failed with a timeout", Budget: assemble.Budget{MaxTokens: 4000}, Strategy: assemble.ByScore}
+	if DefaultOptions().FileRank <= 0 {
+		t.Error("FileRank is off by default")
+	}
+	// guideAt is the guide's place among the context's files (in the
+	// order of their first parts), and how many files there are.
+	guideAt := func(opts Options) (int, int, *Response) {
+		res, _ := assembleOpts(t, snap, opts, req)
+		var files []string
+		for _, p := range res.Parts {
+			if !slices.Contains(files, p.Path) {
+				files = append(files, p.Path)
+			}
+		}
+		return slices.Index(files, "client/retry_backoff.md"), len(files), res
+	}
+	off := DefaultOptions()
+	off.FileRank = 0
+	at, n, res := guideAt(off)
+	if at < 0 || at == n-1 {
+		t.Fatalf("without the file model the guide is file %d of %d, want before the last: the test no longer shows the model's effect", at, n)
+	}
+	for _, e := range res.Explain {
+		for _, p := range e.Priors {
+			if strings.Contains(p, "file model") {
+				t.Fatalf("FileRank 0 recorded a prior: %s %s", e.Path, p)
+			}
+		}
+	}
+	on := DefaultOptions()
+	on.FileRank = 1
+	if at, n, _ := guideAt(on); at != n-1 {
+		t.Errorf("with the file model the guide is file %d of %d, want the last", at, n)
+	}
+}
