@@ -67,17 +67,40 @@ var fileFeatureChannels = [...]string{ChanLexical, ChanSymbol, ChanPath, ChanGra
 
 // fileRankWeights are the fitted weights (see above).
 var fileRankWeights = [nFileFeatures]float64{
-	0.862, -0.424, -0.054, 0.083, 0.037,
-	1.057, 0.349, 0.297, 0.492, -0.32, 1.231, 1.443,
-	-0.052, 0.051, 0.297, -0.026, -0.241, 0.095, -0.041,
-	-2.784, -0.817, -1.109, -3.12, 0, -0.04, -0.108,
+	0.862,  // relScore
+	-0.424, // rank
+	-0.054, // units
+	0.083,  // lexUnits
+	0.037,  // sumRatio
+	1.057,  // maxLexical
+	0.349,  // maxSymbol
+	0.297,  // maxPath
+	0.492,  // maxGraph
+	-0.32,  // maxOverview
+	1.231,  // maxHistory
+	1.443,  // maxSemantic
+	-0.052, // sumLexical
+	0.051,  // sumSymbol
+	0.297,  // sumPath
+	-0.026, // sumGraph
+	-0.241, // sumOverview
+	0.095,  // sumHistory
+	-0.041, // sumSemantic
+	-2.784, // test
+	-0.817, // vendor
+	-1.109, // tooling
+	-3.12,  // prose
+	0,      // literal
+	-0.04,  // topDir
+	-0.108, // depth
 }
 
-// fileRank is one file's features and best score.
+// fileRank is one file's features, best score and utility.
 type fileRank struct {
 	path string
 	best float64
 	x    [nFileFeatures]float64
+	util float64
 }
 
 // wantsFileRank reports whether the request is one the model was fitted
@@ -178,23 +201,20 @@ func (r *run) rankFiles() {
 	if a <= 0 || len(files) < 2 {
 		return
 	}
-	bests := make([]float64, len(files)) // descending: files are best first
-	util := make(map[*fileRank]float64, len(files))
-	for i, f := range files {
-		bests[i] = f.best
+	for _, f := range files {
 		u := 0.0
 		for j, v := range f.x {
 			u += fileRankWeights[j] * v
 		}
-		util[f] = (1-a)*f.x[ffRelScore] + a*u
+		f.util = (1-a)*f.x[ffRelScore] + a*u
 	}
 	order := slices.Clone(files)
 	// Stable: equal utilities keep the channels' order.
-	slices.SortStableFunc(order, func(x, y *fileRank) int { return cmp.Compare(util[y], util[x]) })
+	slices.SortStableFunc(order, func(x, y *fileRank) int { return cmp.Compare(y.util, x.util) })
 	factor := make(map[string]float64, len(files))
 	for i, f := range order {
-		if f.best > 0 {
-			factor[f.path] = bests[i] / f.best
+		if f.best > 0 { // files[i].best: the i-th best score, files being best first
+			factor[f.path] = files[i].best / f.best
 		}
 	}
 	for _, s := range r.scores {
@@ -207,8 +227,8 @@ func (r *run) rankFiles() {
 // FileFeatureNames are the names of the file model's features, in the
 // order of FileRankWeights (the offline fit, eval/cmd/fitrank, reads them
 // from --explain's fileFeatures).
-func FileFeatureNames() []string { return fileFeatureNames[:] }
+func FileFeatureNames() []string { return slices.Clone(fileFeatureNames[:]) }
 
 // FileRankWeights are the file model's weights, in the order of
 // FileFeatureNames.
-func FileRankWeights() []float64 { return fileRankWeights[:] }
+func FileRankWeights() []float64 { return slices.Clone(fileRankWeights[:]) }

@@ -494,9 +494,11 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 			}
 			if !strings.HasPrefix(r.system, AblationPrefix) {
 				if expl != nil {
-					if res.Explain, err = json.Marshal(expl); err != nil {
-						res.Error = fmt.Sprintf("explanation: %v", err)
+					b, merr := json.Marshal(expl)
+					if merr != nil {
+						res.Error = fmt.Sprintf("explanation: %v", merr)
 					}
+					res.Explain = b
 				}
 				if t.cfg.Parts {
 					res.Parts = parts

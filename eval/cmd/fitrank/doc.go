@@ -3,7 +3,7 @@
 // file features, the gold files among them the targets of a softmax over
 // the case's files (listwise, L2-regularised, fitted by Adam from the
 // channels' own order). It prints the weights as the Go literal of
-// fileRankWeights and the first gold file's reciprocal rank among the
+// fileRankWeights (one per line, named; gofmt aligns the comments) and the first gold file's reciprocal rank among the
 // ranked files before and after, on the fitted cases and on -test's.
 //
 //	go run ./eval/cmd/run -repos-dir DIR -task query -budgets 2000 -systems ctxls -ablations=false -explain -out F

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -71,12 +72,8 @@ func run(w io.Writer, results, cases, test, testCases string, budget int, fix st
 		fmt.Fprintf(w, "-test, %d cases: %.4f → %.4f (current weights %.4f)\n", len(held), firstGoldRR(held, nil), firstGoldRR(held, wts), firstGoldRR(held, retrieve.FileRankWeights()))
 	}
 	fmt.Fprintln(w, "var fileRankWeights = [nFileFeatures]float64{")
-	for _, g := range [][2]int{{0, 5}, {5, 12}, {12, 19}, {19, len(names)}} {
-		var parts []string
-		for _, v := range wts[g[0]:g[1]] {
-			parts = append(parts, fmt.Sprintf("%g", math.Round(v*1000)/1000))
-		}
-		fmt.Fprintf(w, "\t%s,\n", strings.Join(parts, ", "))
+	for i, v := range wts {
+		fmt.Fprintf(w, "\t%g, // %s\n", math.Round(v*1000)/1000, names[i])
 	}
 	fmt.Fprintln(w, "}")
 	return nil
@@ -145,10 +142,7 @@ func rankedOf(expl []retrieve.Explanation, gold []eval.GoldFile, names []string)
 		return rankedCase{}, false
 	}
 	slices.SortFunc(paths, func(a, b string) int {
-		if c := compareFloat(feats[a]["rank"], feats[b]["rank"]); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
+		return cmp.Or(cmp.Compare(feats[a]["rank"], feats[b]["rank"]), strings.Compare(a, b))
 	})
 	var rc rankedCase
 	for _, p := range paths {
@@ -160,16 +154,6 @@ func rankedOf(expl []retrieve.Explanation, gold []eval.GoldFile, names []string)
 		rc.gold = append(rc.gold, slices.ContainsFunc(gold, func(g eval.GoldFile) bool { return g.Path == p }))
 	}
 	return rc, true
-}
-
-func compareFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // fit minimises the mean over cases of the cross-entropy between the
@@ -246,13 +230,14 @@ func firstGoldRR(cases []rankedCase, w []float64) float64 {
 	}
 	sum := 0.0
 	for _, c := range cases {
-		idx := make([]int, len(c.x))
-		for i := range idx {
+		idx, score := make([]int, len(c.x)), make([]float64, len(c.x))
+		for i, x := range c.x {
 			idx[i] = i
+			if w != nil {
+				score[i] = dot(x, w)
+			}
 		}
-		if w != nil {
-			slices.SortStableFunc(idx, func(a, b int) int { return compareFloat(dot(c.x[b], w), dot(c.x[a], w)) })
-		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
 		for r, i := range idx {
 			if c.gold[i] {
 				sum += 1 / float64(r+1)
