@@ -63,8 +63,14 @@ func TestDiffDirPrior(t *testing.T) {
 	}
 	off := DefaultOptions()
 	off.DiffDirPrior = 0
+	off.FileRankDiff = 0 // the file model weighs the diff's directory too
 	if got := order(off, req); !strings.HasPrefix(got, "codec/frame.go") {
-		t.Errorf("with the prior off: %s; the test no longer shows the prior's effect", got)
+		t.Errorf("with the prior and the file model off: %s; the test no longer shows the prior's effect", got)
+	}
+	// The file model alone puts the sibling first as well.
+	off.FileRankDiff = 1
+	if got := order(off, req); !strings.HasPrefix(got, "fs/write.go") {
+		t.Errorf("with the prior off, the file model on: %s; want fs/write.go (in the diff's directory) first", got)
 	}
 	// A history that knows nothing of fs/copy.go leaves the prior on.
 	req.History = history.New("head", [][]string{{"go.mod"}}, history.Options{})
@@ -116,7 +122,12 @@ func TestDiffDirIndexPrior(t *testing.T) {
 	}
 	off := DefaultOptions()
 	off.DiffDirIndexPrior = 0
+	off.FileRankDiff = 0 // the file model knows the module index too
 	if got := first(off); got != "src/kv/key.rs" {
-		t.Errorf("without the index prior the first other file is %s; the test no longer shows its effect", got)
+		t.Errorf("without the index prior and the file model the first other file is %s; the test no longer shows their effect", got)
+	}
+	off.FileRankDiff = 1
+	if got := first(off); got != "src/kv/mod.rs" {
+		t.Errorf("with the file model alone the first other file is %s, want the module index src/kv/mod.rs", got)
 	}
 }

@@ -8,16 +8,18 @@ import (
 	"strings"
 )
 
-// The file rank (Options.FileRank) orders a question's best files again
-// by a linear model over what the channels found in each file: its best
-// score, how many of its units they found and which channels, its role
-// (test, docs, …) and its place in the tree. The channels score units;
-// the model weighs the evidence per file — a file that the lexical,
-// semantic and history channels all point at outranks one that a single
-// strong hit put first. The weights were fitted offline on the eval's
-// question cases (a listwise softmax over each case's 40 best files,
-// gold files the targets; docs/quality.md, session 15) and checked on
-// the held-out cases and by leaving each repository out in turn.
+// The file rank (Options.FileRank, Options.FileRankDiff) orders a
+// question's or a diff's best files again by a linear model over what
+// the channels found in each file: its best score, how many of its units
+// they found and which channels, its role (test, docs, …), its place in
+// the tree and, for a diff, its place relative to the diff's files. The
+// channels score units; the model weighs the evidence per file — a file
+// that the lexical, semantic and history channels all point at outranks
+// one that a single strong hit put first. A question and a diff have
+// weights of their own, fitted offline on the eval's question cases and
+// diff cases (a listwise softmax over each case's 40 best files, gold
+// files the targets; docs/quality.md, sessions 15 and 16) and checked on
+// the held-out cases.
 
 // fileRankFiles is how many of the best files the model orders again;
 // the rest keep their order after them.
@@ -37,6 +39,7 @@ const (
 	ffMaxOverview
 	ffMaxHistory
 	ffMaxSemantic
+	ffMaxDiff
 	ffSumLexical // the file's summed shares from each channel, × 20
 	ffSumSymbol
 	ffSumPath
@@ -44,26 +47,32 @@ const (
 	ffSumOverview
 	ffSumHistory
 	ffSumSemantic
-	ffTest    // a test, fixture or example
-	ffVendor  // vendored or generated
-	ffTooling // build, CI or docs tooling
-	ffProse   // prose or configuration
-	ffLiteral // a unit of it ranked down as mostly string literals
-	ffTopDir  // in the directory of the best file (not that file)
-	ffDepth   // directories above the file
+	ffSumDiff
+	ffTest      // a test, fixture or example
+	ffVendor    // vendored or generated
+	ffTooling   // build, CI or docs tooling
+	ffProse     // prose or configuration
+	ffLiteral   // a unit of it ranked down as mostly string literals
+	ffTopDir    // in the directory of the best file (not that file)
+	ffDepth     // directories above the file
+	ffOwn       // a file the diff changes
+	ffDiffDir   // in a directory of the diff's files (not one of them)
+	ffDiffStem  // named as a diff's file, but for test affixes and extension (its test, its header…)
+	ffDiffIndex // the module index (__init__.py, index.ts, mod.rs…) of a diff's file's directory
 	nFileFeatures
 )
 
 // fileFeatureNames name the features (for --explain and the offline fit).
 var fileFeatureNames = [nFileFeatures]string{
 	"relScore", "rank", "units", "lexUnits", "sumRatio",
-	"maxLexical", "maxSymbol", "maxPath", "maxGraph", "maxOverview", "maxHistory", "maxSemantic",
-	"sumLexical", "sumSymbol", "sumPath", "sumGraph", "sumOverview", "sumHistory", "sumSemantic",
+	"maxLexical", "maxSymbol", "maxPath", "maxGraph", "maxOverview", "maxHistory", "maxSemantic", "maxDiff",
+	"sumLexical", "sumSymbol", "sumPath", "sumGraph", "sumOverview", "sumHistory", "sumSemantic", "sumDiff",
 	"test", "vendor", "tooling", "prose", "literal", "topDir", "depth",
+	"own", "diffDir", "diffStem", "diffIndex",
 }
 
 // fileFeatureChannels are the channels of the max… and sum… features.
-var fileFeatureChannels = [...]string{ChanLexical, ChanSymbol, ChanPath, ChanGraph, ChanOverview, ChanHistory, ChanSemantic}
+var fileFeatureChannels = [...]string{ChanLexical, ChanSymbol, ChanPath, ChanGraph, ChanOverview, ChanHistory, ChanSemantic, ChanDiff}
 
 // fileRankWeights are the fitted weights (see above).
 var fileRankWeights = [nFileFeatures]float64{
@@ -79,6 +88,7 @@ var fileRankWeights = [nFileFeatures]float64{
 	-0.32,  // maxOverview
 	1.231,  // maxHistory
 	1.443,  // maxSemantic
+	0,      // maxDiff
 	-0.052, // sumLexical
 	0.051,  // sumSymbol
 	0.297,  // sumPath
@@ -86,6 +96,7 @@ var fileRankWeights = [nFileFeatures]float64{
 	-0.241, // sumOverview
 	0.095,  // sumHistory
 	-0.041, // sumSemantic
+	0,      // sumDiff
 	-2.784, // test
 	-0.817, // vendor
 	-1.109, // tooling
@@ -93,6 +104,47 @@ var fileRankWeights = [nFileFeatures]float64{
 	0,      // literal
 	-0.04,  // topDir
 	-0.108, // depth
+	0,      // own
+	0,      // diffDir
+	0,      // diffStem
+	0,      // diffIndex
+}
+
+// fileRankDiffWeights are the weights for a diff, fitted the same way on
+// the eval's diff cases, with and without history.
+var fileRankDiffWeights = [nFileFeatures]float64{
+	1.708,  // relScore
+	-0.2,   // rank
+	-0.196, // units
+	0.073,  // lexUnits
+	0.133,  // sumRatio
+	1.29,   // maxLexical
+	0.125,  // maxSymbol
+	-0.087, // maxPath
+	-1.02,  // maxGraph
+	-0.61,  // maxOverview
+	0.33,   // maxHistory
+	0,      // maxSemantic
+	-0.261, // maxDiff
+	0.016,  // sumLexical
+	-0.373, // sumSymbol
+	-0.087, // sumPath
+	0.079,  // sumGraph
+	-0.314, // sumOverview
+	-0.003, // sumHistory
+	0,      // sumSemantic
+	0.06,   // sumDiff
+	-2,     // test
+	-0.613, // vendor
+	-0.374, // tooling
+	-2.067, // prose
+	0,      // literal
+	0.168,  // topDir
+	-0.272, // depth
+	-2.357, // own
+	0.441,  // diffDir
+	0.611,  // diffStem
+	0.464,  // diffIndex
 }
 
 // fileRank is one file's features, best score and utility.
@@ -103,10 +155,19 @@ type fileRank struct {
 	util float64
 }
 
-// wantsFileRank reports whether the request is one the model was fitted
-// on: a question, without a cursor or a diff.
-func (r *run) wantsFileRank() bool {
-	return r.req.Focus == nil && len(r.diffFiles) == 0 && strings.TrimSpace(r.req.Query) != ""
+// fileRankModel is the request's weights and share of the model
+// (Options.FileRank for a question, Options.FileRankDiff for a diff);
+// nil for a cursor, whose ranking the focus channel leads.
+func (r *run) fileRankModel() (w *[nFileFeatures]float64, a float64) {
+	switch {
+	case r.req.Focus != nil:
+		return nil, 0
+	case len(r.diffFiles) > 0:
+		return &fileRankDiffWeights, min(1, r.e.opts.FileRankDiff)
+	case strings.TrimSpace(r.req.Query) != "":
+		return &fileRankWeights, min(1, r.e.opts.FileRank)
+	}
+	return nil, 0
 }
 
 // fileFeatures computes the features of the request's best files (by
@@ -157,8 +218,28 @@ func (r *run) fileFeatures() []*fileRank {
 			f.x[ffLiteral] = 1
 		}
 	}
+	own, dirs, stems := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, fd := range r.diffFiles {
+		if fd.Path != "" {
+			own[fd.Path] = true
+			dirs[path.Dir(fd.Path)] = true
+			stems[coreStem(fd.Path)] = true
+		}
+	}
 	topDir := path.Dir(files[0].path)
 	for i, f := range files {
+		switch {
+		case own[f.path]:
+			f.x[ffOwn] = 1
+		case dirs[path.Dir(f.path)]:
+			f.x[ffDiffDir] = 1
+			if isModuleIndex(f.path) {
+				f.x[ffDiffIndex] = 1
+			}
+		}
+		if !own[f.path] && stems[coreStem(f.path)] {
+			f.x[ffDiffStem] = 1
+		}
 		f.x[ffUnits] = math.Log1p(f.x[ffUnits])
 		f.x[ffLexUnits] = math.Log1p(f.x[ffLexUnits])
 		if f.best > 0 {
@@ -180,8 +261,8 @@ func (r *run) fileFeatures() []*fileRank {
 // the one the channels gave; only which file holds each place changes.
 // The files after the ranked ones keep theirs.
 func (r *run) rankFiles() {
-	a := min(1, r.e.opts.FileRank)
-	if !r.wantsFileRank() || (a <= 0 && !r.req.Explain) {
+	weights, a := r.fileRankModel()
+	if weights == nil || (a <= 0 && !r.req.Explain) {
 		return
 	}
 	files := r.fileFeatures()
@@ -204,7 +285,7 @@ func (r *run) rankFiles() {
 	for _, f := range files {
 		u := 0.0
 		for j, v := range f.x {
-			u += fileRankWeights[j] * v
+			u += weights[j] * v
 		}
 		f.util = (1-a)*f.x[ffRelScore] + a*u
 	}
@@ -229,6 +310,27 @@ func (r *run) rankFiles() {
 // from --explain's fileFeatures).
 func FileFeatureNames() []string { return slices.Clone(fileFeatureNames[:]) }
 
-// FileRankWeights are the file model's weights, in the order of
-// FileFeatureNames.
-func FileRankWeights() []float64 { return slices.Clone(fileRankWeights[:]) }
+// FileRankWeights are the file model's weights for a question (diff
+// false) or a diff, in the order of FileFeatureNames.
+func FileRankWeights(diff bool) []float64 {
+	if diff {
+		return slices.Clone(fileRankDiffWeights[:])
+	}
+	return slices.Clone(fileRankWeights[:])
+}
+
+// coreStem is a file's lower-case name without extension and without the
+// affixes that name a test of it (foo_test, test_foo, foo.spec, FooTest,
+// FooTests): a test and the code it tests share it.
+func coreStem(p string) string {
+	s := stemOf(p)
+	for _, suf := range []string{"_test", ".test", "_spec", ".spec", "-test", "-spec", "tests", "test"} {
+		if t, ok := strings.CutSuffix(s, suf); ok && t != "" {
+			return t
+		}
+	}
+	if t, ok := strings.CutPrefix(s, "test_"); ok && t != "" {
+		return t
+	}
+	return s
+}

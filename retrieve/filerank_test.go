@@ -117,3 +117,56 @@ func TestFileRankOrdersByEvidence(t *testing.T) {
 		t.Errorf("with the file model the guide is file %d of %d, want the last", at, n)
 	}
 }
+
+// TestFileRankDiffFeatures: for a diff, the files carry the diff's own
+// features: the file it changes, the others of its directory, its test.
+func TestFileRankDiffFeatures(t *testing.T) {
+	files := fileRankWorkspace() // the tree holds the diff's new version
+	files["client/client.go"] = strings.Replace(files["client/client.go"], "c.send(req)", "c.sendWithBackoff(req, pause(maxAttempts))", 1)
+	snap := indexFiles(t, files)
+	diff := "diff --git a/client/client.go b/client/client.go\n--- a/client/client.go\n+++ b/client/client.go\n" +
+		"@@ -8,3 +8,3 @@ type Client struct {\n // Do sends req.\n func (c *Client) Do(req *Request) error {\n-\treturn c.send(req)\n+\treturn c.sendWithBackoff(req, pause(maxAttempts))\n"
+	res, _ := assembleOpts(t, snap, DefaultOptions(), Request{Diff: diff, Budget: assemble.Budget{MaxTokens: 4000}, Explain: true})
+	feats := map[string]map[string]float64{}
+	for _, e := range res.Explain {
+		if e.FileFeatures != nil {
+			feats[e.Path] = e.FileFeatures
+		}
+	}
+	want := map[string][3]float64{ // own, diffDir, diffStem
+		"client/client.go":      {1, 0, 0},
+		"client/client_test.go": {0, 1, 1},
+		"client/wait.go":        {0, 1, 0},
+		"client/limits.go":      {0, 1, 0},
+	}
+	for p, w := range want {
+		f := feats[p]
+		if f == nil {
+			t.Errorf("%s: no file features", p)
+			continue
+		}
+		if got := [3]float64{f["own"], f["diffDir"], f["diffStem"]}; got != w {
+			t.Errorf("%s: own, diffDir, diffStem = %v, want %v", p, got, w)
+		}
+	}
+	if f := feats["client/wait.go"]; f != nil && f["maxDiff"] <= 0 {
+		t.Errorf("wait.go, which the changed line calls: maxDiff %v, want > 0", f["maxDiff"])
+	}
+}
+
+func TestCoreStem(t *testing.T) {
+	for p, want := range map[string]string{
+		"client/client.go":               "client",
+		"client/client_test.go":          "client",
+		"tests/test_client.py":           "client",
+		"src/Client.spec.ts":             "client",
+		"src/test/java/ClientTest.java":  "client",
+		"src/test/java/ClientTests.java": "client",
+		"test.go":                        "test",
+		"README.md":                      "readme",
+	} {
+		if got := coreStem(p); got != want {
+			t.Errorf("coreStem(%q) = %q, want %q", p, got, want)
+		}
+	}
+}

@@ -127,7 +127,8 @@ type Explanation struct {
 	Priors []string `json:"priors,omitempty"`
 	Reason string   `json:"reason,omitempty"` // why it is out
 	// FileFeatures are the file model's features of the candidate's file
-	// (a question's 40 best files; Options.FileRank), by name.
+	// (a question's or a diff's 40 best files; Options.FileRank,
+	// Options.FileRankDiff), by name.
 	FileFeatures map[string]float64 `json:"fileFeatures,omitempty"`
 	// Focus says why the focus channel brought it: the unit under the
 	// cursor, an identifier used near the cursor, defined in the file, …

@@ -16,62 +16,93 @@ import (
 	"github.com/ctxls/ctxls/retrieve"
 )
 
+// params are fitrank's flags.
+type params struct {
+	results, test    []string // results files (their runs' cases mixed)
+	cases, testCases string
+	task             string // eval.TaskQuery or eval.TaskDiff
+	budget           int
+	fix              string
+	l2               float64
+	epochs           int
+}
+
 func main() {
 	var (
-		results   = flag.String("results", "", "an eval run's -out results, run with -explain (required)")
-		cases     = flag.String("cases", "eval/cases.json", "the cases file of -results")
-		test      = flag.String("test", "", "results to report the fitted weights on (not fitted on)")
-		testCases = flag.String("test-cases", "eval/heldout.json", "the cases file of -test")
-		budget    = flag.Int("budget", 2000, "the budget whose results are read")
-		fix       = flag.String("fix", "literal", "features whose weight stays 0 (comma-separated; the literal penalty is the issue's, not the fit's to undo)")
-		l2        = flag.Float64("l2", 1, "L2 regularisation")
-		epochs    = flag.Int("epochs", 1500, "Adam steps over all cases")
+		p             params
+		results, test string
 	)
+	flag.StringVar(&results, "results", "", "an eval run's -out results, run with -explain (required; comma-separated: several runs, e.g. the diff task with and without history)")
+	flag.StringVar(&p.cases, "cases", "eval/cases.json", "the cases file of -results")
+	flag.StringVar(&test, "test", "", "results to report the fitted weights on (not fitted on; comma-separated)")
+	flag.StringVar(&p.testCases, "test-cases", "eval/heldout.json", "the cases file of -test")
+	flag.StringVar(&p.task, "task", eval.TaskQuery, "the task whose results are read and whose weights are fitted: query or diff")
+	flag.IntVar(&p.budget, "budget", 2000, "the budget whose results are read")
+	flag.StringVar(&p.fix, "fix", "literal", "features whose weight stays 0 (comma-separated; the literal penalty is the issue's, not the fit's to undo)")
+	flag.Float64Var(&p.l2, "l2", 1, "L2 regularisation")
+	flag.IntVar(&p.epochs, "epochs", 1500, "Adam steps over all cases")
 	flag.Parse()
-	if *results == "" || flag.NArg() > 0 {
+	if results == "" || flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(os.Stdout, *results, *cases, *test, *testCases, *budget, *fix, *l2, *epochs); err != nil {
+	p.results, p.test = splitList(results), splitList(test)
+	if err := run(os.Stdout, p); err != nil {
 		fmt.Fprintln(os.Stderr, "fitrank:", err)
 		os.Exit(1)
 	}
 }
 
-func run(w io.Writer, results, cases, test, testCases string, budget int, fix string, l2 float64, epochs int) error {
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func run(w io.Writer, p params) error {
+	if p.task != eval.TaskQuery && p.task != eval.TaskDiff {
+		return fmt.Errorf("-task %q: want %s or %s (a cursor request has no file model)", p.task, eval.TaskQuery, eval.TaskDiff)
+	}
+	diff := p.task == eval.TaskDiff
 	names := retrieve.FileFeatureNames()
-	train, err := readRanked(results, cases, budget, names)
+	train, err := readRanked(p.results, p.cases, p.task, p.budget, names)
 	if err != nil {
 		return err
 	}
 	if len(train) == 0 {
-		return fmt.Errorf("%s: no question results with file features at budget %d (run the eval with -explain)", results, budget)
+		return fmt.Errorf("%s: no %s results with file features at budget %d (run the eval with -explain)", strings.Join(p.results, ", "), p.task, p.budget)
 	}
 	mask := make([]float64, len(names))
 	for i := range mask {
 		mask[i] = 1
 	}
-	for _, f := range strings.Split(fix, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
+	for _, f := range splitList(p.fix) {
 		i := slices.Index(names, f)
 		if i < 0 {
 			return fmt.Errorf("-fix: unknown feature %q (known: %s)", f, strings.Join(names, ", "))
 		}
 		mask[i] = 0
 	}
-	wts := fit(train, len(names), mask, l2, epochs)
+	current := retrieve.FileRankWeights(diff)
+	wts := fit(train, len(names), mask, p.l2, p.epochs)
 	fmt.Fprintf(w, "fitted on %d cases: first gold file's reciprocal rank %.4f → %.4f\n", len(train), firstGoldRR(train, nil), firstGoldRR(train, wts))
-	fmt.Fprintf(w, "current weights: %.4f\n", firstGoldRR(train, retrieve.FileRankWeights()))
-	if test != "" {
-		held, err := readRanked(test, testCases, budget, names)
+	fmt.Fprintf(w, "current weights: %.4f\n", firstGoldRR(train, current))
+	if len(p.test) > 0 {
+		held, err := readRanked(p.test, p.testCases, p.task, p.budget, names)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "-test, %d cases: %.4f → %.4f (current weights %.4f)\n", len(held), firstGoldRR(held, nil), firstGoldRR(held, wts), firstGoldRR(held, retrieve.FileRankWeights()))
+		fmt.Fprintf(w, "-test, %d cases: %.4f → %.4f (current weights %.4f)\n", len(held), firstGoldRR(held, nil), firstGoldRR(held, wts), firstGoldRR(held, current))
 	}
-	fmt.Fprintln(w, "var fileRankWeights = [nFileFeatures]float64{")
+	name := "fileRankWeights"
+	if diff {
+		name = "fileRankDiffWeights"
+	}
+	fmt.Fprintf(w, "var %s = [nFileFeatures]float64{\n", name)
 	for i, v := range wts {
 		fmt.Fprintf(w, "\t%g, // %s\n", math.Round(v*1000)/1000, names[i])
 	}
@@ -86,9 +117,9 @@ type rankedCase struct {
 	gold []bool
 }
 
-// readRanked reads the question results at budget from a results file
-// and the gold files from its cases file.
-func readRanked(results, cases string, budget int, names []string) ([]rankedCase, error) {
+// readRanked reads the task's results at budget from results files and
+// the gold files from their cases file.
+func readRanked(results []string, cases, task string, budget int, names []string) ([]rankedCase, error) {
 	cf, err := eval.Load(cases)
 	if err != nil {
 		return nil, err
@@ -97,6 +128,19 @@ func readRanked(results, cases string, budget int, names []string) ([]rankedCase
 	for _, c := range cf.Cases {
 		gold[c.ID] = c.Gold
 	}
+	var out []rankedCase
+	for _, rf := range results {
+		rcs, err := readResults(rf, cases, task, budget, gold, names)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rcs...)
+	}
+	return out, nil
+}
+
+// readResults reads one results file's cases (readRanked).
+func readResults(results, cases, task string, budget int, gold map[string][]eval.GoldFile, names []string) ([]rankedCase, error) {
 	f, err := os.Open(results)
 	if err != nil {
 		return nil, err
@@ -110,7 +154,7 @@ func readRanked(results, cases string, budget int, names []string) ([]rankedCase
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", results, n, err)
 		}
-		if r.System != "ctxls" || r.Task != eval.TaskQuery || r.Budget != budget || len(r.Explain) == 0 {
+		if r.System != "ctxls" || r.Task != task || r.Budget != budget || len(r.Explain) == 0 {
 			continue
 		}
 		g, ok := gold[r.Case]

@@ -78,16 +78,37 @@ func TestRunReadsExplanations(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := run(&out, resultsPath, casesPath, "", "", 2000, "literal", 1, 300); err != nil {
+	p := params{results: []string{resultsPath}, cases: casesPath, task: eval.TaskQuery, budget: 2000, fix: "literal", l2: 1, epochs: 300}
+	if err := run(&out, p); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "fitted on 5 cases: first gold file's reciprocal rank 0.5000 → 1.0000") {
 		t.Errorf("output:\n%s", out.String())
 	}
-	if err := run(&out, resultsPath, casesPath, "", "", 2000, "nosuch", 1, 10); err == nil || !strings.Contains(err.Error(), "nosuch") {
+	// Two runs' results are read together: twice the cases.
+	out.Reset()
+	two := p
+	two.results = []string{resultsPath, resultsPath}
+	if err := run(&out, two); err != nil || !strings.Contains(out.String(), "fitted on 10 cases") {
+		t.Errorf("two results files: %v\n%s", err, out.String())
+	}
+	bad := p
+	bad.fix = "nosuch"
+	if err := run(&out, bad); err == nil || !strings.Contains(err.Error(), "nosuch") {
 		t.Errorf("an unknown -fix feature: %v", err)
 	}
-	if err := run(&out, resultsPath, casesPath, "", "", 8000, "", 1, 10); err == nil || !strings.Contains(err.Error(), "-explain") {
+	bad = p
+	bad.budget = 8000
+	if err := run(&out, bad); err == nil || !strings.Contains(err.Error(), "-explain") {
 		t.Errorf("no results at the budget: %v", err)
+	}
+	bad = p
+	bad.task = eval.TaskDiff
+	if err := run(&out, bad); err == nil || !strings.Contains(err.Error(), "no diff results") {
+		t.Errorf("no results of the task: %v", err)
+	}
+	bad.task = eval.TaskCursor
+	if err := run(&out, bad); err == nil || !strings.Contains(err.Error(), "-task") {
+		t.Errorf("a cursor task: %v", err)
 	}
 }
