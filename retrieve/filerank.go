@@ -254,12 +254,13 @@ func (r *run) fileFeatures() []*fileRank {
 
 // rankFiles orders the best files again by the model and records the
 // features for --explain. A file's utility is (1 − a) × its relScore +
-// a × the model's (Options.FileRank = a); in the new order the i-th file
-// takes the best score the i-th file had, and its units keep their scores
-// relative to its best. So the scores' profile — how far the best file is
-// ahead of the next, which the budget's depth and breadth follow — stays
-// the one the channels gave; only which file holds each place changes.
-// The files after the ranked ones keep theirs.
+// a × the model's (a: Options.FileRank, or FileRankDiff for a diff); in
+// the new order the i-th file takes the best score the i-th file had, and
+// its units keep their scores relative to its best. So the scores'
+// profile — how far the best file is ahead of the next, which the
+// budget's depth and breadth follow — stays the one the channels gave;
+// only which file holds each place changes. The files after the ranked
+// ones keep theirs.
 func (r *run) rankFiles() {
 	weights, a := r.fileRankModel()
 	if weights == nil || (a <= 0 && !r.req.Explain) {

@@ -53,6 +53,7 @@ func main() {
 	}
 }
 
+// splitList is a comma-separated flag's non-empty items.
 func splitList(s string) []string {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
