@@ -113,20 +113,20 @@ var fileRankWeights = [nFileFeatures]float64{
 // fileRankDiffWeights are the weights for a diff, fitted the same way on
 // the eval's diff cases, with and without history.
 var fileRankDiffWeights = [nFileFeatures]float64{
-	1.708,  // relScore
-	-0.2,   // rank
+	1.712,  // relScore
+	-0.199, // rank
 	-0.196, // units
 	0.073,  // lexUnits
 	0.133,  // sumRatio
-	1.29,   // maxLexical
-	0.125,  // maxSymbol
+	1.289,  // maxLexical
+	0.124,  // maxSymbol
 	-0.087, // maxPath
-	-1.02,  // maxGraph
-	-0.61,  // maxOverview
-	0.33,   // maxHistory
+	-1.021, // maxGraph
+	-0.612, // maxOverview
+	0.329,  // maxHistory
 	0,      // maxSemantic
-	-0.261, // maxDiff
-	0.016,  // sumLexical
+	-0.262, // maxDiff
+	0.015,  // sumLexical
 	-0.373, // sumSymbol
 	-0.087, // sumPath
 	0.079,  // sumGraph
@@ -134,16 +134,16 @@ var fileRankDiffWeights = [nFileFeatures]float64{
 	-0.003, // sumHistory
 	0,      // sumSemantic
 	0.06,   // sumDiff
-	-2,     // test
-	-0.613, // vendor
-	-0.374, // tooling
-	-2.067, // prose
+	-1.996, // test
+	-0.612, // vendor
+	-0.373, // tooling
+	-2.066, // prose
 	0,      // literal
 	0.168,  // topDir
-	-0.272, // depth
-	-2.357, // own
+	-0.271, // depth
+	-2.355, // own
 	0.441,  // diffDir
-	0.611,  // diffStem
+	0.61,   // diffStem
 	0.464,  // diffIndex
 }
 
@@ -321,11 +321,19 @@ func FileRankWeights(diff bool) []float64 {
 }
 
 // coreStem is a file's lower-case name without extension and without the
-// affixes that name a test of it (foo_test, test_foo, foo.spec, FooTest,
-// FooTests): a test and the code it tests share it.
+// affixes that name a test of it (foo_test, test_foo, foo.spec, and
+// FooTest, FooTests as Java and C# name them — a capital T, so that
+// latest.go keeps its name): a test and the code it tests share it.
 func coreStem(p string) string {
-	s := stemOf(p)
-	for _, suf := range []string{"_test", ".test", "_spec", ".spec", "-test", "-spec", "tests", "test"} {
+	b := path.Base(p)
+	name := strings.TrimSuffix(b, path.Ext(b))
+	for _, suf := range []string{"Tests", "Test"} {
+		if t, ok := strings.CutSuffix(name, suf); ok && t != "" {
+			return strings.ToLower(t)
+		}
+	}
+	s := strings.ToLower(name)
+	for _, suf := range []string{"_test", ".test", "-test", "_spec", ".spec", "-spec", "_tests"} {
 		if t, ok := strings.CutSuffix(s, suf); ok && t != "" {
 			return t
 		}

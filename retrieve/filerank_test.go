@@ -163,6 +163,9 @@ func TestCoreStem(t *testing.T) {
 		"src/test/java/ClientTest.java":  "client",
 		"src/test/java/ClientTests.java": "client",
 		"test.go":                        "test",
+		"util/latest.go":                 "latest",
+		"pkg/contest_test.go":            "contest",
+		"tests/util_tests.py":            "util",
 		"README.md":                      "readme",
 	} {
 		if got := coreStem(p); got != want {
