@@ -120,6 +120,22 @@ func TestDiffDirIndexPrior(t *testing.T) {
 	if got := first(DefaultOptions()); got != "src/kv/mod.rs" {
 		t.Errorf("first other file %s, want the module index src/kv/mod.rs", got)
 	}
+	// The file model's features: the module index of the diff's
+	// directory, not a file named as the diff's.
+	explained := req
+	explained.Explain = true
+	res, _ := assembleOpts(t, snap, DefaultOptions(), explained)
+	for _, e := range res.Explain {
+		if f := e.FileFeatures; f != nil {
+			want := 0.0
+			if e.Path == "src/kv/mod.rs" {
+				want = 1
+			}
+			if f["diffIndex"] != want || f["diffStem"] != 0 {
+				t.Errorf("%s: diffIndex %v, diffStem %v; want %v, 0", e.Path, f["diffIndex"], f["diffStem"], want)
+			}
+		}
+	}
 	off := DefaultOptions()
 	off.DiffDirIndexPrior = 0
 	off.FileRankDiff = 0 // the file model knows the module index too

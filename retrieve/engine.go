@@ -210,9 +210,10 @@ type Options struct {
 	// its best score's log plus a times the model's, and the files take
 	// the channels' best scores in that order (0: not).
 	FileRank float64
-	// FileRankDiff is FileRank for a request with a diff (the model's
-	// diff weights: the features of the diff's own files, directories and
-	// tests count there).
+	// FileRankDiff is FileRank for a request with a diff, with or without
+	// a question (not with a cursor: a cursor's ranking is the focus
+	// channel's), by the model's diff weights (the features of the diff's
+	// own files, directories and tests count there).
 	FileRankDiff float64
 	// HistoryPrior: a chunk's score is raised by this share times its
 	// file's recency prior (history.Log.Recency; 0: not).

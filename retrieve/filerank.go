@@ -57,7 +57,7 @@ const (
 	ffDepth     // directories above the file
 	ffOwn       // a file the diff changes
 	ffDiffDir   // in a directory of the diff's files (not one of them)
-	ffDiffStem  // named as a diff's file, but for test affixes and extension (its test, its header…)
+	ffDiffStem  // named as a diff's file, but for test affixes and extension, anywhere in the tree (its test, its header…; not a module index, not a dotfile)
 	ffDiffIndex // the module index (__init__.py, index.ts, mod.rs…) of a diff's file's directory
 	nFileFeatures
 )
@@ -113,38 +113,38 @@ var fileRankWeights = [nFileFeatures]float64{
 // fileRankDiffWeights are the weights for a diff, fitted the same way on
 // the eval's diff cases, with and without history.
 var fileRankDiffWeights = [nFileFeatures]float64{
-	1.712,  // relScore
-	-0.199, // rank
-	-0.196, // units
-	0.073,  // lexUnits
-	0.133,  // sumRatio
-	1.289,  // maxLexical
-	0.124,  // maxSymbol
-	-0.087, // maxPath
-	-1.021, // maxGraph
-	-0.612, // maxOverview
-	0.329,  // maxHistory
+	1.708,  // relScore
+	-0.22,  // rank
+	-0.189, // units
+	0.055,  // lexUnits
+	0.136,  // sumRatio
+	1.286,  // maxLexical
+	0.046,  // maxSymbol
+	-0.114, // maxPath
+	-1.04,  // maxGraph
+	-0.68,  // maxOverview
+	0.298,  // maxHistory
 	0,      // maxSemantic
-	-0.262, // maxDiff
-	0.015,  // sumLexical
-	-0.373, // sumSymbol
-	-0.087, // sumPath
-	0.079,  // sumGraph
-	-0.314, // sumOverview
-	-0.003, // sumHistory
+	-0.31,  // maxDiff
+	0.012,  // sumLexical
+	-0.358, // sumSymbol
+	-0.114, // sumPath
+	0.083,  // sumGraph
+	-0.294, // sumOverview
+	0,      // sumHistory
 	0,      // sumSemantic
-	0.06,   // sumDiff
-	-1.996, // test
-	-0.612, // vendor
-	-0.373, // tooling
-	-2.066, // prose
+	0.048,  // sumDiff
+	-2.14,  // test
+	-0.632, // vendor
+	-0.407, // tooling
+	-2.078, // prose
 	0,      // literal
-	0.168,  // topDir
-	-0.271, // depth
-	-2.355, // own
-	0.441,  // diffDir
-	0.61,   // diffStem
-	0.464,  // diffIndex
+	0.174,  // topDir
+	-0.263, // depth
+	-2.293, // own
+	0.464,  // diffDir
+	1.204,  // diffStem
+	0.459,  // diffIndex
 }
 
 // fileRank is one file's features, best score and utility.
@@ -218,12 +218,20 @@ func (r *run) fileFeatures() []*fileRank {
 			f.x[ffLiteral] = 1
 		}
 	}
+	// A deleted or renamed file's old path counts for its directory and
+	// its name (its test may stay behind), not as a file of the tree.
 	own, dirs, stems := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, fd := range r.diffFiles {
 		if fd.Path != "" {
 			own[fd.Path] = true
-			dirs[path.Dir(fd.Path)] = true
-			stems[coreStem(fd.Path)] = true
+		}
+		for _, p := range []string{fd.Path, fd.OldPath} {
+			if p != "" {
+				dirs[path.Dir(p)] = true
+				if st := coreStem(p); st != "" && !isModuleIndex(p) {
+					stems[st] = true
+				}
+			}
 		}
 	}
 	topDir := path.Dir(files[0].path)
@@ -237,7 +245,7 @@ func (r *run) fileFeatures() []*fileRank {
 				f.x[ffDiffIndex] = 1
 			}
 		}
-		if !own[f.path] && stems[coreStem(f.path)] {
+		if st := coreStem(f.path); !own[f.path] && st != "" && stems[st] && !isModuleIndex(f.path) {
 			f.x[ffDiffStem] = 1
 		}
 		f.x[ffUnits] = math.Log1p(f.x[ffUnits])
@@ -323,10 +331,14 @@ func FileRankWeights(diff bool) []float64 {
 // coreStem is a file's lower-case name without extension and without the
 // affixes that name a test of it (foo_test, test_foo, foo.spec, and
 // FooTest, FooTests as Java and C# name them — a capital T, so that
-// latest.go keeps its name): a test and the code it tests share it.
+// latest.go keeps its name): a test and the code it tests share it. A
+// dotfile (.gitignore) has none: "".
 func coreStem(p string) string {
 	b := path.Base(p)
 	name := strings.TrimSuffix(b, path.Ext(b))
+	if name == "" { // a dotfile (.gitignore, .eslintrc): no name of its own
+		return ""
+	}
 	for _, suf := range []string{"Tests", "Test"} {
 		if t, ok := strings.CutSuffix(name, suf); ok && t != "" {
 			return strings.ToLower(t)

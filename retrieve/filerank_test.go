@@ -164,12 +164,63 @@ func TestCoreStem(t *testing.T) {
 		"src/test/java/ClientTests.java": "client",
 		"test.go":                        "test",
 		"util/latest.go":                 "latest",
+		".gitignore":                     "",
+		"lib/foo-spec.js":                "foo",
+		"spec/foo_spec.rb":               "foo",
 		"pkg/contest_test.go":            "contest",
 		"tests/util_tests.py":            "util",
 		"README.md":                      "readme",
 	} {
 		if got := coreStem(p); got != want {
 			t.Errorf("coreStem(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+// TestFileRankDiffDeleted: a deleted file's test and directory carry the
+// diff's features, though the file is no longer in the tree.
+func TestFileRankDiffDeleted(t *testing.T) {
+	snap := indexFiles(t, map[string]string{
+		"go.mod":              "module example.com/m\n",
+		"store/cache_test.go": "package store\n\nfunc TestEvictStale(t *testing.T) {\n\tc := newCache()\n\tc.evictStale()\n}\n",
+		"store/db.go":         "package store\n\n// DB holds the rows.\ntype DB struct {\n\trows map[string]string\n}\n",
+	})
+	diff := "diff --git a/store/cache.go b/store/cache.go\ndeleted file mode 100644\n--- a/store/cache.go\n+++ /dev/null\n" +
+		"@@ -1,4 +0,0 @@\n-package store\n-\n-// evictStale drops the stale entries of the cache.\n-func (c *cache) evictStale() {}\n"
+	res, _ := assembleOpts(t, snap, DefaultOptions(), Request{Diff: diff, Budget: assemble.Budget{MaxTokens: 4000}, Explain: true})
+	feats := map[string]map[string]float64{}
+	for _, e := range res.Explain {
+		if e.FileFeatures != nil {
+			feats[e.Path] = e.FileFeatures
+		}
+	}
+	f := feats["store/cache_test.go"]
+	if f == nil {
+		t.Fatalf("no file features for the deleted file's test: %v", feats)
+	}
+	if f["own"] != 0 || f["diffDir"] != 1 || f["diffStem"] != 1 {
+		t.Errorf("store/cache_test.go: own %v, diffDir %v, diffStem %v; want 0, 1, 1", f["own"], f["diffDir"], f["diffStem"])
+	}
+}
+
+// TestFileRankModelOf: a question has the question's weights, a diff
+// (with or without a question) the diff's, a cursor none.
+func TestFileRankModelOf(t *testing.T) {
+	e := &Engine{opts: DefaultOptions()}
+	diff := []FileDiff{{Path: "a.go"}}
+	for _, c := range []struct {
+		name string
+		r    *run
+		want *[nFileFeatures]float64
+	}{
+		{"question", &run{e: e, req: Request{Query: "retry"}}, &fileRankWeights},
+		{"diff", &run{e: e, diffFiles: diff}, &fileRankDiffWeights},
+		{"question and diff", &run{e: e, req: Request{Query: "retry"}, diffFiles: diff}, &fileRankDiffWeights},
+		{"cursor and diff", &run{e: e, req: Request{Focus: &Focus{Path: "a.go", Line: 1}}, diffFiles: diff}, nil},
+		{"nothing", &run{e: e, req: Request{Query: " "}}, nil},
+	} {
+		if got, _ := c.r.fileRankModel(); got != c.want {
+			t.Errorf("%s: the wrong weights (or none)", c.name)
 		}
 	}
 }

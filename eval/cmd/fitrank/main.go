@@ -166,11 +166,33 @@ func readResults(results, cases, task string, budget int, gold map[string][]eval
 		if err := json.Unmarshal(r.Explain, &expl); err != nil {
 			return nil, fmt.Errorf("%s:%d: explain: %w", results, n, err)
 		}
+		for _, e := range expl {
+			if err := sameFeatures(e.FileFeatures, names); err != nil {
+				return nil, fmt.Errorf("%s:%d: %s: %w (results of another build: run the eval again)", results, n, e.Path, err)
+			}
+		}
 		if rc, ok := rankedOf(expl, g, names); ok {
 			out = append(out, rc)
 		}
 	}
 	return out, sc.Err()
+}
+
+// sameFeatures reports a feature map (nil: none recorded) whose names are
+// not the model's.
+func sameFeatures(m map[string]float64, names []string) error {
+	if m == nil {
+		return nil
+	}
+	for _, n := range names {
+		if _, ok := m[n]; !ok {
+			return fmt.Errorf("no feature %q", n)
+		}
+	}
+	if len(m) != len(names) {
+		return fmt.Errorf("%d features, the model has %d", len(m), len(names))
+	}
+	return nil
 }
 
 // rankedOf is one case's files with features, by their rank feature.

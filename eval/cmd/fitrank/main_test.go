@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,6 +69,18 @@ func TestRunReadsExplanations(t *testing.T) {
 		})
 		r, _ := json.Marshal(eval.Result{Case: id, Repo: "o/r", Task: eval.TaskQuery, System: "ctxls", Budget: 2000, Explain: expl})
 		lines.Write(append(r, '\n'))
+		// A diff case: the diff's own file first, the gold second.
+		did := "o/r/diff/" + strings.Repeat(string(rune('a'+i)), 12)
+		cf.Cases = append(cf.Cases, eval.Case{ID: did, Task: eval.TaskDiff, Repo: "o/r", Commit: strings.Repeat("2", 40), Parent: "p", DiffFile: "src/own.go", Diff: "d",
+			Gold: []eval.GoldFile{{Path: "src/code.go", Lines: []ranges.Range{{Start: 1, End: 2}}}}})
+		own := feat(0, 0)
+		own["own"] = 1
+		expl, _ = json.Marshal([]retrieve.Explanation{
+			{Handle: "src/own.go#L1-3", Path: "src/own.go", FileFeatures: own},
+			{Handle: "src/code.go#L1-3", Path: "src/code.go", FileFeatures: feat(0.69, 0)},
+		})
+		r, _ = json.Marshal(eval.Result{Case: did, Repo: "o/r", Task: eval.TaskDiff, System: "ctxls", Budget: 2000, Explain: expl})
+		lines.Write(append(r, '\n'))
 	}
 	casesPath, resultsPath := filepath.Join(dir, "cases.json"), filepath.Join(dir, "results.jsonl")
 	b, _ := json.Marshal(cf)
@@ -102,13 +115,49 @@ func TestRunReadsExplanations(t *testing.T) {
 	if err := run(&out, bad); err == nil || !strings.Contains(err.Error(), "-explain") {
 		t.Errorf("no results at the budget: %v", err)
 	}
-	bad = p
-	bad.task = eval.TaskDiff
-	if err := run(&out, bad); err == nil || !strings.Contains(err.Error(), "no diff results") {
-		t.Errorf("no results of the task: %v", err)
+	// The diff task: its own cases and weights.
+	out.Reset()
+	diff := p
+	diff.task = eval.TaskDiff
+	if err := run(&out, diff); err != nil || !strings.Contains(out.String(), "fitted on 5 cases: first gold file's reciprocal rank 0.5000 → 1.0000") ||
+		!strings.Contains(out.String(), "var fileRankDiffWeights") {
+		t.Errorf("-task diff: %v\n%s", err, out.String())
 	}
+	bad = p
 	bad.task = eval.TaskCursor
 	if err := run(&out, bad); err == nil || !strings.Contains(err.Error(), "-task") {
 		t.Errorf("a cursor task: %v", err)
+	}
+}
+
+// TestRunRefusesAnotherBuild: results whose features are not the model's
+// (another build's) are refused, naming the feature.
+func TestRunRefusesAnotherBuild(t *testing.T) {
+	dir := t.TempDir()
+	id := "o/r/query/" + strings.Repeat("a", 12)
+	cf := eval.File{Cases: []eval.Case{{ID: id, Task: eval.TaskQuery, Repo: "o/r", Commit: strings.Repeat("1", 40), Parent: "p", Query: "q",
+		Gold: []eval.GoldFile{{Path: "a.go", Lines: []ranges.Range{{Start: 1, End: 1}}}}}}}
+	expl, _ := json.Marshal([]retrieve.Explanation{{Handle: "a.go#L1-2", Path: "a.go", FileFeatures: map[string]float64{"rank": 0, "oldFeature": 1}}})
+	r, _ := json.Marshal(eval.Result{Case: id, Repo: "o/r", Task: eval.TaskQuery, System: "ctxls", Budget: 2000, Explain: expl})
+	casesPath, resultsPath := filepath.Join(dir, "cases.json"), filepath.Join(dir, "results.jsonl")
+	b, _ := json.Marshal(cf)
+	if err := os.WriteFile(casesPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(resultsPath, append(r, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := run(&bytes.Buffer{}, params{results: []string{resultsPath}, cases: casesPath, task: eval.TaskQuery, budget: 2000, l2: 1, epochs: 10})
+	if err == nil || !strings.Contains(err.Error(), "another build") || !strings.Contains(err.Error(), "relScore") {
+		t.Errorf("another build's features: %v", err)
+	}
+}
+
+func TestSplitList(t *testing.T) {
+	if got := splitList(" a,,b , "); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("splitList = %q", got)
+	}
+	if got := splitList(" "); got != nil {
+		t.Errorf("splitList(blank) = %q", got)
 	}
 }
