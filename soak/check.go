@@ -2,6 +2,7 @@ package soak
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path"
@@ -170,6 +171,10 @@ type version struct {
 	seq    int64
 	text   string
 	buffer bool
+	// until: a request sent before this change count may still show this
+	// text though a newer one is recorded (a file being replaced on disk;
+	// 0: no such grace).
+	until int64
 }
 
 // textLog is the history of the texts a client gave its files: each file's
@@ -205,6 +210,34 @@ func (t *textLog) set(abs, text string, buffer bool) {
 	t.hist[abs] = h
 }
 
+// replace records that the file at abs changes on disk to text by write:
+// the server may read the file at any moment of the write, so an answer
+// to a request answered after the write began may show the new text, and
+// one to a request sent before it ended the old (recorded only after
+// the write would leave a request that ran between the two with a text
+// the log does not know yet).
+func (t *textLog) replace(abs, text string, write func() error) error {
+	t.mu.Lock()
+	h := t.hist[abs]
+	oldSeq := int64(-1)
+	if n := len(h); n > 0 {
+		h[n-1].until = math.MaxInt64 // until the write has ended
+		oldSeq = h[n-1].seq
+	}
+	t.mu.Unlock()
+	t.set(abs, text, false)
+	err := write()
+	end := t.clock.Add(1)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range t.hist[abs] {
+		if t.hist[abs][i].seq == oldSeq {
+			t.hist[abs][i].until = end
+		}
+	}
+	return err
+}
+
 // now is the current change count.
 func (t *textLog) now() int64 { return t.clock.Load() }
 
@@ -227,7 +260,7 @@ func (t *textLog) window(abs string, from, to int64) (ok, older []version, known
 	}
 	for i, v := range h {
 		switch {
-		case i == cur || (v.seq > from && v.seq <= to):
+		case i == cur || (v.seq > from && v.seq <= to) || (i < cur && v.until > from):
 			ok = append(ok, v)
 		case i < cur:
 			older = append([]version{v}, older...)

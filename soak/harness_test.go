@@ -201,6 +201,46 @@ func TestCheckerNamesTheOlderText(t *testing.T) {
 	}
 }
 
+// A file replaced on disk: a request that ran during the write may show
+// the old text or the new; one sent after it, the new text only; one
+// answered before the write began, the old text only.
+func TestTextLogReplace(t *testing.T) {
+	texts := newTextLog(nil)
+	abs := "/tree/a.go"
+	texts.set(abs, "old\n", false)
+	before := texts.now()
+	var during int64
+	if err := texts.replace(abs, "new\n", func() error { during = texts.now(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	after := texts.now()
+	shows := func(from, to int64) []string {
+		ok, _, _ := texts.window(abs, from, to)
+		var out []string
+		for _, v := range ok {
+			out = append(out, strings.TrimSpace(v.text))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name     string
+		from, to int64
+		want     string
+	}{
+		{"answered before the write", before, before, "old"},
+		{"sent during the write, answered after it", during, after, "old new"},
+		{"sent and answered during the write", during, during, "old new"},
+		{"sent after the write", after, after, "new"},
+	} {
+		if got := strings.Join(shows(c.from, c.to), " "); got != c.want {
+			t.Errorf("%s: may show %q, want %q", c.name, got, c.want)
+		}
+	}
+	if err := texts.replace(abs, "x\n", func() error { return os.ErrPermission }); err != os.ErrPermission {
+		t.Errorf("the write's error: %v", err)
+	}
+}
+
 func TestSummarize(t *testing.T) {
 	var ms []float64
 	for i := 1; i <= 100; i++ {

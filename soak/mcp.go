@@ -180,10 +180,9 @@ func (c *mcpClient) rewrite() error {
 	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, abs); err != nil {
+	if err := c.texts.replace(abs, text, func() error { return os.Rename(tmp, abs) }); err != nil {
 		return err
 	}
-	c.texts.set(abs, text, false)
 	c.lastWrite = true
 	return nil
 }
