@@ -218,8 +218,28 @@ func (r *run) fileFeatures() []*fileRank {
 			f.x[ffLiteral] = 1
 		}
 	}
-	// A deleted or renamed file's old path counts for its directory and
-	// its name (its test may stay behind), not as a file of the tree.
+	if len(r.diffFiles) > 0 {
+		r.diffFeatures(files)
+	}
+	topDir := path.Dir(files[0].path)
+	for i, f := range files {
+		f.x[ffUnits] = math.Log1p(f.x[ffUnits])
+		f.x[ffLexUnits] = math.Log1p(f.x[ffLexUnits])
+		if f.best > 0 {
+			f.x[ffSumRatio] /= f.best
+		}
+		if i > 0 && path.Dir(f.path) == topDir {
+			f.x[ffTopDir] = 1
+		}
+	}
+	return files
+}
+
+// diffFeatures sets the files' features of their place relative to the
+// diff's files. A deleted or renamed file's old path counts for its
+// directory and its name (its test may stay behind), not as a file of the
+// tree.
+func (r *run) diffFeatures(files []*fileRank) {
 	own, dirs, stems := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, fd := range r.diffFiles {
 		if fd.Path != "" {
@@ -234,30 +254,22 @@ func (r *run) fileFeatures() []*fileRank {
 			}
 		}
 	}
-	topDir := path.Dir(files[0].path)
-	for i, f := range files {
-		switch {
-		case own[f.path]:
+	for _, f := range files {
+		if own[f.path] {
 			f.x[ffOwn] = 1
-		case dirs[path.Dir(f.path)]:
+			continue
+		}
+		index := isModuleIndex(f.path)
+		if dirs[path.Dir(f.path)] {
 			f.x[ffDiffDir] = 1
-			if isModuleIndex(f.path) {
+			if index {
 				f.x[ffDiffIndex] = 1
 			}
 		}
-		if st := coreStem(f.path); !own[f.path] && st != "" && stems[st] && !isModuleIndex(f.path) {
+		if st := coreStem(f.path); st != "" && stems[st] && !index {
 			f.x[ffDiffStem] = 1
 		}
-		f.x[ffUnits] = math.Log1p(f.x[ffUnits])
-		f.x[ffLexUnits] = math.Log1p(f.x[ffLexUnits])
-		if f.best > 0 {
-			f.x[ffSumRatio] /= f.best
-		}
-		if i > 0 && path.Dir(f.path) == topDir {
-			f.x[ffTopDir] = 1
-		}
 	}
-	return files
 }
 
 // rankFiles orders the best files again by the model and records the
