@@ -215,6 +215,15 @@ type Options struct {
 	// channel's), by the model's diff weights (the features of the diff's
 	// own files, directories and tests count there).
 	FileRankDiff float64
+	// FileDepth (d ≥ 0): with a budget of at least FileDepthFrom tokens,
+	// the budget's depth follows the file model's confidence. Each ranked
+	// file's other units' scores relative to its best, ρ, become
+	// ρ^(1/(1 + d·p)), p the file's share of the model's softmax over the
+	// ranked files: a file the model is sure of shows more of its units
+	// before the next files' best (0: not). Under a tight budget breadth
+	// wins (docs/quality.md, session 17).
+	FileDepth     float64
+	FileDepthFrom int
 	// HistoryPrior: a chunk's score is raised by this share times its
 	// file's recency prior (history.Log.Recency; 0: not).
 	HistoryPrior float64
@@ -243,7 +252,7 @@ func DefaultOptions() Options {
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 16, QueryMapLines: 1, QueryMapShare: 0.2, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
-		LexicalFileOrder: 0.5, FileRank: 1, FileRankDiff: 1, DiffDirPrior: 0.3, DiffDirIndexPrior: 0.5, CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
+		LexicalFileOrder: 0.5, FileRank: 1, FileRankDiff: 1, FileDepth: 3, FileDepthFrom: 4000, DiffDirPrior: 0.3, DiffDirIndexPrior: 0.5, CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
 		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 0, ActivityPrior: 0.3}
 }
 
@@ -504,6 +513,9 @@ type run struct {
 	// fileFeats are the file model's features of the best files, for
 	// --explain (Options.FileRank).
 	fileFeats map[string]map[string]float64
+	// fileProb is each ranked file's share of the file model's softmax
+	// (rankFiles; nil when the model did not run).
+	fileProb map[string]float64
 }
 
 // collect runs every channel and fuses their rankings.

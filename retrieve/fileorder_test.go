@@ -74,6 +74,7 @@ func TestExplainPriors(t *testing.T) {
 		Budget: assemble.Budget{MaxTokens: 4000}, Strategy: assemble.ByScore}
 	on := DefaultOptions()
 	on.LexicalFileOrder = 1 // as TestLexicalFileOrder: the words' order alone
+	on.FileDepth = 0        // no other step after it (TestFileDepthFromBudget)
 	res, _ := assembleOpts(t, snap, on, req)
 	priorsOf := func(res *Response, path, symbol string) []string {
 		for _, e := range res.Explain {
@@ -88,7 +89,7 @@ func TestExplainPriors(t *testing.T) {
 		t.Errorf("closeIdle's priors = %q, want the within-file order", got)
 	}
 	off := DefaultOptions()
-	off.LexicalFileOrder = 0
+	off.LexicalFileOrder, off.FileDepth = 0, 0
 	res, _ = assembleOpts(t, snap, off, req)
 	if got := priorsOf(res, "server/server.go", "closeIdle"); len(got) != 0 {
 		t.Errorf("without the within-file order closeIdle's priors = %q, want none", got)

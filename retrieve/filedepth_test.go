@@ -1,0 +1,80 @@
+package retrieve
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/index/chunk"
+)
+
+// TestFileDepthLifts checks the step's arithmetic: a file's other units
+// become best × ρ^(1/(1 + d·p)); its best, and a file the model gives no
+// share, keep their scores; the order within a file stays.
+func TestFileDepthLifts(t *testing.T) {
+	r := &run{e: &Engine{opts: Options{FileDepth: 3}}, scores: map[index.ChunkID]*scored{}}
+	add := func(id index.ChunkID, path string, score float64) *scored {
+		s := &scored{id: id, c: chunk.Chunk{Path: path}, score: score}
+		r.scores[id] = s
+		return s
+	}
+	aBest, a2, a3 := add("a1", "a.go", 1), add("a2", "a.go", 0.5), add("a3", "a.go", 0.25)
+	bBest, b2 := add("b1", "b.go", 0.8), add("b2", "b.go", 0.4)
+	c2 := add("c2", "c.go", 0.1) // not ranked: no share
+	order := []*fileRank{{path: "a.go", best: 1}, {path: "b.go", best: 0.8}}
+	r.fileProb = map[string]float64{"a.go": 0.9, "b.go": 0.1}
+	r.fileDepth(order, order, 3)
+	ka, kb := 1/(1+3*0.9), 1/(1+3*0.1)
+	for _, c := range []struct {
+		s    *scored
+		want float64
+	}{
+		{aBest, 1}, {a2, math.Pow(0.5, ka)}, {a3, math.Pow(0.25, ka)},
+		{bBest, 0.8}, {b2, 0.8 * math.Pow(0.5, kb)}, {c2, 0.1},
+	} {
+		if math.Abs(c.s.score-c.want) > 1e-12 {
+			t.Errorf("%s: %v, want %v", c.s.id, c.s.score, c.want)
+		}
+	}
+	if !(a2.score > a3.score && a2.score > bBest.score) || b2.score >= bBest.score {
+		t.Errorf("order: a2 %v, a3 %v, b %v, b2 %v", a2.score, a3.score, bBest.score, b2.score)
+	}
+}
+
+// TestFileDepthFromBudget: the step runs for a question with room (a
+// budget of at least FileDepthFrom) and explains itself; under a tight
+// budget nothing moves.
+func TestFileDepthFromBudget(t *testing.T) {
+	files := fileRankWorkspace()
+	files["client/retry.go"] = "package client\n\n// retry sends a request that failed with a timeout again, after the retry backoff.\nfunc retry(req *Request) error {\n\treturn nil\n}\n\n" +
+		"// jitter spreads pauses.\nfunc jitter(n int) int {\n\treturn n / 2\n}\n\n" +
+		"// reset forgets the attempts.\nfunc reset(c *Client) {\n\tc.limit = 0\n}\n"
+	snap := indexFiles(t, files)
+	req := Request{Query: "the retry backoff of a request that failed with a timeout, the client's attempts limit"}
+	on := DefaultOptions()
+	on.FileDepth = 3
+	for _, budget := range []int{2000, 8000} {
+		req.Budget = assemble.Budget{MaxTokens: budget}
+		res, _ := assembleOpts(t, snap, on, req)
+		lifted := 0
+		for _, e := range res.Explain {
+			for _, p := range e.Priors {
+				f, ok := strings.CutPrefix(p, "depth by the file model's confidence ×")
+				if !ok {
+					continue
+				}
+				if x, err := strconv.ParseFloat(f, 64); err != nil || x < 1 {
+					t.Errorf("budget %d: %s: %q, want a factor ≥ 1", budget, e.Handle, p)
+				} else if x > 1 {
+					lifted++
+				}
+			}
+		}
+		if want := budget >= on.FileDepthFrom; (lifted > 0) != want {
+			t.Errorf("budget %d: %d units lifted, want some: %v", budget, lifted, want)
+		}
+	}
+}
