@@ -513,9 +513,6 @@ type run struct {
 	// fileFeats are the file model's features of the best files, for
 	// --explain (Options.FileRank).
 	fileFeats map[string]map[string]float64
-	// fileProb is each ranked file's share of the file model's softmax
-	// (rankFiles; nil when the model did not run).
-	fileProb map[string]float64
 }
 
 // collect runs every channel and fuses their rankings.

@@ -24,8 +24,8 @@ func TestFileDepthLifts(t *testing.T) {
 	aBest, a2, a3 := add("a1", "a.go", 1), add("a2", "a.go", 0.5), add("a3", "a.go", 0.25)
 	bBest, b2 := add("b1", "b.go", 0.8), add("b2", "b.go", 0.4)
 	c2 := add("c2", "c.go", 0.1) // not ranked: no share
-	order := []*fileRank{{path: "a.go", best: 1}, {path: "b.go", best: 0.8}}
-	r.fileProb = map[string]float64{"a.go": 0.9, "b.go": 0.1}
+	// Utilities ln 9 and 0: softmax shares 0.9 and 0.1.
+	order := []*fileRank{{path: "a.go", best: 1, util: math.Log(9)}, {path: "b.go", best: 0.8}}
 	r.fileDepth(order, order, 3)
 	ka, kb := 1/(1+3*0.9), 1/(1+3*0.1)
 	for _, c := range []struct {

@@ -324,14 +324,6 @@ func (r *run) rankFiles() {
 			r.prior(s, f, "the file's place by the file model")
 		}
 	}
-	top, z := order[0].util, 0.0
-	for _, f := range order {
-		z += math.Exp(f.util - top)
-	}
-	r.fileProb = make(map[string]float64, len(order))
-	for _, f := range order {
-		r.fileProb[f.path] = math.Exp(f.util-top) / z
-	}
 	if d := r.e.opts.FileDepth; d > 0 && r.req.Budget.MaxTokens >= r.e.opts.FileDepthFrom {
 		r.fileDepth(order, files, d)
 	}
@@ -339,13 +331,13 @@ func (r *run) rankFiles() {
 
 // fileDepth lifts the other units of each ranked file towards its best by
 // the model's confidence in the file (Options.FileDepth): order is the
-// model's order, files the channels' (whose i-th best score the i-th of
-// order now holds).
+// model's order, best first, files the channels' (whose i-th best score
+// the i-th of order now holds).
 func (r *run) fileDepth(order, files []*fileRank, d float64) {
 	type depth struct{ best, k float64 }
 	byPath := make(map[string]depth, len(order))
-	for i, f := range order {
-		byPath[f.path] = depth{files[i].best, 1 / (1 + d*r.fileProb[f.path])}
+	for i, p := range softmaxShares(order) {
+		byPath[order[i].path] = depth{files[i].best, 1 / (1 + d*p)}
 	}
 	for _, s := range r.scores {
 		dp, ok := byPath[s.c.Path]
@@ -355,6 +347,21 @@ func (r *run) fileDepth(order, files []*fileRank, d float64) {
 		rho := s.score / dp.best
 		r.prior(s, math.Pow(rho, dp.k-1), "depth by the file model's confidence")
 	}
+}
+
+// softmaxShares is each file's share of the softmax of the files'
+// utilities, order best first.
+func softmaxShares(order []*fileRank) []float64 {
+	out := make([]float64, len(order))
+	z := 0.0
+	for i, f := range order {
+		out[i] = math.Exp(f.util - order[0].util)
+		z += out[i]
+	}
+	for i := range out {
+		out[i] /= z
+	}
+	return out
 }
 
 // FileFeatureNames are the names of the file model's features, in the
