@@ -289,7 +289,7 @@ func TestDiskFullDuringBuild(t *testing.T) {
 	if !strings.Contains(res.Reason, "in memory") || res.Hits == 0 {
 		t.Errorf("reason %q, %d hits: want an in-memory index that finds Handler100_4", res.Reason, res.Hits)
 	}
-	if res.CloseSecs > 5 {
+	if res.CloseSecs > promptSecs {
 		t.Errorf("Close took %.1f s", res.CloseSecs)
 	}
 }
@@ -321,13 +321,19 @@ func TestDiskFullAtCheckpoint(t *testing.T) {
 	if res.CheckErr == "" || !errors.Is(errorFrom(res.CheckErr), errPersist) && !strings.Contains(res.CheckErr, "file too large") {
 		t.Errorf("checkpoint error %q, want one saying the disk does not take the index", res.CheckErr)
 	}
-	if res.CheckSecs > 5 || res.CloseSecs > 5 {
+	if res.CheckSecs > promptSecs || res.CloseSecs > promptSecs {
 		t.Errorf("checkpoint %.1f s, close %.1f s: want an error at once", res.CheckSecs, res.CloseSecs)
 	}
 	if res.Hits == 0 {
 		t.Error("the index stopped answering")
 	}
 }
+
+// promptSecs tells an error returned "at once" from a wait for ever (the
+// helper gives up after 60 s): a bound on a hang, not a speed target, with
+// room for -race on a loaded machine (a final merge took 5.8 s there once,
+// against a 5 s bound).
+const promptSecs = 20
 
 // A final merge whose segment the disk does not take ends with errPersist
 // at once: scorch's ForceMerge, whose merger retries a failed merge for
@@ -340,7 +346,7 @@ func TestDiskFullAtFinalMerge(t *testing.T) {
 	if !strings.Contains(res.CheckErr, errPersist.Error()) {
 		t.Errorf("final merge: %q, want errPersist", res.CheckErr)
 	}
-	if res.CheckSecs > 5 {
+	if res.CheckSecs > promptSecs {
 		t.Errorf("final merge took %.1f s: want an error at once", res.CheckSecs)
 	}
 }
