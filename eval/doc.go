@@ -10,7 +10,9 @@
 //
 // Subpackages: mine turns a repository's history into cases, baseline is the
 // BM25 line-window retriever ctxls is compared with, runner runs both over
-// the cases. The commands are eval/cmd/mine and eval/cmd/run; see
+// the cases. The commands are eval/cmd/mine and eval/cmd/run; on a run's
+// explanations, eval/cmd/fitrank fits the file model and eval/cmd/losses
+// tells where the gold lines went and the ceilings of the candidates; see
 // docs/quality.md for the method and the numbers.
 //
 // Nothing here is imported by the ctxls binary, and the full evaluation is
