@@ -24,6 +24,17 @@ func fileRankWorkspace() map[string]string {
 	}
 }
 
+// fileFeaturesByPath is the file model's features of each explained file.
+func fileFeaturesByPath(res *Response) map[string]map[string]float64 {
+	feats := map[string]map[string]float64{}
+	for _, e := range res.Explain {
+		if e.FileFeatures != nil {
+			feats[e.Path] = e.FileFeatures
+		}
+	}
+	return feats
+}
+
 // TestFileRankFeatures: with --explain a question's best files carry the
 // file model's features, computed from what the channels found.
 func TestFileRankFeatures(t *testing.T) {
@@ -32,12 +43,7 @@ func TestFileRankFeatures(t *testing.T) {
 	off := DefaultOptions()
 	off.FileRank = 0
 	res, _ := assembleOpts(t, snap, off, req)
-	feats := map[string]map[string]float64{}
-	for _, e := range res.Explain {
-		if e.FileFeatures != nil {
-			feats[e.Path] = e.FileFeatures
-		}
-	}
+	feats := fileFeaturesByPath(res)
 	guide, code := feats["client/retry_backoff.md"], feats["client/wait.go"]
 	if guide == nil || code == nil {
 		t.Fatalf("no file features for the guide or wait.go: %v", feats)
@@ -127,12 +133,7 @@ func TestFileRankDiffFeatures(t *testing.T) {
 	diff := "diff --git a/client/client.go b/client/client.go\n--- a/client/client.go\n+++ b/client/client.go\n" +
 		"@@ -8,3 +8,3 @@ type Client struct {\n // Do sends req.\n func (c *Client) Do(req *Request) error {\n-\treturn c.send(req)\n+\treturn c.sendWithBackoff(req, pause(maxAttempts))\n"
 	res, _ := assembleOpts(t, snap, DefaultOptions(), Request{Diff: diff, Budget: assemble.Budget{MaxTokens: 4000}, Explain: true})
-	feats := map[string]map[string]float64{}
-	for _, e := range res.Explain {
-		if e.FileFeatures != nil {
-			feats[e.Path] = e.FileFeatures
-		}
-	}
+	feats := fileFeaturesByPath(res)
 	want := map[string][3]float64{ // own, diffDir, diffStem
 		"client/client.go":      {1, 0, 0},
 		"client/client_test.go": {0, 1, 1},
@@ -188,12 +189,7 @@ func TestFileRankDiffDeleted(t *testing.T) {
 	diff := "diff --git a/store/cache.go b/store/cache.go\ndeleted file mode 100644\n--- a/store/cache.go\n+++ /dev/null\n" +
 		"@@ -1,4 +0,0 @@\n-package store\n-\n-// evictStale drops the stale entries of the cache.\n-func (c *cache) evictStale() {}\n"
 	res, _ := assembleOpts(t, snap, DefaultOptions(), Request{Diff: diff, Budget: assemble.Budget{MaxTokens: 4000}, Explain: true})
-	feats := map[string]map[string]float64{}
-	for _, e := range res.Explain {
-		if e.FileFeatures != nil {
-			feats[e.Path] = e.FileFeatures
-		}
-	}
+	feats := fileFeaturesByPath(res)
 	f := feats["store/cache_test.go"]
 	if f == nil {
 		t.Fatalf("no file features for the deleted file's test: %v", feats)

@@ -393,6 +393,11 @@ func mapScore(s float64) float64 {
 	return 0.9 + 0.09*(1-1/(1+10*(s-0.9)))
 }
 
+// NextBestMapFocus is the explanation's focus of a next-best file's map
+// (queryMaps): what tells an explained candidate that is such a map from a
+// unit of the ranking (eval/cmd/losses counts only the latter).
+const NextBestMapFocus = "a next-best file: its matching definitions first"
+
 // queryMaps: breadth before depth for a question or a diff. Walking the
 // ranking until its parts would fill 1 − Options.QueryMapShare of the
 // budget tells which files the context will show; the next
@@ -454,7 +459,7 @@ func (r *run) queryMaps(top []*scored, maxScore float64) []assemble.Candidate {
 	var out []assemble.Candidate
 	for i, fb := range files {
 		score := min(0.99, cutScore/maxScore*(1+o.QueryMapScore*float64(len(files)-i)/float64(len(files))))
-		if c, ok := r.mapCandidate(fb.path, fb.defs, o.QueryMapLines, score, ChanOverview, "a next-best file: its matching definitions first"); ok {
+		if c, ok := r.mapCandidate(fb.path, fb.defs, o.QueryMapLines, score, ChanOverview, NextBestMapFocus); ok {
 			out = append(out, c)
 		}
 	}

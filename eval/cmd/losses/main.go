@@ -164,7 +164,7 @@ func units(expl []retrieve.Explanation) []unit {
 	var out []unit
 	seen := map[string]int{}
 	for _, e := range expl {
-		if strings.HasPrefix(e.Focus, "a next-best file") {
+		if e.Focus == retrieve.NextBestMapFocus {
 			continue
 		}
 		p, rs, err := assemble.ParseHandle(e.Handle)

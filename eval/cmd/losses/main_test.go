@@ -60,7 +60,7 @@ func TestUnitsSkipMapsAndMergeParts(t *testing.T) {
 	expl := []retrieve.Explanation{
 		{Handle: "a.go#L1-5", Reason: "over budget", Score: 0.5},
 		{Handle: "a.go#L1-5", Part: "p2", Score: 0.5},
-		{Handle: "b.go#L3", Part: "p3", Focus: "a next-best file: its matching definitions first"},
+		{Handle: "b.go#L3", Part: "p3", Focus: retrieve.NextBestMapFocus},
 	}
 	us := units(expl)
 	if len(us) != 1 || us[0].path != "a.go" || !us[0].part || !ranges.Equal(us[0].lines, rs(1, 5)) {
