@@ -2,9 +2,11 @@ package retrieve
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,4 +167,53 @@ func BenchmarkCursorRequest(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkDiffRequest measures diff requests (a review bot's: the diff,
+// no question) on CTXLS_BENCH_TREE at 2 000 and 8 000 tokens. Each diff
+// edits benchDiffLines lines in the middle of a 40-line hunk at one of
+// benchCursors' places, the shape of a small commit's change.
+func BenchmarkDiffRequest(b *testing.B) {
+	ctx := context.Background()
+	reg, snap := openBenchTree(b)
+	e := NewEngine(reg)
+	var diffs []string
+	for _, f := range benchCursors {
+		text, ok := snap.Text(f.Path)
+		if !ok {
+			b.Fatalf("%s: not in the bench tree", f.Path)
+		}
+		diffs = append(diffs, benchDiff(f.Path, text, f.Line))
+	}
+	for _, budget := range []int{2000, 8000} {
+		b.Run(strconv.Itoa(budget), func(b *testing.B) {
+			if _, err := e.Assemble(ctx, snap, Request{Diff: diffs[0], Budget: assemble.Budget{MaxTokens: budget}}); err != nil {
+				b.Fatal(err)
+			}
+			benchRequests(b, e, snap, func(i int) Request {
+				return Request{Diff: diffs[i%len(diffs)], Budget: assemble.Budget{MaxTokens: budget}}
+			})
+		})
+	}
+}
+
+// benchDiffLines is how many lines a bench diff changes.
+const benchDiffLines = 6
+
+// benchDiff is a unified diff of path that changes benchDiffLines lines
+// (each gets a trailing comment) in a 40-line hunk starting at line at.
+func benchDiff(path, text string, at int) string {
+	lines := strings.Split(text, "\n")
+	at = max(1, min(at, len(lines)-40))
+	hunk := lines[at-1 : at-1+40]
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -%d,40 +%d,40 @@\n", path, path, path, path, at, at)
+	for i, l := range hunk {
+		if i >= 17 && i < 17+benchDiffLines {
+			fmt.Fprintf(&sb, "-%s\n+%s // changed\n", l, l)
+			continue
+		}
+		fmt.Fprintf(&sb, " %s\n", l)
+	}
+	return sb.String()
 }

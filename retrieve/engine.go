@@ -490,6 +490,8 @@ type run struct {
 	scores    map[index.ChunkID]*scored
 	// focusChunk seeds the graph channel with the request's own code.
 	focusChunk index.ChunkID
+	// hits is the hit-line search's scratch space, kept between candidates.
+	hits hitScratch
 	// focusDefs are the definitions the focus channel found near the
 	// cursor, with why (for --explain).
 	focusDefs map[index.ChunkID]string
@@ -890,7 +892,7 @@ func (r *run) candidates() []assemble.Candidate {
 	if len(top) > 0 {
 		maxScore = top[0].score
 	}
-	terms := hitTerms(r.q)
+	r.hits.reset(hitTerms(r.q))
 	out := make([]assemble.Candidate, 0, len(top))
 	for _, s := range top {
 		c := s.c
@@ -915,7 +917,7 @@ func (r *run) candidates() []assemble.Candidate {
 			cand.Tokens = n
 		}
 		if len(out) < maxHitCandidates {
-			cand.Hits = r.hitLines(s, terms)
+			cand.Hits = r.hitLines(s)
 		}
 		if s.id == r.focusChunk {
 			// The cursor's lines, not the unit's doc comment, are what a
@@ -1041,25 +1043,57 @@ func hitTerms(q Analyzed) []string {
 	return out
 }
 
-// hitLines returns the lines of s's chunk that contain a query term (at
-// most 16, the first ones).
-func (r *run) hitLines(s *scored, terms []string) []int {
-	if len(terms) == 0 {
-		return nil
-	}
+// hitLines returns the lines of s's chunk that contain one of the terms r.hits
+// was reset with (at most maxHitLines, the first ones), whatever their case.
+func (r *run) hitLines(s *scored) []int {
 	text, ok := r.files().Text(s.c.Path)
 	if !ok {
 		return nil
 	}
-	// Skip to the chunk's first line — from the line holding its first
-	// byte when the index says where that is, else by counting lines —
-	// then test its lines one by one.
-	rest, l := text, 1
-	if b := s.c.StartByte; b > 0 && b <= len(text) {
-		rest = text[strings.LastIndexByte(text[:b], '\n')+1:]
-		l = s.c.StartLine
+	return r.hits.lines(text, s.c.StartLine, s.c.EndLine, s.c.StartByte)
+}
+
+// maxHitLines is how many hit lines a candidate carries at most.
+const maxHitLines = 16
+
+// hitScratch finds the lines of a chunk that hold a term. It is reset with
+// a request's terms and keeps its buffers between the candidates.
+type hitScratch struct {
+	terms   []string
+	byFirst [256][]string // the terms by their first byte
+	lower   []byte        // a line, its ASCII letters lower-cased
+}
+
+// reset sets the terms (lower-case) the next calls of lines look for.
+func (h *hitScratch) reset(terms []string) {
+	h.terms = terms
+	for i := range h.byFirst {
+		h.byFirst[i] = h.byFirst[i][:0]
 	}
-	for ; l < s.c.StartLine && rest != ""; l++ {
+	for _, t := range terms {
+		if t != "" && strings.IndexByte(t, '\n') < 0 { // no line holds a line break
+			h.byFirst[t[0]] = append(h.byFirst[t[0]], t)
+		}
+	}
+}
+
+// lines returns the chunk's lines — startLine to endLine of text, the first
+// found from the line holding startByte when that is known, else by
+// counting lines — that contain a term, at most maxHitLines, in order. A
+// line with ASCII bytes only matches a term when its letters lower-cased
+// contain it; any other line when strings.ToLower of it does. An ASCII
+// line is read once, each byte against the terms that start with it, not
+// once per term.
+func (h *hitScratch) lines(text string, startLine, endLine, startByte int) []int {
+	if len(h.terms) == 0 {
+		return nil
+	}
+	rest, l := text, 1
+	if b := startByte; b > 0 && b <= len(text) {
+		rest = text[strings.LastIndexByte(text[:b], '\n')+1:]
+		l = startLine
+	}
+	for ; l < startLine && rest != ""; l++ {
 		i := strings.IndexByte(rest, '\n')
 		if i < 0 {
 			return nil
@@ -1067,22 +1101,48 @@ func (r *run) hitLines(s *scored, terms []string) []int {
 		rest = rest[i+1:]
 	}
 	var hits []int
-	for l := s.c.StartLine; l <= s.c.EndLine && rest != "" && len(hits) < 16; l++ {
+	for l := startLine; l <= endLine && rest != "" && len(hits) < maxHitLines; l++ {
 		line := rest
 		if i := strings.IndexByte(rest, '\n'); i >= 0 {
 			line, rest = rest[:i], rest[i+1:]
 		} else {
 			rest = ""
 		}
-		ascii := isASCII(line)
-		for _, t := range terms {
-			if ascii && containsLower(line, t) || !ascii && strings.Contains(strings.ToLower(line), t) {
-				hits = append(hits, l)
-				break
-			}
+		if h.holds(line) {
+			hits = append(hits, l)
 		}
 	}
 	return hits
+}
+
+// holds reports whether line holds a term: an ASCII line lower-cased
+// letter by letter, any other folded by strings.ToLower.
+func (h *hitScratch) holds(line string) bool {
+	h.lower = h.lower[:0]
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c >= 0x80:
+			folded := strings.ToLower(line)
+			for _, t := range h.terms {
+				if strings.Contains(folded, t) {
+					return true
+				}
+			}
+			return false
+		}
+		h.lower = append(h.lower, c)
+	}
+	for i, c := range h.lower {
+		for _, t := range h.byFirst[c] {
+			if len(t) <= len(h.lower)-i && string(h.lower[i:i+len(t)]) == t {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isASCII reports whether s has only ASCII bytes.
@@ -1093,38 +1153,4 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// containsLower reports whether s contains lower, a lower-case term, when
-// s's ASCII letters are lower-cased (without allocating); other bytes
-// compare as they are.
-func containsLower(s, lower string) bool {
-	n := len(lower)
-	if n == 0 {
-		return true
-	}
-	c0 := lower[0]
-	u0 := c0
-	if c0 >= 'a' && c0 <= 'z' {
-		u0 = c0 - 'a' + 'A'
-	}
-	for i := 0; i+n <= len(s); i++ {
-		if c := s[i]; c != c0 && c != u0 {
-			continue
-		}
-		j := 1
-		for ; j < n; j++ {
-			c := s[i+j]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != lower[j] {
-				break
-			}
-		}
-		if j == n {
-			return true
-		}
-	}
-	return false
 }

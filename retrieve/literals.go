@@ -32,7 +32,15 @@ func literalShare(text string) float64 {
 				inside += nonBlank(text[i : i+n])
 			}
 		default:
+			// A run of bytes none of the cases above starts at: code,
+			// none of it blank.
 			n = 1
+			for n < len(text)-i && !literalScanStop(text[i+n]) {
+				n++
+			}
+			total += n
+			i += n
+			continue
 		}
 		total += nonBlank(text[i : i+n])
 		i += n
@@ -41,6 +49,16 @@ func literalShare(text string) float64 {
 		return 0
 	}
 	return float64(inside) / float64(total)
+}
+
+// literalScanStop reports whether literalShare's scan must look at c: a
+// blank, a comment's start or a quote.
+func literalScanStop(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '#', '/', '"', '\'', '`':
+		return true
+	}
+	return false
 }
 
 // literalLen is the length of the string literal s starts with (s[0] is

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -79,5 +80,58 @@ func TestTextConstantRankedDown(t *testing.T) {
 	off.LiteralPenalty = 1
 	if got := first(off); got != "cmd/tmpl.go" {
 		t.Errorf("without the penalty the first part is from %s; the test no longer shows the penalty's effect", got)
+	}
+}
+
+// literalShareByteByByte is literalShare before its scan skipped runs of
+// plain code at once, kept as its oracle.
+func literalShareByteByByte(text string) float64 {
+	inside, total := 0, 0
+	for i := 0; i < len(text); {
+		c := text[i]
+		var n int
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+			continue
+		case c == '#' || c == '/' && strings.HasPrefix(text[i+1:], "/"):
+			n = lineEnd(text, i) - i
+		case c == '/' && strings.HasPrefix(text[i+1:], "*"):
+			n = len(text) - i
+			if j := strings.Index(text[i+2:], "*/"); j >= 0 {
+				n = j + 4
+			}
+		case c == '"' || c == '\'' || c == '`':
+			n = literalLen(text[i:])
+			if !isDocstring(text, i) {
+				inside += nonBlank(text[i : i+n])
+			}
+		default:
+			n = 1
+		}
+		total += nonBlank(text[i : i+n])
+		i += n
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(inside) / float64(total)
+}
+
+// TestLiteralShareMatchesByteScan: skipping runs of plain code gives the
+// share the byte-by-byte scan gave, over random texts of quotes, comment
+// marks, blanks and code.
+func TestLiteralShareMatchesByteScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	pieces := []string{"a", "bc", "/", "//", "/*", "*/", "*", "#", `"`, "'", "`", `"""`, "'''", `\`, " ", "\t", "\n", "\r", "=", "é"}
+	for n := 0; n < 5000; n++ {
+		var sb strings.Builder
+		for k := rng.IntN(80); k > 0; k-- {
+			sb.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := sb.String()
+		if got, want := literalShare(text), literalShareByteByByte(text); got != want {
+			t.Fatalf("literalShare(%q) = %v, the byte scan %v", text, got, want)
+		}
 	}
 }

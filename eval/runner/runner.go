@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -471,10 +472,10 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 	var out []eval.Result
 	for _, r := range t.runs(c) {
 		res := eval.Result{Case: c.ID, Repo: c.Repo, Task: c.Task, System: r.system, Budget: r.budget}
-		parts, rendered, lat, expl, err := t.request(ctx, c, r)
+		parts, rendered, lat, expl, err := t.labeledRequest(ctx, c, r, "request")
 		res.LatencyMs = float64(lat.Microseconds()) / 1000
 		if err == nil && t.cfg.RepeatCheck && r.system == SystemCtxls {
-			if _, again, _, _, err2 := t.request(ctx, c, r); err2 != nil {
+			if _, again, _, _, err2 := t.labeledRequest(ctx, c, r, "repeat"); err2 != nil {
 				err = fmt.Errorf("second run: %w", err2)
 			} else if again != rendered {
 				err = errors.New("not deterministic: a second run of the same request rendered other bytes")
@@ -513,6 +514,16 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 		out = append(out, res)
 	}
 	return out, missing
+}
+
+// labeledRequest is request with the profiler's labels system, phase and repo
+// set, so that a CPU profile of a run (eval/cmd/run -cpuprofile) can be
+// cut to the requests alone, or to the first of each.
+func (t *tree) labeledRequest(ctx context.Context, c *eval.Case, r run, phase string) (parts []eval.Part, rendered string, lat time.Duration, expl []retrieve.Explanation, err error) {
+	pprof.Do(ctx, pprof.Labels("system", r.system, "phase", phase, "repo", c.Repo), func(ctx context.Context) {
+		parts, rendered, lat, expl, err = t.request(ctx, c, r)
+	})
+	return parts, rendered, lat, expl, err
 }
 
 // request runs one system on one case and returns the context's parts in

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +67,7 @@ func run() error {
 		activity   = flag.Bool("activity", false, "diff task: simulate an editor session (the diff's files open, its changed lines edited, the commit's subject asked) and compare ctxls with and without the activity")
 		hist       = flag.Bool("history", true, "make each tree a git checkout of its case's parent commit and give ctxls its history (false: no history, as in a tree without .git)")
 		listRepos  = flag.Bool("list-repos", false, "print the repositories of the cases file (owner/name head) and exit")
+		cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the run to this file; each request's samples carry the labels system=NAME, repo=OWNER/NAME and phase=request (first) or repeat (go tool pprof -tagfocus phase=request …)")
 		checkRepos = flag.Bool("check-repos", false, "check that every repository's git directory is found and holds its recorded head, and exit")
 	)
 	flag.Parse()
@@ -131,6 +133,17 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *cpuProfile != "" {
+		pf, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	fmt.Fprintf(os.Stderr, "eval: %d cases, budgets %v, systems %v, ablations at %v, options %+v, weights %v\n",
 		len(cfg.Cases), cfg.Budgets, cfg.Systems, cfg.AblationBudgets, cfg.Options, cfg.Weights)
 	results, st, err := runner.Run(ctx, cfg)
