@@ -492,6 +492,9 @@ type run struct {
 	focusChunk index.ChunkID
 	// hits is the hit-line search's scratch space, kept between candidates.
 	hits hitScratch
+	// chunks memoizes chunksOf: the channels, neighbors and maps of one
+	// request read the same files' chunks again and again.
+	chunks map[string][]index.IndexedChunk
 	// focusDefs are the definitions the focus channel found near the
 	// cursor, with why (for --explain).
 	focusDefs map[index.ChunkID]string
@@ -853,7 +856,7 @@ func (r *run) neighbors() {
 	}
 	w := r.weights[ChanNeighbor]
 	for _, s := range top {
-		cs := r.snap.ChunksOf(s.c.Path)
+		cs := r.chunksOf(s.c.Path)
 		i := slices.IndexFunc(cs, func(c index.IndexedChunk) bool { return c.ID == s.id })
 		if i < 0 {
 			continue
@@ -1041,6 +1044,20 @@ func hitTerms(q Analyzed) []string {
 		}
 	}
 	return out
+}
+
+// chunksOf is r.snap.ChunksOf(path), decoded once per request. Callers
+// must not change the slice.
+func (r *run) chunksOf(path string) []index.IndexedChunk {
+	if cs, ok := r.chunks[path]; ok {
+		return cs
+	}
+	cs := r.snap.ChunksOf(path)
+	if r.chunks == nil {
+		r.chunks = map[string][]index.IndexedChunk{}
+	}
+	r.chunks[path] = cs
+	return cs
 }
 
 // hitLines returns the lines of s's chunk that contain one of the terms r.hits
