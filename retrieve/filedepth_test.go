@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,6 +76,52 @@ func TestFileDepthFromBudget(t *testing.T) {
 		}
 		if want := budget >= on.FileDepthFrom; (lifted > 0) != want {
 			t.Errorf("budget %d: %d units lifted, want some: %v", budget, lifted, want)
+		}
+	}
+}
+
+// TestFileHeader: with room, the header (package clause and imports) of
+// the file model's first file joins the context and says why; not under a
+// tight budget, not when it would cost more than its share of the budget,
+// not when the step is off.
+func TestFileHeader(t *testing.T) {
+	files := fileRankWorkspace()
+	files["client/transport.go"] = "package client\n\nimport (\n\t\"errors\"\n\t\"time\"\n)\n\n" +
+		"// retry sends a request that failed with a timeout again, after the retry backoff.\nfunc retry(req *Request) error {\n\ttime.Sleep(pause(1))\n\treturn errors.New(\"timeout\")\n}\n"
+	files["client/client.go"] = "package client\n\nimport (\n\t\"net/http\"\n\t\"sync\"\n)\n\n" + strings.TrimPrefix(files["client/client.go"], "package client\n\n")
+	snap := indexFiles(t, files)
+	req := Request{Query: "retry a request that failed with a timeout: errors after the retry"}
+	on := DefaultOptions()
+	on.FileDepth, on.FileHeaderShare, on.FileHeaderMaxShare = 3, 0.6, 0.1
+	tiny, off := on, on
+	tiny.FileHeaderMaxShare = 1e-6
+	off.FileHeaderShare = 0
+	for _, c := range []struct {
+		name   string
+		opts   Options
+		budget int
+		want   bool
+	}{
+		{"on", on, 8000, true}, {"tight budget", on, 2000, false}, {"header over its share", tiny, 8000, false}, {"off", off, 8000, false},
+	} {
+		req.Budget = assemble.Budget{MaxTokens: c.budget}
+		res, _ := assembleOpts(t, snap, c.opts, req)
+		if len(res.Result.Parts) == 0 {
+			t.Fatalf("%s: no parts", c.name)
+		}
+		first := res.Result.Parts[0].Path
+		explained := false
+		for _, e := range res.Explain {
+			if slices.Contains(e.Priors, "the imports of the file model's first file") {
+				if e.Path != first || !strings.Contains(e.Handle, "#L1") {
+					t.Errorf("%s: %s explained as the first file's header (the first file: %s)", c.name, e.Handle, first)
+				}
+				explained = true
+			}
+		}
+		shown := res.Result.Parts[0].Ranges[0].Start == 1
+		if explained != c.want || shown != c.want {
+			t.Errorf("%s: header explained %v, shown %v; want %v", c.name, explained, shown, c.want)
 		}
 	}
 }

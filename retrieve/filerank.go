@@ -6,6 +6,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/ctxls/ctxls/index/chunk"
 )
 
 // The file rank (Options.FileRank, Options.FileRankDiff) orders a
@@ -326,6 +328,34 @@ func (r *run) rankFiles() {
 	}
 	if d := r.e.opts.FileDepth; d > 0 && r.req.Budget.MaxTokens >= r.e.opts.FileDepthFrom {
 		r.fileDepth(order, files, d)
+		if sh := r.e.opts.FileHeaderShare; sh > 0 && len(order) > 0 {
+			r.fileHeader(order[0].path, files[0].best*sh)
+		}
+	}
+}
+
+// fileHeader makes the header of path — its package clause and imports —
+// a candidate at score x, unless it is that already or costs more than
+// Options.FileHeaderMaxShare of the budget (a header holding a file's
+// constants can be hundreds of lines).
+func (r *run) fileHeader(path string, x float64) {
+	for _, c := range r.chunksOf(path) {
+		if c.Kind != chunk.KindHeader {
+			continue
+		}
+		if t, ok := r.snap.TokenCount(c.ID, r.req.Encoding); !ok || float64(t) > r.e.opts.FileHeaderMaxShare*float64(r.req.Budget.MaxTokens) {
+			return
+		}
+		if n := r.get(c.ID); n != nil && n.score < x {
+			// A neighbor of the file's units, as the neighbor channel's
+			// are, by the step's own option.
+			n.channels[ChanNeighbor] += x - n.score
+			n.score = x
+			if r.req.Explain {
+				n.priors = append(n.priors, "the imports of the file model's first file")
+			}
+		}
+		return
 	}
 }
 
