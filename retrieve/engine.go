@@ -1112,6 +1112,22 @@ func (h *hitScratch) lines(text string, startLine, endLine, startByte int) []int
 	if len(h.terms) == 0 {
 		return nil
 	}
+	var hits []int
+	rest := fromLine(text, startLine, startByte)
+	for l := startLine; l <= endLine && rest != "" && len(hits) < maxHitLines; l++ {
+		var line string
+		line, rest = nextLine(rest)
+		if h.holds(line) {
+			hits = append(hits, l)
+		}
+	}
+	return hits
+}
+
+// fromLine returns text from the first byte of line startLine on ("" past
+// its end): from the line holding startByte when that is known (> 0),
+// else by counting lines.
+func fromLine(text string, startLine, startByte int) string {
 	rest, l := text, 1
 	if b := startByte; b > 0 && b <= len(text) {
 		rest = text[strings.LastIndexByte(text[:b], '\n')+1:]
@@ -1120,23 +1136,19 @@ func (h *hitScratch) lines(text string, startLine, endLine, startByte int) []int
 	for ; l < startLine && rest != ""; l++ {
 		i := strings.IndexByte(rest, '\n')
 		if i < 0 {
-			return nil
+			return ""
 		}
 		rest = rest[i+1:]
 	}
-	var hits []int
-	for l := startLine; l <= endLine && rest != "" && len(hits) < maxHitLines; l++ {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
-		if h.holds(line) {
-			hits = append(hits, l)
-		}
+	return rest
+}
+
+// nextLine splits rest's first line (without its line break) from the rest.
+func nextLine(rest string) (line, after string) {
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		return rest[:i], rest[i+1:]
 	}
-	return hits
+	return rest, ""
 }
 
 // holds reports whether line holds a term: an ASCII line lower-cased

@@ -86,28 +86,14 @@ func TestHitLines(t *testing.T) {
 }
 
 // hitLinesByLine is the line-by-line search hitScratch.lines replaced,
-// kept as its oracle: each line tested against each term in turn.
+// kept as its oracle: each line tested against each term in turn (the
+// walk to the chunk's lines, fromLine and nextLine, is shared).
 func hitLinesByLine(text string, startLine, endLine, startByte int, terms []string) []int {
-	rest, l := text, 1
-	if b := startByte; b > 0 && b <= len(text) {
-		rest = text[strings.LastIndexByte(text[:b], '\n')+1:]
-		l = startLine
-	}
-	for ; l < startLine && rest != ""; l++ {
-		i := strings.IndexByte(rest, '\n')
-		if i < 0 {
-			return nil
-		}
-		rest = rest[i+1:]
-	}
 	var hits []int
+	rest := fromLine(text, startLine, startByte)
 	for l := startLine; l <= endLine && rest != "" && len(hits) < maxHitLines; l++ {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+		var line string
+		line, rest = nextLine(rest)
 		ascii := isASCII(line)
 		for _, t := range terms {
 			if ascii && containsLower(line, t) || !ascii && strings.Contains(strings.ToLower(line), t) {
