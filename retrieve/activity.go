@@ -18,7 +18,7 @@ func (r *run) activityEdits() []index.ChunkID {
 		if !r.allowed(e.Path) || r.inDiff(e.Path) {
 			continue
 		}
-		for _, c := range r.chunksOf(e.Path) {
+		for _, c := range r.files().ChunksOf(e.Path) {
 			if c.EndLine < e.Start || c.StartLine > e.End || seen[c.ID] {
 				continue
 			}

@@ -208,7 +208,7 @@ func pathExt(p string) string {
 // bestChunk is the chunk of path that names most request words (by symbol
 // and identifiers), else the header chunk, else the first chunk.
 func (r *run) bestChunk(path string, words map[string]bool) (index.ChunkID, bool) {
-	cs := r.chunksOf(path)
+	cs := r.files().ChunksOf(path)
 	if len(cs) == 0 {
 		return "", false
 	}
@@ -247,7 +247,7 @@ func (r *run) bestChunk(path string, words map[string]bool) (index.ChunkID, bool
 // enclosing unit uses.
 func (r *run) focus() ([]index.ChunkID, error) {
 	f := r.req.Focus
-	cs := r.chunksOf(f.Path)
+	cs := r.files().ChunksOf(f.Path)
 	var enclosing, header index.ChunkID
 	var encl chunk.Chunk
 	bestSpan := -1
@@ -398,7 +398,7 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 		if fd.Path == "" {
 			continue
 		}
-		for _, c := range r.chunksOf(fd.Path) {
+		for _, c := range r.files().ChunksOf(fd.Path) {
 			if c.Kind == chunk.KindHeader {
 				continue
 			}

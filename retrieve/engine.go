@@ -429,10 +429,12 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	return resp, nil
 }
 
-// snapFiles serves file texts from a snapshot, each file read once.
+// snapFiles serves file texts and chunk records from a snapshot, each
+// file's read once per request.
 type snapFiles struct {
-	snap  *index.Snapshot
-	cache map[string]fileText
+	snap   *index.Snapshot
+	cache  map[string]fileText
+	chunks map[string][]index.IndexedChunk
 }
 
 type fileText struct {
@@ -441,7 +443,19 @@ type fileText struct {
 }
 
 func newSnapFiles(snap *index.Snapshot) *snapFiles {
-	return &snapFiles{snap: snap, cache: map[string]fileText{}}
+	return &snapFiles{snap: snap, cache: map[string]fileText{}, chunks: map[string][]index.IndexedChunk{}}
+}
+
+// ChunksOf is the snapshot's ChunksOf, decoded once: the channels,
+// neighbors and maps of a request read the same files' chunks again and
+// again. Callers must not change the slice.
+func (f *snapFiles) ChunksOf(path string) []index.IndexedChunk {
+	if cs, ok := f.chunks[path]; ok {
+		return cs
+	}
+	cs := f.snap.ChunksOf(path)
+	f.chunks[path] = cs
+	return cs
 }
 
 // Text implements assemble.Files.
@@ -455,7 +469,8 @@ func (f *snapFiles) Text(path string) (string, bool) {
 	return t.text, t.ok
 }
 
-// files is the run's file reader (shared by hit lines and the assembler).
+// files is the run's file reader (shared by the channels, hit lines and
+// the assembler).
 func (r *run) files() *snapFiles {
 	if r.fileCache == nil {
 		r.fileCache = newSnapFiles(r.snap)
@@ -499,9 +514,6 @@ type run struct {
 	focusChunk index.ChunkID
 	// hits is the hit-line search's scratch space, kept between candidates.
 	hits hitScratch
-	// chunks memoizes chunksOf: the channels, neighbors and maps of one
-	// request read the same files' chunks again and again.
-	chunks map[string][]index.IndexedChunk
 	// focusDefs are the definitions the focus channel found near the
 	// cursor, with why (for --explain).
 	focusDefs map[index.ChunkID]string
@@ -863,7 +875,7 @@ func (r *run) neighbors() {
 	}
 	w := r.weights[ChanNeighbor]
 	for _, s := range top {
-		cs := r.chunksOf(s.c.Path)
+		cs := r.files().ChunksOf(s.c.Path)
 		i := slices.IndexFunc(cs, func(c index.IndexedChunk) bool { return c.ID == s.id })
 		if i < 0 {
 			continue
@@ -1051,20 +1063,6 @@ func hitTerms(q Analyzed) []string {
 		}
 	}
 	return out
-}
-
-// chunksOf is r.snap.ChunksOf(path), decoded once per request. Callers
-// must not change the slice.
-func (r *run) chunksOf(path string) []index.IndexedChunk {
-	if cs, ok := r.chunks[path]; ok {
-		return cs
-	}
-	cs := r.snap.ChunksOf(path)
-	if r.chunks == nil {
-		r.chunks = map[string][]index.IndexedChunk{}
-	}
-	r.chunks[path] = cs
-	return cs
 }
 
 // hitLines returns the lines of s's chunk that contain one of the terms r.hits

@@ -339,7 +339,7 @@ func (r *run) rankFiles() {
 // Options.FileHeaderMaxShare of the budget (a header holding a file's
 // constants can be hundreds of lines).
 func (r *run) fileHeader(path string, x float64) {
-	for _, c := range r.chunksOf(path) {
+	for _, c := range r.files().ChunksOf(path) {
 		if c.Kind != chunk.KindHeader {
 			continue
 		}

@@ -343,7 +343,7 @@ func (r *run) declMap(p string, defs []index.ChunkID, n int) (rs []ranges.Range,
 	}
 	var decls []decl
 	seenLine := map[int]bool{}
-	for _, c := range r.chunksOf(p) {
+	for _, c := range r.files().ChunksOf(p) {
 		if c.Signature == "" || c.Kind == chunk.KindHeader || c.Kind == chunk.KindWindow || c.Kind == chunk.KindSection {
 			continue
 		}

@@ -98,7 +98,7 @@ func (r *run) bestByFile() map[string]*scored {
 // firstDefinition is a file's first chunk that defines a name (its first
 // chunk if none does); false when the file is not indexed.
 func (r *run) firstDefinition(path string) (index.ChunkID, bool) {
-	cs := r.chunksOf(path)
+	cs := r.files().ChunksOf(path)
 	if len(cs) == 0 {
 		return "", false
 	}
