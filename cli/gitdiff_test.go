@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/retrieve"
 )
 
@@ -213,7 +214,7 @@ func TestAssembleGitHistory(t *testing.T) {
 	if _, stderr, code := ctxls(t, "", "index", "--root", ws, "--cache-dir", cache); code != 0 {
 		t.Fatalf("ctxls index: exit %d: %s", code, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(cache, "history.v1")); err != nil {
+	if _, err := os.Stat(filepath.Join(cache, history.CacheFile)); err != nil {
 		t.Errorf("ctxls index did not read the history into its cache: %v", err)
 	}
 	run := func(args ...string) *retrieve.Response {

@@ -9,10 +9,10 @@ import (
 )
 
 // cacheVersion changes whenever the cache file's content changes meaning.
-const cacheVersion = 1
+const cacheVersion = 2
 
 // CacheFile is the name of the history cache in an index directory.
-const CacheFile = "history.v1"
+const CacheFile = "history.v2"
 
 // cacheFile is the cache file's content, before its checksum.
 type cacheFile struct {
@@ -23,15 +23,16 @@ type cacheFile struct {
 	Paths   []string
 	Pos     []int32
 	Files   [][]int32
+	Terms   [][]string // each commit's message terms
 }
 
 // MarshalBinary encodes the log for the cache file (cachefile: gob, then
 // its SHA-256).
 func (l *Log) MarshalBinary() ([]byte, error) {
 	c := cacheFile{Version: cacheVersion, Head: l.head, Shallow: l.shallow, Opts: l.opts, Paths: l.paths,
-		Pos: make([]int32, len(l.commits)), Files: make([][]int32, len(l.commits))}
+		Pos: make([]int32, len(l.commits)), Files: make([][]int32, len(l.commits)), Terms: make([][]string, len(l.commits))}
 	for i, cm := range l.commits {
-		c.Pos[i], c.Files[i] = cm.pos, cm.files
+		c.Pos[i], c.Files[i], c.Terms[i] = cm.pos, cm.files, cm.terms
 	}
 	b, err := cachefile.Encode(&c)
 	if err != nil {
@@ -50,7 +51,7 @@ func Unmarshal(b []byte) (*Log, error) {
 	if c.Version != cacheVersion {
 		return nil, fmt.Errorf("history cache: version %d, want %d", c.Version, cacheVersion)
 	}
-	if len(c.Pos) != len(c.Files) {
+	if len(c.Pos) != len(c.Files) || len(c.Terms) != len(c.Pos) {
 		return nil, errors.New("history cache: commit tables disagree")
 	}
 	l := &Log{head: c.Head, shallow: c.Shallow, opts: c.Opts, paths: c.Paths, commits: make([]commit, len(c.Pos))}
@@ -60,7 +61,7 @@ func Unmarshal(b []byte) (*Log, error) {
 				return nil, errors.New("history cache: file index out of range")
 			}
 		}
-		l.commits[i] = commit{c.Pos[i], c.Files[i]}
+		l.commits[i] = commit{c.Pos[i], c.Files[i], c.Terms[i]}
 	}
 	return l, nil
 }

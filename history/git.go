@@ -63,13 +63,14 @@ type rawCommit struct {
 	sha     string
 	parents int
 	files   []string
+	message string
 }
 
 // readLog lists at most n commits of rev (a revision or a range) that
 // touch dir, newest first, with the files each changed relative to dir.
 func readLog(ctx context.Context, dir, rev string, n int) ([]rawCommit, error) {
 	out, err := git(ctx, dir, "log", "-z", "--relative", "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv",
-		"--format=%x01%H %P", "-n", strconv.Itoa(n), rev, "--", ".")
+		"--format=%x01%H %P%x02%B%x03", "-n", strconv.Itoa(n), rev, "--", ".")
 	if err != nil {
 		return nil, err
 	}
@@ -80,11 +81,13 @@ func readLog(ctx context.Context, dir, rev string, n int) ([]rawCommit, error) {
 			continue
 		}
 		if tok[0] == 1 {
-			f := strings.Fields(string(tok[1:]))
+			// \x01 sha parents… \x02 message \x03
+			names, msg, _ := bytes.Cut(tok[1:], []byte{2})
+			f := strings.Fields(string(names))
 			if len(f) == 0 {
 				return nil, fmt.Errorf("git log in %s: a commit without a name", dir)
 			}
-			cs = append(cs, rawCommit{sha: f[0], parents: len(f) - 1})
+			cs = append(cs, rawCommit{sha: f[0], parents: len(f) - 1, message: string(bytes.TrimSuffix(msg, []byte{3}))})
 			continue
 		}
 		if len(cs) == 0 {

@@ -353,7 +353,7 @@ func TestNewMatchesRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	made := New(read.Head(), [][]string{{"c.go"}, {"a.go", "b.go"}}, Options{})
+	made := FromCommits(read.Head(), []Commit{{"commit 3", []string{"c.go"}}, {"commit 2", []string{"a.go", "b.go"}}}, Options{})
 	a, _ := read.MarshalBinary()
 	b, _ := made.MarshalBinary()
 	if !bytes.Equal(a, b) {
@@ -375,5 +375,95 @@ func TestCoChangedHalfLife(t *testing.T) {
 	}
 	if got := paths(l.CoChanged([]string{"a.go"}, 2, 100)); !slices.Equal(got, []string{"new.go", "old.go"}) {
 		t.Errorf("half-life 100 commits: %v, want new.go (lately) before old.go (twice, 300 commits back)", got)
+	}
+}
+
+// A message's terms: camel- and snake-case parts and the whole name,
+// lower-cased, sorted; stop words, numbers and single letters out.
+func TestMessageTerms(t *testing.T) {
+	got := messageTerms("Fix parseHTTPHeader in the_router (v2, #123)\n\nSee HTTPServer.")
+	want := []string{"fix", "header", "http", "http", "httpserver", "parse", "parsehttpheader", "router", "see", "server", "therouter", "v2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("messageTerms = %q, want %q", got, want)
+	}
+	long := strings.Repeat("word ", 3*maxMessageTerms)
+	if n := len(messageTerms(long)); n != maxMessageTerms {
+		t.Errorf("a long message keeps %d terms, want %d", n, maxMessageTerms)
+	}
+}
+
+// The files of the commits whose messages read like the question come
+// first; a commit of many files gives each less; nothing in common gives
+// nothing.
+func TestMessageMatches(t *testing.T) {
+	l := FromCommits("head", []Commit{
+		{"Add CORS middleware for preflight requests", []string{"middleware.go", "middleware_test.go"}},
+		{"Refactor route matching", []string{"route.go"}},
+		{"Update docs", []string{"README.md"}},
+		{"middleware: order of execution", []string{"middleware.go"}},
+		{"Route variables in host names", []string{"route.go", "regexp.go", "mux.go", "doc.go"}},
+	}, Options{})
+	got := l.MessageMatches("CORSMethodMiddleware sets the allowed methods on preflight", 20, 10)
+	if len(got) < 2 || got[0].Path != "middleware.go" || got[0].Score != 1 || got[1].Path != "middleware_test.go" {
+		t.Fatalf("MessageMatches = %v, want middleware.go (1) then its test", got)
+	}
+	for _, s := range got {
+		if s.Path == "README.md" || s.Path == "route.go" {
+			t.Errorf("%s matched: no term in common", s.Path)
+		}
+	}
+	got = l.MessageMatches("route matching in host names", 20, 10)
+	if len(got) < 2 || got[0].Path != "route.go" {
+		t.Fatalf("MessageMatches = %v, want route.go first (two commits)", got)
+	}
+	if s := scoreOf(got, "mux.go"); s <= 0 || s >= scoreOf(got, "route.go") {
+		t.Errorf("mux.go %v: want above 0, below route.go", s)
+	}
+	if got := l.MessageMatches("the of and", 20, 10); got != nil {
+		t.Errorf("stop words only: %v, want nil", got)
+	}
+	if got := l.MessageMatches("route", 1, 10); len(got) != 1 {
+		t.Errorf("one commit: %v, want its one file", got)
+	}
+	var none *Log
+	if got := none.MessageMatches("route", 20, 10); got != nil {
+		t.Errorf("no history: %v", got)
+	}
+}
+
+func scoreOf(s []Scored, path string) float64 {
+	for _, x := range s {
+		if x.Path == path {
+			return x.Score
+		}
+	}
+	return 0
+}
+
+// Read takes each commit's whole message (subject and body), and a
+// refresh carries the older commits' terms over.
+func TestReadMessages(t *testing.T) {
+	r := newRepo(t)
+	r.commit("seed.go")
+	r.tick++
+	if err := os.WriteFile(filepath.Join(r.dir, "a.go"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.git("add", "-A")
+	r.git("commit", "-q", "-m", "Subject line", "-m", "Body names the frobnicator.")
+	l, err := Read(context.Background(), r.dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.MessageMatches("frobnicator", 20, 10); len(got) != 1 || got[0].Path != "a.go" {
+		t.Errorf("a term of the body: %v, want a.go", got)
+	}
+	r.commit("b.go")
+	l2, err := Refresh(context.Background(), r.dir, l, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l2.MessageMatches("frobnicator", 20, 10); len(got) != 1 || got[0].Path != "a.go" {
+		t.Errorf("after a refresh: %v, want a.go", got)
 	}
 }

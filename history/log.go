@@ -53,16 +53,19 @@ type Log struct {
 
 	once    sync.Once
 	byPath  map[string]int32
-	touches [][]int32 // path index → the commits that changed it, newest first
-	recency []float64 // path index → the recency prior in [0, 1]
+	touches [][]int32        // path index → the commits that changed it, newest first
+	recency []float64        // path index → the recency prior in [0, 1]
+	df      map[string]int32 // message term → the kept commits whose message has it
+	avgLen  float64          // the kept commits' mean message length, in terms
 }
 
 // commit is a kept commit: its position in the log (0 is HEAD, counting
-// dropped commits too) and the files it changed, as sorted indices into
-// the path table.
+// dropped commits too), the files it changed, as sorted indices into the
+// path table, and its message's terms (messageTerms).
 type commit struct {
 	pos   int32
 	files []int32
+	terms []string
 }
 
 // Head is the commit the log was read at.
@@ -80,10 +83,26 @@ func (l *Log) Len() int { return len(l.commits) }
 // for tests. Commits are filtered as Read filters them (MaxFiles), but
 // none is taken for a root commit.
 func New(head string, commits [][]string, opts Options) *Log {
+	cs := make([]Commit, len(commits))
+	for i, fs := range commits {
+		cs[i] = Commit{Files: fs}
+	}
+	return FromCommits(head, cs, opts)
+}
+
+// Commit is a commit given to FromCommits: its message and the paths it
+// changed.
+type Commit struct {
+	Message string
+	Files   []string
+}
+
+// FromCommits is New with the commits' messages (Log.MessageMatches).
+func FromCommits(head string, commits []Commit, opts Options) *Log {
 	opts = opts.withDefaults()
 	raw := make([]rawCommit, len(commits))
-	for i, fs := range commits {
-		raw[i] = rawCommit{parents: 1, files: fs}
+	for i, c := range commits {
+		raw[i] = rawCommit{parents: 1, files: c.Files, message: c.Message}
 	}
 	return build(head, false, opts, raw, nil)
 }
@@ -133,7 +152,7 @@ func build(sha string, shallow bool, opts Options, raw []rawCommit, base *Log) *
 	n := min(len(raw), opts.MaxCommits)
 	for i, c := range raw[:n] {
 		if keep(c, opts) {
-			kept = append(kept, posFiles{int32(i), c.files})
+			kept = append(kept, posFiles{int32(i), c.files, messageTerms(c.message)})
 		}
 	}
 	if base != nil {
@@ -146,16 +165,18 @@ func build(sha string, shallow bool, opts Options, raw []rawCommit, base *Log) *
 			for i, id := range c.files {
 				fs[i] = base.paths[id]
 			}
-			kept = append(kept, posFiles{int32(pos), fs})
+			kept = append(kept, posFiles{int32(pos), fs, c.terms})
 		}
 	}
 	return fromFiles(sha, shallow, opts, kept)
 }
 
-// posFiles is a kept commit's position and files, by path.
+// posFiles is a kept commit's position, files (by path) and message
+// terms.
 type posFiles struct {
 	pos   int32
 	files []string
+	terms []string
 }
 
 // keep reports whether a commit says which files change together: it has
@@ -189,7 +210,7 @@ func fromFiles(sha string, shallow bool, opts Options, kept []posFiles) *Log {
 			ids = append(ids, idx[f])
 		}
 		slices.Sort(ids)
-		l.commits[i] = commit{c.pos, slices.Compact(ids)}
+		l.commits[i] = commit{c.pos, slices.Compact(ids), c.terms}
 	}
 	return l
 }
@@ -217,6 +238,19 @@ func (l *Log) index() {
 			for i := range l.recency {
 				l.recency[i] = math.Log1p(l.recency[i]) / math.Log1p(top)
 			}
+		}
+		l.df = map[string]int32{}
+		total := 0
+		for _, c := range l.commits {
+			total += len(c.terms)
+			for i, t := range c.terms { // sorted: each term once
+				if i == 0 || t != c.terms[i-1] {
+					l.df[t]++
+				}
+			}
+		}
+		if len(l.commits) > 0 {
+			l.avgLen = float64(total) / float64(len(l.commits))
 		}
 	})
 }

@@ -231,6 +231,10 @@ type Options struct {
 	// changes its imports; a model writing in it needs them.
 	FileHeaderShare    float64
 	FileHeaderMaxShare float64
+	// MessageCommits: with the workspace's history, the file model reads
+	// how strongly the past commits whose messages read most like the
+	// question (this many) changed each file (0: not).
+	MessageCommits int
 	// HistoryPrior: a chunk's score is raised by this share times its
 	// file's recency prior (history.Log.Recency; 0: not).
 	HistoryPrior float64
@@ -259,7 +263,7 @@ func DefaultOptions() Options {
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 16, QueryMapLines: 1, QueryMapShare: 0.2, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
-		LexicalFileOrder: 0.5, FileRank: 1, FileRankDiff: 1, FileDepth: 3, FileDepthFrom: 4000, FileHeaderShare: 0.6, FileHeaderMaxShare: 0.1, DiffDirPrior: 0.3, DiffDirIndexPrior: 0.5, CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
+		LexicalFileOrder: 0.5, FileRank: 1, FileRankDiff: 1, FileDepth: 3, FileDepthFrom: 4000, FileHeaderShare: 0.6, FileHeaderMaxShare: 0.1, MessageCommits: 20, DiffDirPrior: 0.3, DiffDirIndexPrior: 0.5, CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
 		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 0, ActivityPrior: 0.3}
 }
 

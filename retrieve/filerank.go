@@ -61,6 +61,7 @@ const (
 	ffDiffDir   // in a directory of the diff's files (not one of them)
 	ffDiffStem  // named as a diff's file, but for test affixes and extension, anywhere in the tree (its test, its header…; not a module index, not a dotfile)
 	ffDiffIndex // the module index (__init__.py, index.ts, mod.rs…) of a diff's file's directory
+	ffMessage   // how strongly the past commits whose messages read like the question changed the file (history.Log.MessageMatches, relative to the best file)
 	nFileFeatures
 )
 
@@ -70,7 +71,7 @@ var fileFeatureNames = [nFileFeatures]string{
 	"maxLexical", "maxSymbol", "maxPath", "maxGraph", "maxOverview", "maxHistory", "maxSemantic", "maxDiff",
 	"sumLexical", "sumSymbol", "sumPath", "sumGraph", "sumOverview", "sumHistory", "sumSemantic", "sumDiff",
 	"test", "vendor", "tooling", "prose", "literal", "topDir", "depth",
-	"own", "diffDir", "diffStem", "diffIndex",
+	"own", "diffDir", "diffStem", "diffIndex", "message",
 }
 
 // fileFeatureChannels are the channels of the max… and sum… features.
@@ -78,38 +79,39 @@ var fileFeatureChannels = [...]string{ChanLexical, ChanSymbol, ChanPath, ChanGra
 
 // fileRankWeights are the fitted weights (see above).
 var fileRankWeights = [nFileFeatures]float64{
-	0.862,  // relScore
-	-0.424, // rank
-	-0.054, // units
-	0.083,  // lexUnits
-	0.037,  // sumRatio
-	1.057,  // maxLexical
-	0.349,  // maxSymbol
-	0.297,  // maxPath
-	0.492,  // maxGraph
-	-0.32,  // maxOverview
-	1.231,  // maxHistory
-	1.443,  // maxSemantic
+	0.931,  // relScore
+	-0.291, // rank
+	-0.062, // units
+	-0.004, // lexUnits
+	0.005,  // sumRatio
+	1.016,  // maxLexical
+	0.202,  // maxSymbol
+	0.292,  // maxPath
+	0.382,  // maxGraph
+	-0.135, // maxOverview
+	0.282,  // maxHistory
+	1.261,  // maxSemantic
 	0,      // maxDiff
-	-0.052, // sumLexical
-	0.051,  // sumSymbol
-	0.297,  // sumPath
-	-0.026, // sumGraph
-	-0.241, // sumOverview
-	0.095,  // sumHistory
-	-0.041, // sumSemantic
+	-0.015, // sumLexical
+	0.091,  // sumSymbol
+	0.292,  // sumPath
+	0.008,  // sumGraph
+	-0.206, // sumOverview
+	0.012,  // sumHistory
+	0.011,  // sumSemantic
 	0,      // sumDiff
-	-2.784, // test
-	-0.817, // vendor
-	-1.109, // tooling
-	-3.12,  // prose
+	-2.702, // test
+	-0.441, // vendor
+	-1.148, // tooling
+	-3.004, // prose
 	0,      // literal
-	-0.04,  // topDir
-	-0.108, // depth
+	-0.046, // topDir
+	-0.084, // depth
 	0,      // own
 	0,      // diffDir
 	0,      // diffStem
 	0,      // diffIndex
+	1.994,  // message
 }
 
 // fileRankDiffWeights are the weights for a diff, fitted the same way on
@@ -147,6 +149,7 @@ var fileRankDiffWeights = [nFileFeatures]float64{
 	0.464,  // diffDir
 	1.204,  // diffStem
 	0.459,  // diffIndex
+	0,      // message
 }
 
 // fileRank is one file's features, best score and utility.
@@ -223,6 +226,7 @@ func (r *run) fileFeatures() []*fileRank {
 	if len(r.diffFiles) > 0 {
 		r.diffFeatures(files)
 	}
+	r.messageFeatures(files)
 	topDir := path.Dir(files[0].path)
 	for i, f := range files {
 		f.x[ffUnits] = math.Log1p(f.x[ffUnits])
@@ -235,6 +239,24 @@ func (r *run) fileFeatures() []*fileRank {
 		}
 	}
 	return files
+}
+
+// messageFeatures sets each file's share of the past commits whose
+// messages read like the question (Options.MessageCommits of them;
+// history.Log.MessageMatches): the workspace's history says where changes
+// described in these words went before.
+func (r *run) messageFeatures(files []*fileRank) {
+	n := r.e.opts.MessageCommits
+	if n <= 0 || r.req.History == nil || strings.TrimSpace(r.req.Query) == "" {
+		return
+	}
+	votes := map[string]float64{}
+	for _, m := range r.req.History.MessageMatches(r.req.Query, n, 4*fileRankFiles) {
+		votes[m.Path] = m.Score
+	}
+	for _, f := range files {
+		f.x[ffMessage] = votes[f.path]
+	}
 }
 
 // diffFeatures sets the files' features of their place relative to the
