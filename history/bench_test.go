@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -70,6 +71,41 @@ func BenchmarkCoChanged(b *testing.B) {
 		for j := range 500 {
 			l.Recency(paths[(i+j)%len(paths)])
 		}
+		i++
+	}
+}
+
+// BenchmarkMessageMatches measures a question's lookup among 2 000 commit
+// messages of 5–60 words each (a vocabulary of 3 000 words, Zipf-like).
+func BenchmarkMessageMatches(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := make([]string, 3000)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%dx", i)
+	}
+	word := func() string { return words[min(len(words)-1, int(rng.ExpFloat64()*300))] }
+	commits := make([]Commit, 2000)
+	for i := range commits {
+		var msg []string
+		for range 5 + rng.IntN(56) {
+			msg = append(msg, word())
+		}
+		commits[i] = Commit{Message: strings.Join(msg, " "), Files: []string{fmt.Sprintf("f%d.go", rng.IntN(500)), fmt.Sprintf("f%d.go", rng.IntN(500))}}
+	}
+	l := FromCommits("synthetic", commits, Options{})
+	l.MessageMatches("warm", 20, 160)
+	var qs []string
+	for range 64 {
+		var q []string
+		for range 12 {
+			q = append(q, word())
+		}
+		qs = append(qs, strings.Join(q, " "))
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		l.MessageMatches(qs[i%len(qs)], 20, 160)
 		i++
 	}
 }

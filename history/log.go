@@ -55,8 +55,14 @@ type Log struct {
 	byPath  map[string]int32
 	touches [][]int32        // path index → the commits that changed it, newest first
 	recency []float64        // path index → the recency prior in [0, 1]
-	df      map[string]int32 // message term → the kept commits whose message has it
-	avgLen  float64          // the kept commits' mean message length, in terms
+	postings map[string][]posting // message term → the kept commits whose message has it, in order
+	avgLen   float64              // the kept commits' mean message length, in terms
+}
+
+// posting is a kept commit (its index) whose message has a term, and how
+// many times.
+type posting struct {
+	commit, tf int32
 }
 
 // commit is a kept commit: its position in the log (0 is HEAD, counting
@@ -239,14 +245,17 @@ func (l *Log) index() {
 				l.recency[i] = math.Log1p(l.recency[i]) / math.Log1p(top)
 			}
 		}
-		l.df = map[string]int32{}
+		l.postings = map[string][]posting{}
 		total := 0
-		for _, c := range l.commits {
+		for ci, c := range l.commits {
 			total += len(c.terms)
-			for i, t := range c.terms { // sorted: each term once
-				if i == 0 || t != c.terms[i-1] {
-					l.df[t]++
+			for i, t := range c.terms { // sorted: a term's repeats together
+				if i > 0 && t == c.terms[i-1] {
+					ps := l.postings[t]
+					ps[len(ps)-1].tf++
+					continue
 				}
+				l.postings[t] = append(l.postings[t], posting{int32(ci), 1})
 			}
 		}
 		if len(l.commits) > 0 {

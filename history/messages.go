@@ -96,29 +96,28 @@ func (l *Log) MessageMatches(text string, commits, k int) []Scored {
 		return nil
 	}
 	type hit struct {
-		ci    int
+		ci    int32
 		score float64
 	}
-	var hits []hit
 	n := float64(len(l.commits))
-	for ci, c := range l.commits {
-		score := 0.0
-		dl := float64(len(c.terms))
-		for _, t := range q {
-			lo, found := slices.BinarySearch(c.terms, t)
-			if !found {
-				continue
-			}
-			tf := 0.0
-			for i := lo; i < len(c.terms) && c.terms[i] == t; i++ {
-				tf++
-			}
-			df := float64(l.df[t])
-			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-			score += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*dl/l.avgLen))
+	acc := make([]float64, len(l.commits))
+	for _, t := range q {
+		ps := l.postings[t]
+		if len(ps) == 0 {
+			continue
 		}
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			tf := float64(p.tf)
+			dl := float64(len(l.commits[p.commit].terms))
+			acc[p.commit] += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*dl/l.avgLen))
+		}
+	}
+	var hits []hit
+	for ci, score := range acc {
 		if score > 0 {
-			hits = append(hits, hit{ci, score})
+			hits = append(hits, hit{int32(ci), score})
 		}
 	}
 	// Newer first among equals: the commits are newest first.

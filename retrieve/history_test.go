@@ -170,3 +170,41 @@ func TestHistorySeededByDiff(t *testing.T) {
 		t.Error("the ledger is a history candidate without CoChangeSeedDiff (the default): the test shows nothing")
 	}
 }
+
+// TestHistoryMessages: of two files a question matches alike, the one
+// that past commits described in the question's words changed comes
+// first, though the other changed later; not with MessageCommits 0, and
+// --explain gives the file model's message feature.
+func TestHistoryMessages(t *testing.T) {
+	body := "package svc\n\n// Refund returns the payment of an order.\nfunc Refund%s(order int) int {\n\treturn order\n}\n"
+	snap := indexFiles(t, map[string]string{
+		"go.mod":       "module example.com/m\n",
+		"svc/alpha.go": fmt.Sprintf(body, "A"),
+		"svc/bravo.go": fmt.Sprintf(body, "B"),
+		"svc/other.go": "package svc\n\nfunc other() {}\n",
+	})
+	req := Request{Query: "refund the payment of an order twice", Budget: assemble.Budget{MaxTokens: 2000}, Strategy: assemble.ByScore,
+		History: history.FromCommits("head", []history.Commit{
+			{Message: "Tidy imports", Files: []string{"svc/alpha.go"}},
+			{Message: "Do not refund an order twice", Files: []string{"svc/bravo.go"}},
+			{Message: "Add other", Files: []string{"svc/other.go"}},
+		}, history.Options{})}
+	off := DefaultOptions()
+	off.MessageCommits = 0
+	if got := firstPath(t, snap, off, req); got != "svc/alpha.go" {
+		t.Fatalf("without the messages the first part is %s, want svc/alpha.go (changed last)", got)
+	}
+	res, _ := assembleWith(t, snap, req)
+	if res.Parts[0].Path != "svc/bravo.go" {
+		t.Errorf("with the messages the first part is %s, want svc/bravo.go (its commit: \"Do not refund an order twice\")", res.Parts[0].Path)
+	}
+	feature := map[string]float64{}
+	for _, e := range res.Explain {
+		if e.FileFeatures != nil {
+			feature[e.Path] = e.FileFeatures["message"]
+		}
+	}
+	if feature["svc/bravo.go"] != 1 || feature["svc/alpha.go"] != 0 {
+		t.Errorf("--explain's message feature: %v, want bravo 1, alpha 0", feature)
+	}
+}
