@@ -51,10 +51,10 @@ type Log struct {
 	paths   []string // path table, sorted
 	commits []commit // the kept commits, newest first
 
-	once    sync.Once
-	byPath  map[string]int32
-	touches [][]int32        // path index → the commits that changed it, newest first
-	recency []float64        // path index → the recency prior in [0, 1]
+	once     sync.Once
+	byPath   map[string]int32
+	touches  [][]int32            // path index → the commits that changed it, newest first
+	recency  []float64            // path index → the recency prior in [0, 1]
 	postings map[string][]posting // message term → the kept commits whose message has it, in order
 	avgLen   float64              // the kept commits' mean message length, in terms
 }
