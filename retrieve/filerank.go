@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/index/chunk"
 )
 
@@ -246,17 +247,30 @@ func (r *run) fileFeatures() []*fileRank {
 // history.Log.MessageMatches): the workspace's history says where changes
 // described in these words went before.
 func (r *run) messageFeatures(files []*fileRank) {
-	n := r.e.opts.MessageCommits
-	if n <= 0 || r.req.History == nil || strings.TrimSpace(r.req.Query) == "" {
-		return
-	}
 	votes := map[string]float64{}
-	for _, m := range r.req.History.MessageMatches(r.req.Query, n, 4*fileRankFiles) {
+	for _, m := range r.messageVotes() {
 		votes[m.Path] = m.Score
+	}
+	if len(votes) == 0 {
+		return
 	}
 	for _, f := range files {
 		f.x[ffMessage] = votes[f.path]
 	}
+}
+
+// messageVotes are the files of the past commits whose messages read
+// most like the question (Options.MessageCommits of them,
+// history.Log.MessageMatches), strongest first; nil without history, a
+// question or the option. Read once per request.
+func (r *run) messageVotes() []history.Scored {
+	if !r.messagesRead {
+		r.messagesRead = true
+		if n := r.e.opts.MessageCommits; n > 0 && r.req.History != nil && strings.TrimSpace(r.req.Query) != "" {
+			r.messages = r.req.History.MessageMatches(r.req.Query, n, 4*fileRankFiles)
+		}
+	}
+	return r.messages
 }
 
 // diffFeatures sets the files' features of their place relative to the

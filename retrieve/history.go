@@ -12,8 +12,11 @@ import (
 // Request.History): the files that changed in the same past commits as
 // the diff's files, and, for a question (and for a diff with
 // Options.CoChangeSeedDiff), as its best files so far
-// (Options.CoChangeSeeds, at CoChangeSeedWeight of the weight); then the
-// recency prior. A cursor request seeds nothing (measured: it loses
+// (Options.CoChangeSeeds, at CoChangeSeedWeight of the weight); for a
+// question with room (Options.MessageFilesFrom), the files of the past
+// commits whose messages read most like it (Options.MessageFiles, at
+// MessageWeight of the weight: a file no other channel found joins by its
+// first definition); then the recency prior. A cursor request seeds nothing (measured: it loses
 // definition files).
 func (r *run) history() {
 	w := r.weights[ChanHistory]
@@ -50,6 +53,23 @@ func (r *run) history() {
 			halfLife = r.e.opts.CoChangeHalfLife
 		}
 		r.fuseWeighted(ChanHistory, w*r.e.opts.CoChangeSeedWeight, r.cochange(seeds, best, halfLife))
+	}
+	if k := r.e.opts.MessageFiles; k > 0 && r.req.Focus == nil && len(diff) == 0 && r.req.Budget.MaxTokens >= r.e.opts.MessageFilesFrom {
+		var ids []index.ChunkID
+		for _, m := range r.messageVotes() {
+			if len(ids) == k {
+				break
+			}
+			if !r.allowed(m.Path) {
+				continue
+			}
+			if s, ok := best[m.Path]; ok {
+				ids = append(ids, s.id)
+			} else if id, ok := r.firstDefinition(m.Path); ok {
+				ids = append(ids, id)
+			}
+		}
+		r.fuseWeighted(ChanHistory, w*r.e.opts.MessageWeight, ids)
 	}
 	r.historyPrior()
 }

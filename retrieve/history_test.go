@@ -208,3 +208,49 @@ func TestHistoryMessages(t *testing.T) {
 		t.Errorf("--explain's message feature: %v, want bravo 1, alpha 0", feature)
 	}
 }
+
+// TestMessageFiles: with room, a file that only a past commit's message
+// points at (no word of the question in it) joins the candidates through
+// the history channel, by its first definition; under MessageFilesFrom,
+// or with the option off, it does not.
+func TestMessageFiles(t *testing.T) {
+	snap := indexFiles(t, map[string]string{
+		"go.mod":            "module example.com/m\n",
+		"svc/refund.go":     "package svc\n\n// Refund returns the payment of an order.\nfunc Refund(order int) int {\n\treturn order\n}\n",
+		"billing/ledger.go": "package billing\n\n// Post books an entry.\nfunc Post(entry int) int {\n\treturn entry\n}\n",
+		"billing/other.go":  "package billing\n\nfunc other() {}\n",
+	})
+	hist := history.FromCommits("head", []history.Commit{
+		{Message: "Add other", Files: []string{"billing/other.go"}},
+		{Message: "Do not refund an order twice", Files: []string{"billing/ledger.go"}},
+		{Message: "Tidy imports", Files: []string{"svc/refund.go"}},
+	}, history.Options{})
+	req := func(budget int) Request {
+		return Request{Query: "refund the payment of an order twice", Budget: assemble.Budget{MaxTokens: budget},
+			Strategy: assemble.ByScore, History: hist}
+	}
+	on := DefaultOptions()
+	if on.MessageFiles <= 0 || on.MessageFilesFrom <= 0 {
+		t.Fatalf("defaults: MessageFiles %d, MessageFilesFrom %d", on.MessageFiles, on.MessageFilesFrom)
+	}
+	res, shown := assembleOpts(t, snap, on, req(on.MessageFilesFrom))
+	if !shown["billing/ledger.go"] || !byHistory(res, "billing/ledger.go") {
+		t.Errorf("with room: billing/ledger.go shown %v, by the history channel %v; want both (its commit: \"Do not refund an order twice\")",
+			shown["billing/ledger.go"], byHistory(res, "billing/ledger.go"))
+	}
+	if shown["billing/other.go"] {
+		t.Error("billing/other.go shown: its commit's message shares no word with the question")
+	}
+	off := on
+	off.MessageFiles = 0
+	for _, c := range []struct {
+		name   string
+		o      Options
+		budget int
+	}{{"under MessageFilesFrom", on, on.MessageFilesFrom - 1}, {"MessageFiles 0", off, on.MessageFilesFrom}} {
+		res, shown := assembleOpts(t, snap, c.o, req(c.budget))
+		if shown["billing/ledger.go"] || byHistory(res, "billing/ledger.go") {
+			t.Errorf("%s: billing/ledger.go shown %v, by the history channel %v; want neither", c.name, shown["billing/ledger.go"], byHistory(res, "billing/ledger.go"))
+		}
+	}
+}
