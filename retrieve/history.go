@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/index"
 )
 
@@ -55,37 +56,30 @@ func (r *run) history() {
 		r.fuseWeighted(ChanHistory, w*r.e.opts.CoChangeSeedWeight, r.cochange(seeds, best, halfLife))
 	}
 	if k := r.e.opts.MessageFiles; k > 0 && r.req.Focus == nil && len(diff) == 0 && r.req.Budget.MaxTokens >= r.e.opts.MessageFilesFrom {
-		var ids []index.ChunkID
-		for _, m := range r.messageVotes() {
-			if len(ids) == k {
-				break
-			}
-			if !r.allowed(m.Path) {
-				continue
-			}
-			if s, ok := best[m.Path]; ok {
-				ids = append(ids, s.id)
-			} else if id, ok := r.firstDefinition(m.Path); ok {
-				ids = append(ids, id)
-			}
-		}
-		r.fuseWeighted(ChanHistory, w*r.e.opts.MessageWeight, ids)
+		r.fuseWeighted(ChanHistory, w*r.e.opts.MessageWeight, r.fileChunks(r.messageVotes(), best, k))
 	}
 	r.historyPrior()
 }
 
 // cochange ranks the files that changed in the same commits as given
 // (Options.CoChangeFiles of them, strongest first; recent commits weigh
-// more with halfLife > 0, history.Log.CoChanged), each by its best chunk
-// so far (best: the one the other channels rank highest), or, for a file
-// no other channel found, its first chunk that defines something.
+// more with halfLife > 0, history.Log.CoChanged), each by its chunk in
+// fileChunks.
 func (r *run) cochange(given []string, best map[string]*scored, halfLife float64) []index.ChunkID {
 	k := r.e.opts.CoChangeFiles
 	if len(given) == 0 || k <= 0 {
 		return nil
 	}
+	return r.fileChunks(r.req.History.CoChanged(given, 4*k, halfLife), best, k)
+}
+
+// fileChunks stands for each of the first k files the request may show
+// (in the order given) by one chunk: its best so far (best: the one the
+// other channels rank highest), or, for a file no other channel found,
+// its first chunk that defines something.
+func (r *run) fileChunks(files []history.Scored, best map[string]*scored, k int) []index.ChunkID {
 	var ids []index.ChunkID
-	for _, f := range r.req.History.CoChanged(given, 4*k, halfLife) {
+	for _, f := range files {
 		if len(ids) == k {
 			break
 		}
@@ -94,9 +88,7 @@ func (r *run) cochange(given []string, best map[string]*scored, halfLife float64
 		}
 		if s, ok := best[f.Path]; ok {
 			ids = append(ids, s.id)
-			continue
-		}
-		if id, ok := r.firstDefinition(f.Path); ok {
+		} else if id, ok := r.firstDefinition(f.Path); ok {
 			ids = append(ids, id)
 		}
 	}
