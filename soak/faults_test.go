@@ -167,6 +167,27 @@ func timed(t *testing.T, env []string, args ...string) time.Duration {
 	return time.Since(start)
 }
 
+// killPoints runs kill (a run of ctxls killed after d unless it ends
+// first; true when the kill landed) at points random delays over span ×
+// ref, ref being a measured run's length. Should none land before the
+// end — the runs turned out faster than the one measured, as on a
+// machine whose load fell after the measurement — up to 6 more points
+// follow at ref/4, ref/8, …, until one does. It returns how many landed
+// and how many points ran.
+func killPoints(rng *rand.Rand, points int, ref time.Duration, span float64, kill func(i int, d time.Duration) bool) (killed, ran int) {
+	for i := 0; i < points || (killed == 0 && i < points+6); i++ {
+		d := time.Duration(rng.Float64() * span * float64(ref))
+		if i >= points {
+			d = ref >> (i - points + 2)
+		}
+		if kill(i, d) {
+			killed++
+		}
+		ran = i + 1
+	}
+	return killed, ran
+}
+
 // sameAnswers fails the test unless got are want.
 func sameAnswers(t *testing.T, what string, got, want []string, failures []string) {
 	t.Helper()
@@ -192,22 +213,19 @@ func TestKillDuringBuild(t *testing.T) {
 	points := faultEnvInt(t, "CTXLS_FAULT_POINTS", 5)
 	shared := t.TempDir()
 	timed(t, nil, "index", "--root", root, "--cache-dir", shared)
-	killed := 0
-	for i := range points {
-		d := time.Duration(rng.Float64() * 1.1 * float64(full))
+	killed, ran := killPoints(rng, points, full, 1.1, func(i int, d time.Duration) bool {
 		args := []string{"index", "--root", root, "--cache-dir", t.TempDir()}
 		what := fmt.Sprintf("point %d: build into an empty cache killed after %v of %v", i, d, full)
 		if i%2 == 1 {
 			args = []string{"index", "--root", root, "--cache-dir", shared, "--rebuild"}
 			what = fmt.Sprintf("point %d: --rebuild over a valid index killed after %v of %v", i, d, full)
 		}
-		if killAfter(t, d, nil, args...) {
-			killed++
-		}
+		landed := killAfter(t, d, nil, args...)
 		got, failures := answers(t, root, args[4])
 		sameAnswers(t, what, got, want, failures)
-	}
-	t.Logf("%d kill points over a %v build (seed %d), %d killed before the end; every next run answered as a clean index", points, full, faultEnvInt(t, "CTXLS_FAULT_SEED", 1), killed)
+		return landed
+	})
+	t.Logf("%d kill points over a %v build (seed %d), %d killed before the end; every next run answered as a clean index", ran, full, faultEnvInt(t, "CTXLS_FAULT_SEED", 1), killed)
 	if killed == 0 {
 		t.Error("no kill landed before the end of a build")
 	}
@@ -259,18 +277,15 @@ func TestKillDuringRefresh(t *testing.T) {
 	refresh := timed(t, nil, "index", "--root", root, "--cache-dir", cache)
 	rng := faultRand(t, 2)
 	points := faultEnvInt(t, "CTXLS_FAULT_POINTS", 5)
-	killed := 0
-	for i := range points {
+	killed, ran := killPoints(rng, points, refresh, 1.2, func(i int, d time.Duration) bool {
 		mutate(t, root, i)
 		want := cleanAnswers(t, root)
-		d := time.Duration(rng.Float64() * 1.2 * float64(refresh))
-		if killAfter(t, d, nil, "index", "--root", root, "--cache-dir", cache) {
-			killed++
-		}
+		landed := killAfter(t, d, nil, "index", "--root", root, "--cache-dir", cache)
 		got, failures := answers(t, root, cache)
 		sameAnswers(t, fmt.Sprintf("point %d: refresh killed after %v of %v", i, d, refresh), got, want, failures)
-	}
-	t.Logf("%d kill points over a %v refresh, %d killed before the end; every next run answered as a clean index", points, refresh, killed)
+		return landed
+	})
+	t.Logf("%d kill points over a %v refresh, %d killed before the end; every next run answered as a clean index", ran, refresh, killed)
 	if killed == 0 {
 		t.Error("no kill landed before the end of a refresh")
 	}
