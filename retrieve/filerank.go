@@ -247,12 +247,13 @@ func (r *run) fileFeatures() []*fileRank {
 // history.Log.MessageMatches): the workspace's history says where changes
 // described in these words went before.
 func (r *run) messageFeatures(files []*fileRank) {
-	votes := map[string]float64{}
-	for _, m := range r.messageVotes() {
-		votes[m.Path] = m.Score
-	}
-	if len(votes) == 0 {
+	ms := r.messageVotes()
+	if len(ms) == 0 {
 		return
+	}
+	votes := make(map[string]float64, len(ms))
+	for _, m := range ms {
+		votes[m.Path] = m.Score
 	}
 	for _, f := range files {
 		f.x[ffMessage] = votes[f.path]

@@ -16,9 +16,9 @@ import (
 // (Options.CoChangeSeeds, at CoChangeSeedWeight of the weight); for a
 // question with room (Options.MessageFilesFrom), the files of the past
 // commits whose messages read most like it (Options.MessageFiles, at
-// MessageWeight of the weight: a file no other channel found joins by its
-// first definition); then the recency prior. A cursor request seeds nothing (measured: it loses
-// definition files).
+// MessageWeight of the weight); then the recency prior. A cursor request
+// seeds nothing (measured: it loses definition files). Each file joins by
+// one chunk (fileChunks).
 func (r *run) history() {
 	w := r.weights[ChanHistory]
 	var diff []string
