@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+
+	"github.com/ctxls/ctxls/gitexec"
 )
 
 // revRange is a --diff value split as git reads it: "A...B" (B against
@@ -69,7 +71,13 @@ func Diff(ctx context.Context, dir, rev string) (string, error) {
 				rev, ends[0], ends[1], dir, err)
 		}
 	}
-	out, err := git(ctx, dir, "-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
+	// A diff against the working tree makes git run each filter driver's
+	// clean command on the files that name it: every driver is turned off.
+	filters, err := gitexec.FilterOverrides(ctx, dir)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", rev, err)
+	}
+	out, err := gitWith(ctx, dir, filters, "diff", "--no-color", "--no-ext-diff", "--no-textconv",
 		"--src-prefix=a/", "--dst-prefix=b/", "--relative", rev, "--")
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", rev, err)
@@ -86,11 +94,16 @@ type RevError struct {
 
 func (e *RevError) Error() string { return fmt.Sprintf("%q: %s", e.Rev, e.Msg) }
 
-// git runs git with args in dir and returns its standard output; an
+// git runs git with args in dir (package gitexec: no program the
+// repository configures, no network) and returns its standard output; an
 // error carries git's own message.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
+	return gitWith(ctx, dir, nil, args...)
+}
+
+// gitWith is git with extra configuration settings.
+func gitWith(ctx context.Context, dir string, config []gitexec.ConfigPair, args ...string) (string, error) {
+	cmd := gitexec.Command(ctx, dir, config, args...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

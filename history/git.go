@@ -5,10 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/ctxls/ctxls/gitexec"
 )
 
 // ErrUnavailable is wrapped by the errors that mean "no history here": git
@@ -17,13 +18,10 @@ import (
 var ErrUnavailable = errors.New("no git history")
 
 // git runs git in dir with the configuration that keeps its output stable
-// and runs no other program, and returns its standard output.
+// and runs no other program (package gitexec), and returns its standard
+// output.
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	full := append([]string{"-c", "core.quotePath=false", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false",
-		"-c", "diff.renames=false", "--no-pager"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_NO_LAZY_FETCH=1", "LC_ALL=C")
+	cmd := gitexec.Command(ctx, dir, []gitexec.ConfigPair{{Key: "diff.renames", Value: "false"}}, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -91,3 +91,69 @@ func Repo(t testing.TB) string {
 	}
 	return root
 }
+
+// Arm configures the git repository at root the way a hostile checkout
+// could (its .git/config travels with an archive or a copied directory):
+// a core.fsmonitor hook, a filter driver (clean, smudge and a long-running
+// process) that .gitattributes applies to every file, an external diff
+// program and a textconv driver, and a pager; it then changes the body of
+// svc/handler.go's function, so that a diff against the working tree has something to compare.
+// Each program, if git ever runs it, creates a file in a directory of its
+// own; the returned function lists the programs that ran.
+func Arm(t testing.TB, root string) (ran func() []string) {
+	t.Helper()
+	marks := t.TempDir()
+	prog := func(name string) string {
+		p := filepath.Join(marks, name+".sh")
+		script := "#!/bin/sh\ntouch '" + filepath.Join(marks, name) + "'\ncat\n"
+		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, kv := range [][2]string{
+		{"core.fsmonitor", prog("fsmonitor")},
+		{"filter.hostile.clean", prog("clean")},
+		{"filter.hostile.smudge", prog("smudge")},
+		{"filter.hostile.process", prog("process")},
+		{"filter.hostile.required", "true"},
+		{"diff.external", prog("external-diff")},
+		{"diff.hostile.textconv", prog("textconv")},
+		{"diff.hostile.command", prog("diff-command")},
+		{"core.pager", prog("pager")},
+		{"pager.diff", "true"},
+	} {
+		cmd := exec.Command("git", "config", kv[0], kv[1])
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git config %s: %v\n%s", kv[0], err, out)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, ".git", "info", "attributes"), []byte("* filter=hostile diff=hostile\n"), 0o644); err != nil {
+		if err := os.MkdirAll(filepath.Join(root, ".git", "info"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, ".git", "info", "attributes"), []byte("* filter=hostile diff=hostile\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	handler := filepath.Join(root, "svc", "handler.go")
+	text, err := os.ReadFile(handler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	armed := strings.Replace(string(text), "\treturn req\n", "\treturn req + \" armed\"\n", 1)
+	if err := os.WriteFile(handler, []byte(armed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return func() []string {
+		var names []string
+		ents, _ := os.ReadDir(marks)
+		for _, e := range ents {
+			if !strings.HasSuffix(e.Name(), ".sh") {
+				names = append(names, e.Name())
+			}
+		}
+		return names
+	}
+}
