@@ -10,6 +10,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/ctxls/ctxls/access"
+	"github.com/ctxls/ctxls/semantic"
 )
 
 // Access is the admission policy of a session on a network face (`ctxls
@@ -195,13 +196,32 @@ func (s *session) refuse(reason string) {
 }
 
 // restrictSettings drops the settings a client of a network face may not
-// set: cacheDir (it would have the server write indexes of its folders
-// wherever the client says, readable there by others). The server's own
-// cache directory applies.
+// set: those that name where the server writes or sends data, or what it
+// reads from its own environment. cacheDir would have the server write
+// indexes of its folders wherever the client says, readable there by
+// others; embeddingsEndpoint names a URL the server would post workspace
+// code to, with a bearer key read from an environment variable the client
+// names (keyEnv: GITHUB_TOKEN would send the server's token to the
+// client's URL). On a network face the embeddings service comes only from
+// the server's own flags: the mode "endpoint" is kept only when the server
+// was started with one (--embeddings-endpoint), and then it is the
+// server's.
 func (s *session) restrictSettings(st Settings) (Settings, []string) {
-	if s.opts.Access == nil || st.CacheDir == "" {
+	if s.opts.Access == nil {
 		return st, nil
 	}
-	st.CacheDir = ""
-	return st, []string{"setting cacheDir: ignored on a network connection (the server's --cache-dir applies)"}
+	var dropped []string
+	if st.CacheDir != "" {
+		st.CacheDir = ""
+		dropped = append(dropped, "setting cacheDir: ignored on a network connection (the server's --cache-dir applies)")
+	}
+	if st.EmbeddingsEndpoint != nil {
+		st.EmbeddingsEndpoint = nil
+		dropped = append(dropped, "setting embeddingsEndpoint: ignored on a network connection (only the server's --embeddings-endpoint applies)")
+	}
+	if st.Embeddings == semantic.ModeEndpoint && s.opts.EmbeddingsEndpoint == nil {
+		st.Embeddings = ""
+		dropped = append(dropped, `setting embeddings "endpoint": ignored on a network connection (the server was started without --embeddings-endpoint)`)
+	}
+	return st, dropped
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/access"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/semantic"
 )
 
 const testToken = "lsp-test-token-0123456789"
@@ -249,6 +251,33 @@ func TestSplitToken(t *testing.T) {
 		tok, rest, err := splitToken(json.RawMessage(c.in))
 		if (err != nil) != c.err || tok != c.tok || (!c.err && string(rest) != c.rest) {
 			t.Errorf("splitToken(%s) = %q, %s, %v; want %q, %s (error %v)", c.in, tok, rest, err, c.tok, c.rest, c.err)
+		}
+	}
+}
+
+// TestRestrictSettings: on a network face a client cannot name where the
+// server writes (cacheDir) or sends code (embeddingsEndpoint), nor switch
+// to the endpoint mode when the server has no service of its own; on stdio
+// every setting applies.
+func TestRestrictSettings(t *testing.T) {
+	clientEndpoint := &semantic.EndpointConfig{URL: "http://127.0.0.1:1/v1/embeddings", Model: "m", KeyEnv: "HOME"}
+	serverEndpoint := &semantic.EndpointConfig{URL: "http://127.0.0.1:2/v1/embeddings", Model: "s"}
+	in := Settings{CacheDir: "/tmp/x", Embeddings: semantic.ModeEndpoint, EmbeddingsEndpoint: clientEndpoint}
+	for _, c := range []struct {
+		name      string
+		opts      Options
+		want      Settings
+		wantDrops int
+	}{
+		{"stdio", Options{}, in, 0},
+		{"network, no server endpoint", Options{Access: &Access{Token: testToken}}, Settings{}, 3},
+		{"network, server endpoint", Options{Access: &Access{Token: testToken}, EmbeddingsEndpoint: serverEndpoint},
+			Settings{Embeddings: semantic.ModeEndpoint}, 2},
+	} {
+		s := &session{opts: c.opts}
+		got, dropped := s.restrictSettings(in)
+		if !reflect.DeepEqual(got, c.want) || len(dropped) != c.wantDrops {
+			t.Errorf("%s: restrictSettings = %+v, %q; want %+v and %d warnings", c.name, got, dropped, c.want, c.wantDrops)
 		}
 	}
 }
