@@ -77,13 +77,15 @@ func LoadOrCreateToken(file string) (Token, error) {
 
 // LoadToken reads the token in file: its content without surrounding
 // white space. The file must be a regular file only its owner may read or
-// write (skipped on Windows); the token must be at least MinTokenLen
-// characters of visible ASCII. Every refusal wraps ErrBadTokenFile.
+// write, owned by the user the server runs as (both skipped on Windows);
+// a FIFO, a device or a directory is refused without waiting on it. The
+// token must be at least MinTokenLen characters of visible ASCII. Every
+// refusal wraps ErrBadTokenFile.
 func LoadToken(file string) (string, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w %s: %s", ErrBadTokenFile, file, fmt.Sprintf(format, args...))
 	}
-	f, err := os.Open(file)
+	f, err := openTokenFile(file)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBadTokenFile, err)
 	}
@@ -93,7 +95,10 @@ func LoadToken(file string) (string, error) {
 		return "", fmt.Errorf("%w: %w", ErrBadTokenFile, err)
 	}
 	if !st.Mode().IsRegular() {
-		return "", bad("not a regular file")
+		return "", bad("not a regular file (%s)", fileKind(st.Mode()))
+	}
+	if err := checkTokenOwner(st); err != nil {
+		return "", bad("%v", err)
 	}
 	if perm := st.Mode().Perm(); perm&0o077 != 0 && runtime.GOOS != "windows" {
 		return "", bad("other users may read or change it (mode %04o); run chmod 600 %s", perm, file)
@@ -118,6 +123,21 @@ func LoadToken(file string) (string, error) {
 		}
 	}
 	return tok, nil
+}
+
+// fileKind names a file's type for a refusal.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a plain file"
 }
 
 // NewToken returns a fresh random token: 32 bytes from crypto/rand,
