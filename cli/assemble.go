@@ -81,9 +81,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		if *query != "" {
 			return &usageError{assembleUsage, "give --query or --query-file, not both"}
 		}
-		b, err := readInput(*queryFile, env.Stdin)
+		b, err := readInput("--query-file", *queryFile, env.Stdin, retrieve.MaxQueryBytes)
 		if err != nil {
-			return fmt.Errorf("--query-file: %w", err)
+			return err
 		}
 		req.Query = string(b)
 	}
@@ -104,9 +104,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		}
 		req.Diff = out
 	case *diffFile != "":
-		b, err := readInput(*diffFile, env.Stdin)
+		b, err := readInput("--diff-file", *diffFile, env.Stdin, retrieve.MaxDiffBytes)
 		if err != nil {
-			return fmt.Errorf("--diff-file: %w", err)
+			return err
 		}
 		req.Diff = string(b)
 	}
@@ -292,11 +292,28 @@ func parseFocus(s, root string) (*retrieve.Focus, error) {
 	return &retrieve.Focus{Path: p, Line: line, Col: col}, nil
 }
 
-func readInput(name string, stdin io.Reader) ([]byte, error) {
-	if name == "-" {
-		return io.ReadAll(stdin)
+// readInput reads the file name ("-": stdin) that flag names, up to
+// limit bytes: a longer input (an endless stream such as /dev/zero
+// included) is bad usage naming the flag and the limit, found after
+// reading limit+1 bytes, never more.
+func readInput(flag, name string, stdin io.Reader, limit int) ([]byte, error) {
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		defer f.Close()
+		r = f
 	}
-	return os.ReadFile(name)
+	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", flag, name, err)
+	}
+	if len(b) > limit {
+		return nil, &assemble.ParamError{Field: flag, Msg: fmt.Sprintf("%s is longer than the %s a request may hold", name, retrieve.SizeText(limit))}
+	}
+	return b, nil
 }
 
 // explainChannels are the channels --explain prints, in its order: every

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 
@@ -47,7 +48,10 @@ func (r revRange) ends() []string {
 // and b/ prefixes, paths relative to dir). Every revision is checked
 // first, so that a bad one is named in a clear error (a *RevError); a
 // range without a merge base (a shallow clone) is an error that says so.
-func Diff(ctx context.Context, dir, rev string) (string, error) {
+//
+// A diff longer than limit bytes is an error (a *TooLargeError) found
+// after reading limit+1 bytes of git's output, never more.
+func Diff(ctx context.Context, dir, rev string, limit int) (string, error) {
 	if strings.TrimSpace(rev) == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, "\x00\n") {
 		return "", &RevError{Rev: rev, Msg: "not a revision"}
 	}
@@ -77,12 +81,54 @@ func Diff(ctx context.Context, dir, rev string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", rev, err)
 	}
-	out, err := gitWith(ctx, dir, filters, "diff", "--no-color", "--no-ext-diff", "--no-textconv",
+	out, err := gitLimited(ctx, dir, filters, limit, "diff", "--no-color", "--no-ext-diff", "--no-textconv",
 		"--src-prefix=a/", "--dst-prefix=b/", "--relative", rev, "--")
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", rev, err)
 	}
 	return out, nil
+}
+
+// TooLargeError is a diff longer than the limit Diff was given.
+type TooLargeError struct{ Limit int }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the diff is longer than the %d bytes a request may hold", e.Limit)
+}
+
+// gitLimited is gitWith reading at most limit+1 bytes of git's output: a
+// longer output stops git and is a *TooLargeError.
+func gitLimited(ctx context.Context, dir string, config []gitexec.ConfigPair, limit int, args ...string) (string, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := gitexec.Command(ctx, dir, config, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", fmt.Errorf("git %s in %s: %w", args[0], dir, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("git %s in %s: %w", args[0], dir, err)
+	}
+	out, rerr := io.ReadAll(io.LimitReader(stdout, int64(limit)+1))
+	if len(out) > limit {
+		cancel() // git is killed: its exit status no longer matters
+		cmd.Wait()
+		return "", &TooLargeError{Limit: limit}
+	}
+	werr := cmd.Wait()
+	if rerr != nil {
+		return "", fmt.Errorf("git %s in %s: %w", args[0], dir, rerr)
+	}
+	if werr != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			return "", fmt.Errorf("git %s in %s: %w", args[0], dir, werr)
+		}
+		return "", fmt.Errorf("git %s in %s: %w: %s", args[0], dir, werr, msg)
+	}
+	return string(out), nil
 }
 
 // RevError is a revision that cannot be used: not a revision at all, or

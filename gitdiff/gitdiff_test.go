@@ -2,6 +2,7 @@ package gitdiff
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,7 @@ func TestDiffRunsNoRepositoryProgram(t *testing.T) {
 	root := historytest.Repo(t)
 	ran := historytest.Arm(t, root)
 	for _, rev := range []string{"HEAD", "HEAD~1", "HEAD~2..HEAD", "HEAD~2...HEAD"} {
-		out, err := Diff(context.Background(), root, rev)
+		out, err := Diff(context.Background(), root, rev, 1<<20)
 		if err != nil {
 			t.Fatalf("Diff(%s): %v", rev, err)
 		}
@@ -64,7 +65,7 @@ func TestDiffNoLazyFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitIn(client, "config", "remote.origin.uploadpack", up)
-	_, err := Diff(context.Background(), client, "HEAD~2..HEAD")
+	_, err := Diff(context.Background(), client, "HEAD~2..HEAD", 1<<20)
 	if _, serr := os.Stat(filepath.Join(marks, "fetched")); serr == nil {
 		t.Fatalf("Diff fetched from the promisor remote (err %v)", err)
 	}
@@ -77,5 +78,23 @@ func TestDiffNoLazyFetch(t *testing.T) {
 	_ = cmd.Run()
 	if _, serr := os.Stat(filepath.Join(marks, "fetched")); serr != nil {
 		t.Fatal("a plain git diff did not fetch either: the test checks nothing")
+	}
+}
+
+// TestDiffTooLarge: a diff longer than the limit is a *TooLargeError, and
+// one within it is whole.
+func TestDiffTooLarge(t *testing.T) {
+	root := historytest.Repo(t)
+	full, err := Diff(context.Background(), root, "HEAD~2", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Diff(context.Background(), root, "HEAD~2", len(full)); err != nil || got != full {
+		t.Errorf("at its own length: %v, %d bytes of %d", err, len(got), len(full))
+	}
+	_, err = Diff(context.Background(), root, "HEAD~2", len(full)-1)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || tl.Limit != len(full)-1 {
+		t.Errorf("one byte over: %v, want a *TooLargeError", err)
 	}
 }

@@ -606,9 +606,12 @@ func budgetOf(b *Budget, def int) assemble.Budget {
 // gitDiff runs `git diff REV` in root (package gitdiff); a bad revision
 // is a bad diff_rev argument.
 func gitDiff(ctx context.Context, root, rev string) (string, error) {
-	out, err := gitdiff.Diff(ctx, root, rev)
+	out, err := gitdiff.Diff(ctx, root, rev, retrieve.MaxDiffBytes)
 	var re *gitdiff.RevError
+	var tl *gitdiff.TooLargeError
 	switch {
+	case errors.As(err, &tl):
+		return "", argError("diff_rev", "git diff %s is longer than the %s a request may hold", rev, retrieve.SizeText(tl.Limit))
 	case errors.As(err, &re):
 		return "", argError("diff_rev", "%s (want a revision or range such as HEAD~1 or main...HEAD)", re.Error())
 	case err != nil:

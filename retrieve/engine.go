@@ -302,6 +302,9 @@ func (e *Engine) Validate(req *Request) error {
 // validate is Validate, returning the parsed diff (nil without one) so
 // that the request does not parse it again.
 func (e *Engine) validate(req *Request) ([]FileDiff, error) {
+	if err := checkSizes(req); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(req.Query) == "" && req.Focus == nil && strings.TrimSpace(req.Diff) == "" {
 		return nil, &assemble.ParamError{Field: "query", Msg: "give at least one of query, focus and diff"}
 	}
