@@ -73,10 +73,10 @@ func (markdownRenderer) header(b *block) string {
 	sb.WriteString("### [")
 	sb.WriteString(strconv.Itoa(b.num))
 	sb.WriteString("] ")
-	sb.WriteString(oneLine(locString(b)))
+	sb.WriteString(InlineText(locString(b)))
 	if b.symbol != "" {
 		sb.WriteString(" (")
-		sb.WriteString(oneLine(b.symbol))
+		sb.WriteString(InlineText(b.symbol))
 		sb.WriteString(")")
 	}
 	if b.level != LevelFull && b.level != "" {
@@ -124,12 +124,6 @@ func fenceFor(text string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
-func oneLine(s string) string {
-	if strings.ContainsAny(s, "\r\n") {
-		s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
-	}
-	return s
-}
 
 // xmlRenderer:
 //

@@ -83,9 +83,12 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 		used += n
 		return true
 	}
-	head := fmt.Sprintf("Definitions of %s in %s: %d\n", name, root, len(defs))
+	// Every name printed (the asked name, the root, paths, signatures,
+	// doc lines, symbols) is escaped onto its line (assemble.InlineText):
+	// a file name may hold a line break and a code fence.
+	head := fmt.Sprintf("Definitions of %s in %s: %d\n", assemble.InlineText(name), assemble.InlineText(root), len(defs))
 	if len(defs) == 0 {
-		head = fmt.Sprintf("No definition of %s in %s", name, root)
+		head = fmt.Sprintf("No definition of %s in %s", assemble.InlineText(name), assemble.InlineText(root))
 		if !snap.Complete() {
 			head += " (still indexing: try again shortly)"
 		}
@@ -101,13 +104,13 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 		if sd.Doc != "" {
 			line += "  — " + sd.Doc
 		}
-		if full = add(line + "\n"); full {
+		if full = add(assemble.InlineText(line) + "\n"); full {
 			out.Definitions = append(out.Definitions, sd)
 			defLines = append(defLines, len(lines)-1)
 		}
 	}
 	if in.References && full {
-		full = add(fmt.Sprintf("References to %s: %d\n", lastName(name), len(refs)))
+		full = add(fmt.Sprintf("References to %s: %d\n", assemble.InlineText(lastName(name)), len(refs)))
 		for _, r := range refs {
 			if !full {
 				break
@@ -117,7 +120,7 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 			if sr.Symbol != "" {
 				line += " in " + sr.Symbol
 			}
-			if full = add(line + "\n"); full {
+			if full = add(assemble.InlineText(line) + "\n"); full {
 				out.References = append(out.References, sr)
 				refLines = append(refLines, len(lines)-1)
 			}

@@ -477,7 +477,7 @@ func omittedNote(om []OmittedInfo, total int, state string) string {
 		if o.Symbol != "" {
 			sym = " " + o.Symbol
 		}
-		fmt.Fprintf(&b, "- %s%s (%d tokens, %s)\n", o.Handle, sym, o.Tokens, o.Reason)
+		fmt.Fprintf(&b, "- %s (%d tokens, %s)\n", assemble.InlineText(o.Handle+sym), o.Tokens, o.Reason)
 		n++
 	}
 	return b.String()
