@@ -124,7 +124,6 @@ func fenceFor(text string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
-
 // xmlRenderer:
 //
 //	<context>
