@@ -67,6 +67,11 @@ func (l *WalkLister) Allow(root, p string, content []byte) (bool, string) {
 		l.m = m
 	}
 	if content != nil {
+		// An editor buffer: its path on disk (symlinks) as the walk would
+		// judge it, then its name and text.
+		if ok, r := l.m.BufferPathAllowed(p); !ok {
+			return false, string(r)
+		}
 		ok, r := l.m.Allowed(p, content)
 		return ok, string(r)
 	}
