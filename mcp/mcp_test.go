@@ -185,7 +185,9 @@ func TestAssembleQuery(t *testing.T) {
 	if !strings.Contains(rendered, "tax/rates.go") {
 		t.Fatalf("the tax code is not in the context:\n%s", rendered)
 	}
-	if out.OmittedTotal > 0 {
+	// The left-out handles are named when the context leaves room for
+	// them (TestAssembleTextWithinBudget).
+	if strings.Contains(text, "\nLeft out (") {
 		if len(out.Omitted) == 0 || !strings.Contains(text, out.Omitted[0].Handle) {
 			t.Fatalf("omitted handles not named in the text:\n%s", text)
 		}
@@ -195,6 +197,38 @@ func TestAssembleQuery(t *testing.T) {
 	text2, _ := call(t, cs, ToolAssemble, args, &again)
 	if text2 != text || fmt.Sprint(again.Parts) != fmt.Sprint(out.Parts) {
 		t.Fatal("a second identical call answered differently")
+	}
+}
+
+// TestAssembleTextWithinBudget: everything assemble_context returns as
+// text — the context and the note naming what was left out — is within the
+// budget asked, for budgets from tight to roomy; the note appears when
+// there is room for it.
+func TestAssembleTextWithinBudget(t *testing.T) {
+	root := writeFixture(t)
+	cs := newSession(t, root)
+	noted := false
+	for _, budget := range []int{60, 120, 200, 300, 400, 600, 1000} {
+		for _, q := range []string{"how is the sales tax of a region applied at checkout", "cart items totals"} {
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolAssemble,
+				Arguments: map[string]any{"query": q, "budget": map[string]any{"maxTokens": budget}}})
+			if err != nil || res.IsError {
+				t.Fatalf("%v %v", err, res)
+			}
+			total := 0
+			for _, c := range res.Content {
+				total += countTokens(t, c.(*sdk.TextContent).Text)
+			}
+			if total > budget {
+				t.Errorf("budget %d, %q: %d tokens of text in %d blocks", budget, q, total, len(res.Content))
+			}
+			if len(res.Content) > 1 {
+				noted = true
+			}
+		}
+	}
+	if !noted {
+		t.Error("no call named its left-out candidates: the check above checked nothing")
 	}
 }
 
@@ -565,6 +599,10 @@ func TestPartialIndexAndProgress(t *testing.T) {
 	json.Unmarshal(b, &out)
 	if out.Stats.IndexComplete {
 		t.Fatal("indexComplete is true while the build is running")
+	}
+	// The text the model reads says so, first.
+	if text := res.Content[0].(*sdk.TextContent).Text; !strings.HasPrefix(text, "Note: the index of "+root+" is still being built") {
+		t.Errorf("a partial answer's text does not say so:\n%s", text)
 	}
 	// Notifications are handled apart from the answer: give the last a
 	// moment to arrive.

@@ -18,6 +18,7 @@ import (
 	"github.com/ctxls/ctxls/ranges"
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
+	"github.com/ctxls/ctxls/tokens"
 )
 
 // Tool names.
@@ -64,6 +65,7 @@ type AssembleInput struct {
 	Root     string   `json:"root,omitempty" jsonschema:"which root to read when the server has several (a path or a root's directory name); default: the focus's root, else the first"`
 	History  []string `json:"history,omitempty" jsonschema:"earlier turns of the conversation, newest last: their identifiers and words are a weaker query than query"`
 	Activity *bool    `json:"activity,omitempty" jsonschema:"false leaves out the session's activity (the files changed on disk since the server started, most recent first, as a prior); default true"`
+	Wait     int      `json:"wait_seconds,omitempty" jsonschema:"while the root's first index build runs, wait up to this many seconds (at most 600) for it to finish instead of the server's default of a few seconds; an answer from a partial index says so"`
 }
 
 // PartInfo is one part of a context, without its text (the text is the
@@ -408,7 +410,10 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	if err := s.opts.Engine.Validate(&r); err != nil {
 		return nil, out, paramErr(err)
 	}
-	v, err := s.view(ctx, req, root)
+	if in.Wait < 0 || in.Wait > maxWaitSeconds {
+		return nil, out, argError("wait_seconds", "%d: want 0 to %d", in.Wait, maxWaitSeconds)
+	}
+	v, err := s.viewWait(ctx, req, root, time.Duration(in.Wait)*time.Second)
 	if err != nil {
 		return nil, out, err
 	}
@@ -432,6 +437,24 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	if ep, use := semantic.Resolve(s.opts.Embeddings, s.opts.EmbeddingsEndpoint); use && s.opts.Engine.WantsSemantic(&r) {
 		r.Semantic = v.w.semantic(ctx, v.snap, ep)
 	}
+	counter, err := s.opts.Tokens.Get(r.Encoding)
+	if err != nil {
+		return nil, out, argError("encoding", "%v", err)
+	}
+	// The whole text is what the model reads, and all of it stays within
+	// the budget: a partial index's note comes first and its tokens are
+	// taken from the context's budget (an answer from a partial index
+	// differs from the complete one anyway); the left-out handles get
+	// what the context leaves.
+	budget := r.Budget.MaxTokens
+	partial := partialNote(root, v)
+	if partial != "" {
+		if n := counter.Count(partial); n < budget/2 {
+			r.Budget.MaxTokens -= n
+		} else {
+			partial = ""
+		}
+	}
 	resp, err := s.opts.Engine.Assemble(ctx, v.snap, r)
 	if err != nil {
 		return nil, out, paramErr(err)
@@ -453,39 +476,97 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 		out.Omitted = append(out.Omitted, OmittedInfo{Handle: o.Handle, Path: o.Path, Ranges: rs, Symbol: o.Symbol,
 			Tokens: o.Tokens, Score: o.Score, Reason: o.Reason})
 	}
+	out.Stats.MaxTokens = budget
 	out.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
-	content := []sdk.Content{&sdk.TextContent{Text: resp.Rendered}}
-	if more := omittedNote(out.Omitted, out.OmittedTotal, out.Stats.IndexState); more != "" {
+	text := partial + resp.Rendered
+	if resp.Rendered == "" {
+		// An empty context says why, within the budget when it can.
+		why := "(nothing to show"
+		if out.Stats.Note != "" {
+			why += ": " + out.Stats.Note
+		}
+		why += ")\n"
+		if counter.Count(text+why) <= budget {
+			text += why
+		}
+	}
+	content := []sdk.Content{&sdk.TextContent{Text: text}}
+	if more := omittedNote(out.Omitted, out.OmittedTotal, out.Stats.IndexState, budget-counter.Count(text), counter); more != "" {
 		content = append(content, &sdk.TextContent{Text: more})
 	}
 	return &sdk.CallToolResult{Content: content}, out, nil
 }
 
-// omittedNote names the best omitted candidates for the model to expand
-// (outside the budget, which bounds the context itself).
-func omittedNote(om []OmittedInfo, total int, state string) string {
-	var b strings.Builder
-	n := 0
+// maxWaitSeconds bounds a call's wait_seconds.
+const maxWaitSeconds = 600
+
+// partialNote is the line that opens the text of an answer from an index
+// still being built (its first build, or one the call did not wait for to
+// finish): how far it is, and what to do. "" when the index is complete.
+func partialNote(root string, v *view) string {
+	if v.snap.Complete() {
+		return ""
+	}
+	far := ""
+	if pr := v.w.progress.Load(); pr != nil && pr.FilesTotal > 0 {
+		far = fmt.Sprintf(" (%d of %d files so far)", pr.FilesDone, pr.FilesTotal)
+	}
+	return fmt.Sprintf("Note: the index of %s is still being built%s; this context is from the part indexed so far and may miss code. Call again shortly, or with wait_seconds, for a complete answer.\n\n",
+		assemble.InlineText(root), far)
+}
+
+// omittedNote names the best omitted candidates for the model to expand,
+// within room tokens (what the context left of the budget): as many of
+// the first maxHandlesShown as fit under the heading, or nothing when not
+// even one does. Every line ends with "\n" and the next starts with '-',
+// so the note's tokens are its lines' sum (tokens.Counter's additivity).
+func omittedNote(om []OmittedInfo, total int, state string, room int, counter tokens.Counter) string {
+	var lines []string
+	used := 0
 	for _, o := range om {
-		if o.Tokens == 0 || n == maxHandlesShown {
+		if o.Tokens == 0 || len(lines) == maxHandlesShown+1 {
 			continue
 		}
-		if n == 0 {
-			fmt.Fprintf(&b, "Left out (%d candidates); read any with expand_context {\"handles\": [...], \"index_state\": %q}:\n", total, state)
+		if len(lines) == 0 {
+			head := fmt.Sprintf("Left out (%d candidates); read any with expand_context {\"handles\": [...], \"index_state\": %q}:\n", total, state)
+			lines = append(lines, head)
+			used += counter.Count(head)
 		}
 		sym := ""
 		if o.Symbol != "" {
 			sym = " " + o.Symbol
 		}
-		fmt.Fprintf(&b, "- %s (%d tokens, %s)\n", assemble.InlineText(o.Handle+sym), o.Tokens, o.Reason)
-		n++
+		line := fmt.Sprintf("- %s (%d tokens, %s)\n", assemble.InlineText(o.Handle+sym), o.Tokens, o.Reason)
+		n := counter.Count(line)
+		if used+n > room {
+			break
+		}
+		lines = append(lines, line)
+		used += n
 	}
-	return b.String()
+	if len(lines) < 2 {
+		return ""
+	}
+	note := strings.Join(lines, "")
+	for len(lines) > 1 && counter.Count(note) > room { // never expected: the lines' sum held
+		lines = lines[:len(lines)-1]
+		note = strings.Join(lines, "")
+	}
+	if len(lines) < 2 {
+		return ""
+	}
+	return note
 }
 
 // view resolves the root's workspace and waits for its snapshot, sending
 // progress notifications while it waits when the client asked for them.
 func (s *Server) view(ctx context.Context, req *sdk.CallToolRequest, root string) (*view, error) {
+	return s.viewWait(ctx, req, root, 0)
+}
+
+// viewWait is view waiting up to wait for the first build when that is
+// longer than the server's Options.IndexWait.
+func (s *Server) viewWait(ctx context.Context, req *sdk.CallToolRequest, root string, longer time.Duration) (*view, error) {
 	w, err := s.workspace(root)
 	if err != nil {
 		return nil, err
@@ -507,7 +588,7 @@ func (s *Server) view(ctx context.Context, req *sdk.CallToolRequest, root string
 	if wait < 0 {
 		wait = 0
 	}
-	return w.acquire(ctx, wait, tick)
+	return w.acquire(ctx, max(wait, longer), tick)
 }
 
 // focusArg is a parsed focus argument.
