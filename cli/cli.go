@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ctxls/ctxls/access"
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/tokens"
@@ -141,6 +142,9 @@ func rootDir(root, usage string) (string, error) {
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
+	}
+	if err := access.CheckBroadRoot(abs); err != nil {
+		return "", &usageError{usage, "--root " + err.Error()}
 	}
 	return abs, nil
 }
