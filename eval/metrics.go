@@ -101,8 +101,9 @@ type Result struct {
 	// context.
 	CursorShown float64 `json:"cursorShown,omitempty"`
 	// LatencyMs is the request's wall time (retrieval and assembly; the
-	// index is built beforehand).
-	LatencyMs float64 `json:"latencyMs"`
+	// index is built beforehand). The per-case results files leave it out
+	// (it changes every run); the run's summary tables report it.
+	LatencyMs float64 `json:"latencyMs,omitempty"`
 	// Files are the context's files in rendered order.
 	Files []string `json:"files,omitempty"`
 	// Parts are the context's parts in rendered order (with -parts only).

@@ -348,7 +348,11 @@ func writeJSONL(path string, results []eval.Result) error {
 	round := func(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 	for _, r := range results {
 		r.FileRecall, r.LineRecall, r.MRR, r.OwnShare = round(r.FileRecall), round(r.LineRecall), round(r.MRR), round(r.OwnShare)
-		r.LatencyMs = math.Round(r.LatencyMs*100) / 100
+		// Latencies vary from run to run: kept out of the per-case
+		// results, so that a file regenerated with the same results is
+		// byte-identical and git stores it once (the latency summaries are
+		// in the generated tables, from the same run).
+		r.LatencyMs = 0
 		if err := enc.Encode(r); err != nil {
 			f.Close()
 			return err
