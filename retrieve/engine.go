@@ -282,6 +282,7 @@ func DefaultOptions() Options {
 type Engine struct {
 	tokens *tokens.Registry
 	opts   Options
+	files  fileModels // the file model's weights (filemodel.json)
 }
 
 // NewEngine returns an engine counting tokens with reg.
@@ -289,7 +290,7 @@ func NewEngine(reg *tokens.Registry) *Engine { return NewEngineWith(reg, Default
 
 // NewEngineWith returns an engine with explicit options.
 func NewEngineWith(reg *tokens.Registry, opts Options) *Engine {
-	return &Engine{tokens: reg, opts: opts}
+	return &Engine{tokens: reg, opts: opts, files: mustFileModels()}
 }
 
 // Validate checks a request's parameters without running it. Errors are

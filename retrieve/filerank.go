@@ -28,7 +28,8 @@ import (
 // the rest keep their order after them.
 const fileRankFiles = 40
 
-// File features, in the order of fileFeatureNames and fileRankWeights.
+// File features, in the order of fileFeatureNames and of the weights of
+// filemodel.json (fileModels).
 const (
 	ffRelScore   = iota // ln(file's best score / the request's best)
 	ffRank              // ln(1 + the file's place by its best score, 0-based)
@@ -78,81 +79,6 @@ var fileFeatureNames = [nFileFeatures]string{
 // fileFeatureChannels are the channels of the max… and sum… features.
 var fileFeatureChannels = [...]string{ChanLexical, ChanSymbol, ChanPath, ChanGraph, ChanOverview, ChanHistory, ChanSemantic, ChanDiff}
 
-// fileRankWeights are the fitted weights (see above).
-var fileRankWeights = [nFileFeatures]float64{
-	0.931,  // relScore
-	-0.291, // rank
-	-0.062, // units
-	-0.004, // lexUnits
-	0.005,  // sumRatio
-	1.016,  // maxLexical
-	0.202,  // maxSymbol
-	0.292,  // maxPath
-	0.382,  // maxGraph
-	-0.135, // maxOverview
-	0.282,  // maxHistory
-	1.261,  // maxSemantic
-	0,      // maxDiff
-	-0.015, // sumLexical
-	0.091,  // sumSymbol
-	0.292,  // sumPath
-	0.008,  // sumGraph
-	-0.206, // sumOverview
-	0.012,  // sumHistory
-	0.011,  // sumSemantic
-	0,      // sumDiff
-	-2.702, // test
-	-0.441, // vendor
-	-1.148, // tooling
-	-3.004, // prose
-	0,      // literal
-	-0.046, // topDir
-	-0.084, // depth
-	0,      // own
-	0,      // diffDir
-	0,      // diffStem
-	0,      // diffIndex
-	1.994,  // message
-}
-
-// fileRankDiffWeights are the weights for a diff, fitted the same way on
-// the eval's diff cases, with and without history.
-var fileRankDiffWeights = [nFileFeatures]float64{
-	1.708,  // relScore
-	-0.22,  // rank
-	-0.189, // units
-	0.055,  // lexUnits
-	0.136,  // sumRatio
-	1.286,  // maxLexical
-	0.046,  // maxSymbol
-	-0.114, // maxPath
-	-1.04,  // maxGraph
-	-0.68,  // maxOverview
-	0.298,  // maxHistory
-	0,      // maxSemantic
-	-0.31,  // maxDiff
-	0.012,  // sumLexical
-	-0.358, // sumSymbol
-	-0.114, // sumPath
-	0.083,  // sumGraph
-	-0.294, // sumOverview
-	0,      // sumHistory
-	0,      // sumSemantic
-	0.048,  // sumDiff
-	-2.14,  // test
-	-0.632, // vendor
-	-0.407, // tooling
-	-2.078, // prose
-	0,      // literal
-	0.174,  // topDir
-	-0.263, // depth
-	-2.293, // own
-	0.464,  // diffDir
-	1.204,  // diffStem
-	0.459,  // diffIndex
-	0,      // message
-}
-
 // fileRank is one file's features, best score and utility.
 type fileRank struct {
 	path string
@@ -169,9 +95,9 @@ func (r *run) fileRankModel() (w *[nFileFeatures]float64, a float64) {
 	case r.req.Focus != nil:
 		return nil, 0
 	case len(r.diffFiles) > 0:
-		return &fileRankDiffWeights, min(1, r.e.opts.FileRankDiff)
+		return &r.e.files.diff, min(1, r.e.opts.FileRankDiff)
 	case strings.TrimSpace(r.req.Query) != "":
-		return &fileRankWeights, min(1, r.e.opts.FileRank)
+		return &r.e.files.question, min(1, r.e.opts.FileRank)
 	}
 	return nil, 0
 }
@@ -439,10 +365,11 @@ func FileFeatureNames() []string { return slices.Clone(fileFeatureNames[:]) }
 // FileRankWeights are the file model's weights for a question (diff
 // false) or a diff, in the order of FileFeatureNames.
 func FileRankWeights(diff bool) []float64 {
+	m := mustFileModels()
 	if diff {
-		return slices.Clone(fileRankDiffWeights[:])
+		return slices.Clone(m.diff[:])
 	}
-	return slices.Clone(fileRankWeights[:])
+	return slices.Clone(m.question[:])
 }
 
 // coreStem is a file's lower-case name without extension and without the

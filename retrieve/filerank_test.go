@@ -209,9 +209,9 @@ func TestFileRankModelOf(t *testing.T) {
 		r    *run
 		want *[nFileFeatures]float64
 	}{
-		{"question", &run{e: e, req: Request{Query: "retry"}}, &fileRankWeights},
-		{"diff", &run{e: e, diffFiles: diff}, &fileRankDiffWeights},
-		{"question and diff", &run{e: e, req: Request{Query: "retry"}, diffFiles: diff}, &fileRankDiffWeights},
+		{"question", &run{e: e, req: Request{Query: "retry"}}, &e.files.question},
+		{"diff", &run{e: e, diffFiles: diff}, &e.files.diff},
+		{"question and diff", &run{e: e, req: Request{Query: "retry"}, diffFiles: diff}, &e.files.diff},
 		{"cursor and diff", &run{e: e, req: Request{Focus: &Focus{Path: "a.go", Line: 1}}, diffFiles: diff}, nil},
 		{"nothing", &run{e: e, req: Request{Query: " "}}, nil},
 	} {

@@ -3,8 +3,8 @@
 // diff), the files that carry file features, the gold files among them
 // the targets of a softmax over the case's files (listwise,
 // L2-regularised, fitted by Adam from the channels' own order). It prints
-// the weights as the Go literal of fileRankWeights or fileRankDiffWeights
-// (one per line, named; gofmt aligns the comments) and the first gold
+// the weights as the "question" or "diff" object of retrieve/filemodel.json
+// (one per line, by feature name) and the first gold
 // file's reciprocal rank among the ranked files before and after, on the
 // fitted cases and on -test's.
 //

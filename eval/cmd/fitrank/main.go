@@ -99,13 +99,18 @@ func run(w io.Writer, p params) error {
 		}
 		fmt.Fprintf(w, "-test, %d cases: %.4f → %.4f (current weights %.4f)\n", len(held), firstGoldRR(held, nil), firstGoldRR(held, wts), firstGoldRR(held, current))
 	}
-	name := "fileRankWeights"
+	name := "question"
 	if diff {
-		name = "fileRankDiffWeights"
+		name = "diff"
 	}
-	fmt.Fprintf(w, "var %s = [nFileFeatures]float64{\n", name)
+	fmt.Fprintf(w, "the %q weights of retrieve/filemodel.json (and its fittedUnder: the defaults of this run):\n", name)
+	fmt.Fprintf(w, "\"%s\": {\n", name)
 	for i, v := range wts {
-		fmt.Fprintf(w, "\t%g, // %s\n", math.Round(v*1000)/1000, names[i])
+		sep := ","
+		if i == len(wts)-1 {
+			sep = ""
+		}
+		fmt.Fprintf(w, "  %q: %g%s\n", names[i], math.Round(v*1000)/1000, sep)
 	}
 	fmt.Fprintln(w, "}")
 	return nil

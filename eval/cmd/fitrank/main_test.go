@@ -120,7 +120,7 @@ func TestRunReadsExplanations(t *testing.T) {
 	diff := p
 	diff.task = eval.TaskDiff
 	if err := run(&out, diff); err != nil || !strings.Contains(out.String(), "fitted on 5 cases: first gold file's reciprocal rank 0.5000 → 1.0000") ||
-		!strings.Contains(out.String(), "var fileRankDiffWeights") {
+		!strings.Contains(out.String(), "\"diff\": {") {
 		t.Errorf("-task diff: %v\n%s", err, out.String())
 	}
 	bad = p
