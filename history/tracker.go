@@ -114,6 +114,15 @@ func (t *Tracker) startLocked() {
 	}()
 }
 
+// Started returns how many trackers Get has started: one per workspace
+// however many requests and sessions asked (more only after a change of
+// what is computed).
+func (z *Lazy) Started() int {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return z.started
+}
+
 // Close stops the tracker and waits for a running read.
 func (t *Tracker) Close() {
 	if t == nil {
@@ -131,9 +140,11 @@ const FirstWait = 500 * time.Millisecond
 // the history (so that a server whose clients turned it off never runs
 // git). The zero value is ready; Close stops it for good.
 type Lazy struct {
-	mu     sync.Mutex
-	t      *Tracker
-	closed bool
+	mu sync.Mutex
+	t  *Tracker
+	// started counts the trackers Get has started (Started).
+	started int
+	closed  bool
 }
 
 // Get returns root's history (nil: none), starting the tracker on first
@@ -151,6 +162,7 @@ func (z *Lazy) Get(ctx context.Context, root, indexDir string, logf func(format 
 			cache = filepath.Join(indexDir, CacheFile)
 		}
 		z.t = NewTracker(root, cache, DefaultOptions(), 0, logf)
+		z.started++
 	}
 	t := z.t
 	z.mu.Unlock()

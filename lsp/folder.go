@@ -52,13 +52,6 @@ type folder struct {
 	pool  *IndexPool
 	entry atomic.Pointer[poolEntry]
 
-	// hist is the git history, its tracker started by the first request
-	// that wants it.
-	hist history.Lazy
-	// sem is the semantic channel's vectors, their tracker started by the
-	// first request that wants them.
-	sem semantic.Lazy
-
 	closeOnce sync.Once
 	closeErr  error
 	// closingC is closed when close starts: the requests it waits for
@@ -430,19 +423,19 @@ func (h *heldState) hasAll(handles []string) bool {
 	return true
 }
 
-// history returns the folder's git history (nil: none), starting its
-// tracker on first use, with its cache in the index's directory. The
-// index must be open.
+// history returns the folder's git history (nil: none), starting the
+// root's tracker (shared by the sessions of the root's index) on first
+// use, with its cache in the index's directory. The index must be open.
 func (f *folder) history(ctx context.Context) *history.Log {
-	return f.hist.Get(ctx, f.root, f.idx.Dir(), f.logf)
+	return f.entry.Load().hist.Get(ctx, f.root, f.idx.Dir(), f.logf)
 }
 
 // semantic returns the folder's chunk vectors for snap (nil: none yet),
-// starting their tracker on first use, which tells logf when they are
+// starting the root's tracker (shared like the history's) on first use, which tells logf when they are
 // ready or cannot be computed: the workspace embedder's (ep nil) or the
 // service's. The index must be open.
 func (f *folder) semantic(ctx context.Context, snap *index.Snapshot, ep *semantic.Endpoint, logf func(format string, args ...any)) *semantic.Store {
-	return f.sem.Get(ctx, f.idx, snap.Seq(), ep, logf)
+	return f.entry.Load().sem.Get(ctx, f.idx, snap.Seq(), ep, logf)
 }
 
 // close stops the folder: no new requests, the requests that arrived
@@ -465,8 +458,6 @@ func (f *folder) close() error {
 		}
 		f.held = nil
 		f.mu.Unlock()
-		f.hist.Close()
-		f.sem.Close()
 		if e := f.entry.Load(); e != nil {
 			e.unlisten(f)
 			// The index may serve other sessions: give back this one's

@@ -7,7 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ctxls/ctxls/history"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/semantic"
 )
 
 // IndexPool shares one index per workspace root among the sessions of a
@@ -57,6 +59,14 @@ type poolEntry struct {
 
 	bufMu   sync.Mutex
 	buffers map[string][]bufferOwner // path → owners, the last changed last
+
+	// hist and sem are the root's git history and chunk vectors: one
+	// tracker of each per root, whatever the number of sessions using it
+	// (each tracker reads git or trains in the background, and the
+	// vectors' tracker writes the cache file beside the index), started
+	// by the first request that wants it and closed with the index.
+	hist history.Lazy
+	sem  semantic.Lazy
 
 	// warnMu guards warnings (what the index told its users: Options.Warnf)
 	// and listeners (the folders using it, told each warning once).
@@ -156,6 +166,8 @@ func (p *IndexPool) release(e *poolEntry) error {
 	}
 	e.cancel()
 	<-e.ready
+	e.hist.Close()
+	e.sem.Close()
 	if e.idx == nil {
 		return nil
 	}

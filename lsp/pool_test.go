@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/history/historytest"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/index/chunk"
+	"github.com/ctxls/ctxls/semantic"
 )
 
 // poolOptions are server options whose sessions share one pool and an
@@ -258,5 +260,30 @@ func TestOpenBuffersSameAsDiskChangeNothing(t *testing.T) {
 	b := mustResult[assembleResultJSON](t, edited.call(methodContextAssemble, params))
 	if a.Rendered != b.Rendered {
 		t.Fatalf("with the same text open the context differs:\n--- files from disk\n%s\n--- the same files open\n%s", a.Rendered, b.Rendered)
+	}
+}
+
+// TestTrackersPerRoot: sessions sharing a root's index share its history
+// and vector trackers: three sessions asking questions and diffs start one
+// of each, not one per session.
+func TestTrackersPerRoot(t *testing.T) {
+	opts, pool, _ := poolOptions(t)
+	opts.Embeddings = semantic.ModeWorkspace
+	root := historytest.Repo(t)
+	for i := range 3 {
+		c := startServer(t, opts)
+		c.initialize(map[string]any{"rootUri": pathToURI(root)})
+		mustResult[assembleResultJSON](t, c.call(methodContextAssemble, map[string]any{"query": fmt.Sprintf("serve a request %d", i)}))
+		mustResult[assembleResultJSON](t, c.call(methodContextAssemble, map[string]any{"diff": historytest.Diff}))
+	}
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	if len(pool.entries) != 1 {
+		t.Fatalf("%d indexes for one root", len(pool.entries))
+	}
+	for _, e := range pool.entries {
+		if h, s := e.hist.Started(), e.sem.Started(); h != 1 || s != 1 {
+			t.Errorf("trackers started: history %d, vectors %d; want 1 and 1 for three sessions", h, s)
+		}
 	}
 }

@@ -169,6 +169,15 @@ func (t *Tracker) save(s *Store) {
 	t.mu.Unlock()
 }
 
+// Started returns how many trackers Get has started: one per workspace
+// however many requests and sessions asked (more only after a change of
+// what is computed).
+func (z *Lazy) Started() int {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return z.started
+}
+
 // Close stops the tracker, waits for a running sync and writes the store
 // back to the cache when it changed since it was last written.
 func (t *Tracker) Close() {
@@ -194,10 +203,12 @@ const FirstWait = 500 * time.Millisecond
 // the vectors (so that a server whose clients turned them off never
 // computes them). The zero value is ready; Close stops it for good.
 type Lazy struct {
-	mu     sync.Mutex
-	t      *Tracker
-	key    string // what t computes: "" for the workspace embedder, else the endpoint's id
-	closed bool
+	mu sync.Mutex
+	t  *Tracker
+	// started counts the trackers Get has started (Started).
+	started int
+	key     string // what t computes: "" for the workspace embedder, else the endpoint's id
+	closed  bool
 }
 
 // Get returns the vectors for snapshot seq of x (nil: none yet), starting
@@ -229,6 +240,7 @@ func (z *Lazy) Get(ctx context.Context, x *index.Index, seq uint64, ep *Endpoint
 			ep.Warnf = logf
 		}
 		z.t = NewTracker(x, cache, DefaultOptions(), ep, logf)
+		z.started++
 	}
 	t := z.t
 	z.mu.Unlock()
