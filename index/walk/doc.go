@@ -42,13 +42,31 @@
 //
 //   - VCS metadata directories (.git, .hg, .svn, .jj, .bzr) are never walked.
 //   - Secrets are never opened, listed or returned, whatever the ignore files
-//     say: .env and .env.* (but the committed templates .env.example,
-//     .env.sample, .env.template and .env.dist are kept), *.pem, *.key,
-//     *.p12, *.pfx, *.jks, *.keystore, id_rsa*, id_dsa*, id_ecdsa*,
-//     id_ed25519*, .npmrc, .netrc, _netrc, .pgpass, .git-credentials,
-//     .pypirc, credentials.json and .aws/credentials (names compared without
-//     regard to case); and any file whose first KiB holds a PEM private key
-//     ("-----BEGIN … PRIVATE KEY-----").
+//     say (secret.go has each rule and why). Directories that hold
+//     credentials as a whole are not entered: .ssh, .gnupg, .aws, .azure,
+//     .kube, .password-store and .config/gcloud. Credential files are known
+//     by name (compared without regard to case): dotenv files (.env, .env.*,
+//     *.env, .envrc; committed templates such as .env.example or
+//     example.env are kept), private keys and key stores (*.pem, *.key,
+//     *.p12, *.pfx, *.pkcs12, *.jks, *.keystore, *.ppk, id_rsa*, id_dsa*,
+//     id_ecdsa*, id_ed25519*, id_xmss*, secring.gpg), *.kdbx, Terraform
+//     variables and state (*.tfvars, *.tfvars.json, *.tfstate,
+//     *.tfstate.backup), kubeconfig, *.kubeconfig, the credential files of
+//     common tools (.npmrc, .pypirc, .netrc, _netrc, .git-credentials,
+//     .gitcookies, .pgpass, .my.cnf, .mylogin.cnf, .s3cfg, .boto,
+//     .vault-token, .htpasswd, .htdigest, .dockercfg, credentials.json,
+//     application_default_credentials.json, credentials.tfrc.json) and the
+//     files that are credentials in their tool's directory
+//     (.aws/credentials, .gem/credentials, .cargo/credentials[.toml],
+//     .docker/config.json, .composer/auth.json, .config/gh/hosts.yml) —
+//     the parent is the real one, the root's own included. By content: a
+//     file whose first 8 KiB hold a private key's armor line ("-----BEGIN
+//     … PRIVATE KEY-----", SSH2's "---- BEGIN … PRIVATE KEY ----"), a
+//     PuTTY key header or a token of a known format (SecretContent); the
+//     indexer applies the same check to each file's whole text. A root
+//     that is or lies in a VCS or secret directory is refused (CheckRoot,
+//     a *RootError), so that opening one as the folder cannot bypass
+//     these rules.
 //   - Size: files larger than Options.MaxFileSize (1 MiB by default) are
 //     skipped by their stat size, without being opened.
 //   - Binary: a NUL byte in the first 8 KiB. Invalid UTF-8 is kept.
@@ -63,10 +81,10 @@
 //     line over their first 8 KiB (minified).
 //   - Symlinks are followed unless Options.NoFollowSymlinks is set, but never
 //     to a target outside the root, never into a directory that contains
-//     the link (a loop), and never into VCS metadata. A file reached through
-//     a symlink must pass the secret and generated name rules under its real
-//     path as well, so a link cannot bring .env in as "config.txt". A
-//     symlink is judged by the ignore rules as what it
+//     the link (a loop), and never into VCS metadata or a secret directory.
+//     A file reached through a symlink must pass the secret and generated
+//     name rules under its real path as well, so a link cannot bring .env
+//     in as "config.txt". A symlink is judged by the ignore rules as what it
 //     points to (a link to a directory matches "dir/" patterns). A directory
 //     or file reachable through several paths is listed once, preferably
 //     under its own path; see Matcher.Walk for the exact rule.

@@ -24,12 +24,17 @@ import (
 type Matcher struct {
 	root     string // absolute, cleaned; as given (symlinks not resolved)
 	realRoot string // root with symlinks resolved
-	top      string // the enclosing git work tree, or root when there is none
-	prefix   string // the root relative to the top, "" when they are the same
-	maxSize  int64  // < 0: no limit
-	include  []string
-	exclude  []string
-	noFollow bool
+	// realSlash is realRoot as a slash path: the parent of the root's
+	// entries for the name rules that look at a file's directory
+	// (.aws/credentials), so that they see the real parent of an entry
+	// directly in the root.
+	realSlash string
+	top       string // the enclosing git work tree, or root when there is none
+	prefix    string // the root relative to the top, "" when they are the same
+	maxSize   int64  // < 0: no limit
+	include   []string
+	exclude   []string
+	noFollow  bool
 	// unchanged skips the content checks of files already judged (see
 	// Options.Unchanged).
 	unchanged func(rel string, size int64, mtime time.Time) bool
@@ -49,7 +54,8 @@ type Matcher struct {
 // NewMatcher validates opts, resolves root and reads the ignore rules that
 // apply to the whole root: the built-in defaults, .git/info/exclude and the
 // ignore files of the directories between the enclosing git work tree (if
-// the root is inside one) and the root.
+// the root is inside one) and the root. A root that is or lies in a VCS or
+// secret directory is refused with a *RootError (see CheckRoot).
 func NewMatcher(root string, opts Options) (*Matcher, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -66,6 +72,9 @@ func NewMatcher(root string, opts Options) (*Matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("walk: root: resolving symlinks: %w", err)
 	}
+	if err := CheckRoot(root); err != nil {
+		return nil, err
+	}
 	for _, g := range append(append([]string(nil), opts.Include...), opts.Exclude...) {
 		if !doublestar.ValidatePattern(g) {
 			return nil, fmt.Errorf("walk: invalid glob %q", g)
@@ -74,6 +83,7 @@ func NewMatcher(root string, opts Options) (*Matcher, error) {
 	m := &Matcher{
 		root:      abs,
 		realRoot:  real,
+		realSlash: filepath.ToSlash(real),
 		maxSize:   opts.MaxFileSize,
 		include:   append([]string(nil), opts.Include...),
 		exclude:   append([]string(nil), opts.Exclude...),
@@ -353,6 +363,9 @@ func (m *Matcher) checkEntry(stack []*dirIgnore, rel, name string, isDir, parent
 	if isVCSDir(name) {
 		return ReasonVCS, "", false
 	}
+	if isDir && secretDir(m.parentPath(rel), name) {
+		return ReasonSecret, "credentials directory", false
+	}
 	if d := evalIgnore(stack, m.topRel(rel), isDir); d.ignored() {
 		return ReasonIgnored, d.detail(), false
 	}
@@ -371,10 +384,22 @@ func (m *Matcher) checkEntry(stack []*dirIgnore, rel, name string, isDir, parent
 	return "", "", included
 }
 
+// parentPath returns the slash path of the directory holding rel (a path
+// relative to the root): the resolved root's path joined with rel's
+// directory, so that rules looking at a file's parent see it also for the
+// root's own entries.
+func (m *Matcher) parentPath(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return strings.TrimSuffix(m.realSlash, "/") + "/" + rel[:i]
+	}
+	return m.realSlash
+}
+
 // checkName applies the checks that need a file's name only; they come
 // before opening the file, so that credential files are never read.
-func checkName(rel, name string) (Reason, string) {
-	if secretName(rel, name) {
+// parent is the slash path of the file's directory (see parentPath).
+func checkName(parent, name string) (Reason, string) {
+	if secretName(parent, name) {
 		return ReasonSecret, "credential file name"
 	}
 	if generatedName(name) {
@@ -465,11 +490,15 @@ func (m *Matcher) Allowed(relPath string, content []byte) (bool, Reason) {
 	if r, _, _ := m.checkEntry(stack, rel, name, false, included); r != "" {
 		return false, r
 	}
-	if r, _ := checkName(rel, name); r != "" {
+	if r, _ := checkName(m.parentPath(rel), name); r != "" {
 		return false, r
 	}
 	if r, _ := m.checkSize(int64(len(content))); r != "" {
 		return false, r
+	}
+	// The whole buffer, not only the head the walk reads.
+	if SecretContent(content) != "" {
+		return false, ReasonSecret
 	}
 	if r, _ := classifyContent(name, content); r != "" {
 		return false, r
@@ -604,8 +633,10 @@ func (m *Matcher) resolveLink(abs, realDir string) target {
 	switch {
 	case t.isDir && within(real, realDir):
 		t.reason, t.detail = ReasonSymlinkLoop, "-> "+real
-	case m.inVCSDir(real):
-		t.reason, t.detail = ReasonVCS, "-> "+real
+	default:
+		if r := m.forbiddenDir(real); r != "" {
+			t.reason, t.detail = r, "-> "+real
+		}
 	}
 	return t
 }
@@ -619,15 +650,25 @@ func (m *Matcher) realRel(real string) string {
 	return filepath.ToSlash(strings.TrimLeft(real[len(m.realRoot):], string(filepath.Separator)))
 }
 
-// inVCSDir reports whether the resolved path real, within the root, is or
-// lies in a VCS metadata directory, which a symlink must not lead into.
-func (m *Matcher) inVCSDir(real string) bool {
-	for _, e := range strings.Split(m.realRel(real), "/") {
-		if isVCSDir(e) {
-			return true
-		}
+// forbiddenDir returns ReasonVCS or ReasonSecret when the resolved path
+// real, within the root, is or lies in a VCS metadata directory or a
+// secret directory, which a symlink must not lead into; else "".
+func (m *Matcher) forbiddenDir(real string) Reason {
+	rel := m.realRel(real)
+	if rel == "" {
+		return ""
 	}
-	return false
+	for dir := rel; ; {
+		if name := lastElem(dir); isVCSDir(name) {
+			return ReasonVCS
+		} else if secretDir(m.parentPath(dir), name) {
+			return ReasonSecret
+		}
+		if !strings.Contains(dir, "/") {
+			return ""
+		}
+		dir = parentOf(dir)
+	}
 }
 
 // within reports whether p is dir or below it (both clean absolute paths).
@@ -656,11 +697,11 @@ func joinReal(dir, name string) string {
 // innocent name. The file is opened only when its names and size pass; buf
 // must have room for sniffSize bytes.
 func (m *Matcher) checkFile(rel, name, abs, real string, info fs.FileInfo, buf []byte) (File, *Skipped) {
-	if r, detail := checkName(rel, name); r != "" {
+	if r, detail := checkName(m.parentPath(rel), name); r != "" {
 		return File{}, &Skipped{Path: rel, Reason: r, Detail: detail}
 	}
 	if real != "" {
-		if r, detail := checkName(m.realRel(real), filepath.Base(real)); r != "" {
+		if r, detail := checkName(m.parentPath(m.realRel(real)), filepath.Base(real)); r != "" {
 			return File{}, &Skipped{Path: rel, Reason: r, Detail: detail + " (-> " + real + ")"}
 		}
 	}

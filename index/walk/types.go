@@ -64,7 +64,9 @@ const (
 	ReasonTooLarge Reason = "too_large"
 	// ReasonGenerated: a lockfile, a generated-code marker or minified code.
 	ReasonGenerated Reason = "generated"
-	// ReasonSecret: a credential file by name or a PEM private key by content.
+	// ReasonSecret: a credential file or directory by name, or a private
+	// key or a token by content — found by the walk in a file's first
+	// bytes, or by the indexer in its whole text.
 	ReasonSecret Reason = "secret"
 	// ReasonSymlink: a symlink, skipped because Options.NoFollowSymlinks is set.
 	ReasonSymlink Reason = "symlink"

@@ -29,7 +29,9 @@ func symlink(t *testing.T, target, link string) {
 	}
 }
 
-const privateKey = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
+// privateKey is a (truncated) OpenSSH key, its armor built so that this
+// file holds none.
+var privateKey = armor("OPENSSH PRIVATE KEY") + "\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
 
 // filterFixture has one file per content or name rule.
 var filterFixture = map[string]string{
@@ -105,8 +107,8 @@ func TestFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantFiles := []string{
-		".aws/config", ".env.example", "empty.txt", "gen/generator.go", "gen/mentions.md",
-		"latin1.txt", "main.go", "notes/late-key.txt", "other/credentials",
+		".env.example", "empty.txt", "gen/generator.go", "gen/mentions.md",
+		"latin1.txt", "main.go", "other/credentials",
 		"web/app.js", "web/long-prose.md",
 	}
 	if got := paths(files); !slices.Equal(got, wantFiles) {
@@ -123,9 +125,10 @@ func TestFilters(t *testing.T) {
 		"server.pem":          ReasonSecret,
 		"certs/tls.KEY":       ReasonSecret,
 		".npmrc":              ReasonSecret,
-		".aws/credentials":    ReasonSecret,
+		".aws":                ReasonSecret, // a credentials directory: not entered
 		"credentials.json":    ReasonSecret,
 		"notes/key.txt":       ReasonSecret,
+		"notes/late-key.txt":  ReasonSecret,
 		"gen/zz_generated.go": ReasonGenerated,
 		"gen/licensed.go":     ReasonGenerated,
 		"gen/tagged.js":       ReasonGenerated,
@@ -325,21 +328,21 @@ func TestSymlinks(t *testing.T) {
 		t.Errorf("files = %q, want %q", got, want)
 	}
 	wantSkipped := map[string]Reason{
-		"out-dir":             ReasonSymlinkOutside,
-		"out-file.txt":        ReasonSymlinkOutside,
-		"real/up":             ReasonSymlinkLoop,
-		"real/sub/self":       ReasonSymlinkLoop,
-		"alias":               ReasonDuplicate,
-		"a-link.txt":          ReasonDuplicate,
-		"dangling":            ReasonBrokenSymlink,
-		"build":               ReasonIgnored,
-		"real/sub/zl":         ReasonDuplicate,
-		".env":                ReasonSecret,
-		"innocent.txt":        ReasonSecret,
-		"awslink/credentials": ReasonSecret,
-		".git":                ReasonVCS,
-		"gitconfig.txt":       ReasonVCS,
-		"meta":                ReasonVCS,
+		"out-dir":       ReasonSymlinkOutside,
+		"out-file.txt":  ReasonSymlinkOutside,
+		"real/up":       ReasonSymlinkLoop,
+		"real/sub/self": ReasonSymlinkLoop,
+		"alias":         ReasonDuplicate,
+		"a-link.txt":    ReasonDuplicate,
+		"dangling":      ReasonBrokenSymlink,
+		"build":         ReasonIgnored,
+		"real/sub/zl":   ReasonDuplicate,
+		".env":          ReasonSecret,
+		"innocent.txt":  ReasonSecret,
+		"awslink":       ReasonSecret, // leads into a credentials directory
+		".git":          ReasonVCS,
+		"gitconfig.txt": ReasonVCS,
+		"meta":          ReasonVCS,
 	}
 	if got := reasons(skipped); !reflect.DeepEqual(got, wantSkipped) {
 		t.Errorf("skipped = %v\nwant %v", got, wantSkipped)
