@@ -15,6 +15,7 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/ctxls/ctxls/index/chunk"
+	"github.com/ctxls/ctxls/index/walk"
 )
 
 // fileJob is one file to (re)index.
@@ -64,6 +65,14 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 			return r
 		}
 		src = b
+	}
+	// The walk sniffs only a file's first bytes, and an editor buffer may
+	// change after it was judged: the whole text is checked here, where
+	// every file and buffer is read before it is chunked, so that a
+	// private key or a token anywhere in it keeps the whole file out.
+	if what := walk.SecretContent(src); what != "" {
+		r.skip, r.err = string(walk.ReasonSecret), errors.New(what)
+		return r
 	}
 	info := FileInfo{
 		Path:     j.entry.Path,

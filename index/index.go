@@ -18,6 +18,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+
+	"github.com/ctxls/ctxls/index/walk"
 )
 
 // compactAfter is the number of changed files a snapshot's delta may hold
@@ -239,6 +241,11 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		return nil, fmt.Errorf("open index: %w", err)
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("open index: %s is not a directory", abs)
+	}
+	// Whatever the Lister: a folder inside VCS metadata or a secret
+	// directory is never indexed (walk.CheckRoot), for every face.
+	if err := walk.CheckRoot(root); err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
 	}
 	x := &Index{
 		set:       set,

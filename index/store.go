@@ -35,11 +35,14 @@ import (
 // or whose tables or bleve index fail to open is never served: the index
 // is rebuilt.
 const (
-	// schemaVersion changes with the tables' format and with the
-	// chunker's output (3: JavaScript object literals of methods are
-	// class-like; 4: JavaScript functions called in place are scopes), so
-	// that no index built by older rules is served.
-	schemaVersion = 4
+	// schemaVersion changes with the tables' format, with the chunker's
+	// output (3: JavaScript object literals of methods are class-like; 4:
+	// JavaScript functions called in place are scopes) and with the rules
+	// that admit files (5: a private key or a token anywhere in a file's
+	// text keeps it out; older indexes judged only its first KiB, and a
+	// refresh does not read unchanged files again), so that no index built
+	// by older rules is served.
+	schemaVersion = 5
 
 	lockName     = "lock"
 	currentName  = "CURRENT"

@@ -303,6 +303,13 @@ func (x *Index) changeFileLocked(ctx context.Context, p string, content []byte, 
 // the indexed one only updates the file table's size and time. A job
 // that cannot be read removes the file.
 func (x *Index) applyLocked(ctx context.Context, jobs []fileJob, removed []string) (changed, dropped int, err error) {
+	return x.applyCountLocked(ctx, jobs, removed, nil)
+}
+
+// applyCountLocked is applyLocked that also counts, by reason, the jobs
+// left out when read (a secret found in the whole text, a read error) into
+// skipped, when it is not nil.
+func (x *Index) applyCountLocked(ctx context.Context, jobs []fileJob, removed []string, skipped map[string]int) (changed, dropped int, err error) {
 	cur := x.cur.Load()
 	delta := maps.Clone(cur.delta)
 	if delta == nil {
@@ -340,6 +347,9 @@ func (x *Index) applyLocked(ctx context.Context, jobs []fileJob, removed []strin
 		}
 		if r.skip != "" {
 			x.set.Logf("index: %s: %s: %v", p, r.skip, r.err)
+			if skipped != nil {
+				skipped[r.skip]++
+			}
 			return drop(p)
 		}
 		old := cur.file(p)
@@ -516,7 +526,7 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 	}
 	st.Read = len(jobs)
 	if len(jobs) > 0 || len(removed) > 0 {
-		st.Changed, st.Removed, err = x.applyLocked(ctx, jobs, removed)
+		st.Changed, st.Removed, err = x.applyCountLocked(ctx, jobs, removed, st.Skipped)
 		if err != nil {
 			return st, fmt.Errorf("refresh: %w", err)
 		}
