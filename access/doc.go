@@ -40,7 +40,9 @@
 //     A path that does not exist is judged by its longest existing prefix; a
 //     component that exists but cannot be resolved (a dangling symlink, a
 //     loop) is refused. The refusal, an *OutsideError, names the allowed
-//     roots.
+//     roots. A root, and a path Check admits, must also lie outside
+//     version-control metadata and secret directories (.git, .aws, .ssh,
+//     …; walk.CheckRoot), which the index never opens as a folder.
 //
 //   - HTTP hygiene. Guard wraps an http.Handler and checks every request
 //     before it: the Host header must be a loopback name (localhost,

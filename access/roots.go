@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxls/ctxls/index/walk"
 )
 
 // Roots are the directories a network-face server may serve: a client may
@@ -20,7 +22,8 @@ type Roots struct {
 
 // NewRoots returns the roots dirs (made absolute against the working
 // directory, symlinks resolved); no dirs means the working directory. Each
-// must be an existing directory.
+// must be an existing directory outside version-control metadata and
+// secret directories (walk.CheckRoot).
 func NewRoots(dirs []string) (*Roots, error) {
 	if len(dirs) == 0 {
 		wd, err := os.Getwd()
@@ -45,6 +48,9 @@ func NewRoots(dirs []string) (*Roots, error) {
 		}
 		if !st.IsDir() {
 			return nil, fmt.Errorf("allowed root %q: not a directory", d)
+		}
+		if err := walk.CheckRoot(abs); err != nil {
+			return nil, fmt.Errorf("allowed root %q: %w", d, err)
 		}
 		if !r.has(real) {
 			r.dirs = append(r.dirs, real)
@@ -90,7 +96,10 @@ func (e *OutsideError) Error() string {
 // one, once its symlinks and ".." elements are resolved; else an
 // *OutsideError naming the roots, or an error saying why path cannot be
 // resolved. A path with ".." elements must pass read both lexically and as
-// the kernel reads it (see the package documentation).
+// the kernel reads it (see the package documentation). A path that is or
+// lies in version-control metadata or a secret directory (.git, .aws,
+// .ssh, …) is refused too, whichever reading leads there, with a
+// *walk.RootError: the index would refuse to open it.
 func (r *Roots) Check(path string) error {
 	if !filepath.IsAbs(path) {
 		return fmt.Errorf("%s: not an absolute path", path)
@@ -106,6 +115,11 @@ func (r *Roots) Check(path string) error {
 		}
 		if !r.contains(real) {
 			return &OutsideError{Path: path, Resolved: real, Roots: r.List()}
+		}
+		for _, q := range [...]string{p, real} {
+			if err := walk.CheckRoot(q); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

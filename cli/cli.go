@@ -12,6 +12,7 @@ import (
 	"github.com/ctxls/ctxls/access"
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/index/walk"
 	"github.com/ctxls/ctxls/tokens"
 )
 
@@ -39,12 +40,16 @@ func exit(env Env, err error) int {
 	}
 	var ue *usageError
 	var pe *assemble.ParamError
+	var re *walk.RootError
 	switch {
 	case errors.As(err, &ue):
 		fmt.Fprintf(env.Stderr, "ctxls: %s\nusage: %s\n", ue.msg, ue.usage)
 		return 2
 	case errors.As(err, &pe):
 		fmt.Fprintf(env.Stderr, "ctxls: %s\n", flagName(pe))
+		return 2
+	case errors.As(err, &re): // --root in VCS metadata or a secret directory
+		fmt.Fprintf(env.Stderr, "ctxls: --root %v\n", re)
 		return 2
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(env.Stderr, "ctxls: interrupted")
