@@ -53,7 +53,7 @@ func TestSecretWholeText(t *testing.T) {
 	writeTree(t, root, map[string]string{
 		"keep.go":       "package keep\n\n// Keep stays indexed.\nfunc Keep() {}\n",
 		"late/key.go":   secretIdxPadded(secretIdxKey("latekeymarker")),
-		"late/putty.go": secretIdxPadded("PuTTY-User-Key-File-3: ssh-ed25519\nComment: puttykeymarker\n"),
+		"late/putty.go": secretIdxPadded("PuTTY-User-Key-File-" + "3: ssh-ed25519\nComment: puttykeymarker\n"),
 		"late/token.go": secretIdxPadded("// tokenmarker\nconst tok = \"ghp_" + "R8x2Kq0ZtW5mN7bV3cL9pA1sD4fG6hJ0kQ2e" + "\"\n"),
 	})
 	opts := testOptions(t)

@@ -59,7 +59,7 @@ func secretFacesWorkspace(t *testing.T) string {
 		t.Fatal(err)
 	}
 	content := map[string]string{
-		"deploy.ppk":                 "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: wombatppk\nPublic-Lines: 1\nAAAAC3NzaC1lZDI1NTE5\n",
+		"deploy.ppk":                 "PuTTY-User-Key-File-" + "3: ssh-ed25519\nEncryption: none\nComment: wombatppk\nPublic-Lines: 1\nAAAAC3NzaC1lZDI1NTE5\n",
 		"notes/late1k.txt":           strings.Repeat("notes about the deployment\n", 60) + "wombatpemkib\n" + secretFacesArmor("RSA PRIVATE KEY") + "\nMIIEowIBAAKCAQEA\n",
 		"src/latekey.go":             "package src\n\n" + secretFacesPad + "// wombatlatekey deploy key\nconst deployKey = `" + secretFacesArmor("OPENSSH PRIVATE KEY") + "\nb3BlbnNzaC1rZXktdjE\n`\n",
 		"src/token.go":               "package src\n\n" + secretFacesPad + "// wombattoken\nconst token = \"ghp_" + "R8x2Kq0ZtW5mN7bV3cL9pA1sD4fG6hJ0kQ2e" + "\"\n",

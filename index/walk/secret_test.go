@@ -162,9 +162,9 @@ func TestSecretContent(t *testing.T) {
 		{"OpenSSH key in a Go string", code + "var k = `" + armor("OPENSSH PRIVATE KEY") + "\nb3Bl\n`\n", "private key"},
 		{"PKCS#8 key in JSON", `{"type": "service_account", "private_key": "` + armor("PRIVATE KEY") + `\nMIIE\n"}`, "private key"},
 		{"PGP key block", armor("PGP PRIVATE KEY BLOCK") + "\n", "private key"},
-		{"SSH2 key", "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: x\n", "private key"},
-		{"PuTTY key", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\n", "PuTTY private key"},
-		{"PuTTY key late", code + "PuTTY-User-Key-File-2: ssh-rsa\n", "PuTTY private key"},
+		{"SSH2 key", "---- BEGIN " + "SSH2 ENCRYPTED PRIVATE KEY ----\nComment: x\n", "private key"},
+		{"PuTTY key", "PuTTY-User-Key-File-" + "3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\n", "PuTTY private key"},
+		{"PuTTY key late", code + "PuTTY-User-Key-File-" + "2: ssh-rsa\n", "PuTTY private key"},
 		{"GitHub classic", code + `token := "ghp_` + secretFakeToken(secretAlnum, 36, 3) + `"`, "GitHub token"},
 		{"GitHub OAuth", "gho_" + secretFakeToken(secretAlnum, 36, 4), "GitHub token"},
 		{"GitHub fine-grained", "github_pat_" + secretFakeToken(secretAlnum, 22, 5) + "_" + secretFakeToken(secretAlnum, 59, 6), "GitHub token"},
@@ -230,7 +230,7 @@ func TestWalkSecrets(t *testing.T) {
 	root := t.TempDir()
 	secretTree(t, root, map[string]string{
 		"main.go":                              "package main\n",
-		"deploy.ppk":                           "PuTTY-User-Key-File-3: ssh-ed25519\n",
+		"deploy.ppk":                           "PuTTY-User-Key-File-" + "3: ssh-ed25519\n",
 		".envrc":                               "export AWS_SECRET_ACCESS_KEY=x\n",
 		"prod.env":                             "DB_PASSWORD=x\n",
 		".docker/config.json":                  `{"auths": {"r.example": {"auth": "eDp5"}}}`,
@@ -373,7 +373,7 @@ func TestAllowedWholeBuffer(t *testing.T) {
 	}
 	for _, tail := range []string{
 		armor("EC PRIVATE KEY") + "\nMHcC\n",
-		"PuTTY-User-Key-File-3: ssh-ed25519\n",
+		"PuTTY-User-Key-File-" + "3: ssh-ed25519\n",
 		"const tok = \"ghp_" + secretFakeToken(secretAlnum, 36, 3) + "\"\n",
 	} {
 		if ok, r := m.Allowed("a.go", []byte(code+tail)); ok || r != ReasonSecret {
