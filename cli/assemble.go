@@ -138,6 +138,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	defer batchGC(ctx)()
 	x, err := index.Open(ctx, dir, opts)
 	bar.finish()
+	if re := (*index.RootReadError)(nil); errors.As(err, &re) {
+		return err // names the root and why
+	}
 	if err != nil {
 		return fmt.Errorf("index %s: %w", dir, err)
 	}

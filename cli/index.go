@@ -53,10 +53,13 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	st, err := buildIndex(ctx, dir, opts, *embeddings != semantic.ModeOff, ep, env)
 	bar.finish()
 	var ce *index.CacheDirError
-	if errors.As(err, &ce) {
+	var re *index.RootReadError
+	switch {
+	case errors.As(err, &re):
+		return err // names the root and why
+	case errors.As(err, &ce):
 		return fmt.Errorf("%w: nothing was saved (give --cache-dir, or $CTXLS_CACHE_DIR, a writable directory with free space)", err)
-	}
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("index %s: %w", dir, err)
 	}
 	if *useHistory && st.Dir != "" {

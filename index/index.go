@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -18,6 +20,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+	"golang.org/x/sys/unix"
 
 	"github.com/ctxls/ctxls/index/walk"
 )
@@ -247,6 +250,9 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	if err := walk.CheckRoot(root); err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
+	if err := checkRootReadable(abs); err != nil {
+		return nil, err
+	}
 	x := &Index{
 		set:       set,
 		env:       &env{root: abs, encodings: set.encodings, pool: &scorerPool{}, texts: newTextCache(textCacheLimit(opts.TextCacheBytes))},
@@ -317,7 +323,10 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		reason = "private (index directory locked)"
 	}
 	if err := x.startBuild(ctx, reason); err != nil {
-		if isStorageFailure(err) && !x.private {
+		// A build that could not start on disk starts again in memory.
+		// One that ran has had its own way out (rebuildInMemory) and has
+		// closed doneBuild: it is not run again.
+		if isStorageFailure(err) && !x.private && !x.buildDone() {
 			x.lock.release()
 			return x.openInMemory(ctx, dir, err)
 		}
@@ -325,6 +334,58 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		return nil, err
 	}
 	return x, nil
+}
+
+// buildDone reports whether the initial build has run (doneBuild is
+// closed).
+func (x *Index) buildDone() bool {
+	select {
+	case <-x.doneBuild:
+		return true
+	default:
+		return false
+	}
+}
+
+// RootReadError says that the workspace root cannot be read (listed): the
+// error of Open and Build for an unreadable root, never taken for a cache
+// directory that cannot be written.
+type RootReadError struct {
+	Root string
+	Err  error
+}
+
+func (e *RootReadError) Error() string {
+	return fmt.Sprintf("cannot read the root %s: %v", e.Root, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *RootReadError) Unwrap() error { return e.Err }
+
+// checkRootReadable fails with a *RootReadError when the directory root
+// cannot be listed or entered by this process (a directory of another
+// user's, mode 000): said at once, before a cache directory is touched,
+// rather than by the walk that would fail on it.
+func checkRootReadable(root string) error {
+	f, err := os.Open(root)
+	if err == nil {
+		_, err = f.Readdirnames(1)
+		f.Close()
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+	}
+	if err == nil {
+		err = unix.Faccessat(unix.AT_FDCWD, root, unix.X_OK, unix.AT_EACCESS)
+	}
+	if err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &RootReadError{Root: root, Err: err}
 }
 
 // openExisting opens the live generation; it returns why it cannot be
@@ -524,7 +585,10 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	start := time.Now()
 	entries, skipped, err := x.set.Lister.List(ctx, x.env.root)
 	if err != nil {
-		return fmt.Errorf("build index: %w", err)
+		if ctx.Err() != nil {
+			return fmt.Errorf("build index: %w", err)
+		}
+		return &RootReadError{Root: x.env.root, Err: err}
 	}
 	st := Stats{Mode: "build", Reason: reason, Skipped: map[string]int{}, Dir: x.dir}
 	for _, s := range skipped {

@@ -45,8 +45,13 @@ var storageErrnos = []error{
 }
 
 // isStorageFailure reports whether err says the cache directory cannot be
-// written.
+// written. An error reading the root (a *RootReadError: an unreadable
+// workspace fails with the same errnos) never does.
 func isStorageFailure(err error) bool {
+	var re *RootReadError
+	if errors.As(err, &re) {
+		return false
+	}
 	if errors.Is(err, errPersist) {
 		return true
 	}
