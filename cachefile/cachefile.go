@@ -48,10 +48,12 @@ func Read(path string) []byte {
 }
 
 // Write writes b to path atomically: a temporary file in path's directory
-// (created if needed), renamed over path.
+// (created if needed, 0700), renamed over path. The file is readable by
+// the user alone (0600, as os.CreateTemp makes it): a cache holds what
+// the workspace holds.
 func Write(path string, b []byte) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*")

@@ -50,7 +50,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	asJSON := fs.Bool("json", false, "print the whole result object as JSON (docs/result.schema.json), the context rendered in --format inside it")
 	strategy := fs.String("strategy", "grouped", "order: grouped, interleaved or score")
 	explain := fs.Bool("explain", false, "print why each part is in and each candidate out (stderr, or in the JSON)")
-	cacheDir := fs.String("cache-dir", "", "index directory for this root (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
+	cacheDir := fs.String("cache-dir", "", "index directory for this root: new, empty, or one ctxls made (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
 	weights := fs.String("weights", "", "retrieval channel weights, e.g. graph=1,neighbor=0 (0 turns a channel off)")
 	useHistory := fs.Bool("git-history", true, "use the root's git history: files changed with the diff's, files changed often and lately (read once, cached with the index)")
 	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from the root itself, stored with the index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")

@@ -21,7 +21,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	asJSON := fs.Bool("json", false, "print the build statistics as JSON")
 	rebuild := fs.Bool("rebuild", false, "rebuild from scratch even if a valid index exists")
 	encoding := fs.String("encoding", retrieve.DefaultEncoding, "token encoding counted for every chunk")
-	cacheDir := fs.String("cache-dir", "", "index directory for this root (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
+	cacheDir := fs.String("cache-dir", "", "index directory for this root: new, empty, or one ctxls made (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
 	useHistory := fs.Bool("git-history", true, "also read the root's git history into its cache beside the index (false: leave it)")
 	embeddings := fs.String("embeddings", semantic.DefaultMode, "also compute the semantic channel's vectors, stored beside the index: workspace (learned from the root itself), endpoint (asked of an embeddings service, --embeddings-endpoint …) or off")
 	epConfig := semantic.EndpointFlags(fs)
@@ -55,8 +55,8 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	var ce *index.CacheDirError
 	var re *index.RootReadError
 	switch {
-	case errors.As(err, &re):
-		return err // names the root and why
+	case errors.Is(err, index.ErrNotCacheDir) || errors.As(err, &re):
+		return err // names the directory, why, and what to do
 	case errors.As(err, &ce):
 		return fmt.Errorf("%w: nothing was saved (give --cache-dir, or $CTXLS_CACHE_DIR, a writable directory with free space)", err)
 	case err != nil:

@@ -139,11 +139,11 @@ func (w *tablesWriter) uvarint(x uint64) { w.bytes(w.buf[:binary.PutUvarint(w.bu
 func (w *tablesWriter) varint(x int64)   { w.bytes(w.buf[:binary.PutVarint(w.buf[:], x)]) }
 
 // writeTables writes the tables of files (in the given order) to path
-// atomically: a temporary file, fsync, rename. names resolves the chunks'
-// name ids.
+// atomically: a temporary file (0600), fsync, rename. names resolves the
+// chunks' name ids.
 func writeTables(path string, encodings, names []string, files []*fileRec, sym *symIndex) (err error) {
 	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := createPrivate(tmp)
 	if err != nil {
 		return fmt.Errorf("write tables: %w", err)
 	}

@@ -25,6 +25,10 @@ import (
 	"github.com/ctxls/ctxls/index/walk"
 )
 
+// bleveMetaName is the metadata file bleve writes into an index's
+// directory.
+const bleveMetaName = "index_meta.json"
+
 // compactAfter is the number of changed files a snapshot's delta may hold
 // before the writer folds it into new base tables. Lookups scan the delta,
 // and folding costs a pass over all tables, so this trades per-update cost
@@ -270,9 +274,12 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		if dir, err = DefaultCacheDir(abs); err != nil {
 			return nil, err
 		}
+		// os.UserCacheDir()/ctxls is ctxls's own; $CTXLS_CACHE_DIR is
+		// only when ctxls creates it.
+		prepareDefaultParent(filepath.Dir(dir), os.Getenv(EnvCacheDir) == "")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		if isStorageFailure(err) {
+	if err := prepareCacheDir(dir); err != nil {
+		if isStorageFailure(err) || errors.Is(err, ErrNotCacheDir) {
 			return x.openInMemory(ctx, dir, err)
 		}
 		return nil, fmt.Errorf("open index: %w", err)
@@ -287,10 +294,14 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 			return nil, fmt.Errorf("open index of %s: %w", abs, err)
 		}
 		set.Logf("index: %v; building a private index", err)
-		if dir, err = os.MkdirTemp("", "ctxls-private-"); err != nil {
+		if dir, err = os.MkdirTemp("", "ctxls-private-"); err != nil { // 0700
 			return nil, fmt.Errorf("open index: %w", err)
 		}
 		x.private = true
+		if err := writeTag(dir); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("open index: %w", err)
+		}
 		if lock, err = lockDir(ctx, dir, set.LockTimeout); err != nil {
 			os.RemoveAll(dir)
 			return nil, fmt.Errorf("open index: %w", err)
@@ -533,6 +544,15 @@ func (x *Index) startBuild(ctx context.Context, reason string) error {
 			os.RemoveAll(gen)
 		}
 		return fmt.Errorf("create index: %w", err)
+	}
+	if gen != "" {
+		// bleve makes its directories 0700 and its segments and store
+		// 0600, but its metadata file 0666 less the umask.
+		if err := os.Chmod(filepath.Join(bpath, bleveMetaName), 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			bidx.Close()
+			os.RemoveAll(gen)
+			return fmt.Errorf("create index: %w", err)
+		}
 	}
 	x.mu.Lock()
 	x.bidx = bidx

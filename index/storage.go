@@ -46,10 +46,11 @@ var storageErrnos = []error{
 
 // isStorageFailure reports whether err says the cache directory cannot be
 // written. An error reading the root (a *RootReadError: an unreadable
-// workspace fails with the same errnos) never does.
+// workspace fails with the same errnos) never does, nor a cache
+// directory refused as not ctxls's (ErrNotCacheDir: Open handles it).
 func isStorageFailure(err error) bool {
 	var re *RootReadError
-	if errors.As(err, &re) {
+	if errors.As(err, &re) || errors.Is(err, ErrNotCacheDir) {
 		return false
 	}
 	if errors.Is(err, errPersist) {
@@ -118,12 +119,15 @@ func awaitOrGiveUp(ctx context.Context, done <-chan error, failures func() uint6
 	}
 }
 
+// probeName is the file probeWrite writes (and removes at once).
+const probeName = ".ctxls-write-probe"
+
 // probeWrite says why dir cannot be written, if a small write shows it.
 func probeWrite(dir string) error {
 	if dir == "" {
 		return nil
 	}
-	p := filepath.Join(dir, ".ctxls-write-probe")
+	p := filepath.Join(dir, probeName)
 	err := os.WriteFile(p, make([]byte, 64<<10), 0o600)
 	os.Remove(p)
 	return err
@@ -141,20 +145,33 @@ func storageCause(dir string, err error) string {
 // CacheDirError says that the index of Root cannot be written to its cache
 // directory Dir, and why (Cause: what a write there says). It is the error
 // of Open and Build with Options.NoMemoryFallback; otherwise it is what the
-// warning given to Options.Warnf says.
+// warning given to Options.Warnf says. Err is ErrNotCacheDir when ctxls
+// refused the directory as not its own (nothing was written there), nil
+// when the directory failed a write.
 type CacheDirError struct {
 	Root, Dir, Cause string
+	Err              error
 }
 
 func (e *CacheDirError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("cannot use %s for the index of %s: %s", e.Dir, e.Root, e.Cause)
+	}
 	return fmt.Sprintf("cannot write the index of %s to %s (%s)", e.Root, e.Dir, e.Cause)
 }
+
+// Unwrap returns Err.
+func (e *CacheDirError) Unwrap() error { return e.Err }
 
 // inMemory decides what a cache directory dir that cannot be written (why)
 // means for x: with Options.NoMemoryFallback, the error to return; else nil,
 // after telling the user, once, that the index is kept in memory.
 func (x *Index) inMemory(dir, why string) error {
-	e := &CacheDirError{Root: x.env.root, Dir: dir, Cause: why}
+	return x.inMemoryErr(&CacheDirError{Root: x.env.root, Dir: dir, Cause: why})
+}
+
+// inMemoryErr is inMemory for the error e.
+func (x *Index) inMemoryErr(e *CacheDirError) error {
 	if x.set.NoMemoryFallback {
 		return e
 	}
@@ -167,7 +184,15 @@ func (x *Index) inMemory(dir, why string) error {
 // NoMemoryFallback, Open fails). x has no lock.
 func (x *Index) openInMemory(ctx context.Context, dir string, err error) (*Index, error) {
 	x.dir, x.lock = "", nil
-	if err := x.inMemory(dir, storageCause(dir, err)); err != nil {
+	e := &CacheDirError{Root: x.env.root, Dir: dir}
+	if r := (*refusal)(nil); errors.As(err, &r) {
+		// Refused, not failed: nothing is written there, not even a
+		// probe.
+		e.Cause, e.Err = r.reason(), ErrNotCacheDir
+	} else {
+		e.Cause = storageCause(dir, err)
+	}
+	if err := x.inMemoryErr(e); err != nil {
 		x.Close()
 		return nil, err
 	}

@@ -11,13 +11,17 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// On-disk layout of one root's cache directory:
+// On-disk layout of one root's cache directory (mode 0700, its files
+// 0600: they hold the workspace's paths, names and code):
 //
+//	<dir>/CACHEDIR.TAG      ctxls's cache directory tag (cachedir.go): only a
+//	                        tagged directory is written or collected
 //	<dir>/lock              flock(2) target; held by the one Index writing here
 //	<dir>/CURRENT           name of the live generation, replaced by rename
 //	<dir>/g-<time>-<rand>/  one generation (a full build)
@@ -75,9 +79,12 @@ type dirLock struct{ f *os.File }
 // lockDir takes the lock of dir, polling until timeout or ctx ends.
 func lockDir(ctx context.Context, dir string, timeout time.Duration) (*dirLock, error) {
 	p := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", p, err)
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		_ = f.Chmod(0o600) // made 0644 by earlier versions; best effort
 	}
 	deadline := time.Now().Add(timeout)
 	for {
@@ -114,11 +121,22 @@ func (l *dirLock) release() error {
 	return err
 }
 
+// createPrivate creates the file path for writing, readable by the user
+// alone (0600): a file left there by a process that died (a temporary
+// file) is removed first, so that its mode, or a link in its place, is
+// not inherited.
+func createPrivate(path string) (*os.File, error) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+}
+
 // writeFileSync writes data to path atomically: temp file, fsync, rename,
 // fsync of the directory.
 func writeFileSync(path string, data []byte) error {
 	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := createPrivate(tmp)
 	if err != nil {
 		return err
 	}
@@ -157,10 +175,10 @@ func syncDir(dir string) error {
 func newGeneration(dir string) (string, error) {
 	name := fmt.Sprintf("%s%d-%08x", genPrefix, time.Now().UnixNano(), rand.Uint32())
 	gen := filepath.Join(dir, name)
-	if err := os.Mkdir(gen, 0o755); err != nil {
+	if err := os.Mkdir(gen, 0o700); err != nil {
 		return "", fmt.Errorf("new index generation: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(gen, schemaName), []byte(strconv.Itoa(schemaVersion)+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(gen, schemaName), []byte(strconv.Itoa(schemaVersion)+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("new index generation: %w", err)
 	}
 	return gen, nil
@@ -192,19 +210,37 @@ func switchCurrent(dir, gen string) error {
 }
 
 // removeOtherGenerations deletes every generation of dir but keep, and
-// leftover temporary files. Errors are ignored: the next open retries.
+// leftover temporary files: only in a directory that carries ctxls's tag,
+// and only entries ctxls makes — directories named as newGeneration
+// names them, temporary files named as ctxls names them (ownTempFile) —,
+// never following a symbolic link (one in their place is left alone; the
+// deletion stays inside dir, os.Root). Errors are ignored: the next open
+// retries.
 func removeOtherGenerations(dir, keep string) {
-	ents, err := os.ReadDir(dir)
+	if !hasTag(dir) {
+		return
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	f, err := r.Open(".")
+	if err != nil {
+		return
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		name := e.Name()
-		if strings.HasPrefix(name, genPrefix) && name != filepath.Base(keep) {
-			_ = os.RemoveAll(filepath.Join(dir, name))
-		}
-		if strings.HasSuffix(name, ".tmp") {
-			_ = os.Remove(filepath.Join(dir, name))
+		name, t := e.Name(), e.Type()
+		switch {
+		case t.IsDir() && isGenName(name) && name != filepath.Base(keep):
+			_ = r.RemoveAll(name)
+		case t.IsRegular() && ownTempFile(name):
+			_ = r.Remove(name)
 		}
 	}
 }
