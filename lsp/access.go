@@ -31,6 +31,44 @@ type Access struct {
 	// fail initialize, or are not opened when added later. Nil allows
 	// every folder.
 	CheckRoot func(path string) error
+	// AuthTimeout is how long a connection has to present the token (a
+	// successful check of initialize's token) before it is closed; 0
+	// means DefaultAuthTimeout. Until then frames are limited to
+	// MaxUnauthenticatedMessageBytes.
+	AuthTimeout time.Duration
+	// FrameTimeout is how long a frame has to arrive once its first byte
+	// has (plus a second per MiB of body), on a connection that takes
+	// read deadlines; 0 means DefaultFrameTimeout. The time between
+	// frames is not limited: an editor stays idle for hours.
+	FrameTimeout time.Duration
+	// Admitted, when set, is called once, when the client has presented
+	// the token (ctxls serve --listen counts the connections that have
+	// not, against a cap). Set it on a copy of the policy per connection.
+	Admitted func()
+}
+
+// Defaults of Access's timeouts.
+const (
+	// DefaultAuthTimeout: a client sends initialize first, at once; ten
+	// seconds is ample on any link.
+	DefaultAuthTimeout = 10 * time.Second
+	// DefaultFrameTimeout: a frame is written at once by its sender; one
+	// stalled for 30 s is not coming.
+	DefaultFrameTimeout = 30 * time.Second
+)
+
+func (a *Access) authTimeout() time.Duration {
+	if a.AuthTimeout > 0 {
+		return a.AuthTimeout
+	}
+	return DefaultAuthTimeout
+}
+
+func (a *Access) frameTimeout() time.Duration {
+	if a.FrameTimeout > 0 {
+		return a.FrameTimeout
+	}
+	return DefaultFrameTimeout
 }
 
 // Field names of access errors (data.field).
@@ -66,6 +104,7 @@ func (s *session) admit(p *InitializeParams) error {
 	case !access.TokenEqual(tok, s.opts.Access.Token):
 		return &refusal{paramError(fieldToken, "wrong token")}
 	}
+	s.admitted()
 	if p.RootURI != nil && *p.RootURI != "" {
 		if root, err := uriToPath(*p.RootURI); err == nil {
 			if err := s.checkRoot(root); err != nil {
@@ -84,6 +123,19 @@ func (s *session) admit(p *InitializeParams) error {
 		return paramError("workspaceFolders", "%s", refused[0])
 	}
 	return nil
+}
+
+// admitted records that the client presented the token: its frames may
+// be as large as MaxMessageBytes from now on, the authentication timeout
+// no longer applies, and Access.Admitted is told (once).
+func (s *session) admitted() {
+	if !s.auth.CompareAndSwap(authPending, authAdmitted) {
+		return // admitted before, or the timeout is closing the connection
+	}
+	s.stream.admitFrames()
+	if f := s.opts.Access.Admitted; f != nil {
+		f()
+	}
 }
 
 // checkRoot applies the policy's CheckRoot, if any, to a folder root.

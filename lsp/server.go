@@ -79,6 +79,11 @@ var (
 	// ErrRefused: the client did not present the token Options.Access
 	// asks for; the session was answered with an error and closed.
 	ErrRefused = errors.New("lsp: client refused")
+	// ErrLimit: the connection was closed at a limit of a network face
+	// (Options.Access): a frame over the size limit, a frame that did not
+	// arrive in time, no initialize with the token in time. The error
+	// names the limit.
+	ErrLimit = errors.New("lsp: connection closed at a limit")
 )
 
 // Serve runs one language-server session over conn (LSP base protocol:
@@ -86,9 +91,11 @@ var (
 // connection closes or ctx is cancelled. It returns nil after shutdown and
 // exit, ErrExitWithoutShutdown after an exit without shutdown,
 // ErrDisconnected when the connection closed first, ErrRefused (with the
-// reason) when Options.Access refused the client, and ctx's error when
-// ctx was cancelled. All indexes the session opened are closed (and
-// checkpointed to disk) before Serve returns.
+// reason) when Options.Access refused the client, an ErrLimit naming the
+// limit when a limit of the network face closed the connection (see
+// Access), and ctx's error when ctx was cancelled. All indexes the
+// session opened are closed (and checkpointed to disk) before Serve
+// returns.
 func Serve(ctx context.Context, conn io.ReadWriteCloser, opts Options) error {
 	if opts.Engine == nil {
 		return errors.New("lsp: Options.Engine is required")
@@ -98,8 +105,22 @@ func Serve(ctx context.Context, conn io.ReadWriteCloser, opts Options) error {
 	}
 	s := newSession(opts)
 	s.stream = newFrameStream(conn)
+	if opts.Access != nil {
+		s.stream.limitFrames(conn, opts.Access.frameTimeout())
+	}
 	c := jsonrpc2.NewConn(ctx, s.stream, s, jsonrpc2.SetLogger(logfLogger(s.logf)))
 	s.conn.Store(c)
+	if opts.Access != nil {
+		// A client that has not presented the token within the
+		// authentication timeout is closed: it holds a connection and
+		// its buffers and has not proved it may.
+		t := time.AfterFunc(opts.Access.authTimeout(), func() {
+			if s.auth.CompareAndSwap(authPending, authTimedOut) {
+				c.Close()
+			}
+		})
+		defer t.Stop()
+	}
 	select {
 	case <-c.DisconnectNotify():
 	case <-ctx.Done():
@@ -122,6 +143,10 @@ func Serve(ctx context.Context, conn io.ReadWriteCloser, opts Options) error {
 	switch {
 	case s.refused != "":
 		return fmt.Errorf("%w: %s", ErrRefused, s.refused)
+	case s.auth.Load() == authTimedOut:
+		return fmt.Errorf("%w: no initialize with the token within %v", ErrLimit, opts.Access.authTimeout())
+	case s.stream.limitErr() != nil:
+		return s.stream.limitErr()
 	case s.exited && s.state == stateShutdown:
 		return nil
 	case s.exited:
@@ -136,6 +161,13 @@ func Serve(ctx context.Context, conn io.ReadWriteCloser, opts Options) error {
 type logfLogger func(format string, args ...any)
 
 func (l logfLogger) Printf(format string, args ...any) { l(strings.TrimSuffix(format, "\n"), args...) }
+
+// Values of session.auth.
+const (
+	authPending int32 = iota
+	authAdmitted
+	authTimedOut
+)
 
 // sessionState is where a session is in the LSP lifecycle.
 type sessionState int
@@ -192,7 +224,11 @@ type session struct {
 	// (see refuse).
 	refused  string
 	refusedC chan struct{}
-	bg       sync.WaitGroup // background goroutines (folder closing)
+	// auth is where a client of a network face is in presenting the
+	// token: authPending, then authAdmitted (admit) or authTimedOut (the
+	// authentication timeout closed the connection).
+	auth atomic.Int32
+	bg   sync.WaitGroup // background goroutines (folder closing)
 }
 
 func newSession(opts Options) *session {

@@ -39,6 +39,13 @@ localhost:PORT, or :PORT meaning 127.0.0.1:PORT) or a Unix socket
 else generated into a new 0600 file whose path is printed at start. See
 docs/security.md.
 
+Limits on a socket: until a connection has sent initialize with the token,
+its messages are at most 64 KiB, it must do so within 10 s
+($CTXLS_AUTH_DEADLINE), and at most 64 such connections wait at a time
+(more are closed at once); afterwards messages are at most 64 MiB. A
+message must arrive within 30 s of its first byte, plus a second per MiB
+($CTXLS_READ_DEADLINE); an idle connection is never closed.
+
 Exit status (stdio): 0 after shutdown and exit, 1 after an exit without
 shutdown or when the client goes away, 2 on bad usage.
 `
@@ -188,6 +195,11 @@ func serveListen(ctx context.Context, cfg listenConfig, opts lsp.Options, logger
 		fmt.Fprintf(stderr, "ctxls serve: --root: %v\n", err)
 		return 2
 	}
+	deadlines, err := deadlinesFromEnv()
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxls serve: %v\n", err)
+		return 2
+	}
 	tok, err := access.LoadOrCreateToken(cfg.tokenFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "ctxls serve: token: %v\n", err)
@@ -201,7 +213,7 @@ func serveListen(ctx context.Context, cfg listenConfig, opts lsp.Options, logger
 			logger.Print(err)
 		}
 	}()
-	opts.Access = &lsp.Access{Token: tok.Value, CheckRoot: roots.Check}
+	opts.Access = &lsp.Access{Token: tok.Value, CheckRoot: roots.Check, AuthTimeout: deadlines.auth, FrameTimeout: deadlines.read}
 	ln, err := access.Listen(network, address)
 	if err != nil {
 		logger.Print(err)
@@ -217,13 +229,25 @@ func serveListen(ctx context.Context, cfg listenConfig, opts lsp.Options, logger
 	return serveListener(ctx, ln, opts, logger)
 }
 
+// maxUnauthenticated is how many connections may be open at once
+// without having presented the token (each for at most the
+// authentication timeout, holding at most a 64 KiB message): a client
+// opens one connection, an editor a few; more are closed at once, so
+// that connections which never authenticate cannot pile up.
+const maxUnauthenticated = 64
+
 // serveListener accepts connections on ln and runs one session per
-// connection, concurrently, until ctx is cancelled.
+// connection, concurrently, until ctx is cancelled. A connection beyond
+// maxUnauthenticated that have not presented the token is closed at once,
+// with a log line.
 func serveListener(ctx context.Context, ln net.Listener, opts lsp.Options, logger *log.Logger) int {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	// waiting holds a slot per connection that has not presented the
+	// token; a session frees its slot when it does, or ends.
+	waiting := make(chan struct{}, maxUnauthenticated)
 	for n := 1; ; n++ {
 		c, err := ln.Accept()
 		if err != nil {
@@ -233,15 +257,31 @@ func serveListener(ctx context.Context, ln net.Listener, opts lsp.Options, logge
 			logger.Print(err)
 			return 1
 		}
+		remote := strconv.Itoa(n)
+		if a := c.RemoteAddr(); a != nil && a.String() != "" {
+			remote += " (" + a.String() + ")"
+		}
+		select {
+		case waiting <- struct{}{}:
+		default:
+			logger.Printf("session %s: closed at once: %d connections are already waiting to send initialize with the token (the limit)", remote, maxUnauthenticated)
+			c.Close()
+			continue
+		}
+		var once sync.Once
+		release := func() { once.Do(func() { <-waiting }) }
+		sessionOpts := opts
+		if opts.Access != nil {
+			a := *opts.Access
+			a.Admitted = release
+			sessionOpts.Access = &a
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			remote := strconv.Itoa(n)
-			if a := c.RemoteAddr(); a != nil && a.String() != "" {
-				remote += " (" + a.String() + ")"
-			}
+			defer release()
 			logger.Printf("session %s: start", remote)
-			err := lsp.Serve(ctx, c, opts)
+			err := lsp.Serve(ctx, c, sessionOpts)
 			if err == nil {
 				logger.Printf("session %s: end", remote)
 			} else {
