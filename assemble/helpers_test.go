@@ -8,7 +8,8 @@ import (
 	"github.com/ctxls/ctxls/ranges"
 )
 
-// approxCounter is ceil(bytes/4), seed 000's SimpleTokenizer. It is not
+// approxCounter is ceil(bytes/4), the rough estimate of a simple
+// tokenizer. It is not
 // additive (a sum of segments over-counts), which the assembler must cope
 // with: its final whole-text count decides.
 type approxCounter struct{}

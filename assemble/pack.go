@@ -321,7 +321,7 @@ func (p *packer) estimate(c *cand) int {
 	return p.cost(p.a.draftFor(c, option{LevelFull, c.Ranges}, ranges.Span(c.Ranges)))
 }
 
-// outlines (summary substitution, seed 002) replaces each file's candidates
+// outlines (summary substitution) replaces each file's candidates
 // that were left out for budget reasons by one part holding their
 // declaration lines, when it fits.
 func (p *packer) outlines(order []*cand) {

@@ -8,9 +8,10 @@ import (
 	"github.com/ctxls/ctxls/ranges"
 )
 
-// seedRenderer is seed 000's format: "[DOC: path]" then the text. With
-// fieldsCounter its header costs exactly 10 tokens, the seed's
-// per_doc_overhead.
+// seedRenderer renders a part as "[DOC: path]" then the text, the format
+// of the reference packing and grouping examples below. With
+// fieldsCounter its header costs exactly 10 tokens, the per-document
+// overhead those examples assume.
 type seedRenderer struct{}
 
 func (seedRenderer) preamble() string { return "" }
@@ -24,12 +25,12 @@ func one(path string, score float64) Candidate {
 	return Candidate{Path: path, Ranges: []ranges.Range{{Start: 1, End: 1}}, Score: score}
 }
 
-// TestSeedPackingVector is CFS-021's packing test: budget 150, A 50/0.9,
-// B 100/0.85, C 30/0.8, D 80/0.75, score strategy → A, C, 80 tokens of
-// content, not truncated. The seed's own arithmetic ("B wouldn't fit after
-// A") holds with its per-document marker of 10 tokens (TokenBudget.new sets
-// per_doc_overhead = 10); with a free marker A+B would be exactly 150 and
-// fit. So each part here costs its text plus a 10-token "[DOC: …]" header.
+// TestSeedPackingVector is the reference packing example: budget 150,
+// A 50/0.9, B 100/0.85, C 30/0.8, D 80/0.75, score strategy → A, C, 80
+// tokens of content, not truncated. Its arithmetic ("B wouldn't fit after
+// A") holds only with a per-document marker of 10 tokens; with a free
+// marker A+B would be exactly 150 and fit. So each part here costs its
+// text plus a 10-token "[DOC: …]" header.
 func TestSeedPackingVector(t *testing.T) {
 	files := MapFiles{"A": words(50, "a"), "B": words(100, "b"), "C": words(30, "c"), "D": words(80, "d")}
 	cs := []Candidate{one("A", 0.9), one("B", 0.85), one("C", 0.8), one("D", 0.75)}
@@ -63,8 +64,8 @@ func TestSeedPackingVector(t *testing.T) {
 	}
 }
 
-// TestSeedGroupingVector is CFS-021's grouping test: a.md 0.9/0.85 and b.md
-// 0.88/0.82 render as a.md chunks 1, 2 then b.md chunks 1, 2.
+// TestSeedGroupingVector is the reference grouping example: a.md 0.9/0.85
+// and b.md 0.88/0.82 render as a.md chunks 1, 2 then b.md chunks 1, 2.
 func TestSeedGroupingVector(t *testing.T) {
 	files := MapFiles{
 		"a.md": "Chunk 1 of a\nfiller\nfiller\nfiller\nfiller\nfiller\nChunk 2 of a\n",

@@ -23,7 +23,8 @@ func Formats() []string { return []string{string(JSON), string(Markdown), string
 // Strategy is the order parts are admitted and rendered in.
 type Strategy string
 
-// Strategies (seed CFS-021 §8).
+// Strategies: the orders a request may ask for (docs/protocol.md,
+// `strategy`).
 const (
 	// Grouped admits parts by score and renders them grouped by file: files
 	// by their best part's score, parts in line order.
@@ -60,8 +61,8 @@ type Budget struct {
 	MaxTokens        int `json:"maxTokens"`
 	PerFileMaxTokens int `json:"perFileMaxTokens,omitempty"`
 	PerPartMaxTokens int `json:"perPartMaxTokens,omitempty"`
-	// Reserves sets aside tokens for candidates whose Reserve names them
-	// (seed 003): those candidates are packed first into their reserve;
+	// Reserves sets aside tokens for candidates whose Reserve names them:
+	// those candidates are packed first into their reserve;
 	// whatever a reserve does not use is released to everyone else.
 	Reserves map[string]int `json:"reserves,omitempty"`
 }
@@ -79,14 +80,14 @@ type Policy struct {
 	// reduced to a skeleton, whatever Levels says.)
 	Levels bool
 	// Outlines replaces a file's dropped candidates by one outline part (their
-	// signature lines) when it fits (summary substitution, seed 002).
+	// signature lines) when it fits (summary substitution).
 	Outlines bool
 	// HitContext is how many lines around each hit line a trimmed part keeps
 	// at most (it shrinks to fit).
 	HitContext int
 	// CoverMerge is the share of a candidate's lines that, when already in a
 	// kept part of the same file, makes it a duplicate merged into that part
-	// (seed 000: 0.8).
+	// (DefaultPolicy: 0.8).
 	CoverMerge float64
 }
 

@@ -113,9 +113,9 @@ func TestCasesFileIsValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := checkCases(t, f)
-	// Issue 12: ≥ 20 repositories, ≥ 400 query and ≥ 150 diff cases, two
-	// repositories or more in each of five languages; issue 17: ≥ 200
-	// cursor cases.
+	// The eval's breadth (docs/quality.md, Repositories): ≥ 20
+	// repositories, ≥ 400 query and ≥ 150 diff cases, two repositories or
+	// more in each of five languages, and ≥ 200 cursor cases.
 	if n[TaskQuery] < 400 || n[TaskDiff] < 150 || n[TaskCursor] < 200 {
 		t.Errorf("cases: %v; want ≥ 400 query, ≥ 150 diff and ≥ 200 cursor cases", n)
 	}

@@ -28,7 +28,8 @@ type Timing struct {
 	ElapsedMs float64 `json:"elapsedMs"`
 }
 
-// contextAssemble handles "context/assemble" (DESIGN §3): it checks the
+// contextAssemble handles the protocol's "context/assemble" request
+// (docs/protocol.md): it checks the
 // params (InvalidParams naming the field), picks the folder (the focus's,
 // else the last edited document's, else the first), reads one snapshot
 // that includes every change sent before the request, and runs the engine.

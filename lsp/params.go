@@ -14,7 +14,8 @@ import (
 // Conversions from the JSON params of the custom requests to the engine's
 // types, with errors that name the offending field.
 
-// AssembleParams are context/assemble's params (DESIGN §3). Absent fields
+// AssembleParams are the params of the protocol's context/assemble
+// request (docs/protocol.md). Absent fields
 // take their defaults from the settings.
 type AssembleParams struct {
 	Query    *string         `json:"query"`

@@ -31,7 +31,7 @@ func DefaultWeights() map[string]float64 {
 		// the lexical channel's weight a name that several files define
 		// put all of them ahead of the file the question is about (0.5:
 		// MRR +0.005 … +0.012 on the eval and the held-out check,
-		// docs/quality.md, session 14).
+		// docs/tuning-log.md, "The component a question names").
 		ChanSymbol: 0.5,
 		ChanPath:   0.7,
 		ChanFocus:  2.0,
@@ -39,11 +39,12 @@ func DefaultWeights() map[string]float64 {
 		// changed units are the reviewer's own (ranked down further by
 		// Options.DiffSelfPenalty); since the history channel brings the
 		// files that change together, 2.0 put them first and cost the
-		// diff task's MRR 0.07 (docs/quality.md, session 11).
+		// diff task's MRR 0.07 (docs/tuning-log.md, the diff channel's
+		// weight: 0.478 at 2.0, 0.546 at 0.25).
 		ChanDiff:  0.25,
 		ChanGraph: 0.4,
 		// Neighbor is not a ranked channel: a neighbor gets half of its
-		// parent's fused score (seed 001), times this weight (0.5: the
+		// parent's fused score, times this weight (0.5: the
 		// eval finds full weight crowds out other files).
 		ChanNeighbor: 0.5,
 		// Overview fills what room the other channels leave with the
@@ -204,7 +205,8 @@ type Options struct {
 	// (0: the fused order). Every channel decides which file; within a
 	// file the others point at units the question is not about — the
 	// path channel at the file's header, the graph and overview channels
-	// at its most-referenced definitions (docs/quality.md, session 13).
+	// at its most-referenced definitions (docs/tuning-log.md, "Which unit
+	// of the right file": query lines at 2 000 0.468 → 0.488 at w 0.5).
 	LexicalFileOrder float64
 	// FileRank (a, 0 … 1): a question's best files are ordered again by
 	// the file model (filerank.go): each file's utility is (1 − a) times
@@ -222,7 +224,8 @@ type Options struct {
 	// ρ^(1/(1 + d·p)), p the file's share of the model's softmax over the
 	// ranked files: a file the model is sure of shows more of its units
 	// before the next files' best (0: not). Under a tight budget breadth
-	// wins (docs/quality.md, session 17).
+	// wins (docs/tuning-log.md, "Depth by the file model's confidence":
+	// at 2 000 the held-out cases lost lines, 0.508 → 0.503).
 	FileDepth     float64
 	FileDepthFrom int
 	// FileHeaderShare: with FileDepth running, the header (package clause
@@ -890,7 +893,8 @@ func isSecondary(path string) bool {
 }
 
 // neighbors adds the chunks before and after the best candidates at half
-// their score (seed 001).
+// their score times the neighbor weight, so that a neighbor ranks below
+// the candidate it borders.
 func (r *run) neighbors() {
 	top := r.ranked()
 	if len(top) > r.e.opts.Neighbors {

@@ -21,8 +21,8 @@ import (
 // one that a single strong hit put first. A question and a diff have
 // weights of their own, fitted offline on the eval's question cases and
 // diff cases (a listwise softmax over each case's 40 best files, gold
-// files the targets; docs/quality.md, sessions 15 and 16) and checked on
-// the held-out cases.
+// files the targets; docs/tuning-log.md, "A learned file model" and "The
+// file model for diffs") and checked on the held-out cases.
 
 // fileRankFiles is how many of the best files the model orders again;
 // the rest keep their order after them.

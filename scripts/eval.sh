@@ -30,7 +30,8 @@ fi
 # The cases files: the eval's own and the held-out check's (docs/heldout.md).
 CASES_FILES="eval/cases.json eval/heldout.json"
 
-# The repositories with cursor cases (the nine added by issue 12 have none).
+# The twelve repositories with cursor cases (docs/quality.md, "Cursor
+# task"; the other nine have none).
 CURSOR_REPOS=dtolnay/anyhow,expressjs/express,google/gson,gorilla/mux,koajs/koa,pallets/click,python-attrs/attrs,rust-lang/log,sindresorhus/got,sirupsen/logrus,spf13/pflag,tqdm/tqdm
 
 case "${1:-}" in

@@ -72,7 +72,7 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 // BenchmarkANN measures what an HNSW index (github.com/coder/hnsw, the
-// ANN library the issue names) would cost and give beside the exact
+// approximate-search library considered) would cost and give beside the exact
 // search: the graph's build time over every chunk vector, a query's time,
 // and its recall of the exact top 50. Not used by ctxls (docs/benchmarks.md
 // says why).

@@ -25,8 +25,8 @@ type Checks struct {
 	// buffer) when it sent the request, or opened while it ran.
 	BufferParts int `json:"bufferParts"`
 	// StaleBufferParts: buffer parts whose text was not the buffer's
-	// latest text (issue 16); StaleWhileIndexing of them came in answers
-	// with stats.indexComplete false.
+	// latest text (docs/reliability.md); StaleWhileIndexing of them came
+	// in answers with stats.indexComplete false.
 	StaleBufferParts   int `json:"staleBufferParts"`
 	StaleWhileIndexing int `json:"staleWhileIndexing"`
 	// DiskParts: parts of files not open in the session, checked against

@@ -1,6 +1,6 @@
-// Package soak is ctxls's load harness (issue 13): it runs real `ctxls
-// serve --listen` and `ctxls mcp --http` processes under many concurrent
-// clients on a real tree and checks every answer.
+// Package soak is ctxls's load harness (docs/reliability.md): it runs
+// real `ctxls serve --listen` and `ctxls mcp --http` processes under many
+// concurrent clients on a real tree and checks every answer.
 //
 // A run (Run) has these steps:
 //
@@ -34,10 +34,12 @@
 // file it has open, the disk for any other — where a request in flight
 // while the text changed may show any text from the one current when it
 // was sent to the one current when it was answered. A part with an older
-// buffer text is a "stale buffer part" (issue 16). The sessions of one
-// server share one index and their buffers (docs/protocol.md): a part of a
-// file the session has not open may show another session's buffer; those
-// are counted, and a failure with Config.IsolatedSessions.
+// buffer text is a "stale buffer part": a broken promise (a buffer's
+// latest text is what the next request sees, docs/reliability.md). The
+// sessions of one server share one index and their buffers
+// (docs/protocol.md): a part of a file the session has not open may show
+// another session's buffer; those are counted, and a failure with
+// Config.IsolatedSessions.
 //
 // The report (Report) gives requests and errors per method, latency p50 and
 // p95 of context/assemble idle and under load — split by

@@ -77,7 +77,8 @@ type Config struct {
 	// samples over the mean of the samples between 25 % and 35 % of it.
 	MaxRSSGrowth float64
 	// MaxP95Ratio, when > 0, is the largest ratio allowed between the
-	// load's context/assemble p95 and the idle one (issue 16 asks 4).
+	// load's context/assemble p95 and the idle one (the target is 4:
+	// docs/benchmarks.md, "Serving while busy").
 	MaxP95Ratio float64
 	// GoroutineSlack is how many more goroutines than after the idle
 	// session the server may have once every session has ended (default

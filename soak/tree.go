@@ -14,7 +14,8 @@ import (
 )
 
 // LongPackages is the tree of the long run: ≈ 550 Go files of Go's src
-// (the size of issue 16's run).
+// (the size of the load runs of docs/benchmarks.md, "Serving while busy",
+// and docs/reliability.md).
 var LongPackages = []string{
 	"net/http", "encoding/json", "crypto/tls", "time", "io", "sync", "mime",
 	"strings", "text/template", "go/ast", "go/parser", "fmt", "bytes",

@@ -38,7 +38,7 @@ func main() {
 	flag.StringVar(&p.testCases, "test-cases", "eval/heldout.json", "the cases file of -test")
 	flag.StringVar(&p.task, "task", eval.TaskQuery, "the task whose results are read and whose weights are fitted: query or diff")
 	flag.IntVar(&p.budget, "budget", 2000, "the budget whose results are read")
-	flag.StringVar(&p.fix, "fix", "literal", "features whose weight stays 0 (comma-separated; the literal penalty is the issue's, not the fit's to undo)")
+	flag.StringVar(&p.fix, "fix", "literal", "features whose weight stays 0 (comma-separated; ranking text constants down is a product rule, not the fit's to undo)")
 	flag.Float64Var(&p.l2, "l2", 1, "L2 regularisation")
 	flag.IntVar(&p.epochs, "epochs", 1500, "Adam steps over all cases")
 	flag.Parse()
