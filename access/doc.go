@@ -51,8 +51,13 @@
 //     (http or https, any port) or one of GuardOptions.Origins, else 403 (a
 //     web page on another origin never gets through, not even to a
 //     preflight); and "Authorization: Bearer TOKEN" must carry the token,
-//     else 401 with "WWW-Authenticate: Bearer". Guard never sets a CORS
-//     header, so a browser never lets a page read an answer.
+//     else 403 with a line saying what to send — not 401, which MCP
+//     clients answer by starting OAuth, which this server does not do
+//     (NotFound answers its discovery paths 404). Only then is the body
+//     read: at most GuardOptions.MaxBody bytes (else 413) within
+//     GuardOptions.BodyTimeout (else 408). A refusal closes the
+//     connection without waiting for an unread body. Guard never sets a
+//     CORS header, so a browser never lets a page read an answer.
 //
 // What this package is not: it does not decide what a connected client may
 // ask (the faces do: lsp refuses folders outside the roots, and the index

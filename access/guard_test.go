@@ -83,11 +83,11 @@ func TestGuard(t *testing.T) {
 		{name: "loopback Origin", headers: map[string]string{"Authorization": auth, "Origin": "http://localhost:5173"}, status: 200},
 		{name: "loopback Origin https [::1]", headers: map[string]string{"Authorization": auth, "Origin": "https://[::1]:8443"}, status: 200},
 
-		{name: "no token", status: 401},
-		{name: "wrong token", headers: map[string]string{"Authorization": "Bearer " + guardToken + "x"}, status: 401},
-		{name: "token prefix", headers: map[string]string{"Authorization": "Bearer " + guardToken[:10]}, status: 401},
-		{name: "basic auth", headers: map[string]string{"Authorization": "Basic " + guardToken}, status: 401},
-		{name: "empty bearer", headers: map[string]string{"Authorization": "Bearer "}, status: 401},
+		{name: "no token", status: tokenRefusal},
+		{name: "wrong token", headers: map[string]string{"Authorization": "Bearer " + guardToken + "x"}, status: tokenRefusal},
+		{name: "token prefix", headers: map[string]string{"Authorization": "Bearer " + guardToken[:10]}, status: tokenRefusal},
+		{name: "basic auth", headers: map[string]string{"Authorization": "Basic " + guardToken}, status: tokenRefusal},
+		{name: "empty bearer", headers: map[string]string{"Authorization": "Bearer "}, status: tokenRefusal},
 
 		// DNS rebinding: a page of evil.example resolved to 127.0.0.1
 		// sends its own name as Host, with the right token even.
@@ -100,13 +100,15 @@ func TestGuard(t *testing.T) {
 		{name: "null Origin", headers: map[string]string{"Authorization": auth, "Origin": "null"}, status: 403},
 		{name: "file Origin", headers: map[string]string{"Authorization": auth, "Origin": "file://"}, status: 403},
 		{name: "foreign Origin preflight", method: http.MethodOptions, headers: map[string]string{"Origin": "https://evil.example.com", "Access-Control-Request-Method": "POST"}, status: 403},
-		{name: "loopback Origin preflight without token", method: http.MethodOptions, headers: map[string]string{"Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST"}, status: 401},
+		{name: "loopback Origin preflight without token", method: http.MethodOptions, headers: map[string]string{"Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST"}, status: tokenRefusal},
 	}
 	want := 0
 	for _, c := range cases {
 		resp := runGuardCase(t, srv, c)
-		if c.status == http.StatusUnauthorized && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
-			t.Errorf("%s: WWW-Authenticate %q", c.name, resp.Header.Get("WWW-Authenticate"))
+		// No refusal invites OAuth (see tokenRefusal), and none keeps
+		// the connection.
+		if c.status != http.StatusOK && (resp.Header.Get("WWW-Authenticate") != "" || !resp.Close) {
+			t.Errorf("%s: WWW-Authenticate %q, connection kept %v", c.name, resp.Header.Get("WWW-Authenticate"), !resp.Close)
 		}
 		if c.status == http.StatusOK {
 			want++
@@ -138,7 +140,7 @@ func TestGuardConfigured(t *testing.T) {
 		{name: "configured host, other port", host: "build-box:8081", headers: map[string]string{"Authorization": auth}, status: 403},
 		{name: "configured origin", headers: map[string]string{"Authorization": auth, "Origin": "https://ide.example.com"}, status: 200},
 		{name: "configured origin, other scheme", headers: map[string]string{"Authorization": auth, "Origin": "http://ide.example.com"}, status: 403},
-		{name: "configured host, no token", host: "ctxls.lan", status: 401},
+		{name: "configured host, no token", host: "ctxls.lan", status: tokenRefusal},
 	} {
 		runGuardCase(t, srv, c)
 	}
@@ -148,7 +150,7 @@ func TestGuardConfigured(t *testing.T) {
 func TestGuardEmptyToken(t *testing.T) {
 	srv, reached, _ := guardedServer(t, GuardOptions{})
 	for _, a := range []string{"", "Bearer ", "Bearer x"} {
-		runGuardCase(t, srv, guardCase{name: "empty token " + a, headers: map[string]string{"Authorization": a}, status: 401})
+		runGuardCase(t, srv, guardCase{name: "empty token " + a, headers: map[string]string{"Authorization": a}, status: tokenRefusal})
 	}
 	if *reached != 0 {
 		t.Errorf("the inner handler ran %d times", *reached)

@@ -36,7 +36,13 @@ Over HTTP, ADDR must be loopback (:PORT means 127.0.0.1:PORT) or a Unix
 socket (unix:PATH) unless --allow-remote; every request must carry
 "Authorization: Bearer TOKEN" with the token read from --token-file or
 $CTXLS_TOKEN_FILE, else generated into a 0600 file whose path is printed;
-Host and Origin must be loopback. See docs/security.md.
+Host and Origin must be loopback. See docs/security.md. A request without
+the token is answered 403 (this server does no OAuth; every other path,
+the OAuth discovery paths among them, is 404) and its connection closed.
+A request's headers must arrive within 10 s ($CTXLS_AUTH_DEADLINE), its
+body within 30 s ($CTXLS_READ_DEADLINE) and hold at most 32 MiB (else 413);
+an idle keep-alive connection is closed after 2 minutes. Response streams
+are not limited.
 
 Exit status: 0 when the client closes the connection (stdio) or the process
 is interrupted (HTTP), 1 on other errors, 2 on bad usage.
@@ -81,11 +87,17 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	var face *httpFace
 	if *httpAddr != "" {
+		deadlines, err := deadlinesFromEnv()
+		if err != nil {
+			fmt.Fprintf(stderr, "ctxls mcp: %v\n", err)
+			return 2
+		}
 		f, code := newHTTPFace(*httpAddr, *allowRemote, *tokenFile, stderr)
 		if f == nil {
 			return code
 		}
 		defer f.close()
+		f.deadlines = deadlines
 		face = f
 	}
 	logw, closeLog, err := openLog(*logFile, stderr)
@@ -134,9 +146,30 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 // with --allow-remote any) listener, the token every request must carry,
 // and the Host/Origin checks against DNS rebinding (package access).
 type httpFace struct {
-	ln  net.Listener
-	tok access.Token
+	ln        net.Listener
+	tok       access.Token
+	deadlines faceDeadlines // zero: the defaults
 }
+
+// Limits of mcp --http (see access.Guard for how they are applied).
+const (
+	// mcpHeaderTimeout bounds the time a request's headers take to
+	// arrive, the token among them: a client writes them at once.
+	mcpHeaderTimeout = 10 * time.Second
+	// mcpIdleTimeout closes a keep-alive connection idle between
+	// requests (a client opens another when it needs one). A response
+	// stream in progress is not idle.
+	mcpIdleTimeout = 2 * time.Minute
+	// mcpMaxHeaderBytes bounds a request's headers, read before the
+	// token is checked: an MCP request's are well under 1 KiB.
+	mcpMaxHeaderBytes = 64 << 10
+	// mcpMaxBody bounds a request body with the token: the largest
+	// request the tools accept is assemble_context with a diff of
+	// retrieve.MaxDiffBytes (16 MiB) plus a query and earlier turns of
+	// 256 KiB each; JSON escapes code by a few percent, and twice the
+	// diff leaves room for the rest.
+	mcpMaxBody = 2 * retrieve.MaxDiffBytes
+)
 
 // newHTTPFace checks the address and the token and listens. On failure it
 // reports on stderr and returns nil and the exit status.
@@ -175,8 +208,28 @@ func (f *httpFace) serve(ctx context.Context, srv *mcp.Server, logger *log.Logge
 	// token, Origin and any-address Host checks in front of it.
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", access.Guard(h, access.GuardOptions{Token: f.tok.Value, Logf: logger.Printf}))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	mux.Handle("/mcp", access.Guard(h, access.GuardOptions{
+		Token: f.tok.Value, Logf: logger.Printf,
+		MaxBody: mcpMaxBody, BodyTimeout: f.deadlines.read,
+	}))
+	// Every other path, OAuth's discovery and registration paths among
+	// them, is 404: this server does no OAuth.
+	mux.Handle("/", access.NotFound())
+	headerTimeout := mcpHeaderTimeout
+	if f.deadlines.auth > 0 {
+		headerTimeout = f.deadlines.auth
+	}
+	// No ReadTimeout or WriteTimeout: both would end the long-lived
+	// response streams of Streamable HTTP (a GET's event stream, a long
+	// tool call's POST). The body of each request gets its own deadline
+	// in access.Guard instead.
+	hs := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: headerTimeout,
+		IdleTimeout:       mcpIdleTimeout,
+		MaxHeaderBytes:    mcpMaxHeaderBytes,
+		ErrorLog:          log.New(logger.Writer(), logger.Prefix()+"http: ", logger.Flags()),
+	}
 	// What a user must see goes to stderr even when the log goes to a file.
 	notice := func(format string, args ...any) {
 		logger.Printf(format, args...)

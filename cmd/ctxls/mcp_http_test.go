@@ -102,9 +102,9 @@ func TestMCPHTTPRefusals(t *testing.T) {
 		header map[string]string
 		want   int
 	}{
-		{"no token", nil, 401},
-		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, 401},
-		{"token without Bearer", map[string]string{"Authorization": token}, 401},
+		{"no token", nil, 403},
+		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, 403},
+		{"token without Bearer", map[string]string{"Authorization": token}, 403},
 		{"foreign Origin", map[string]string{"Authorization": bearer, "Origin": "https://evil.example"}, 403},
 		{"null Origin", map[string]string{"Authorization": bearer, "Origin": "null"}, 403},
 		{"foreign Host (DNS rebinding)", map[string]string{"Authorization": bearer, "Host": "evil.example.com"}, 403},

@@ -196,6 +196,45 @@ function rawPost(url, headers) {
   });
 }
 
+// oauthClientWithoutToken connects without the token as Claude Code and
+// the MCP Inspector do: with an OAuth provider. The server does no OAuth,
+// so the client must fail with the server's line naming the token — not
+// fetch OAuth metadata, register itself or ask the provider anything.
+async function oauthClientWithoutToken(url) {
+  const asked = [];
+  const redirect = "http://localhost:33418/callback";
+  const provider = {
+    get redirectUrl() { return redirect; },
+    get clientMetadata() { return { client_name: "ctxls-test", redirect_uris: [redirect] }; },
+    clientInformation() { asked.push("clientInformation"); return undefined; },
+    saveClientInformation() { asked.push("saveClientInformation"); },
+    tokens() { return undefined; },
+    saveTokens() { asked.push("saveTokens"); },
+    redirectToAuthorization() { asked.push("redirectToAuthorization"); },
+    saveCodeVerifier() { asked.push("saveCodeVerifier"); },
+    codeVerifier() { asked.push("codeVerifier"); return "verifier"; },
+  };
+  const requests = [];
+  const logged = (u, init) => {
+    requests.push(`${init?.method || "GET"} ${new URL(u).pathname}`);
+    return fetch(u, init);
+  };
+  let err;
+  try {
+    const c = new Client({ name: "ctxls-test", version: "1.0.0" });
+    await c.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: provider, fetch: logged }));
+    await c.close();
+  } catch (e) {
+    err = e;
+  }
+  check(err !== undefined, "http: an OAuth client connected without a token");
+  check(err?.code === 403 && /no token/.test(err?.message) && /Authorization: Bearer TOKEN/.test(err?.message),
+    `http: an OAuth client without a token failed with ${err}, want the 403 naming the token`);
+  const oauth = requests.filter((r) => r.includes("/.well-known/") || r.endsWith("/register") || r.endsWith("/token"));
+  check(oauth.length === 0, `http: an OAuth client without a token tried OAuth: ${oauth.join(", ")}`);
+  check(asked.length === 0, `http: an OAuth client without a token asked its provider: ${asked.join(", ")}`);
+}
+
 async function overHTTP() {
   const { proc, url, tokenFile } = await startHTTP();
   try {
@@ -204,8 +243,10 @@ async function overHTTP() {
     const auth = { Authorization: "Bearer " + token };
     // The network face lets no one in without the token, and no page of
     // another origin (DNS rebinding) even with it.
-    check((await rawPost(url, {})) === 401, "http: a request without a token was not refused with 401");
-    check((await rawPost(url, { Authorization: "Bearer wrong" })) === 401, "http: a wrong token was not refused with 401");
+    // 403, not 401: a 401 makes MCP clients start OAuth, which this
+    // server does not do (see access.Guard).
+    check((await rawPost(url, {})) === 403, "http: a request without a token was not refused with 403");
+    check((await rawPost(url, { Authorization: "Bearer wrong" })) === 403, "http: a wrong token was not refused with 403");
     check((await rawPost(url, { ...auth, Origin: "https://evil.example" })) === 403, "http: a foreign Origin was not refused with 403");
     check((await rawPost(url, { ...auth, Host: "evil.example.com" })) === 403, "http: a foreign Host was not refused with 403");
     check((await rawPost(url, { ...auth, Origin: "http://localhost:3000" })) === 200, "http: a loopback Origin with the token was refused");
@@ -218,6 +259,7 @@ async function overHTTP() {
       refused = true;
     }
     check(refused, "http: the SDK client connected without a token");
+    await oauthClientWithoutToken(url);
 
     const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth } });
     const client = new Client({ name: "ctxls-test", version: "1.0.0" });
