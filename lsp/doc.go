@@ -20,5 +20,9 @@
 // On a network face (ctxls serve --listen) Options.Access admits a
 // session: initialize must carry the token, and every workspace folder the
 // client names must pass the allowed-roots check (access.go; the policy
-// itself is package access). On stdio it is nil and nothing is checked.
+// itself is package access). Until the token has been presented frames
+// are limited to MaxUnauthenticatedMessageBytes and the connection to
+// Access.AuthTimeout; a frame must arrive within Access.FrameTimeout once
+// it has started, while the time between frames is not limited (stream.go).
+// On stdio it is nil and nothing is checked.
 package lsp

@@ -96,10 +96,11 @@ const MaxMessageBytes = 64 << 20
 // MaxUnauthenticatedMessageBytes is the largest message body read from a
 // network client before it has sent initialize with the token: the only
 // message it may send then is initialize, whose params — the client's
-// capabilities, its workspace folders, its settings — are a few KiB
-// (VS Code's vscode-languageclient about 8 KiB, Neovim and eglot less);
-// 64 KiB is that eight times over. A client that has not proved it holds
-// the token cannot make the server hold more than this per connection.
+// capabilities, its workspace folders, its settings — are a few KiB (VS
+// Code's client, which lists nearly every capability of LSP 3.17, sends
+// on the order of 10 KiB; Neovim and eglot less); 64 KiB leaves a margin
+// of several times that. A client that has not proved it holds the token
+// cannot make the server hold more than this per connection.
 const MaxUnauthenticatedMessageBytes = 64 << 10
 
 // frameBytesPerSecond is the slowest rate a frame's body may arrive at
