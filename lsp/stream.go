@@ -201,14 +201,14 @@ func (s *frameStream) readFrameBody(start time.Time, allowed *time.Duration) ([]
 			}
 		}
 	}
-	switch max := s.maxBody.Load(); {
+	switch limit := s.maxBody.Load(); {
 	case n < 0:
 		return nil, errors.New("no Content-Length header")
-	case n > max && max == MaxUnauthenticatedMessageBytes:
+	case n > limit && limit == MaxUnauthenticatedMessageBytes:
 		return nil, fmt.Errorf("%w: Content-Length %d is over the limit of %d bytes for a client that has not sent initialize with the token",
-			ErrLimit, n, max)
-	case n > max:
-		return nil, fmt.Errorf("%w: Content-Length %d is over the limit of %d bytes", ErrLimit, n, max)
+			ErrLimit, n, limit)
+	case n > limit:
+		return nil, fmt.Errorf("%w: Content-Length %d is over the limit of %d bytes", ErrLimit, n, limit)
 	}
 	if s.deadlines != nil {
 		*allowed += time.Duration(n/frameBytesPerSecond) * time.Second
