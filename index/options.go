@@ -24,7 +24,10 @@ const EnvCacheDir = "CTXLS_CACHE_DIR"
 // GOMAXPROCS workers.
 type Options struct {
 	// CacheDir is the directory that holds this root's index. Empty means
-	// DefaultCacheDir(root).
+	// DefaultCacheDir(root). It must be new, empty, or a ctxls index
+	// directory (it carries ctxls's CACHEDIR.TAG, or an earlier version's
+	// layout): ctxls never writes into, nor deletes from, a directory of
+	// other files, and never uses one that is a symlink.
 	CacheDir string
 	// InMemory keeps the whole index in memory and never touches the cache
 	// directory (no lock, nothing persisted). For tests and for callers
