@@ -130,6 +130,10 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	opts.Warm = true // a request follows at once
+	// Another ctxls (a server on the same root) holding the index: answer
+	// from a private index built for this call, said once on stderr,
+	// rather than wait for the lock or fail.
+	opts.PrivateWhenLocked, opts.LockTimeout = true, lockWait
 	var bar *progressBar
 	if env.StderrIsTerminal {
 		bar = newProgressBar(env.Stderr)
@@ -299,6 +303,11 @@ func parseFocus(s, root string) (*retrieve.Focus, error) {
 // limit bytes: a longer input (an endless stream such as /dev/zero
 // included) is bad usage naming the flag and the limit, found after
 // reading limit+1 bytes, never more.
+// lockWait is how long ctxls assemble waits for another ctxls's hold on
+// the root's index before it builds a private one: a refresh or checkpoint
+// of a server lets go within it; a running server does not.
+const lockWait = 2 * time.Second
+
 func readInput(flag, name string, stdin io.Reader, limit int) ([]byte, error) {
 	r := stdin
 	if name != "-" {

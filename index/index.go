@@ -293,7 +293,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 		if !errors.Is(err, ErrLocked) || !set.PrivateWhenLocked {
 			return nil, fmt.Errorf("open index of %s: %w", abs, err)
 		}
-		set.Logf("index: %v; building a private index", err)
+		set.Warnf("%v: another ctxls keeps this root's index; indexing into a private temporary copy instead", err)
 		if dir, err = os.MkdirTemp("", "ctxls-private-"); err != nil { // 0700
 			return nil, fmt.Errorf("open index: %w", err)
 		}
