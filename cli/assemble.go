@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -90,7 +89,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if *focus != "" {
 		f, err := parseFocus(*focus, dir)
 		if err != nil {
-			return &usageError{assembleUsage, err.Error()}
+			return err
 		}
 		req.Focus = f
 	}
@@ -264,50 +263,30 @@ func embeddingsFlags(mode string, cfg *semantic.EndpointConfig) (*semantic.Endpo
 	return ep, nil
 }
 
-// parseFocus reads PATH:LINE[:COL]; PATH may be absolute (inside root) or
-// relative to root.
+// parseFocus reads --focus PATH:LINE[:COL] (retrieve.ParseFocus, the
+// grammar of every face), the path relative to the root or absolute
+// inside it.
 func parseFocus(s, root string) (*retrieve.Focus, error) {
-	parts := strings.Split(s, ":")
-	if len(parts) < 2 || len(parts) > 3 {
-		return nil, fmt.Errorf("--focus %q: want PATH:LINE[:COL]", s)
+	p, line, col, err := retrieve.ParseFocus(s)
+	if err != nil {
+		return nil, err
 	}
-	line, err := strconv.Atoi(parts[1])
-	if err != nil || line < 1 {
-		return nil, fmt.Errorf("--focus %q: LINE must be a number ≥ 1", s)
+	rel, err := retrieve.RootPath(root, p, "focus")
+	if err != nil {
+		return nil, err
 	}
-	col := 0
-	if len(parts) == 3 {
-		if col, err = strconv.Atoi(parts[2]); err != nil || col < 1 {
-			return nil, fmt.Errorf("--focus %q: COL must be a number ≥ 1", s)
-		}
-	}
-	p := parts[0]
-	if filepath.IsAbs(p) {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, fmt.Errorf("--focus %s: outside the root %s", parts[0], root)
-		}
-		p = rel
-	}
-	p = filepath.ToSlash(filepath.Clean(p))
-	if p == ".." || strings.HasPrefix(p, "../") {
-		return nil, fmt.Errorf("--focus %s: outside the root %s", parts[0], root)
-	}
-	return &retrieve.Focus{Path: p, Line: line, Col: col}, nil
+	return &retrieve.Focus{Path: rel, Line: line, Col: col}, nil
 }
 
-// readInput reads the file name ("-": stdin) that flag names, up to
-// limit bytes: a longer input (an endless stream such as /dev/zero
-// included) is bad usage naming the flag and the limit, found after
-// reading limit+1 bytes, never more.
 // lockWait is how long ctxls assemble waits for another ctxls's hold on
 // the root's index before it builds a private one: a refresh or checkpoint
 // of a server lets go within it; a running server does not.
 const lockWait = 2 * time.Second
 
+// readInput reads the file name ("-": stdin) that flag names, up to
+// limit bytes: a longer input (an endless stream such as /dev/zero
+// included) is bad usage naming the flag and the limit, found after
+// reading limit+1 bytes, never more.
 func readInput(flag, name string, stdin io.Reader, limit int) ([]byte, error) {
 	r := stdin
 	if name != "-" {

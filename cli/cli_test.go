@@ -204,7 +204,7 @@ func TestExitCodes(t *testing.T) {
 		{"missing root flag", []string{"assemble", "--query", "x"}, 2, "--root is required"},
 		{"missing root dir", []string{"assemble", "--root", filepath.Join(ws, "nope"), "--query", "x"}, 2, "no such directory"},
 		{"focus outside root", []string{"assemble", "--root", ws, "--focus", "/etc/passwd:1"}, 2, "outside the root"},
-		{"focus malformed", []string{"assemble", "--root", ws, "--focus", "cart/cart.go"}, 2, "PATH:LINE"},
+		{"focus malformed", []string{"assemble", "--root", ws, "--focus", "cart/cart.go"}, 2, "want path:line"},
 		{"unknown encoding", []string{"assemble", "--root", ws, "--query", "x", "--encoding", "p50k"}, 2, "--encoding"},
 		{"unknown format", []string{"assemble", "--root", ws, "--query", "x", "--format", "html"}, 2, "--format"},
 		{"bad budget", []string{"assemble", "--root", ws, "--query", "x", "--budget", "0"}, 2, "--budget"},

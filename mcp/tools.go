@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -372,15 +371,16 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	if err != nil {
 		return nil, out, err
 	}
-	var focus *focusArg
+	var focusPath string
+	var focusLine, focusCol int
 	if in.Focus != "" {
-		if focus, err = parseFocus(in.Focus); err != nil {
-			return nil, out, err
+		if focusPath, focusLine, focusCol, err = retrieve.ParseFocus(in.Focus); err != nil {
+			return nil, out, paramErr(err)
 		}
 	}
 	abs := ""
-	if focus != nil && filepath.IsAbs(focus.path) {
-		abs = focus.path
+	if filepath.IsAbs(focusPath) {
+		abs = focusPath
 	}
 	root, err := pickRoot(roots, in.Root, abs)
 	if err != nil {
@@ -392,12 +392,12 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 		Include: in.Include, Exclude: in.Exclude, Budget: budgetOf(in.Budget, DefaultMaxTokens),
 		Conversation: in.History,
 	}
-	if focus != nil {
-		rel, err := relPath(root, focus.path, "focus")
+	if in.Focus != "" {
+		rel, err := relPath(root, focusPath, "focus")
 		if err != nil {
 			return nil, out, err
 		}
-		r.Focus = &retrieve.Focus{Path: rel, Line: focus.line, Col: focus.col}
+		r.Focus = &retrieve.Focus{Path: rel, Line: focusLine, Col: focusCol}
 	}
 	if in.DiffRev != "" {
 		if r.Diff, err = gitDiff(ctx, root, in.DiffRev); err != nil {
@@ -591,66 +591,10 @@ func (s *Server) viewWait(ctx context.Context, req *sdk.CallToolRequest, root st
 	return w.acquire(ctx, max(wait, longer), tick)
 }
 
-// focusArg is a parsed focus argument.
-type focusArg struct {
-	path      string
-	line, col int
-}
-
-// parseFocus reads path:line[:col].
-func parseFocus(s string) (*focusArg, error) {
-	rest, last, ok := cutLastNumber(s)
-	if !ok {
-		return nil, argError("focus", "%q: want path:line or path:line:col (1-based), e.g. assemble/pack.go:120", s)
-	}
-	f := &focusArg{path: rest, line: last}
-	if p, n, ok := cutLastNumber(rest); ok {
-		f.path, f.line, f.col = p, n, last
-	}
-	if f.path == "" {
-		return nil, argError("focus", "%q: the path is missing (want path:line)", s)
-	}
-	if f.line < 1 || (f.col != 0 && f.col < 1) {
-		return nil, argError("focus", "%q: line and column are 1-based", s)
-	}
-	return f, nil
-}
-
-// cutLastNumber splits "x:123" into "x" and 123.
-func cutLastNumber(s string) (string, int, bool) {
-	i := strings.LastIndexByte(s, ':')
-	if i < 0 {
-		return "", 0, false
-	}
-	n, err := strconv.Atoi(s[i+1:])
-	if err != nil {
-		return "", 0, false
-	}
-	return s[:i], n, true
-}
-
-// relPath makes p (relative to root, or absolute inside it) a clean slash
-// path relative to root; paths outside the root are refused.
+// relPath is retrieve.RootPath with the tool's argument errors.
 func relPath(root, p, arg string) (string, error) {
-	if filepath.IsAbs(p) {
-		abs := p
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = real
-		}
-		if !inside(root, abs) {
-			return "", argError(arg, "%s is outside the root %s", p, root)
-		}
-		rel, _ := filepath.Rel(root, abs)
-		p = rel
-	}
-	rel := filepath.ToSlash(filepath.Clean(p))
-	if rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/") {
-		return "", argError(arg, "%s is outside the root %s", p, root)
-	}
-	if rel == "." {
-		return "", argError(arg, "%s names the root, not a file", p)
-	}
-	return rel, nil
+	rel, err := retrieve.RootPath(root, p, arg)
+	return rel, paramErr(err)
 }
 
 // checkFocusLine checks the focus against the indexed file.
