@@ -346,10 +346,14 @@ func (e *Engine) validate(req *Request) ([]FileDiff, error) {
 		}
 	}
 	var diff []FileDiff
-	if req.Diff != "" {
+	switch {
+	case req.Diff != "" && req.parsedFrom == req.Diff && req.parsed != nil:
+		diff = req.parsed // validated before (Validate, then Assemble)
+	case req.Diff != "":
 		if diff, err = ParseDiff(req.Diff); err != nil {
 			return nil, &assemble.ParamError{Field: "diff", Msg: err.Error()}
 		}
+		req.parsed, req.parsedFrom = diff, req.Diff
 	}
 	if err := CheckWeights(req.Weights); err != nil {
 		return nil, &assemble.ParamError{Field: "weights", Msg: err.Error()}

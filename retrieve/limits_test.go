@@ -56,3 +56,25 @@ func TestRequestSizeLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateParsesDiffOnce: Assemble after Validate reuses the parsed
+// diff, and a diff changed after Validate is parsed again.
+func TestValidateParsesDiffOnce(t *testing.T) {
+	e := NewEngine(tokens.NewRegistry())
+	r := Request{Diff: "--- a/x.go\n+++ b/x.go\n@@ -1,1 +1,1 @@\n-a\n+b\n", Budget: assemble.Budget{MaxTokens: 100}}
+	if err := e.Validate(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r.parsed == nil || r.parsedFrom != r.Diff {
+		t.Fatal("Validate kept no parsed diff")
+	}
+	first := &r.parsed[0]
+	d, err := e.validate(&r)
+	if err != nil || &d[0] != first {
+		t.Errorf("the diff was parsed again (%v)", err)
+	}
+	r.Diff = "not a diff at all"
+	if _, err := e.validate(&r); err == nil {
+		t.Error("a diff changed after Validate was not parsed again")
+	}
+}

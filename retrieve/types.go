@@ -103,6 +103,11 @@ type Request struct {
 	// Conversation is the earlier turns of the conversation, newest last:
 	// their identifiers and words are a weaker query than Query.
 	Conversation []string
+
+	// parsed is Diff parsed by Validate (parsedFrom: the text it parsed),
+	// so that Assemble after Validate does not parse it again.
+	parsed     []FileDiff
+	parsedFrom string
 }
 
 // WantsHistory reports whether the request's weights leave the history
