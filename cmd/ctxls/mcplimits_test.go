@@ -248,7 +248,10 @@ func TestMCPHTTPBodyLimits(t *testing.T) {
 	}
 	mcpLimClosed(t, conn, r, 3*time.Second, "announced 33 MiB")
 
-	// Chunked, no length announced: refused once the limit is passed.
+	// Chunked, no length announced: refused once the limit is passed —
+	// on a server whose read deadline leaves the 32 MiB time to arrive on
+	// a loaded machine (under -race beside other jobs, 1 s did not).
+	roomy := mcpLimStart(t, envReadDeadline+"=60s")
 	pr, pw := io.Pipe()
 	go func() {
 		chunk := strings.Repeat(" ", 1<<20)
@@ -259,8 +262,8 @@ func TestMCPHTTPBodyLimits(t *testing.T) {
 		}
 		pw.Close()
 	}()
-	req, _ := http.NewRequest("POST", s.url, pr)
-	req.Header.Set("Authorization", "Bearer "+s.token)
+	req, _ := http.NewRequest("POST", roomy.url, pr)
+	req.Header.Set("Authorization", "Bearer "+roomy.token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: faceTimeout}
