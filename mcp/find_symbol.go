@@ -16,6 +16,52 @@ import (
 	"github.com/ctxls/ctxls/retrieve"
 )
 
+// FindSymbolInput is find_symbol's arguments.
+type FindSymbolInput struct {
+	Name       string  `json:"name" jsonschema:"a name (Stitch, parse_request) or a qualified name (ranges.Stitch, Server.handle)"`
+	References bool    `json:"references,omitempty" jsonschema:"also list the code units that use the name"`
+	Budget     *Budget `json:"budget,omitempty" jsonschema:"token budget of the listing (maxTokens only; default 2000)"`
+	Encoding   string  `json:"encoding,omitempty"`
+	Root       string  `json:"root,omitempty" jsonschema:"which root to search when the server has several"`
+}
+
+// SymbolDef is one definition.
+type SymbolDef struct {
+	Path          string `json:"path"`
+	StartLine     int    `json:"startLine"`
+	EndLine       int    `json:"endLine"`
+	Kind          string `json:"kind"`
+	Symbol        string `json:"symbol"`
+	QualifiedName string `json:"qualifiedName,omitempty"`
+	Language      string `json:"language"`
+	Signature     string `json:"signature"`
+	Doc           string `json:"doc,omitempty" jsonschema:"the first line of its doc comment"`
+	Handle        string `json:"handle" jsonschema:"pass to expand_context to read the whole unit"`
+}
+
+// SymbolRef is one code unit that references the name.
+type SymbolRef struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Symbol    string `json:"symbol,omitempty" jsonschema:"the enclosing unit"`
+	Handle    string `json:"handle"`
+}
+
+// FindSymbolOutput is find_symbol's structured result.
+type FindSymbolOutput struct {
+	Root             string      `json:"root"`
+	Name             string      `json:"name"`
+	Definitions      []SymbolDef `json:"definitions"`
+	References       []SymbolRef `json:"references"`
+	TotalDefinitions int         `json:"totalDefinitions"`
+	TotalReferences  int         `json:"totalReferences"`
+	Tokens           int         `json:"tokens" jsonschema:"tokens of the text listing"`
+	Truncated        bool        `json:"truncated" jsonschema:"true when the budget left some out"`
+	IndexState       string      `json:"indexState"`
+	IndexComplete    bool        `json:"indexComplete"`
+}
+
 // maxSymbolHits bounds the definitions and references looked at for one
 // name (a name defined or used in more places is listed up to the budget
 // from the best of these).
