@@ -159,7 +159,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > g.maxBody {
 		g.logf("refused %s %s from %s: a body of %d bytes, over the limit of %d", r.Method, r.URL.Path, r.RemoteAddr, r.ContentLength, g.maxBody)
 		refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: %d bytes, over the limit of %d bytes (%s)",
-			r.ContentLength, g.maxBody, sizeText(g.maxBody)))
+			r.ContentLength, g.maxBody, SizeText(g.maxBody)))
 		return
 	}
 	if r.Body != nil && r.Body != http.NoBody {
@@ -187,7 +187,7 @@ func (g *guard) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, e
 	case err == nil:
 		return body, 0, nil
 	case errors.As(err, &tooLarge):
-		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("request body too large: over the limit of %d bytes (%s)", g.maxBody, sizeText(g.maxBody))
+		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("request body too large: over the limit of %d bytes (%s)", g.maxBody, SizeText(g.maxBody))
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return nil, http.StatusRequestTimeout, fmt.Errorf("request body not received within %v", g.bodyTimeout)
 	}
@@ -216,9 +216,10 @@ func NotFound() http.Handler {
 	})
 }
 
-// sizeText writes n bytes in MiB or KiB when it is a whole number of
-// them.
-func sizeText(n int64) string {
+// SizeText writes n bytes the way limits are named to users: "64 KiB",
+// "16 MiB" when n is a whole number of them, else "N bytes". Every face's
+// limit messages use it.
+func SizeText(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)

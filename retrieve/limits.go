@@ -3,6 +3,7 @@ package retrieve
 import (
 	"fmt"
 
+	"github.com/ctxls/ctxls/access"
 	"github.com/ctxls/ctxls/assemble"
 )
 
@@ -27,16 +28,9 @@ const (
 	MaxPathBytes = 4 << 10
 )
 
-// SizeText writes n bytes the way the limits are named: "256 KiB", "16 MiB".
-func SizeText(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+// SizeText writes n bytes the way the limits are named: "256 KiB", "16 MiB"
+// (access.SizeText, which every face's limit messages use).
+func SizeText(n int) string { return access.SizeText(int64(n)) }
 
 // checkSizes refuses a request whose inputs exceed the limits above.
 func checkSizes(req *Request) error {
