@@ -12,10 +12,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestBroadRootRefused: `ctxls mcp` started in the home directory (or
-// given "/") with no other root refuses to index it — each call answers
-// with an error saying why, at once, instead of indexing every file of the
-// user — and `ctxls assemble --root /` is bad usage.
+// TestBroadRootRefused: `ctxls mcp` started in the home directory with no
+// root refuses to index it — each call answers with an error saying why,
+// at once, instead of indexing every file of the user; `ctxls mcp --root`
+// of "/" or the home directory exits 2 at start; `ctxls assemble --root /`
+// is bad usage.
 func TestBroadRootRefused(t *testing.T) {
 	home := t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, "notes.go"), []byte("package notes\n\nfunc Notes() {}\n"), 0o644); err != nil {
@@ -27,7 +28,6 @@ func TestBroadRootRefused(t *testing.T) {
 		want string
 	}{
 		{home, nil, "home directory"},
-		{home, []string{"--root", "/"}, "root of the file system"},
 	} {
 		cmd := exec.Command(os.Args[0], append([]string{"mcp", "--cache-dir", t.TempDir(), "--no-watch"}, c.args...)...)
 		cmd.Dir = c.dir
@@ -46,6 +46,15 @@ func TestBroadRootRefused(t *testing.T) {
 			t.Errorf("mcp %v in %s: error %v, text %q; want an error naming the %s", c.args, c.dir, res.IsError, text, c.want)
 		}
 		cs.Close()
+	}
+	// Named on the command line, such a root is refused at start.
+	for _, root := range []string{"/", home} {
+		cmd := exec.Command(os.Args[0], "mcp", "--root", root, "--cache-dir", t.TempDir())
+		cmd.Env = append(os.Environ(), runAsMain+"=1", "HOME="+home)
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || strings.Count(strings.TrimSpace(string(out)), "\n") != 0 {
+			t.Errorf("mcp --root %s: %v, output %q; want status 2 and one line", root, err, out)
+		}
 	}
 	code, stderr, hung := inputcapsRun(t, nil, "assemble", "--root", "/", "--query", "x", "--cache-dir", t.TempDir())
 	if hung || code != 2 || !strings.Contains(stderr, "root of the file system") {

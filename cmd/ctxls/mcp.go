@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxls/ctxls/access"
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/index/walk"
 	"github.com/ctxls/ctxls/mcp"
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
@@ -84,6 +85,19 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if *httpAddr == "" && (*allowRemote || *tokenFile != "") {
 		fmt.Fprintf(stderr, "ctxls mcp: --allow-remote and --token-file apply only with --http\n%s", mcpUsage)
 		return 2
+	}
+	// A root named on the command line that ctxls never indexes (inside
+	// .git or a secret directory, the file system's root, the home
+	// directory) is refused now, rather than by every call.
+	for _, r := range roots {
+		err := walk.CheckRoot(r)
+		if err == nil {
+			err = access.CheckBroadRoot(r)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "ctxls mcp: --root %v\n", err)
+			return 2
+		}
 	}
 	var face *httpFace
 	if *httpAddr != "" {

@@ -200,11 +200,13 @@ func TestSecretFilesMCP(t *testing.T) {
 			t.Errorf("assemble_context returned %s's secret:\n%s", word, text)
 		}
 	}
+	// Such a root on the command line is refused at start: status 2, one
+	// line, no secret.
 	for _, dir := range []string{".aws", ".git"} {
-		cs := gitsafeMCP(t, filepath.Join(root, dir))
-		text, isErr := call(cs, "aws_secret_access_key wombatawscred wombatgitremote remote origin url")
-		if !isErr || !strings.Contains(text, "never indexes") || strings.Contains(text, "wombat") {
-			t.Errorf("mcp --root %s: error %v, answer:\n%s\nwant an error naming the refusal and no secret", dir, isErr, text)
+		code, stderr, hung := inputcapsRun(t, nil, "mcp", "--root", filepath.Join(root, dir), "--cache-dir", t.TempDir())
+		if hung || code != 2 || !strings.Contains(stderr, "never indexes") || strings.Contains(stderr, "wombat") ||
+			strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("mcp --root %s: status %d, stderr %q; want status 2 and one line naming the refusal, no secret", dir, code, stderr)
 		}
 	}
 }
