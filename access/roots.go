@@ -49,7 +49,11 @@ func NewRoots(dirs []string) (*Roots, error) {
 		if !st.IsDir() {
 			return nil, fmt.Errorf("allowed root %q: not a directory", d)
 		}
-		if err := walk.CheckRoot(abs); err != nil {
+		// An allowed root bounds the folders a client may open; it may be
+		// as broad as "/" (a folder inside it is checked when named), but
+		// never lie in .git or a secret directory.
+		var re *walk.RootError
+		if err := walk.CheckRoot(abs); err != nil && !(errors.As(err, &re) && re.Broad != "") {
 			return nil, fmt.Errorf("allowed root %q: %w", d, err)
 		}
 		if !r.has(real) {

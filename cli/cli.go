@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ctxls/ctxls/access"
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/index/walk"
@@ -48,7 +47,7 @@ func exit(env Env, err error) int {
 	case errors.As(err, &pe):
 		fmt.Fprintf(env.Stderr, "ctxls: %s\n", flagName(pe))
 		return 2
-	case errors.As(err, &re): // --root in VCS metadata or a secret directory
+	case errors.As(err, &re): // --root in VCS metadata or a secret directory, or too broad
 		fmt.Fprintf(env.Stderr, "ctxls: --root %v\n", re)
 		return 2
 	case errors.Is(err, context.Canceled):
@@ -147,9 +146,6 @@ func rootDir(root, usage string) (string, error) {
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
-	}
-	if err := access.CheckBroadRoot(abs); err != nil {
-		return "", &usageError{usage, "--root " + err.Error()}
 	}
 	return abs, nil
 }

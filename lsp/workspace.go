@@ -5,7 +5,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/ctxls/ctxls/access"
 	"github.com/ctxls/ctxls/index"
 )
 
@@ -23,11 +22,6 @@ func (s *session) addFolderLocked(wf WorkspaceFolder) {
 		if f.root == root {
 			return
 		}
-	}
-	if err := access.CheckBroadRoot(root); err != nil {
-		s.logf("workspace folder %s not opened: %v", root, err)
-		s.showMessage(messageTypeError, "ctxls: not indexing this folder: "+err.Error())
-		return
 	}
 	cfg := folderConfig{
 		uri: wf.URI, name: wf.Name, root: root,

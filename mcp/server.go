@@ -14,7 +14,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/access"
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
@@ -180,9 +179,6 @@ func (s *Server) workspace(root string) (*workspace, error) {
 	}
 	if w, ok := s.spaces[root]; ok {
 		return w, nil
-	}
-	if err := access.CheckBroadRoot(root); err != nil {
-		return nil, fmt.Errorf("not indexing: %w", err)
 	}
 	w := openWorkspace(s.ctx, root, s.opts.IndexOptions(root), !s.opts.NoWatch, s.opts.Logf)
 	s.spaces[root] = w

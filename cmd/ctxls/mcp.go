@@ -90,11 +90,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	// .git or a secret directory, the file system's root, the home
 	// directory) is refused now, rather than by every call.
 	for _, r := range roots {
-		err := walk.CheckRoot(r)
-		if err == nil {
-			err = access.CheckBroadRoot(r)
-		}
-		if err != nil {
+		if err := walk.CheckRoot(r); err != nil {
 			fmt.Fprintf(stderr, "ctxls mcp: --root %v\n", err)
 			return 2
 		}

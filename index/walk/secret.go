@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -134,13 +135,24 @@ func parentOf(p string) string {
 // directory below a root, so it is never opened as a root either: its
 // files would otherwise be judged without the parent that makes them
 // secret.
+//
+// A root that is the file system's root or the user's home directory is
+// refused too (Broad says which): the walk indexes every file below its
+// root, so such a root means hours of work, gigabytes of index and every
+// dot-directory of the user one filter away from an answer. It happens by
+// accident — an MCP client started from "/" or "~", an editor opened on
+// "~" — far more often than on purpose.
 type RootError struct {
 	Root   string // the root as it was given, made absolute
 	Dir    string // the VCS or secret directory it is or lies in
-	Reason Reason // ReasonVCS or ReasonSecret
+	Reason Reason // ReasonVCS or ReasonSecret; "" for a broad root
+	Broad  string // "the root of the file system" or "your home directory"
 }
 
 func (e *RootError) Error() string {
+	if e.Broad != "" {
+		return fmt.Sprintf("%s is %s: ctxls indexes every file below its root; start it in a project's directory or name one (--root DIR, or the project folder as the client's root)", e.Root, e.Broad)
+	}
 	what := "version-control metadata"
 	if e.Reason == ReasonSecret {
 		what = "a directory of credentials"
@@ -153,7 +165,8 @@ func (e *RootError) Error() string {
 
 // CheckRoot returns a *RootError when root, made absolute, is or lies in a
 // version-control metadata directory or a secret directory, read both as
-// written (".." taken lexically) and with its symlinks resolved; else nil.
+// written (".." taken lexically) and with its symlinks resolved, or is the
+// file system's root or the user's home directory; else nil.
 // A root that cannot be resolved is judged as written.
 func CheckRoot(root string) error {
 	abs, err := filepath.Abs(root)
@@ -164,15 +177,39 @@ func CheckRoot(root string) error {
 		e.Root = abs
 		return e
 	}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		if real, err = filepath.Abs(real); err == nil {
+	real := abs
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		if r, err = filepath.Abs(r); err == nil {
+			real = r
 			if e := refusedDir(real); e != nil {
 				e.Root = abs
 				return e
 			}
 		}
 	}
+	if broad := broadRoot(real); broad != "" {
+		return &RootError{Root: abs, Dir: real, Broad: broad}
+	}
 	return nil
+}
+
+// broadRoot names what real (absolute, symlinks resolved) is when it is
+// the root of the file system (a volume's root) or the user's home
+// directory, else "".
+func broadRoot(real string) string {
+	real = filepath.Clean(real)
+	if filepath.Dir(real) == real {
+		return "the root of the file system"
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if h, err := filepath.EvalSymlinks(home); err == nil {
+			home = h
+		}
+		if filepath.Clean(home) == real {
+			return "your home directory"
+		}
+	}
+	return ""
 }
 
 // refusedDir returns the refusal of the clean absolute path p when one of

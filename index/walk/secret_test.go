@@ -394,3 +394,20 @@ func BenchmarkSecretContent(b *testing.B) {
 		}
 	}
 }
+
+// TestCheckRootBroad: the file system's root and the home directory are
+// refused as roots; directories below or above the home directory are not.
+func TestCheckRootBroad(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for dir, refused := range map[string]bool{
+		"/": true, home: true, home + "/": true, home + "/.": true,
+		filepath.Join(home, "src", "proj"): false, filepath.Dir(home): false, "/usr/lib": false,
+	} {
+		err := CheckRoot(dir)
+		var re *RootError
+		if (err != nil) != refused || refused && (!errors.As(err, &re) || re.Broad == "") {
+			t.Errorf("CheckRoot(%s) = %v, want refused %v", dir, err, refused)
+		}
+	}
+}
