@@ -22,29 +22,19 @@ func (m *Matcher) BufferPathAllowed(relPath string) (bool, Reason) {
 	if !ok {
 		return false, ReasonOutsideRoot
 	}
-	realDir := m.realRoot
-	for dir := nextDir(rel, ""); dir != ""; dir = nextDir(rel, dir) {
-		t := m.resolve(filepath.Join(m.root, filepath.FromSlash(dir)), realDir)
-		switch {
-		case errors.Is(t.err, fs.ErrNotExist):
-			return true, ""
-		case t.err != nil:
-			return false, ReasonUnreadable
-		case t.reason != "":
-			return false, t.reason
-		case !t.isDir:
-			return false, ReasonUnreadable
-		}
-		realDir = t.real
+	realDir, dir, t := m.resolveDirs(rel)
+	if dir == "" {
+		t = m.resolve(filepath.Join(m.root, filepath.FromSlash(rel)), realDir)
 	}
-	t := m.resolve(filepath.Join(m.root, filepath.FromSlash(rel)), realDir)
 	switch {
 	case errors.Is(t.err, fs.ErrNotExist):
-		return true, ""
+		return true, "" // the rest of the path does not exist yet
 	case t.err != nil:
 		return false, ReasonUnreadable
 	case t.reason != "":
 		return false, t.reason
+	case dir != "": // an ancestor that is not a directory
+		return false, ReasonUnreadable
 	}
 	if t.link && t.real != "" {
 		real := m.realRel(t.real)

@@ -548,23 +548,19 @@ func (m *Matcher) CheckFile(relPath string) (File, *Skipped, error) {
 		return File{}, s, err
 	}
 	// Symlinks among the ancestors, as the walk would have met them.
-	realDir := m.realRoot
-	for dir := nextDir(rel, ""); dir != ""; dir = nextDir(rel, dir) {
-		abs := filepath.Join(m.root, filepath.FromSlash(dir))
-		t := m.resolve(abs, realDir)
-		switch {
-		case t.err != nil:
-			return File{}, &Skipped{Path: dir, Reason: ReasonUnreadable, Detail: t.err.Error()}, nil
-		case t.reason != "":
-			return File{}, &Skipped{Path: dir, Reason: t.reason, Detail: t.detail}, nil
-		case !t.isDir:
-			return File{}, &Skipped{Path: dir, Reason: ReasonUnreadable, Detail: "not a directory"}, nil
-		}
-		realDir = t.real
+	realDir, dir, t := m.resolveDirs(rel)
+	switch {
+	case dir == "":
+	case t.err != nil:
+		return File{}, &Skipped{Path: dir, Reason: ReasonUnreadable, Detail: t.err.Error()}, nil
+	case t.reason != "":
+		return File{}, &Skipped{Path: dir, Reason: t.reason, Detail: t.detail}, nil
+	default:
+		return File{}, &Skipped{Path: dir, Reason: ReasonUnreadable, Detail: "not a directory"}, nil
 	}
 	name := path.Base(rel)
 	abs := filepath.Join(m.root, filepath.FromSlash(rel))
-	t := m.resolve(abs, realDir)
+	t = m.resolve(abs, realDir)
 	if errors.Is(t.err, fs.ErrNotExist) {
 		return File{}, nil, fmt.Errorf("walk: %w", t.err)
 	} else if t.err != nil {
@@ -581,6 +577,23 @@ func (m *Matcher) CheckFile(relPath string) (File, *Skipped, error) {
 	}
 	f, skipped := m.checkFile(rel, name, abs, t.real, t.info, make([]byte, sniffSize))
 	return f, skipped, nil
+}
+
+// resolveDirs follows the ancestor directories of rel (a clean slash path)
+// from the root, as the walk would meet them, and returns the resolved
+// path of rel's parent; or, at the first ancestor that cannot be followed
+// (missing, unreadable, a symlink the walk refuses, not a directory), that
+// ancestor as dir and what resolving it gave.
+func (m *Matcher) resolveDirs(rel string) (realDir, dir string, t target) {
+	realDir = m.realRoot
+	for dir := nextDir(rel, ""); dir != ""; dir = nextDir(rel, dir) {
+		t := m.resolve(filepath.Join(m.root, filepath.FromSlash(dir)), realDir)
+		if t.err != nil || t.reason != "" || !t.isDir {
+			return "", dir, t
+		}
+		realDir = t.real
+	}
+	return realDir, "", target{}
 }
 
 // target is the outcome of resolving a path that may be a symlink.
