@@ -96,8 +96,10 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("the diff is longer than the %d bytes a request may hold", e.Limit)
 }
 
-// gitLimited is gitWith reading at most limit+1 bytes of git's output: a
-// longer output stops git and is a *TooLargeError.
+// gitLimited runs git with args and extra configuration in dir through
+// gitexec and returns its standard output, reading at most limit+1 bytes
+// of it: a longer output stops git and is a *TooLargeError. An error
+// carries git's own message.
 func gitLimited(ctx context.Context, dir string, config []gitexec.ConfigPair, limit int, args ...string) (string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -141,24 +143,9 @@ type RevError struct {
 func (e *RevError) Error() string { return fmt.Sprintf("%q: %s", e.Rev, e.Msg) }
 
 // git runs git with args in dir (package gitexec: no program the
-// repository configures, no network) and returns its standard output; an
-// error carries git's own message.
+// repository configures, no network) and returns its standard output (a
+// line or two: revisions, a merge base); an error carries git's own
+// message.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	return gitWith(ctx, dir, nil, args...)
-}
-
-// gitWith is git with extra configuration settings.
-func gitWith(ctx context.Context, dir string, config []gitexec.ConfigPair, args ...string) (string, error) {
-	cmd := gitexec.Command(ctx, dir, config, args...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			return "", fmt.Errorf("git %s in %s: %w", args[0], dir, err)
-		}
-		return "", fmt.Errorf("git %s in %s: %w: %s", args[0], dir, err, msg)
-	}
-	return string(out), nil
+	return gitLimited(ctx, dir, nil, 1<<20, args...)
 }
