@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -289,16 +288,24 @@ func (sp *scorerPool) put(s *scorer) {
 
 type fieldTerm struct {
 	field  int // index into searchFields
+	term   string
 	weight float64
-	tfr    bindex.TermFieldReader
+	tfr    bindex.TermFieldReader // nil: only mem has the term
 	df     uint64
 }
 
-// search runs q over reader and returns up to k hits, best first, ties
-// broken by path, then start line, then ordinal. resolve gives the lines
-// of a document's chunk (false: not in this snapshot, dropped).
-func search(ctx context.Context, reader bindex.IndexReader, pool *scorerPool, st corpusStats,
+// search runs q over reader (nil: no documents) and mem (nil: none) and
+// returns up to k hits, best first, ties broken by path, then start line,
+// then ordinal. resolve gives the lines of a document's chunk (false: not
+// in this snapshot, dropped). The reader's documents of mem's paths are
+// not the snapshot's and are skipped; mem's chunks are scored with the
+// same BM25 over the same collection statistics.
+func search(ctx context.Context, reader bindex.IndexReader, mem *memCorpus, pool *scorerPool, st corpusStats,
 	q Query, k int, resolve func(ChunkID) (startLine, endLine int, ok bool)) ([]Hit, error) {
+	admit := q.Filter
+	if mem != nil {
+		q.Filter = func(path string) bool { return !mem.paths[path] && (admit == nil || admit(path)) }
+	}
 	if k <= 0 {
 		return nil, nil
 	}
@@ -335,7 +342,9 @@ func search(ctx context.Context, reader bindex.IndexReader, pool *scorerPool, st
 	var fts []fieldTerm
 	defer func() {
 		for _, ft := range fts {
-			_ = ft.tfr.Close()
+			if ft.tfr != nil {
+				_ = ft.tfr.Close()
+			}
 		}
 	}()
 	for fi, f := range fields {
@@ -343,16 +352,26 @@ func search(ctx context.Context, reader bindex.IndexReader, pool *scorerPool, st
 			continue
 		}
 		for _, t := range names {
-			tfr, err := reader.TermFieldReader(ctx, []byte(t), f.name, true, true, false)
-			if err != nil {
-				return nil, fmt.Errorf("search: term %q: %w", t, err)
+			var tfr bindex.TermFieldReader
+			var df uint64
+			if reader != nil {
+				var err error
+				tfr, err = reader.TermFieldReader(ctx, []byte(t), f.name, true, true, false)
+				if err != nil {
+					return nil, fmt.Errorf("search: term %q: %w", t, err)
+				}
+				if df = tfr.Count(); df == 0 {
+					_ = tfr.Close()
+					tfr = nil
+				}
 			}
-			df := tfr.Count()
+			if mem != nil {
+				df += mem.df(fi, t)
+			}
 			if df == 0 {
-				_ = tfr.Close()
 				continue
 			}
-			fts = append(fts, fieldTerm{fi, f.boost * terms[t], tfr, df})
+			fts = append(fts, fieldTerm{fi, t, f.boost * terms[t], tfr, df})
 		}
 	}
 	limit := max(uint64(math.Ceil(commonFraction*float64(n))), commonMinDocs)
@@ -367,6 +386,7 @@ func search(ctx context.Context, reader bindex.IndexReader, pool *scorerPool, st
 	defer pool.put(sc)
 	k1, b := bsearch.BM25_k1, bsearch.BM25_b
 	var tfd bindex.TermFieldDoc
+	var memAcc []float64 // scores of mem.docs
 	steps := 0
 	for _, ft := range fts {
 		if rare > 0 && ft.df > limit {
@@ -376,7 +396,23 @@ func search(ctx context.Context, reader bindex.IndexReader, pool *scorerPool, st
 		idf := math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
 		w := ft.weight * idf * (k1 + 1)
 		avgLen := max(st.avgLen[ft.field], 1)
-		for {
+		if mem != nil {
+			for i, h := range mem.docs {
+				tf := float64(h.doc.tf[ft.field][ft.term])
+				if tf == 0 {
+					continue
+				}
+				fieldLen := float64(h.doc.flen[ft.field])
+				if fieldLen == 0 {
+					fieldLen = avgLen
+				}
+				if memAcc == nil {
+					memAcc = make([]float64, len(mem.docs))
+				}
+				memAcc[i] += w * tf / (tf + k1*(1-b+b*fieldLen/avgLen))
+			}
+		}
+		for ft.tfr != nil {
 			if steps++; steps&4095 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -409,7 +445,7 @@ func search(ctx context.Context, reader bindex.IndexReader, pool *scorerPool, st
 			tfd.ID = d.ID[:0]
 		}
 	}
-	if len(sc.touched) == 0 {
+	if len(sc.touched) == 0 && memAcc == nil {
 		return nil, nil
 	}
 
@@ -420,7 +456,7 @@ func search(ctx context.Context, reader bindex.IndexReader, pool *scorerPool, st
 	var hits []Hit
 	var ords []int
 	idbuf := make([]byte, 8)
-	for want := k; ; want *= 4 {
+	for want := k; len(sc.touched) > 0; want *= 4 {
 		cands := topCandidates(sc.acc, sc.touched, want)
 		hits, ords = hits[:0], ords[:0]
 		for _, num := range cands {
@@ -445,24 +481,16 @@ func search(ctx context.Context, reader bindex.IndexReader, pool *scorerPool, st
 			break
 		}
 	}
-	idx := make([]int, len(hits))
-	for i := range idx {
-		idx[i] = i
+	for i, score := range memAcc {
+		h := &mem.docs[i]
+		if score == 0 || (admit != nil && !admit(h.path)) {
+			continue
+		}
+		hits = append(hits, Hit{ID: h.id, Path: h.path, StartLine: h.start, EndLine: h.end, Score: score})
+		ords = append(ords, h.ord)
 	}
-	slices.SortFunc(idx, func(i, j int) int {
-		a, b := &hits[i], &hits[j]
-		return cmp.Or(
-			cmp.Compare(b.Score, a.Score),
-			cmp.Compare(a.Path, b.Path),
-			cmp.Compare(a.StartLine, b.StartLine),
-			cmp.Compare(ords[i], ords[j]),
-		)
-	})
-	rv := make([]Hit, 0, min(k, len(hits)))
-	for _, i := range idx[:min(k, len(idx))] {
-		rv = append(rv, hits[i])
-	}
-	return rv, nil
+	rv := sortHits(hits, ords)
+	return rv[:min(k, len(rv))], nil
 }
 
 // topCandidates returns the documents of touched whose score is at least

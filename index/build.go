@@ -343,11 +343,13 @@ func (x *Index) newBatchWriter(bidx bleve.Index) *batchWriter {
 // any) in bleve.
 func (w *batchWriter) add(r *fileResult, old *fileRec) error {
 	nt := w.x.names
+	nt.mu.Lock()
 	r.rec.info.Language = nt.canonical(r.rec.info.Language)
 	r.rec.chunks = make([]chunkRec, len(r.chunks))
 	for i := range r.chunks {
 		r.rec.chunks[i] = newChunkRec(&r.chunks[i], nt)
 	}
+	nt.mu.Unlock()
 	r.chunks = nil
 	if old != nil {
 		for i := len(r.rec.chunks); i < old.numChunks(); i++ {

@@ -437,7 +437,9 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 			ch <- listResult{e, sk, err}
 		}()
 	}
+	x.names.mu.Lock()
 	encs, files, sym, err := tf.decode(x.names)
+	x.names.mu.Unlock()
 	if err != nil {
 		return "damaged: " + err.Error()
 	}

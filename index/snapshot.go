@@ -73,6 +73,12 @@ type Snapshot struct {
 
 	reader bindex.IndexReader // nil when there are no documents yet
 	refs   atomic.Int64
+
+	// parent, for a client's view (Overlay.Snapshot), is the index's
+	// snapshot it derives from: it owns reader and is released with the
+	// view. mem holds the view's buffers for search.
+	parent *Snapshot
+	mem    *memCorpus
 }
 
 // newSnapshot assembles a snapshot; reader is owned by it from now on.
@@ -156,7 +162,13 @@ func (s *Snapshot) releaser() func() {
 }
 
 func (s *Snapshot) release() {
-	if s.refs.Add(-1) == 0 && s.reader != nil {
+	if s.refs.Add(-1) != 0 {
+		return
+	}
+	switch {
+	case s.parent != nil:
+		s.parent.release()
+	case s.reader != nil:
 		_ = s.reader.Close()
 	}
 }
@@ -324,10 +336,10 @@ func (s *Snapshot) Search(ctx context.Context, q Query, k int) ([]Hit, error) {
 	if s.refs.Load() <= 0 {
 		return nil, errors.New("search: snapshot released")
 	}
-	if s.reader == nil {
+	if s.reader == nil && s.mem == nil {
 		return nil, nil
 	}
-	return search(ctx, s.reader, s.env.pool, s.stats, q, k, func(id ChunkID) (int, int, bool) {
+	return search(ctx, s.reader, s.mem, s.env.pool, s.stats, q, k, func(id ChunkID) (int, int, bool) {
 		f, ord, ok := s.chunkRec(id)
 		if !ok {
 			return 0, 0, false

@@ -260,12 +260,13 @@ func nameStrings(ids []uint32, names []string) []string {
 	return rv
 }
 
-// nameTable interns the identifiers of chunk records. It is append-only
-// and owned by the writer: intern and canonical are called by one
-// goroutine at a time (a build's writer, or under the Index's writer
-// mutex), while readers index names through the view they were given,
-// whose elements never change.
+// nameTable interns the identifiers of chunk records. It is append-only:
+// readers index names through the view they were given, whose elements
+// never change. intern and canonical are called with mu held (the writer
+// holds it per file, a client's buffers per buffer: see Overlay); view and
+// compact take it themselves.
 type nameTable struct {
+	mu    sync.Mutex
 	ids   map[string]uint32
 	names []string
 }
@@ -291,13 +292,21 @@ func (t *nameTable) intern(s string) uint32 {
 // compact drops the lookup map, which intern rebuilds when next needed:
 // after a full build the map is a tenth of the tables' memory, and single
 // file changes come seldom.
-func (t *nameTable) compact() { t.ids = nil }
+func (t *nameTable) compact() {
+	t.mu.Lock()
+	t.ids = nil
+	t.mu.Unlock()
+}
 
 // canonical returns the interned copy of s.
 func (t *nameTable) canonical(s string) string { return t.names[t.intern(s)] }
 
 // view returns the names interned so far, for readers.
-func (t *nameTable) view() []string { return t.names[:len(t.names):len(t.names)] }
+func (t *nameTable) view() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.names[:len(t.names):len(t.names)]
+}
 
 // sortChunks puts chunks in ordinal order: by start line, start byte, then
 // the enclosing (longer) chunk first.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/workspace"
 )
 
 // A cache directory that cannot be written (here: below a file) gives an
@@ -22,7 +23,7 @@ func TestCacheDirNotWritableIsShown(t *testing.T) {
 	cache := filepath.Join(blocker, "cache")
 	opts := serverOptions(t, nil)
 	opts.IndexOptions = func(string) index.Options { return index.Options{CacheDir: cache} }
-	opts.Pool = NewIndexPool(opts.Logf)
+	opts.Pool = workspace.NewPool(opts.Logf)
 	root := writeTree(t, fixture)
 	isWarning := func(p json.RawMessage) bool {
 		var m ShowMessageParams

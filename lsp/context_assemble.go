@@ -88,11 +88,11 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	kept := false
 	defer func() {
 		if !kept { // an error, or a panic in the engine
-			v.done()
+			v.Done()
 		}
 	}()
 	if focus != nil {
-		if req.Focus, err = s.focusOf(ctx, v.snap, f, rel, focus); err != nil {
+		if req.Focus, err = s.focusOf(ctx, v.Snap, f, rel, focus); err != nil {
 			return nil, err
 		}
 	}
@@ -106,18 +106,18 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 		})
 	}
 	if ep, use := semantic.Resolve(cmp.Or(settings.Embeddings, s.opts.Embeddings), cmp.Or(settings.EmbeddingsEndpoint, s.opts.EmbeddingsEndpoint)); use && wantsSemantic(s.opts.Engine, &req) {
-		req.Semantic = f.semantic(ctx, v.snap, ep, func(format string, args ...any) {
+		req.Semantic = f.semantic(ctx, v.Snap, ep, func(format string, args ...any) {
 			msg := fmt.Sprintf("ctxls: %s: "+format, append([]any{f.name}, args...)...)
 			s.logf("%s", msg)
 			s.logMessage(messageTypeInfo, msg)
 		})
 	}
-	resp, err := s.opts.Engine.Assemble(ctx, v.snap, req)
+	resp, err := s.opts.Engine.Assemble(ctx, v.Snap, req)
 	if err != nil {
 		return nil, err
 	}
 	fillURIs(f, resp.Result)
-	v.keep(resultHandles(resp.Result))
+	v.Keep(resultHandles(resp.Result))
 	kept = true
 	return AssembleResult{Response: resp, Timing: elapsed(start)}, nil
 }

@@ -73,20 +73,20 @@ func (s *session) contextExpand(ctx *requestCtx, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	defer v.done()
-	res, err := s.opts.Engine.Expand(ctx, v.snap, req)
+	defer v.Done()
+	res, err := s.opts.Engine.Expand(ctx, v.Snap, req)
 	if err != nil {
 		return nil, err
 	}
 	fillURIs(v.f, res)
-	if p.IndexState != "" && v.held == nil {
+	if p.IndexState != "" && !v.Borrowed() {
 		note := "index state " + p.IndexState + " is no longer held: answered from the current state"
 		if res.Stats.Note != "" {
 			note = res.Stats.Note + "; " + note
 		}
 		res.Stats.Note = note
 	}
-	return ExpandResult{Result: res, FromHeldState: v.held != nil, Timing: elapsed(start)}, nil
+	return ExpandResult{Result: res, FromHeldState: v.Borrowed(), Timing: elapsed(start)}, nil
 }
 
 // expandView picks the snapshot an expand reads: a held state (named, or
@@ -111,10 +111,10 @@ func (s *session) expandView(ctx *requestCtx, f *folder, state string, handles [
 			if err != nil {
 				continue
 			}
-			if _, ok := v.snap.Stat(path); ok {
+			if _, ok := v.Snap.Stat(path); ok {
 				return v, nil
 			}
-			v.done()
+			v.Done()
 		}
 	}
 	if f == nil {

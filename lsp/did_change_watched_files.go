@@ -7,9 +7,10 @@ import (
 )
 
 // didChangeWatchedFiles handles "workspace/didChangeWatchedFiles": each
-// changed path is re-read from disk by its folder's index (created and
-// changed files updated, deleted files and directories dropped), unless an
-// open buffer overrides it.
+// changed path is re-read from disk by its folder's shared index (created
+// and changed files updated, deleted files and directories dropped, a new
+// directory listed); a session's open buffer of the path still overrides
+// the disk in that session's answers.
 func (s *session) didChangeWatchedFiles(params json.RawMessage) error {
 	var p DidChangeWatchedFilesParams
 	if err := json.Unmarshal(params, &p); err != nil {

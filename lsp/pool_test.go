@@ -13,19 +13,20 @@ import (
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/index/chunk"
 	"github.com/ctxls/ctxls/semantic"
+	"github.com/ctxls/ctxls/workspace"
 )
 
 // poolOptions are server options whose sessions share one pool and an
 // on-disk cache (where a second, unshared index of the same root would
 // find the first one's directory locked).
-func poolOptions(t *testing.T) (Options, *IndexPool, *logLines) {
+func poolOptions(t *testing.T) (Options, *workspace.Pool, *logLines) {
 	opts := serverOptions(t, nil)
 	cache := t.TempDir()
 	opts.IndexOptions = func(root string) index.Options {
 		return index.Options{CacheDir: index.CacheDirIn(cache, root), LockTimeout: 5 * time.Second, PrivateWhenLocked: true}
 	}
 	logs := &logLines{t: t}
-	opts.Pool = NewIndexPool(logs.logf)
+	opts.Pool = workspace.NewPool(logs.logf)
 	return opts, opts.Pool, logs
 }
 
@@ -64,64 +65,65 @@ func changeDoc(c *fakeClient, uri string, version int, text string) {
 	})
 }
 
-// TestPoolSharesIndexAcrossSessions: sessions of one process on the same
-// root use one index (no second, private build), see each other's buffers,
-// and a session's buffers leave the index when it ends.
-func TestPoolSharesIndexAcrossSessions(t *testing.T) {
+// TestPoolSharesIndexNotBuffers: sessions of one process on the same root
+// use one index (no second, private build), and each reads its own unsaved
+// buffers, never another session's.
+func TestPoolSharesIndexNotBuffers(t *testing.T) {
 	opts, pool, logs := poolOptions(t)
 	root := writeTree(t, fixture)
 	a, stopA := newFakeClient(t, opts)
 	a.initialize(map[string]any{"rootUri": pathToURI(root)})
 	b := startServer(t, opts)
 	b.initialize(map[string]any{"rootUri": pathToURI(root)})
-	// A folder acquires its index in the background after initialize:
+	// A folder acquires its root in the background after initialize:
 	// wait (bounded) for both sessions' folders to have done so.
-	var n, refs int
+	var n, users int
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		pool.mu.Lock()
-		n, refs = len(pool.entries), 0
-		for _, e := range pool.entries {
-			refs = e.refs
+		roots := pool.Roots()
+		n, users = len(roots), 0
+		for _, r := range roots {
+			users = r.Users()
 		}
-		pool.mu.Unlock()
-		if n == 1 && refs == 2 || time.Now().After(deadline) {
+		if n == 1 && users == 2 || time.Now().After(deadline) {
 			break
 		}
 	}
-	if n != 1 || refs != 2 {
-		t.Fatalf("pool: %d indexes, %d users; want 1 index used by both sessions", n, refs)
+	if n != 1 || users != 2 {
+		t.Fatalf("pool: %d indexes, %d users; want 1 index used by both sessions", n, users)
 	}
 
 	uri := openDoc(a, root, "ranges/stitch.go", "package ranges\n\nfunc Wallabystitch() {}\n")
 	changeDoc(a, uri, 2, "package ranges\n\nfunc Wombatstitch() {}\n")
-	mustResult[assembleResultJSON](t, a.call(methodContextAssemble, map[string]any{"query": "Wombatstitch"})) // a's edit applied
-	r := mustResult[assembleResultJSON](t, b.call(methodContextAssemble, map[string]any{"query": "Wombatstitch"}))
-	if !r.hasText("func Wombatstitch()") {
-		t.Fatalf("b does not see a's buffer: %v", r.paths())
+	if r := mustResult[assembleResultJSON](t, a.call(methodContextAssemble, map[string]any{"query": "Wombatstitch"})); !r.hasText("func Wombatstitch()") {
+		t.Fatalf("a does not read its own buffer: %v", r.paths())
+	}
+	r := mustResult[assembleResultJSON](t, b.call(methodContextAssemble, map[string]any{"query": "Wombatstitch Stitch"}))
+	if r.hasText("Wombatstitch") || !r.hasText("func Stitch") {
+		t.Fatalf("b reads a's unsaved buffer (or not the disk): %q", r.Rendered)
 	}
 	if !r.Stats.IndexComplete {
 		t.Fatal("b answered from an incomplete index")
 	}
 
-	// a leaves: its buffer leaves the index, which b still uses.
+	// a leaves: b, which still uses the index, is unchanged.
 	stopA()
 	select {
 	case <-a.done:
 	case <-time.After(testTimeout):
 		t.Fatal("a did not end")
 	}
-	eventually(t, "a's buffer gone from the shared index", func() bool {
-		r := mustResult[assembleResultJSON](t, b.call(methodContextAssemble, map[string]any{"query": "Wombatstitch Stitch"}))
-		return !r.hasText("Wombatstitch") && r.hasText("func Stitch")
-	})
+	r = mustResult[assembleResultJSON](t, b.call(methodContextAssemble, map[string]any{"query": "Wombatstitch Stitch"}))
+	if r.hasText("Wombatstitch") || !r.hasText("func Stitch") {
+		t.Fatalf("after a left, b's answer: %q", r.Rendered)
+	}
 	if strings.Contains(logs.String(), "private") || strings.Count(logs.String(), "full build") != 1 {
 		t.Fatalf("not one shared build:\n%s", logs)
 	}
 }
 
-// TestPoolSameFileInTwoSessions: when two sessions have the same file open,
-// the index holds the text of the last change; when one closes it, the
-// other's buffer; when both have, the disk.
+// TestPoolSameFileInTwoSessions: when two sessions have the same file
+// open, each reads its own buffer, whichever changed last; a session that
+// closes it reads the disk, while the other still reads its buffer.
 func TestPoolSameFileInTwoSessions(t *testing.T) {
 	opts, _, _ := poolOptions(t)
 	root := writeTree(t, fixture)
@@ -131,30 +133,29 @@ func TestPoolSameFileInTwoSessions(t *testing.T) {
 	b.initialize(map[string]any{"rootUri": pathToURI(root)})
 	ask := func(c *fakeClient, q string) assembleResultJSON {
 		t.Helper()
-		return mustResult[assembleResultJSON](t, c.call(methodContextAssemble, map[string]any{"query": q + " Stitch"}))
+		return mustResult[assembleResultJSON](t, c.call(methodContextAssemble, map[string]any{"query": q + " Alpacastitch Bisonstitch Camelstitch Stitch"}))
+	}
+	only := func(who string, r assembleResultJSON, want string) {
+		t.Helper()
+		for _, w := range []string{"Alpacastitch", "Bisonstitch", "Camelstitch", "func Stitch"} {
+			if got := r.hasText(w); got != (w == want) {
+				t.Fatalf("%s: %q shown %v; want only %q:\n%s", who, w, got, want, r.Rendered)
+			}
+		}
 	}
 	ua := openDoc(a, root, "ranges/stitch.go", "package ranges\n\nfunc Alpacastitch() {}\n")
-	ask(a, "Alpacastitch")
+	only("a after its open", ask(a, ""), "Alpacastitch")
 	ub := openDoc(b, root, "ranges/stitch.go", "package ranges\n\nfunc Bisonstitch() {}\n")
-	if r := ask(b, "Bisonstitch"); !r.hasText("func Bisonstitch()") {
-		t.Fatalf("b's buffer, changed last: %v", r.paths())
-	}
+	only("b after its open", ask(b, ""), "Bisonstitch")
+	only("a after b's open", ask(a, ""), "Alpacastitch")
 	changeDoc(a, ua, 2, "package ranges\n\nfunc Camelstitch() {}\n")
-	if r := ask(a, "Camelstitch"); !r.hasText("func Camelstitch()") || r.hasText("Bisonstitch") {
-		t.Fatalf("a's buffer, changed last: %q", r.Rendered)
-	}
+	only("a after its change", ask(a, ""), "Camelstitch")
+	only("b after a's change", ask(b, ""), "Bisonstitch")
 	a.notify(methodDidClose, map[string]any{"textDocument": map[string]any{"uri": ua}})
-	if r := ask(a, "Bisonstitch Camelstitch"); !r.hasText("func Bisonstitch()") || r.hasText("Camelstitch") {
-		t.Fatalf("after a closed it, b's buffer: %q", r.Rendered)
-	}
+	only("a after it closed the file", ask(a, ""), "func Stitch")
+	only("b after a closed the file", ask(b, ""), "Bisonstitch")
 	b.notify(methodDidClose, map[string]any{"textDocument": map[string]any{"uri": ub}})
-	disk, err := os.ReadFile(filepath.Join(root, "ranges", "stitch.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := ask(b, "Bisonstitch"); r.hasText("Bisonstitch") || !strings.Contains(string(disk), "func Stitch") || !r.hasText("func Stitch") {
-		t.Fatalf("after both closed it, the disk: %q", r.Rendered)
-	}
+	only("b after it closed the file", ask(b, ""), "func Stitch")
 }
 
 // slowChunker is the default chunker, slowed down: a folder indexed with
@@ -276,13 +277,12 @@ func TestTrackersPerRoot(t *testing.T) {
 		mustResult[assembleResultJSON](t, c.call(methodContextAssemble, map[string]any{"query": fmt.Sprintf("serve a request %d", i)}))
 		mustResult[assembleResultJSON](t, c.call(methodContextAssemble, map[string]any{"diff": historytest.Diff}))
 	}
-	pool.mu.Lock()
-	defer pool.mu.Unlock()
-	if len(pool.entries) != 1 {
-		t.Fatalf("%d indexes for one root", len(pool.entries))
+	roots := pool.Roots()
+	if len(roots) != 1 {
+		t.Fatalf("%d indexes for one root", len(roots))
 	}
-	for _, e := range pool.entries {
-		if h, s := e.hist.Started(), e.sem.Started(); h != 1 || s != 1 {
+	for _, r := range roots {
+		if h, s := r.TrackersStarted(); h != 1 || s != 1 {
 			t.Errorf("trackers started: history %d, vectors %d; want 1 and 1 for three sessions", h, s)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
 	"github.com/ctxls/ctxls/tokens"
+	"github.com/ctxls/ctxls/workspace"
 )
 
 // Engine answers context requests over one index snapshot.
@@ -59,7 +60,7 @@ type Options struct {
 	Access *Access
 	// Pool shares indexes among the sessions of the process (one per
 	// root); nil gives the session a pool of its own.
-	Pool *IndexPool
+	Pool *workspace.Pool
 	// Embeddings is the semantic channel's mode when the client's
 	// settings name none (ctxls serve --embeddings); "" means
 	// semantic.DefaultMode.
@@ -101,7 +102,7 @@ func Serve(ctx context.Context, conn io.ReadWriteCloser, opts Options) error {
 		return errors.New("lsp: Options.Engine is required")
 	}
 	if opts.Pool == nil {
-		opts.Pool = NewIndexPool(opts.Logf)
+		opts.Pool = workspace.NewPool(opts.Logf)
 	}
 	s := newSession(opts)
 	s.stream = newFrameStream(conn)

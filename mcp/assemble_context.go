@@ -132,22 +132,22 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	kept := false
 	defer func() {
 		if !kept {
-			v.done()
+			v.Done()
 		}
 	}()
 	if r.Focus != nil {
-		if err := checkFocusLine(v.snap, r.Focus); err != nil {
+		if err := checkFocusLine(v.Snap, r.Focus); err != nil {
 			return nil, out, err
 		}
 	}
 	if !s.opts.NoGitHistory && r.WantsHistory() {
-		r.History = v.w.history(ctx)
+		r.History = v.sp.history(ctx)
 	}
 	if in.Activity == nil || *in.Activity {
-		r.Activity = v.w.activity()
+		r.Activity = v.sp.activity()
 	}
 	if ep, use := semantic.Resolve(s.opts.Embeddings, s.opts.EmbeddingsEndpoint); use && s.opts.Engine.WantsSemantic(&r) {
-		r.Semantic = v.w.semantic(ctx, v.snap, ep)
+		r.Semantic = v.sp.semantic(ctx, v.Snap, ep)
 	}
 	counter, err := s.opts.Tokens.Get(r.Encoding)
 	if err != nil {
@@ -167,11 +167,11 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 			partial = ""
 		}
 	}
-	resp, err := s.opts.Engine.Assemble(ctx, v.snap, r)
+	resp, err := s.opts.Engine.Assemble(ctx, v.Snap, r)
 	if err != nil {
 		return nil, out, paramErr(err)
 	}
-	v.keep()
+	v.Keep(nil)
 	kept = true
 	out = AssembleOutput{
 		Root: root, Parts: partInfos(resp.Parts), Stats: statsOf(resp.Stats),
@@ -216,11 +216,11 @@ const maxWaitSeconds = 600
 // still being built (its first build, or one the call did not wait for to
 // finish): how far it is, and what to do. "" when the index is complete.
 func partialNote(root string, v *view) string {
-	if v.snap.Complete() {
+	if v.Snap.Complete() {
 		return ""
 	}
 	far := ""
-	if pr := v.w.progress.Load(); pr != nil && pr.FilesTotal > 0 {
+	if pr := v.sp.progress(); pr != nil && pr.FilesTotal > 0 {
 		far = fmt.Sprintf(" (%d of %d files so far)", pr.FilesDone, pr.FilesTotal)
 	}
 	return fmt.Sprintf("Note: the index of %s is still being built%s; this context is from the part indexed so far and may miss code. Call again shortly, or with wait_seconds, for a complete answer.\n\n",

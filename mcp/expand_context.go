@@ -107,13 +107,13 @@ func (s *Server) expandContext(ctx context.Context, req *sdk.CallToolRequest, in
 			return nil, out, err
 		}
 	}
-	defer v.done()
-	res, err := s.opts.Engine.Expand(ctx, v.snap, r)
+	defer v.Done()
+	res, err := s.opts.Engine.Expand(ctx, v.Snap, r)
 	if err != nil {
 		return nil, out, paramErr(err)
 	}
-	out = ExpandOutput{Root: root, Parts: partInfos(res.Parts), Stats: statsOf(res.Stats), FromHeldState: v.held != nil}
-	if in.IndexState != "" && v.held == nil {
+	out = ExpandOutput{Root: root, Parts: partInfos(res.Parts), Stats: statsOf(res.Stats), FromHeldState: v.fromHeld()}
+	if in.IndexState != "" && !v.fromHeld() {
 		note := "index state " + in.IndexState + " is no longer held: read from the current state"
 		if out.Stats.Note != "" {
 			note = out.Stats.Note + "; " + note

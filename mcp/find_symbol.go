@@ -100,8 +100,8 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 	if err != nil {
 		return nil, out, err
 	}
-	defer v.done()
-	snap := v.snap
+	defer v.Done()
+	snap := v.Snap
 	out.IndexState, out.IndexComplete = snap.StateRoot(), snap.Complete()
 
 	defs := symbolDefs(snap, name)

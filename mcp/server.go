@@ -18,6 +18,7 @@ import (
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
 	"github.com/ctxls/ctxls/tokens"
+	"github.com/ctxls/ctxls/workspace"
 )
 
 // DefaultIndexWait is how long a call waits for a root's first index build
@@ -70,7 +71,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	closed   bool
-	spaces   map[string]*workspace
+	pool     *workspace.Pool
+	spaces   map[string]*space
 	sessions map[*sdk.ServerSession]*sessionRoots
 	clients  map[*sdk.ServerSession]*clientState
 }
@@ -110,7 +112,7 @@ func New(opts Options) (*Server, error) {
 	opts.Roots = roots
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{opts: opts, ctx: ctx, cancel: cancel,
-		spaces: map[string]*workspace{}, sessions: map[*sdk.ServerSession]*sessionRoots{},
+		pool: workspace.NewPool(opts.Logf), spaces: map[string]*space{}, sessions: map[*sdk.ServerSession]*sessionRoots{},
 		clients: map[*sdk.ServerSession]*clientState{}}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "ctxls", Title: "ctxls context engine", Version: opts.Version},
 		&sdk.ServerOptions{
@@ -156,12 +158,12 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
-	spaces := make([]*workspace, 0, len(s.spaces))
+	spaces := make([]*space, 0, len(s.spaces))
 	for _, w := range s.spaces {
 		spaces = append(spaces, w)
 	}
 	s.mu.Unlock()
-	slices.SortFunc(spaces, func(a, b *workspace) int { return strings.Compare(a.root, b.root) })
+	slices.SortFunc(spaces, func(a, b *space) int { return strings.Compare(a.root.Path(), b.root.Path()) })
 	var errs []error
 	for _, w := range spaces {
 		errs = append(errs, w.close())
@@ -171,7 +173,7 @@ func (s *Server) Close() error {
 }
 
 // workspace returns root's workspace, opening it on first use.
-func (s *Server) workspace(root string) (*workspace, error) {
+func (s *Server) workspace(root string) (*space, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -180,9 +182,11 @@ func (s *Server) workspace(root string) (*workspace, error) {
 	if w, ok := s.spaces[root]; ok {
 		return w, nil
 	}
-	w := openWorkspace(s.ctx, root, s.opts.IndexOptions(root), !s.opts.NoWatch, s.opts.Logf)
-	s.spaces[root] = w
-	return w, nil
+	ro := workspace.RootOptions{Watch: !s.opts.NoWatch, RefreshEach: s.opts.NoWatch}
+	r := s.pool.Acquire(root, s.opts.IndexOptions(root), ro)
+	sp := &space{root: r, sess: r.NewSession(maxHeld), logf: s.opts.Logf}
+	s.spaces[root] = sp
+	return sp, nil
 }
 
 // sessionRoots are a client's roots, as last listed.

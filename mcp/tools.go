@@ -220,7 +220,7 @@ func (s *Server) viewWait(ctx context.Context, req *sdk.CallToolRequest, root st
 		tick = func() {
 			n++
 			p := sdk.ProgressNotificationParams{ProgressToken: tok, Progress: n, Message: "indexing " + root}
-			if pr := w.progress.Load(); pr != nil && pr.FilesTotal > 0 {
+			if pr := w.progress(); pr != nil && pr.FilesTotal > 0 {
 				p.Progress, p.Total = float64(pr.FilesDone), float64(pr.FilesTotal)
 				p.Message = fmt.Sprintf("indexing %s: %d of %d files", root, pr.FilesDone, pr.FilesTotal)
 			}

@@ -41,11 +41,10 @@ type Checks struct {
 	PathsOutside int `json:"pathsOutside"`
 	// IndexingAnswers: answers with stats.indexComplete false.
 	IndexingAnswers int `json:"indexingAnswers"`
-	// PeerBufferParts: parts of a file the client does not have open
-	// that show another client's buffer of it, as a server sharing one
-	// index among its sessions does (docs/protocol.md, "Several
-	// sessions, one index"); a broken promise only with
-	// Config.IsolatedSessions (they are then DiskMismatches too).
+	// PeerBufferParts: parts that show another client's buffer of the
+	// file: a broken promise (they are DiskMismatches too), since each
+	// session reads its own buffers only (docs/protocol.md, "Several
+	// sessions, one index").
 	PeerBufferParts int `json:"peerBufferParts"`
 }
 
@@ -64,7 +63,8 @@ type checker struct {
 	// peers are the other clients' texts: a part may show one (see
 	// Checks.PeerBufferParts), and a wrong part says whose it shows.
 	peers *peerTexts
-	// isolated: another client's buffer is never to be seen.
+	// isolated: another client's buffer is never to be seen (the
+	// server's promise; the harness's own test also runs without it).
 	isolated bool
 	// clock orders the changes of every client of the phase.
 	clock atomic.Int64

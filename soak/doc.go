@@ -36,10 +36,9 @@
 // was sent to the one current when it was answered. A part with an older
 // buffer text is a "stale buffer part": a broken promise (a buffer's
 // latest text is what the next request sees, docs/reliability.md). The
-// sessions of one server share one index and their buffers
-// (docs/protocol.md): a part of a file the session has not open may show
-// another session's buffer; those are counted, and a failure with
-// Config.IsolatedSessions.
+// sessions of one server share one index but never each other's buffers
+// (docs/protocol.md): a part that shows another session's buffer is
+// counted and is a failure.
 //
 // The report (Report) gives requests and errors per method, latency p50 and
 // p95 of context/assemble idle and under load — split by

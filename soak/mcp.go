@@ -50,7 +50,7 @@ func runMCPPhase(ctx context.Context, cfg Config, tokenFile, token, cache string
 	}
 	var fresh, misses int
 	var mu sync.Mutex
-	rep := runPhase(cfg.MCPClients, cfg.MCPDuration, false, func(i int, rec *recorder, chk *checker, until time.Time) error {
+	rep := runPhase(cfg.MCPClients, cfg.MCPDuration, func(i int, rec *recorder, chk *checker, until time.Time) error {
 		c := &mcpClient{
 			id: i, tree: cfg.Tree, tmp: cfg.WorkDir, file: owned[i], texts: texts, disk: disk,
 			rec: rec, chk: chk, timeout: cfg.Timeout, think: cfg.Think,

@@ -67,11 +67,6 @@ type Config struct {
 	// AllowStale reports stale buffer parts without counting them as a
 	// failed promise.
 	AllowStale bool
-	// IsolatedSessions makes a part that shows another session's buffer
-	// a broken promise (docs/security.md said "one client's buffers never
-	// reach another's answers"; docs/protocol.md's "Several sessions, one
-	// index" shares them).
-	IsolatedSessions bool
 	// MaxRSSGrowth, when > 0, is the largest growth of the server's RSS
 	// allowed after warm-up: the mean of the load's last tenth of
 	// samples over the mean of the samples between 25 % and 35 % of it.
@@ -334,7 +329,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// Idle: one session alone.
 	cfg.Logf("idle: 1 session for %v", cfg.IdleDuration)
 	rss.phase.Store("idle")
-	rep.Idle = runPhase(1, cfg.IdleDuration, cfg.IsolatedSessions, func(i int, rec *recorder, chk *checker, until time.Time) error {
+	rep.Idle = runPhase(1, cfg.IdleDuration, func(i int, rec *recorder, chk *checker, until time.Time) error {
 		c := base
 		c.id, c.files, c.rec, c.chk, c.until = 0, filesOf(0), rec, chk, until
 		return runSession(c)
@@ -349,7 +344,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.Logf("load: %d sessions for %v", cfg.Sessions, cfg.Duration)
 	rss.phase.Store("load")
 	loadStart := time.Now()
-	rep.Load = runPhase(cfg.Sessions, cfg.Duration, cfg.IsolatedSessions, func(i int, rec *recorder, chk *checker, until time.Time) error {
+	rep.Load = runPhase(cfg.Sessions, cfg.Duration, func(i int, rec *recorder, chk *checker, until time.Time) error {
 		c := base
 		c.id, c.files, c.rec, c.chk, c.until = i+1, filesOf(i+1), rec, chk, until
 		if cfg.FolderGap > 0 {
@@ -394,8 +389,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 }
 
 // runPhase runs n clients until d from now and gathers their report.
-func runPhase(n int, d time.Duration, isolated bool, client func(i int, rec *recorder, chk *checker, until time.Time) error) PhaseReport {
-	rec, chk := newRecorder(), &checker{isolated: isolated}
+func runPhase(n int, d time.Duration, client func(i int, rec *recorder, chk *checker, until time.Time) error) PhaseReport {
+	rec, chk := newRecorder(), &checker{isolated: true}
 	start := time.Now()
 	until := start.Add(d)
 	var wg sync.WaitGroup

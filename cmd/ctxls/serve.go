@@ -21,6 +21,7 @@ import (
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
 	"github.com/ctxls/ctxls/tokens"
+	"github.com/ctxls/ctxls/workspace"
 )
 
 const serveUsage = `usage: ctxls serve [--cache-dir DIR] [--log FILE] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]
@@ -148,7 +149,7 @@ func serverOptions(logger *log.Logger, cacheDir string) lsp.Options {
 		Tokens:       reg,
 		IndexOptions: sharedIndexOptions(reg, cacheDir),
 		// One index per root for every session of the process.
-		Pool:    lsp.NewIndexPool(logger.Printf),
+		Pool:    workspace.NewPool(logger.Printf),
 		Logf:    logger.Printf,
 		Version: version(),
 	}

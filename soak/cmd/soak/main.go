@@ -51,7 +51,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.MCPDuration, "mcp-duration", 0, "how long the MCP phase runs (default duration/2)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the workload's choices")
 	fs.BoolVar(&cfg.AllowStale, "allow-stale", false, "report parts with an old buffer text (stale buffer parts, docs/reliability.md) without failing")
-	fs.BoolVar(&cfg.IsolatedSessions, "isolated-sessions", false, "fail when an answer shows another session's buffer (by default sessions share one index and its buffers, docs/protocol.md)")
 	fs.Float64Var(&cfg.MaxRSSGrowth, "max-rss-growth", 0, "fail when the server's RSS grows more than this `fraction` after warm-up (0: not checked)")
 	fs.Float64Var(&cfg.MaxP95Ratio, "max-p95-ratio", 0, "fail when the load's context/assemble p95 is more than this many times the idle one (0: not checked)")
 	jsonOut := fs.String("json", "", "also write the report as JSON to `FILE`")
