@@ -110,10 +110,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		req.Diff = string(b)
 	}
 	engine := retrieve.NewEngine(env.Tokens)
-	if strings.TrimSpace(req.Query) == "" && req.Focus == nil && strings.TrimSpace(req.Diff) == "" {
+	if err := engine.Validate(&req); errors.Is(err, retrieve.ErrNothingAsked) {
 		return &usageError{assembleUsage, "give at least one of --query, --query-file, --focus, --diff and --diff-file (non-empty)"}
-	}
-	if err := engine.Validate(&req); err != nil {
+	} else if err != nil {
 		return err
 	}
 	ep, err := embeddingsFlags(*embeddings, epConfig)
@@ -150,7 +149,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	defer x.Close()
 	snap, release := x.Snapshot()
 	defer release()
-	if err := checkFocusLine(snap, req.Focus); err != nil {
+	if err := retrieve.CheckFocusLine(snap, req.Focus); err != nil {
 		return err
 	}
 	if *useHistory && req.WantsHistory() {
@@ -335,21 +334,4 @@ func writeExplain(w io.Writer, resp *retrieve.Response) {
 		}
 		fmt.Fprintf(w, "%-8s %s %s score=%.3f [%s]%s\n", status, e.Handle, e.Symbol, e.Score, strings.Join(chans, " "), why)
 	}
-}
-
-// checkFocusLine refuses a --focus line past the end of its file, naming
-// the file's line count (a file the index does not hold is left to the
-// engine, which names that).
-func checkFocusLine(snap *index.Snapshot, f *retrieve.Focus) error {
-	if f == nil {
-		return nil
-	}
-	file, err := snap.File(f.Path)
-	if err != nil {
-		return nil
-	}
-	if n, past := f.PastEnd(file.Text); past {
-		return &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("line %d is past the end of %s (%d lines)", f.Line, f.Path, n)}
-	}
-	return nil
 }

@@ -212,7 +212,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad diff", []string{"assemble", "--root", ws, "--diff-file", "/dev/null", "--query", "x", "--diff", "HEAD"}, 2, "not both"},
 		{"bad weights syntax", []string{"assemble", "--root", ws, "--query", "x", "--weights", "graph"}, 2, "--weights"},
 		{"unknown channel", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--query", "x", "--weights", "magic=1"}, 2, "--weights: unknown channel"},
-		{"focus not indexed", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--focus", "secrets/key.txt:1"}, 2, "not in the index"},
+		{"focus not indexed", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--focus", "secrets/key.txt:1"}, 2, "is not indexed"},
 		{"focus past the end", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--focus", "cart/cart.go:99999"}, 2,
 			fmt.Sprintf("--focus: line 99999 is past the end of cart/cart.go (%d lines)", cartLines)},
 		{"focus one past the end", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--focus", fmt.Sprintf("cart/cart.go:%d", cartLines+1)}, 2,

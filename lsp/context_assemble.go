@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/ctxls/ctxls/assemble"
@@ -45,13 +44,11 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	if err != nil {
 		return nil, err
 	}
-	query, diff := orDefault(p.Query, ""), orDefault(p.Diff, "")
-	if strings.TrimSpace(query) == "" && focus == nil && strings.TrimSpace(diff) == "" {
-		return nil, paramError("query", "give at least one of query, focus and diff")
-	}
 	req := retrieve.Request{
-		Query: query, Diff: diff, Explain: p.Explain, Weights: settings.Weights, Conversation: p.History,
+		Query: orDefault(p.Query, ""), Diff: orDefault(p.Diff, ""), Explain: p.Explain, Weights: settings.Weights, Conversation: p.History,
 		Encoding: orDefault(p.Encoding, settings.Encoding),
+		Format:   assemble.Format(orDefault(p.Format, string(settings.Format))),
+		Strategy: assemble.Strategy(orDefault(p.Strategy, string(settings.Strategy))),
 		Include:  settings.Include,
 		Exclude:  append(append([]string(nil), settings.Exclude...), p.Exclude...),
 	}
@@ -61,25 +58,23 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	if req.Budget, err = decodeBudget(p.Budget, settings.Budget); err != nil {
 		return nil, err
 	}
-	if req.Format, err = assemble.ParseFormat(orDefault(p.Format, string(settings.Format))); err != nil {
+	// The focus's folder and path are known now; its column is measured
+	// in the text the client meant once the folder is open (focusOf).
+	var f *folder
+	var rel string
+	if focus != nil {
+		if f, rel, err = requestFolder(ctx, focus); err != nil {
+			return nil, err
+		}
+		req.Focus = &retrieve.Focus{Path: rel, Line: focus.Position.Line + 1, Col: focus.Position.Character + 1}
+	}
+	if err := s.opts.Engine.Validate(&req); err != nil {
 		return nil, err
 	}
-	if req.Strategy, err = assemble.ParseStrategy(orDefault(p.Strategy, string(settings.Strategy))); err != nil {
-		return nil, err
-	}
-	if err := s.checkEncoding(req.Encoding); err != nil {
-		return nil, err
-	}
-	if err := validGlobs(req.Include); err != nil {
-		return nil, paramError("include", "%v", err)
-	}
-	if err := validGlobs(p.Exclude); err != nil {
-		return nil, paramError("exclude", "%v", err)
-	}
-
-	f, rel, err := requestFolder(ctx, focus)
-	if err != nil {
-		return nil, err
+	if f == nil {
+		if f, _, err = requestFolder(ctx, nil); err != nil {
+			return nil, err
+		}
 	}
 	v, err := f.acquire(ctx, settings.IndexWait)
 	if err != nil {

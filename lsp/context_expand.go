@@ -32,20 +32,10 @@ func (s *session) contextExpand(ctx *requestCtx, params json.RawMessage) (any, e
 		return nil, err
 	}
 	req := retrieve.ExpandRequest{Handles: p.Handles, Encoding: orDefault(p.Encoding, settings.Encoding)}
+	req.Format = assemble.Format(orDefault(p.Format, string(settings.Format)))
 	var err error
 	if req.Budget, err = decodeBudget(p.Budget, settings.Budget); err != nil {
 		return nil, err
-	}
-	if req.Format, err = assemble.ParseFormat(orDefault(p.Format, string(settings.Format))); err != nil {
-		return nil, err
-	}
-	if err := s.checkEncoding(req.Encoding); err != nil {
-		return nil, err
-	}
-	for _, h := range p.Handles {
-		if _, _, err := assemble.ParseHandle(h); err != nil {
-			return nil, err
-		}
 	}
 	var f *folder
 	if p.URI != "" {
@@ -61,12 +51,9 @@ func (s *session) contextExpand(ctx *requestCtx, params json.RawMessage) (any, e
 			return nil, err
 		}
 		req.Ranges = append(req.Ranges, p.Ranges...)
-		if len(req.Ranges) == 0 {
-			return nil, paramError("range", "required with uri: the lines to expand")
-		}
 	}
-	if f == nil && len(p.Handles) == 0 {
-		return nil, paramError("handles", "give handles from an earlier result, or a uri and a range")
+	if err := s.opts.Engine.ValidateExpand(&req); err != nil {
+		return nil, err
 	}
 
 	v, err := s.expandView(ctx, f, p.IndexState, p.Handles, settings)

@@ -135,7 +135,7 @@ func decodeBudget(raw json.RawMessage, def assemble.Budget) (assemble.Budget, er
 	if j.Reserves != nil {
 		b.Reserves = j.Reserves
 	}
-	return b, b.Validate()
+	return b, nil // checked with the rest of the request (Engine.Validate)
 }
 
 // setCaps sets the token caps of b that are given (not nil): request
@@ -216,14 +216,6 @@ func orDefault[T any](p *T, def T) T {
 		return def
 	}
 	return *p
-}
-
-// checkEncoding checks an encoding name against the registry.
-func (s *session) checkEncoding(name string) error {
-	if _, err := s.tokens.Get(name); err != nil {
-		return paramError("encoding", "%v", err)
-	}
-	return nil
 }
 
 // errNoFolder is the error of a request when no workspace folder is open.

@@ -26,6 +26,11 @@ import (
 // Engine answers context requests over one index snapshot.
 // *retrieve.Engine implements it; tests use fakes.
 type Engine interface {
+	// Validate checks and normalises req before the request waits for an
+	// index; bad parameters are *assemble.ParamError.
+	Validate(req *retrieve.Request) error
+	// ValidateExpand does the same for an expand request.
+	ValidateExpand(req *retrieve.ExpandRequest) error
 	// Assemble retrieves and assembles context for req. Bad parameters are
 	// *assemble.ParamError.
 	Assemble(ctx context.Context, snap *index.Snapshot, req retrieve.Request) (*retrieve.Response, error)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/gitdiff"
-	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/ranges"
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
@@ -73,9 +72,6 @@ type AssembleOutput struct {
 func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, in AssembleInput) (*sdk.CallToolResult, AssembleOutput, error) {
 	start := time.Now()
 	var out AssembleOutput
-	if strings.TrimSpace(in.Query) == "" && in.Focus == "" && strings.TrimSpace(in.Diff) == "" && in.DiffRev == "" {
-		return nil, out, argError("query", "give at least one of query, focus, diff and diff_rev")
-	}
 	if in.Diff != "" && in.DiffRev != "" {
 		return nil, out, argError("diff_rev", "give diff or diff_rev, not both")
 	}
@@ -119,7 +115,9 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 			return nil, out, argError("diff_rev", "git diff %s is empty in %s: nothing changed", in.DiffRev, root)
 		}
 	}
-	if err := s.opts.Engine.Validate(&r); err != nil {
+	if err := s.opts.Engine.Validate(&r); errors.Is(err, retrieve.ErrNothingAsked) {
+		return nil, out, argError("query", "give at least one of query, focus, diff and diff_rev")
+	} else if err != nil {
 		return nil, out, paramErr(err)
 	}
 	if in.Wait < 0 || in.Wait > maxWaitSeconds {
@@ -135,10 +133,8 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 			v.Done()
 		}
 	}()
-	if r.Focus != nil {
-		if err := checkFocusLine(v.Snap, r.Focus); err != nil {
-			return nil, out, err
-		}
+	if err := retrieve.CheckFocusLine(v.Snap, r.Focus); err != nil {
+		return nil, out, paramErr(err)
 	}
 	if !s.opts.NoGitHistory && r.WantsHistory() {
 		r.History = v.sp.history(ctx)
@@ -268,24 +264,6 @@ func omittedNote(om []OmittedInfo, total int, state string, room int, counter to
 		return ""
 	}
 	return note
-}
-
-// checkFocusLine checks the focus against the indexed file.
-func checkFocusLine(snap *index.Snapshot, f *retrieve.Focus) error {
-	file, err := snap.File(f.Path)
-	if err != nil {
-		if errors.Is(err, index.ErrNotFound) {
-			if snap.Complete() {
-				return argError("focus", "%s is not indexed (missing, ignored, excluded, binary or too large)", f.Path)
-			}
-			return nil // not indexed yet: the engine answers without it
-		}
-		return nil // stale: the engine decides
-	}
-	if n, past := f.PastEnd(file.Text); past {
-		return argError("focus", "line %d is past the end of %s (%d lines)", f.Line, f.Path, n)
-	}
-	return nil
 }
 
 // gitDiff runs `git diff REV` in root (package gitdiff); a bad revision

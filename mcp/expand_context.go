@@ -82,16 +82,7 @@ func (s *Server) expandContext(ctx context.Context, req *sdk.CallToolRequest, in
 	} else if in.Lines != "" {
 		return nil, out, argError("lines", "lines go with path, not with handles")
 	}
-	if r.Format, err = assemble.ParseFormat(string(r.Format)); err != nil {
-		return nil, out, paramErr(err)
-	}
-	if r.Encoding == "" {
-		r.Encoding = retrieve.DefaultEncoding
-	}
-	if err := s.opts.Tokens.Check(r.Encoding); err != nil {
-		return nil, out, argError("encoding", "%v", err)
-	}
-	if err := r.Budget.Validate(); err != nil {
+	if err := s.opts.Engine.ValidateExpand(&r); err != nil {
 		return nil, out, paramErr(err)
 	}
 	w, err := s.workspace(root)

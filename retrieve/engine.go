@@ -296,7 +296,13 @@ func NewEngineWith(reg *tokens.Registry, opts Options) *Engine {
 	return &Engine{tokens: reg, opts: opts, files: mustFileModels()}
 }
 
-// Validate checks a request's parameters without running it. Errors are
+// ErrNothingAsked is Validate's error for a request with no query, focus
+// or diff (a face may say it in its own words: errors.Is finds it).
+var ErrNothingAsked = &assemble.ParamError{Field: "query", Msg: "give at least one of query, focus and diff"}
+
+// Validate checks a request's parameters without running it, and
+// normalises them (the default format, strategy and encoding filled in):
+// the one check every face makes before it waits for an index. Errors are
 // *assemble.ParamError naming the field.
 func (e *Engine) Validate(req *Request) error {
 	_, err := e.validate(req)
@@ -310,7 +316,7 @@ func (e *Engine) validate(req *Request) ([]FileDiff, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(req.Query) == "" && req.Focus == nil && strings.TrimSpace(req.Diff) == "" {
-		return nil, &assemble.ParamError{Field: "query", Msg: "give at least one of query, focus and diff"}
+		return nil, ErrNothingAsked
 	}
 	if err := req.Budget.Validate(); err != nil {
 		return nil, err
@@ -397,7 +403,7 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	if f := req.Focus; f != nil {
 		if _, ok := snap.Stat(f.Path); !ok {
 			if snap.Complete() {
-				return nil, &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("%s is not in the index (outside the workspace, ignored or not a text file)", f.Path)}
+				return nil, &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("%s is not indexed (missing, outside the workspace, ignored, binary or too large)", f.Path)}
 			}
 			// Still indexing: answer from what is indexed, without the focus.
 			note = fmt.Sprintf("the focus file %s is not indexed yet (indexing in progress); answered without it", f.Path)

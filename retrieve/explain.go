@@ -71,11 +71,43 @@ type ExpandRequest struct {
 	Encoding string
 }
 
+// ValidateExpand checks an expand request's parameters without running
+// it, and normalises them (default format and encoding): handles that
+// parse, or a path with lines; a budget, format and encoding the engine
+// knows. Errors are *assemble.ParamError naming the field.
+func (e *Engine) ValidateExpand(req *ExpandRequest) error {
+	if req.Encoding == "" {
+		req.Encoding = DefaultEncoding
+	}
+	if err := e.tokens.Check(req.Encoding); err != nil {
+		return &assemble.ParamError{Field: "encoding", Msg: err.Error()}
+	}
+	var err error
+	if req.Format, err = assemble.ParseFormat(string(req.Format)); err != nil {
+		return err
+	}
+	if err := req.Budget.Validate(); err != nil {
+		return err
+	}
+	for _, h := range req.Handles {
+		if _, _, err := assemble.ParseHandle(h); err != nil {
+			return err
+		}
+	}
+	if req.Path != "" && len(req.Ranges) == 0 {
+		return &assemble.ParamError{Field: "range", Msg: "give the lines to expand"}
+	}
+	if req.Path == "" && len(req.Handles) == 0 {
+		return &assemble.ParamError{Field: "handles", Msg: "give handles, or a uri and a range"}
+	}
+	return nil
+}
+
 // Expand returns the named lines in full (as far as the budget allows), in
 // the order asked.
 func (e *Engine) Expand(ctx context.Context, snap *index.Snapshot, req ExpandRequest) (*assemble.Result, error) {
-	if req.Encoding == "" {
-		req.Encoding = DefaultEncoding
+	if err := e.ValidateExpand(&req); err != nil {
+		return nil, err
 	}
 	counter, err := e.tokens.Get(req.Encoding)
 	if err != nil {
@@ -94,13 +126,7 @@ func (e *Engine) Expand(ctx context.Context, snap *index.Snapshot, req ExpandReq
 		wants = append(wants, want{p, rs})
 	}
 	if req.Path != "" {
-		if len(req.Ranges) == 0 {
-			return nil, &assemble.ParamError{Field: "range", Msg: "give the lines to expand"}
-		}
 		wants = append(wants, want{req.Path, req.Ranges})
-	}
-	if len(wants) == 0 {
-		return nil, &assemble.ParamError{Field: "handles", Msg: "give handles, or a uri and a range"}
 	}
 	cands := make([]assemble.Candidate, 0, len(wants))
 	for i, w := range wants {

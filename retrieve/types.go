@@ -1,10 +1,12 @@
 package retrieve
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/history"
+	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/semantic"
 )
 
@@ -69,6 +71,24 @@ func (f *Focus) PastEnd(text string) (lines int, past bool) {
 		lines++
 	}
 	return lines, f.Line > max(lines, 1)
+}
+
+// CheckFocusLine refuses a focus line past the end of its file in snap,
+// naming the file's line count: the check of a face whose focus comes as
+// path:line (the CLI, the MCP tool), made on the snapshot the request
+// reads. A file snap cannot serve is left to Assemble, which names it.
+func CheckFocusLine(snap *index.Snapshot, f *Focus) error {
+	if f == nil {
+		return nil
+	}
+	file, err := snap.File(f.Path)
+	if err != nil {
+		return nil
+	}
+	if n, past := f.PastEnd(file.Text); past {
+		return &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("line %d is past the end of %s (%d lines)", f.Line, f.Path, n)}
+	}
+	return nil
 }
 
 // Request is one retrieval + assembly request. At least one of Query,
