@@ -97,7 +97,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	case *diffRev != "" && *diffFile != "":
 		return &usageError{assembleUsage, "give --diff or --diff-file, not both"}
 	case *diffRev != "":
-		out, err := gitDiff(ctx, dir, *diffRev)
+		out, err := retrieve.DiffOfRev(ctx, dir, *diffRev, "diff")
 		if err != nil {
 			return err
 		}

@@ -14,7 +14,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/assemble"
-	"github.com/ctxls/ctxls/gitdiff"
 	"github.com/ctxls/ctxls/ranges"
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
@@ -108,8 +107,12 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 		r.Focus = &retrieve.Focus{Path: rel, Line: focusLine, Col: focusCol}
 	}
 	if in.DiffRev != "" {
-		if r.Diff, err = gitDiff(ctx, root, in.DiffRev); err != nil {
-			return nil, out, err
+		if r.Diff, err = retrieve.DiffOfRev(ctx, root, in.DiffRev, "diff_rev"); err != nil {
+			var pe *assemble.ParamError
+			if !errors.As(err, &pe) {
+				err = &assemble.ParamError{Field: "diff_rev", Msg: err.Error()}
+			}
+			return nil, out, paramErr(err)
 		}
 		if strings.TrimSpace(r.Diff) == "" && strings.TrimSpace(r.Query) == "" && r.Focus == nil {
 			return nil, out, argError("diff_rev", "git diff %s is empty in %s: nothing changed", in.DiffRev, root)
@@ -264,21 +267,4 @@ func omittedNote(om []OmittedInfo, total int, state string, room int, counter to
 		return ""
 	}
 	return note
-}
-
-// gitDiff runs `git diff REV` in root (package gitdiff); a bad revision
-// is a bad diff_rev argument.
-func gitDiff(ctx context.Context, root, rev string) (string, error) {
-	out, err := gitdiff.Diff(ctx, root, rev, retrieve.MaxDiffBytes)
-	var re *gitdiff.RevError
-	var tl *gitdiff.TooLargeError
-	switch {
-	case errors.As(err, &tl):
-		return "", argError("diff_rev", "git diff %s is longer than the %s a request may hold", rev, retrieve.SizeText(tl.Limit))
-	case errors.As(err, &re):
-		return "", argError("diff_rev", "%s (want a revision or range such as HEAD~1 or main...HEAD)", re.Error())
-	case err != nil:
-		return "", argError("diff_rev", "git diff %v", err)
-	}
-	return out, nil
 }
