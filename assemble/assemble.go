@@ -300,11 +300,9 @@ func (a *assembly) result(parts []*draft, rendered string, total int) *Result {
 			handles = append(handles, c.handle)
 		}
 		slices.Sort(handles)
-		first, last := d.rs[0].Start, d.rs[len(d.rs)-1].End
 		p := Part{
 			ID: id, Path: d.path(), Language: d.lang, Ranges: d.rs,
-			Range: LSPRange{Start: Position{Line: first - 1}, End: Position{Line: last}},
-			Kind:  d.kind, Level: d.level, Symbol: d.symbol, Text: d.text,
+			Kind: d.kind, Level: d.level, Symbol: d.symbol, Text: d.text,
 			Tokens: a.count(a.r.header(d.block(i+1, i == 0))) + d.bodyTokens,
 			Score:  d.score, Sources: d.sources, TrackingHash: d.trackingHash,
 			Truncated: d.level != LevelFull, Handles: slices.Compact(handles),

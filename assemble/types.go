@@ -155,37 +155,22 @@ func (m MapFiles) Text(path string) (string, bool) {
 	return s, ok
 }
 
-// Position is a 0-based LSP position.
-type Position struct {
-	Line      int `json:"line"`
-	Character int `json:"character"`
-}
-
-// LSPRange is a 0-based LSP range.
-type LSPRange struct {
-	Start Position `json:"start"`
-	End   Position `json:"end"`
-}
-
 // Part is one piece of one file in the assembled context.
 type Part struct {
 	ID       string `json:"id"` // "p1", "p2", … in rendered order; rendered as [1], [2], …
-	URI      string `json:"uri,omitempty"`
 	Path     string `json:"path"`
 	Language string `json:"language,omitempty"`
 	// Ranges are the lines actually included (elided lines excluded).
-	Ranges []ranges.Range `json:"ranges"`
-	// Range is the 0-based LSP range covering Ranges.
-	Range        LSPRange `json:"range"`
-	Kind         string   `json:"kind"`
-	Level        Level    `json:"level"`
-	Symbol       string   `json:"symbol,omitempty"`
-	Text         string   `json:"text"`
-	Tokens       int      `json:"tokens"` // tokens of this part's rendered block (header included)
-	Score        float64  `json:"score"`
-	Sources      []string `json:"sources"`
-	TrackingHash string   `json:"trackingHash,omitempty"`
-	Truncated    bool     `json:"truncated"`
+	Ranges       []ranges.Range `json:"ranges"`
+	Kind         string         `json:"kind"`
+	Level        Level          `json:"level"`
+	Symbol       string         `json:"symbol,omitempty"`
+	Text         string         `json:"text"`
+	Tokens       int            `json:"tokens"` // tokens of this part's rendered block (header included)
+	Score        float64        `json:"score"`
+	Sources      []string       `json:"sources"`
+	TrackingHash string         `json:"trackingHash,omitempty"`
+	Truncated    bool           `json:"truncated"`
 	// Handles are the handles of the candidates this part shows.
 	Handles []string `json:"handles,omitempty"`
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
+	"github.com/ctxls/ctxls/wire"
 )
 
 const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M [--embeddings-dimensions N] [--embeddings-key-env VAR]]] [--explain]`
@@ -181,11 +182,15 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	if *asJSON || req.Format == assemble.JSON {
+		if resp.Omitted == nil {
+			resp.Omitted = []assemble.Omitted{}
+		}
 		out := struct {
 			SchemaVersion int `json:"schemaVersion"`
 			*retrieve.Response
+			Parts  []wire.Part        `json:"parts"`
 			Timing map[string]float64 `json:"timing"`
-		}{ResultSchemaVersion, resp, map[string]float64{"elapsedMs": float64(time.Since(start).Microseconds()) / 1000}}
+		}{ResultSchemaVersion, resp, wire.Parts(resp.Parts, nil), map[string]float64{"elapsedMs": float64(time.Since(start).Microseconds()) / 1000}}
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")

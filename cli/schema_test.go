@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/wire"
 )
 
 const schemaFile = "../docs/result.schema.json"
@@ -204,8 +205,9 @@ func TestResultSchemaRejects(t *testing.T) {
 }
 
 // TestSchemaDocumented: the fields the schema names for a part are the
-// JSON fields of assemble.Part (a renamed Go field would otherwise only
-// show when a result happens to carry it).
+// JSON fields of wire.Part, the engine's part as the faces send it (a
+// renamed Go field would otherwise only show when a result happens to
+// carry it).
 func TestSchemaDocumented(t *testing.T) {
 	b, err := os.ReadFile(filepath.FromSlash(schemaFile))
 	if err != nil {
@@ -220,7 +222,7 @@ func TestSchemaDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	for def, v := range map[string]any{
-		"part": assemble.Part{}, "omitted": assemble.Omitted{}, "stats": assemble.Stats{}, "explanation": retrieve.Explanation{},
+		"part": wire.Part{}, "omitted": assemble.Omitted{}, "stats": assemble.Stats{}, "explanation": retrieve.Explanation{},
 	} {
 		for _, f := range jsonFields(t, v) {
 			if _, ok := s.Defs[def].Properties[f]; !ok {
@@ -234,13 +236,18 @@ func TestSchemaDocumented(t *testing.T) {
 }
 
 // jsonFields lists the JSON field names of a struct's type, from its
-// tags (every field of these types has one).
+// tags (every field of these types has one; an embedded struct's fields
+// are its own).
 func jsonFields(t *testing.T, v any) []string {
 	t.Helper()
 	typ := reflect.TypeOf(v)
 	var out []string
 	for i := range typ.NumField() {
 		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if f := typ.Field(i); f.Anonymous && name == "" {
+			out = append(out, jsonFields(t, reflect.New(f.Type).Elem().Interface())...)
+			continue
+		}
 		if name == "" {
 			t.Fatalf("%s.%s has no json tag", typ, typ.Field(i).Name)
 		}

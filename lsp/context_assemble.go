@@ -12,13 +12,16 @@ import (
 	"github.com/ctxls/ctxls/index"
 	"github.com/ctxls/ctxls/retrieve"
 	"github.com/ctxls/ctxls/semantic"
+	"github.com/ctxls/ctxls/wire"
 )
 
 // AssembleResult is context/assemble's result: the engine's response
 // (parts, rendered, stats, omitted, explain) plus timing.
 type AssembleResult struct {
 	*retrieve.Response
-	Timing Timing `json:"timing"`
+	// Parts are the response's parts with their uri and range.
+	Parts  []wire.Part `json:"parts"`
+	Timing Timing      `json:"timing"`
 }
 
 // Timing says how long the server took; it is the only part of a result
@@ -111,10 +114,9 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	if err != nil {
 		return nil, err
 	}
-	fillURIs(f, resp.Result)
 	v.Keep(resultHandles(resp.Result))
 	kept = true
-	return AssembleResult{Response: resp, Timing: elapsed(start)}, nil
+	return AssembleResult{Response: resp, Parts: wireParts(f, resp.Result), Timing: elapsed(start)}, nil
 }
 
 // wantsSemantic asks the engine, when it can tell (retrieve.Engine can),
@@ -175,20 +177,13 @@ func (s *session) focusOf(ctx *requestCtx, snap *index.Snapshot, f *folder, rel 
 	return out, nil
 }
 
-// fillURIs sets each part's uri from the folder's URI and its path.
-func fillURIs(f *folder, res *assemble.Result) {
-	if res == nil {
-		return
-	}
-	for i := range res.Parts {
-		res.Parts[i].URI = joinURI(f.uri, res.Parts[i].Path)
-	}
-	if res.Parts == nil {
-		res.Parts = []assemble.Part{}
-	}
+// wireParts are res's parts with their uri (the folder's URI and the
+// part's path) and range; it makes res's lists non-nil arrays.
+func wireParts(f *folder, res *assemble.Result) []wire.Part {
 	if res.Omitted == nil {
 		res.Omitted = []assemble.Omitted{}
 	}
+	return wire.Parts(res.Parts, func(p string) string { return joinURI(f.uri, p) })
 }
 
 // resultHandles lists the handles a result names (parts and omissions):

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/wire"
 )
 
 // ExpandResult is context/expand's result: the parts in full, stats (whose
@@ -13,6 +14,8 @@ import (
 // one the handles came from.
 type ExpandResult struct {
 	*assemble.Result
+	// Parts are the result's parts with their uri and range.
+	Parts []wire.Part `json:"parts"`
 	// FromHeldState is true when the answer was read from a state held
 	// since an earlier context/assemble (the one named by indexState, or
 	// the newest whose results listed the handles), false when from the
@@ -65,7 +68,6 @@ func (s *session) contextExpand(ctx *requestCtx, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	fillURIs(v.f, res)
 	if p.IndexState != "" && !v.Borrowed() {
 		note := "index state " + p.IndexState + " is no longer held: answered from the current state"
 		if res.Stats.Note != "" {
@@ -73,7 +75,7 @@ func (s *session) contextExpand(ctx *requestCtx, params json.RawMessage) (any, e
 		}
 		res.Stats.Note = note
 	}
-	return ExpandResult{Result: res, FromHeldState: v.Borrowed(), Timing: elapsed(start)}, nil
+	return ExpandResult{Result: res, Parts: wireParts(v.f, res), FromHeldState: v.Borrowed(), Timing: elapsed(start)}, nil
 }
 
 // expandView picks the snapshot an expand reads: a held state (named, or
