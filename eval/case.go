@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxls/ctxls/ranges"
+	"github.com/ctxls/ctxls/internal/ranges"
 )
 
 // Tasks.

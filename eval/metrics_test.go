@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/ranges"
+	"github.com/ctxls/ctxls/internal/ranges"
 )
 
 func rs(s string) []ranges.Range {

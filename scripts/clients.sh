@@ -2,7 +2,7 @@
 # Runs `ctxls serve` under three real LSP clients — Neovim 0.7 vim.lsp,
 # vscode-jsonrpc 10 (VS Code's protocol layer) and Emacs eglot 1.9 — through
 # the drivers in ../shared/clients, on the fixture workspace
-# lsp/testdata/workspace:
+# internal/lsp/testdata/workspace:
 #   1. context/assemble with a query     every client passes, same result but for timing
 #   2. context/assemble with a focus     every client passes, same result but for timing
 #   3. context/assemble with bad params  every client gets the JSON-RPC error (rc 2)
@@ -26,7 +26,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ctxls-clients.XXXXXX")
 out=${OUT_DIR:-$tmp/out}
 mkdir -p "$out"
 ws=$tmp/workspace
-cp -R lsp/testdata/workspace "$ws"
+cp -R internal/lsp/testdata/workspace "$ws"
 # A cache of its own: the first client builds the index, the others open it warm.
 export CTXLS_CACHE_DIR=$tmp/cache
 server="$repo/bin/ctxls serve"

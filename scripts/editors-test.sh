@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests the editor integrations in editors/ against the real `ctxls serve`
-# on a git checkout of the fixture workspace lsp/testdata/workspace:
+# on a git checkout of the fixture workspace internal/lsp/testdata/workspace:
 #   vscode  npm ci, strict tsc, the extension's tests under node (node --test),
 #           and vsce package (the .vsix is checked, then removed)
 #   nvim    headless Neovim runs editors/nvim/test/test.lua
@@ -25,7 +25,7 @@ if [ -z "${KEEP:-}" ]; then trap 'rm -rf "$tmp"' EXIT; else echo "editors-test: 
 workspace() {
   local d=$tmp/$1/ws
   mkdir -p "$tmp/$1"
-  cp -R lsp/testdata/workspace "$d"
+  cp -R internal/lsp/testdata/workspace "$d"
   git -C "$d" init -q
   git -C "$d" add .
   git -C "$d" -c user.name=ctxls -c user.email=ctxls@example.com commit -q -m fixture
@@ -44,7 +44,7 @@ run_vscode() {
   echo "== vscode: the extension's tests (node --test) against ctxls serve"
   # The tests make their own git checkout of the fixture (in TMPDIR).
   mkdir -p "$tmp/vscode"
-  (cd editors/vscode && CTXLS_BIN=$bin CTXLS_FIXTURE=$repo/lsp/testdata/workspace TMPDIR=$tmp/vscode node --test out/test/)
+  (cd editors/vscode && CTXLS_BIN=$bin CTXLS_FIXTURE=$repo/internal/lsp/testdata/workspace TMPDIR=$tmp/vscode node --test out/test/)
   echo "== vscode: vsce package"
   (cd editors/vscode && npx --no-install vsce package --out "$tmp/vscode/ctxls.vsix" >"$tmp/vscode/vsce.log" 2>&1) ||
     { cat "$tmp/vscode/vsce.log" >&2; echo "editors-test: FAIL: vsce package" >&2; exit 1; }

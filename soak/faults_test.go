@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/index"
 )
 
 // The fault tests run real ctxls processes (the binary TestMain built):

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ctxls/ctxls/assemble"
+	"github.com/ctxls/ctxls/internal/assemble"
 )
 
 // position is an LSP position: a 0-based line and a character offset in

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctxls/ctxls/index/walk"
+	"github.com/ctxls/ctxls/internal/index/walk"
 )
 
 // LongPackages is the tree of the long run: ≈ 550 Go files of Go's src

@@ -15,7 +15,7 @@ import (
 // module: cart, pricing, textutil) into a new root.
 func facesWorkspace(t *testing.T) string {
 	t.Helper()
-	src, err := filepath.Abs("../../lsp/testdata/workspace")
+	src, err := filepath.Abs("../../internal/lsp/testdata/workspace")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/history/historytest"
+	"github.com/ctxls/ctxls/internal/history/historytest"
 )
 
 // gitsafeMCP starts `ctxls mcp` (stdio) on root, the real binary, and

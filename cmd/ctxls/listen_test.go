@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/access"
+	"github.com/ctxls/ctxls/internal/access"
 )
 
 // The network face of `ctxls serve --listen`, tested against the real
@@ -583,14 +583,14 @@ func TestServeListenUsage(t *testing.T) {
 // stated in docs/security.md and listed here.
 func TestNoOutboundConnections(t *testing.T) {
 	allowed := map[string]int{
-		"access/listen.go": 1, // removeStaleSocket
+		"internal/access/listen.go": 1, // removeStaleSocket
 		// The load harness (package soak, a program of its own, not
 		// linked into ctxls) is a client of the ctxls it starts on
 		// loopback: LSP over TCP and MCP over HTTP.
 		"soak/lspconn.go": 1, "soak/mcp.go": 1,
 		// The opt-in embeddings service (--embeddings endpoint, never the
 		// default; docs/security.md): its request, its client.
-		"semantic/endpoint.go": 3,
+		"internal/semantic/endpoint.go": 3,
 	}
 	dialing := regexp.MustCompile(`\b(net\.Dial\w*|tls\.Dial\w*|http\.(Get|Head|Post|PostForm|NewRequest\w*|DefaultClient|Client\b|Transport\b)|net\.Resolver|net\.Lookup\w*)`)
 	root, err := filepath.Abs("../..")

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxls/ctxls/index"
+	"github.com/ctxls/ctxls/internal/index"
 )
 
 // TestAssembleWhileAnotherHoldsTheIndex: with another ctxls holding the

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/ctxls/ctxls/cli"
+	"github.com/ctxls/ctxls/internal/cli"
 )
 
 func main() {

@@ -13,13 +13,13 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/access"
-	"github.com/ctxls/ctxls/index"
-	"github.com/ctxls/ctxls/index/walk"
-	"github.com/ctxls/ctxls/mcp"
-	"github.com/ctxls/ctxls/retrieve"
-	"github.com/ctxls/ctxls/semantic"
-	"github.com/ctxls/ctxls/tokens"
+	"github.com/ctxls/ctxls/internal/access"
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/index/walk"
+	"github.com/ctxls/ctxls/internal/mcp"
+	"github.com/ctxls/ctxls/internal/retrieve"
+	"github.com/ctxls/ctxls/internal/semantic"
+	"github.com/ctxls/ctxls/internal/tokens"
 )
 
 const mcpUsage = `usage: ctxls mcp [--root DIR]... [--cache-dir DIR] [--log FILE] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]

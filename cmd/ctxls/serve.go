@@ -15,13 +15,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxls/ctxls/access"
-	"github.com/ctxls/ctxls/index"
-	"github.com/ctxls/ctxls/lsp"
-	"github.com/ctxls/ctxls/retrieve"
-	"github.com/ctxls/ctxls/semantic"
-	"github.com/ctxls/ctxls/tokens"
-	"github.com/ctxls/ctxls/workspace"
+	"github.com/ctxls/ctxls/internal/access"
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/lsp"
+	"github.com/ctxls/ctxls/internal/retrieve"
+	"github.com/ctxls/ctxls/internal/semantic"
+	"github.com/ctxls/ctxls/internal/tokens"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 const serveUsage = `usage: ctxls serve [--cache-dir DIR] [--log FILE] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxls/ctxls/assemble"
-	"github.com/ctxls/ctxls/ranges"
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/ranges"
 )
 
 // Options tune the baseline.

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxls/ctxls/assemble"
-	"github.com/ctxls/ctxls/ranges"
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/ranges"
 )
 
 // Def is one named definition of a file: its name and the lines of its

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxls/ctxls/assemble"
-	"github.com/ctxls/ctxls/ranges"
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/ranges"
 )
 
 // Fields of the zoekt-like peer's BM25F.

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/eval"
-	"github.com/ctxls/ctxls/ranges"
+	"github.com/ctxls/ctxls/internal/ranges"
 )
 
 // CursorOptions control the cursor task's mining (RepoBench /

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/eval"
-	"github.com/ctxls/ctxls/ranges"
+	"github.com/ctxls/ctxls/internal/ranges"
 )
 
 // testRepo is a git work tree made in a temporary directory.

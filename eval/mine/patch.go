@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxls/ctxls/ranges"
+	"github.com/ctxls/ctxls/internal/ranges"
 )
 
 // Hunk is one hunk header of a unified diff. A count of 0 on the old side

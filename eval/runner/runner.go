@@ -16,16 +16,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/eval"
 	"github.com/ctxls/ctxls/eval/baseline"
 	"github.com/ctxls/ctxls/eval/mine"
-	"github.com/ctxls/ctxls/history"
-	"github.com/ctxls/ctxls/index"
-	"github.com/ctxls/ctxls/index/chunk"
-	"github.com/ctxls/ctxls/retrieve"
-	"github.com/ctxls/ctxls/semantic"
-	"github.com/ctxls/ctxls/tokens"
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/history"
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/retrieve"
+	"github.com/ctxls/ctxls/internal/semantic"
+	"github.com/ctxls/ctxls/internal/tokens"
 )
 
 // Systems.

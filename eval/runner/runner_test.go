@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/eval"
 	"github.com/ctxls/ctxls/eval/baseline"
 	"github.com/ctxls/ctxls/eval/mine"
-	"github.com/ctxls/ctxls/history"
-	"github.com/ctxls/ctxls/retrieve"
-	"github.com/ctxls/ctxls/semantic"
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/history"
+	"github.com/ctxls/ctxls/internal/retrieve"
+	"github.com/ctxls/ctxls/internal/semantic"
 )
 
 func git(t *testing.T, dir string, args ...string) string {

@@ -84,7 +84,7 @@ async function exercise(face, client) {
   check(out.stats?.totalTokens <= budget, `${face} assemble_context: ${out.stats?.totalTokens} tokens over ${budget}`);
   check((out.parts || []).length > 0, `${face} assemble_context: no parts`);
   check(res.content?.[0]?.type === "text" && res.content[0].text.length > 0, `${face} assemble_context: no text`);
-  check((out.parts || []).some((p) => p.path.startsWith("ranges/")), `${face} assemble_context: ranges/ not in the parts`);
+  check((out.parts || []).some((p) => p.path.startsWith("internal/ranges/")), `${face} assemble_context: internal/ranges/ not in the parts`);
 
   // expand_context: the first omitted handle, from the same state.
   const omitted = (out.omitted || []).find((o) => o.tokens > 0);
@@ -98,14 +98,14 @@ async function exercise(face, client) {
     check(res.structuredContent?.fromHeldState === true, `${face} expand_context: not from the held state`);
     check(textOf(res).includes(omitted.path), `${face} expand_context: ${omitted.path} not in the text`);
   }
-  res = await client.callTool({ name: "expand_context", arguments: { path: "ranges/ranges.go", lines: "1-5" } });
+  res = await client.callTool({ name: "expand_context", arguments: { path: "internal/ranges/ranges.go", lines: "1-5" } });
   checkResult(face, "expand_context", res);
 
   // find_symbol with references.
   res = await client.callTool({ name: "find_symbol", arguments: { name: "Stitch", references: true } });
   checkResult(face, "find_symbol", res);
   const defs = res.structuredContent?.definitions || [];
-  check(defs.some((d) => d.path === "ranges/ranges.go" && d.symbol === "Stitch"), `${face} find_symbol: Stitch not found`);
+  check(defs.some((d) => d.path === "internal/ranges/ranges.go" && d.symbol === "Stitch"), `${face} find_symbol: Stitch not found`);
   check((res.structuredContent?.references || []).length > 0, `${face} find_symbol: no references`);
 
   // index_status.
@@ -120,7 +120,7 @@ async function exercise(face, client) {
     [{ query: "x", format: "html" }, "format"],
     [{ query: 7 }, "query"],
     [{ focus: "../../etc/passwd:1" }, "outside the root"],
-    [{ focus: "ranges/ranges.go:100000" }, "past the end"],
+    [{ focus: "internal/ranges/ranges.go:100000" }, "past the end"],
     [{ query: "x", budget: { maxTokens: -1 } }, "maxTokens"],
     [{ diff_rev: "--output=/tmp/pwned" }, "diff_rev"],
   ];

@@ -15,7 +15,7 @@ import { editor, FakeVscode, Uri } from "./fakeVscode";
 
 const repo = path.resolve(__dirname, "..", "..", "..", "..");
 const bin = process.env.CTXLS_BIN ?? path.join(repo, "bin", "ctxls");
-const fixture = process.env.CTXLS_FIXTURE ?? path.join(repo, "lsp", "testdata", "workspace");
+const fixture = process.env.CTXLS_FIXTURE ?? path.join(repo, "internal", "lsp", "testdata", "workspace");
 const QUESTION = "how is the tax computed at checkout";
 
 const vscode = new FakeVscode();

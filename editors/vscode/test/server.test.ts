@@ -6,7 +6,7 @@
 // a Host that records documents, the clipboard and messages.
 //
 // env: CTXLS_BIN      the binary (default ../../bin/ctxls from editors/vscode)
-//      CTXLS_FIXTURE  the workspace to copy (default lsp/testdata/workspace)
+//      CTXLS_FIXTURE  the workspace to copy (default internal/lsp/testdata/workspace)
 import * as assert from "node:assert/strict";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
@@ -30,7 +30,7 @@ import { answerConfiguration, serverSettings, type ConfigurationItem } from "../
 
 const repo = path.resolve(__dirname, "..", "..", "..", "..");
 const bin = process.env.CTXLS_BIN ?? path.join(repo, "bin", "ctxls");
-const fixture = process.env.CTXLS_FIXTURE ?? path.join(repo, "lsp", "testdata", "workspace");
+const fixture = process.env.CTXLS_FIXTURE ?? path.join(repo, "internal", "lsp", "testdata", "workspace");
 const QUESTION = "how is the tax computed at checkout";
 
 let tmp = "";

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/eval"
-	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/internal/retrieve"
 )
 
 // params are fitrank's flags.

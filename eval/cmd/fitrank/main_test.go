@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/eval"
-	"github.com/ctxls/ctxls/ranges"
-	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/internal/ranges"
+	"github.com/ctxls/ctxls/internal/retrieve"
 )
 
 // syntheticCases: in every case the channels put a test file first and

@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/eval"
-	"github.com/ctxls/ctxls/ranges"
-	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/ranges"
+	"github.com/ctxls/ctxls/internal/retrieve"
 )
 
 // contentShare is the share of the budget the ceilings fill with lines

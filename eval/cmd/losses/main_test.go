@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/eval"
-	"github.com/ctxls/ctxls/ranges"
-	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/internal/ranges"
+	"github.com/ctxls/ctxls/internal/retrieve"
 )
 
 func rs(a, b int) []ranges.Range { return []ranges.Range{{Start: a, End: b}} }

@@ -16,13 +16,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxls/ctxls/assemble"
 	"github.com/ctxls/ctxls/eval"
 	"github.com/ctxls/ctxls/eval/baseline"
 	"github.com/ctxls/ctxls/eval/mine"
 	"github.com/ctxls/ctxls/eval/runner"
-	"github.com/ctxls/ctxls/retrieve"
-	"github.com/ctxls/ctxls/semantic"
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/retrieve"
+	"github.com/ctxls/ctxls/internal/semantic"
 )
 
 func main() {

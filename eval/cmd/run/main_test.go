@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/eval"
-	"github.com/ctxls/ctxls/retrieve"
+	"github.com/ctxls/ctxls/internal/retrieve"
 )
 
 func TestSetOptions(t *testing.T) {

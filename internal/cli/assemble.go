@@ -1,0 +1,342 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/history"
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/retrieve"
+	"github.com/ctxls/ctxls/internal/semantic"
+	"github.com/ctxls/ctxls/internal/wire"
+)
+
+const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M [--embeddings-dimensions N] [--embeddings-key-env VAR]]] [--explain]`
+
+// ResultSchemaVersion is the version of docs/result.schema.json that the
+// JSON result of `ctxls assemble --json` (or --format json) follows; the
+// result carries it as "schemaVersion". It changes when a field is
+// removed or renamed or changes its type or meaning; fields may be added
+// within a version (readers ignore fields they do not know).
+const ResultSchemaVersion = 1
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+func runAssemble(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet("assemble")
+	root := fs.String("root", "", "workspace root (required)")
+	query := fs.String("query", "", "the question or task")
+	queryFile := fs.String("query-file", "", "read the query from a file (- for stdin)")
+	focus := fs.String("focus", "", "the cursor: PATH:LINE[:COL], 1-based, PATH relative to --root")
+	diffRev := fs.String("diff", "", "use `git diff REV` in the root as the diff")
+	diffFile := fs.String("diff-file", "", "read a unified diff from a file (- for stdin)")
+	budget := fs.Int("budget", 8000, "maximum tokens of the rendered context")
+	perFile := fs.Int("per-file", 0, "maximum tokens per file (0 = no cap)")
+	perPart := fs.Int("per-part", 0, "maximum tokens per part (0 = no cap)")
+	encoding := fs.String("encoding", retrieve.DefaultEncoding, "token encoding: cl100k_base, o200k_base or approx")
+	format := fs.String("format", "markdown", "rendering: markdown, xml or json (json implies --json)")
+	asJSON := fs.Bool("json", false, "print the whole result object as JSON (docs/result.schema.json), the context rendered in --format inside it")
+	strategy := fs.String("strategy", "grouped", "order: grouped, interleaved or score")
+	explain := fs.Bool("explain", false, "print why each part is in and each candidate out (stderr, or in the JSON)")
+	cacheDir := fs.String("cache-dir", "", "index directory for this root: new, empty, or one ctxls made (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
+	weights := fs.String("weights", "", "retrieval channel weights, e.g. graph=1,neighbor=0 (0 turns a channel off)")
+	useHistory := fs.Bool("git-history", true, "use the root's git history: files changed with the diff's, files changed often and lately (read once, cached with the index)")
+	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from the root itself, stored with the index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")
+	epConfig := semantic.EndpointFlags(fs)
+	var include, exclude multiFlag
+	fs.Var(&include, "include", "only paths matching this glob (repeatable)")
+	fs.Var(&exclude, "exclude", "leave out paths matching this glob (repeatable)")
+	if help, err := parseFlags(fs, args, assembleUsage, env); help || err != nil {
+		return err
+	}
+	dir, err := rootDir(*root, assembleUsage)
+	if err != nil {
+		return err
+	}
+	req := retrieve.Request{
+		Query: *query, Budget: assemble.Budget{MaxTokens: *budget, PerFileMaxTokens: *perFile, PerPartMaxTokens: *perPart},
+		Format: assemble.Format(*format), Strategy: assemble.Strategy(*strategy), Encoding: *encoding,
+		Include: include, Exclude: exclude, Explain: *explain,
+	}
+	if *weights != "" {
+		w, err := retrieve.ParseWeights(*weights)
+		if err != nil {
+			return &usageError{assembleUsage, "--weights: " + err.Error()}
+		}
+		req.Weights = w
+	}
+	if *queryFile != "" {
+		if *query != "" {
+			return &usageError{assembleUsage, "give --query or --query-file, not both"}
+		}
+		b, err := readInput("--query-file", *queryFile, env.Stdin, retrieve.MaxQueryBytes)
+		if err != nil {
+			return err
+		}
+		req.Query = string(b)
+	}
+	if *focus != "" {
+		f, err := parseFocus(*focus, dir)
+		if err != nil {
+			return err
+		}
+		req.Focus = f
+	}
+	switch {
+	case *diffRev != "" && *diffFile != "":
+		return &usageError{assembleUsage, "give --diff or --diff-file, not both"}
+	case *diffRev != "":
+		out, err := retrieve.DiffOfRev(ctx, dir, *diffRev, "diff")
+		if err != nil {
+			return err
+		}
+		req.Diff = out
+	case *diffFile != "":
+		b, err := readInput("--diff-file", *diffFile, env.Stdin, retrieve.MaxDiffBytes)
+		if err != nil {
+			return err
+		}
+		req.Diff = string(b)
+	}
+	engine := retrieve.NewEngine(env.Tokens)
+	if err := engine.Validate(&req); errors.Is(err, retrieve.ErrNothingAsked) {
+		return &usageError{assembleUsage, "give at least one of --query, --query-file, --focus, --diff and --diff-file (non-empty)"}
+	} else if err != nil {
+		return err
+	}
+	ep, err := embeddingsFlags(*embeddings, epConfig)
+	if err != nil {
+		return &usageError{assembleUsage, err.Error()}
+	}
+	start := time.Now()
+	// Build the encoding on the side while the index opens; the request
+	// waits for it only if it is not ready by then.
+	go env.Tokens.Get(req.Encoding) //nolint:errcheck // Assemble reports the error
+	opts, err := indexOptions(env, *cacheDir, req.Encoding)
+	if err != nil {
+		return err
+	}
+	opts.Warm = true // a request follows at once
+	// Another ctxls (a server on the same root) holding the index: answer
+	// from a private index built for this call, said once on stderr,
+	// rather than wait for the lock or fail.
+	opts.PrivateWhenLocked, opts.LockTimeout = true, lockWait
+	var bar *progressBar
+	if env.StderrIsTerminal {
+		bar = newProgressBar(env.Stderr)
+		opts.Progress = bar.update
+	}
+	defer batchGC(ctx)()
+	x, err := index.Open(ctx, dir, opts)
+	bar.finish()
+	if re := (*index.RootReadError)(nil); errors.As(err, &re) {
+		return err // names the root and why
+	}
+	if err != nil {
+		return fmt.Errorf("index %s: %w", dir, err)
+	}
+	defer x.Close()
+	snap, release := x.Snapshot()
+	defer release()
+	if err := retrieve.CheckFocusLine(snap, req.Focus); err != nil {
+		return err
+	}
+	if *useHistory && req.WantsHistory() {
+		req.History = loadHistory(ctx, dir, x.Dir(), env)
+	}
+	if *embeddings != semantic.ModeOff && engine.WantsSemantic(&req) {
+		req.Semantic = loadSemantic(ctx, snap, x.Dir(), ep, env)
+	}
+	if *explain && !*asJSON && req.Format != assemble.JSON {
+		switch {
+		case *embeddings == semantic.ModeOff:
+			fmt.Fprintln(env.Stderr, "semantic: off (--embeddings off)")
+		case req.Semantic == nil:
+			fmt.Fprintln(env.Stderr, "semantic: none (off by --weights, or the vectors could not be computed)")
+		default:
+			fmt.Fprintf(env.Stderr, "semantic: %v\n", req.Semantic)
+		}
+		switch {
+		case !*useHistory:
+			fmt.Fprintln(env.Stderr, "history: off (--git-history=false)")
+		case req.History == nil:
+			fmt.Fprintln(env.Stderr, "history: none (not a git checkout, or off by --weights)")
+		default:
+			fmt.Fprintf(env.Stderr, "history: %v\n", req.History)
+		}
+	}
+	resp, err := engine.Assemble(ctx, snap, req)
+	if err != nil {
+		return err
+	}
+	if *asJSON || req.Format == assemble.JSON {
+		if resp.Omitted == nil {
+			resp.Omitted = []assemble.Omitted{}
+		}
+		out := struct {
+			SchemaVersion int `json:"schemaVersion"`
+			*retrieve.Response
+			Parts  []wire.Part        `json:"parts"`
+			Timing map[string]float64 `json:"timing"`
+		}{ResultSchemaVersion, resp, wire.Parts(resp.Parts, nil), map[string]float64{"elapsedMs": float64(time.Since(start).Microseconds()) / 1000}}
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	if _, err := io.WriteString(env.Stdout, resp.Rendered); err != nil {
+		return err
+	}
+	if *explain {
+		writeExplain(env.Stderr, resp)
+	}
+	return nil
+}
+
+// loadHistory reads the root's git history through the cache in the
+// index directory; nil when there is none (no git, not a repository), or,
+// with a warning, when it cannot be read.
+func loadHistory(ctx context.Context, root, indexDir string, env Env) *history.Log {
+	warnf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) }
+	cache := ""
+	if indexDir != "" {
+		cache = filepath.Join(indexDir, history.CacheFile)
+	}
+	l, err := history.Load(ctx, root, cache, history.DefaultOptions(), warnf)
+	if err != nil {
+		if !history.Unavailable(err) && ctx.Err() == nil {
+			warnf("history: %v (going on without it)", err)
+		}
+		return nil
+	}
+	return l
+}
+
+// loadSemantic returns the root's chunk vectors through the cache in the
+// index directory, trained on the snapshot's own content (exact: a one-shot
+// run answers the same for the same files, whatever the cache's past) and
+// written back; nil, with a warning, when they cannot be computed.
+func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, ep *semantic.Endpoint, env Env) *semantic.Store {
+	warnf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) }
+	cache := ""
+	if indexDir != "" {
+		cache = filepath.Join(indexDir, semantic.CacheFile)
+	}
+	var s *semantic.Store
+	var err error
+	if ep != nil {
+		ep.Warnf = warnf // a failure is told once, by the endpoint
+		s, _, err = semantic.LoadEndpoint(ctx, snap, cache, ep, nil)
+		if err != nil {
+			return nil
+		}
+		return s
+	}
+	s, _, err = semantic.Load(ctx, snap, cache, semantic.DefaultOptions(), true, warnf)
+	if err != nil {
+		if ctx.Err() == nil {
+			warnf("semantic vectors: %v (going on without them)", err)
+		}
+		return nil
+	}
+	return s
+}
+
+// embeddingsFlags checks --embeddings and the service's flags
+// (semantic.CheckFlags); it returns the service (nil: none).
+func embeddingsFlags(mode string, cfg *semantic.EndpointConfig) (*semantic.Endpoint, error) {
+	if err := semantic.CheckFlags(mode, *cfg); err != nil {
+		return nil, err
+	}
+	if mode != semantic.ModeEndpoint && (cfg.URL != "" || cfg.Model != "") {
+		return nil, errors.New("--embeddings-endpoint and --embeddings-model go with --embeddings endpoint")
+	}
+	ep, _ := semantic.Resolve(mode, cfg)
+	return ep, nil
+}
+
+// parseFocus reads --focus PATH:LINE[:COL] (retrieve.ParseFocus, the
+// grammar of every face), the path relative to the root or absolute
+// inside it.
+func parseFocus(s, root string) (*retrieve.Focus, error) {
+	p, line, col, err := retrieve.ParseFocus(s)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := retrieve.RootPath(root, p, "focus")
+	if err != nil {
+		return nil, err
+	}
+	return &retrieve.Focus{Path: rel, Line: line, Col: col}, nil
+}
+
+// lockWait is how long ctxls assemble waits for another ctxls's hold on
+// the root's index before it builds a private one: a refresh or checkpoint
+// of a server lets go within it; a running server does not.
+const lockWait = 2 * time.Second
+
+// readInput reads the file name ("-": stdin) that flag names, up to
+// limit bytes: a longer input (an endless stream such as /dev/zero
+// included) is bad usage naming the flag and the limit, found after
+// reading limit+1 bytes, never more.
+func readInput(flag, name string, stdin io.Reader, limit int) ([]byte, error) {
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", flag, name, err)
+	}
+	if len(b) > limit {
+		return nil, &assemble.ParamError{Field: flag, Msg: fmt.Sprintf("%s is longer than the %s a request may hold", name, retrieve.SizeText(limit))}
+	}
+	return b, nil
+}
+
+// explainChannels are the channels --explain prints, in its order: every
+// channel retrieve fuses.
+var explainChannels = []string{
+	retrieve.ChanFocus, retrieve.ChanDiff, retrieve.ChanSymbol, retrieve.ChanLexical,
+	retrieve.ChanPath, retrieve.ChanGraph, retrieve.ChanNeighbor, retrieve.ChanOverview, retrieve.ChanHistory, retrieve.ChanSemantic, retrieve.ChanActivity, retrieve.ChanConversation,
+}
+
+func writeExplain(w io.Writer, resp *retrieve.Response) {
+	for _, e := range resp.Explain {
+		status := "in " + e.Part
+		if e.Part == "" {
+			status = "out: " + e.Reason
+		}
+		var chans []string
+		for _, name := range explainChannels {
+			if v, ok := e.Channels[name]; ok {
+				chans = append(chans, fmt.Sprintf("%s=%.3f", name, v))
+			}
+		}
+		why := ""
+		if len(e.Priors) > 0 {
+			why = " {" + strings.Join(e.Priors, "; ") + "}"
+		}
+		if e.Focus != "" {
+			why += " (" + e.Focus + ")"
+		}
+		fmt.Fprintf(w, "%-8s %s %s score=%.3f [%s]%s\n", status, e.Handle, e.Symbol, e.Score, strings.Join(chans, " "), why)
+	}
+}

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/retrieve"
+	"github.com/ctxls/ctxls/internal/semantic"
+)
+
+const indexUsage = `ctxls index --root DIR [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]`
+
+func runIndex(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet("index")
+	root := fs.String("root", "", "workspace root (required)")
+	asJSON := fs.Bool("json", false, "print the build statistics as JSON")
+	rebuild := fs.Bool("rebuild", false, "rebuild from scratch even if a valid index exists")
+	encoding := fs.String("encoding", retrieve.DefaultEncoding, "token encoding counted for every chunk")
+	cacheDir := fs.String("cache-dir", "", "index directory for this root: new, empty, or one ctxls made (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
+	useHistory := fs.Bool("git-history", true, "also read the root's git history into its cache beside the index (false: leave it)")
+	embeddings := fs.String("embeddings", semantic.DefaultMode, "also compute the semantic channel's vectors, stored beside the index: workspace (learned from the root itself), endpoint (asked of an embeddings service, --embeddings-endpoint …) or off")
+	epConfig := semantic.EndpointFlags(fs)
+	if help, err := parseFlags(fs, args, indexUsage, env); help || err != nil {
+		return err
+	}
+	dir, err := rootDir(*root, indexUsage)
+	if err != nil {
+		return err
+	}
+	ep, err := embeddingsFlags(*embeddings, epConfig)
+	if err != nil {
+		return &usageError{indexUsage, err.Error()}
+	}
+	opts, err := indexOptions(env, *cacheDir, *encoding)
+	if err != nil {
+		return err
+	}
+	opts.Rebuild = *rebuild
+	// Writing the index is the whole job: a cache directory that cannot
+	// take it fails the command instead of indexing in memory for nothing.
+	opts.NoMemoryFallback = true
+	var bar *progressBar
+	if env.StderrIsTerminal && !*asJSON {
+		bar = newProgressBar(env.Stderr)
+		opts.Progress = bar.update
+	}
+	defer batchGC(ctx)()
+	st, err := buildIndex(ctx, dir, opts, *embeddings != semantic.ModeOff, ep, env)
+	bar.finish()
+	var ce *index.CacheDirError
+	var re *index.RootReadError
+	switch {
+	case errors.Is(err, index.ErrNotCacheDir) || errors.As(err, &re):
+		return err // names the directory, why, and what to do
+	case errors.As(err, &ce):
+		return fmt.Errorf("%w: nothing was saved (give --cache-dir, or $CTXLS_CACHE_DIR, a writable directory with free space)", err)
+	case err != nil:
+		return fmt.Errorf("index %s: %w", dir, err)
+	}
+	if *useHistory && st.Dir != "" {
+		// Read the git history into its cache beside the index too: the
+		// next assemble then only checks HEAD.
+		loadHistory(ctx, dir, st.Dir, env)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	fmt.Fprintln(env.Stdout, summary(st))
+	return nil
+}
+
+// buildIndex builds or refreshes the index of root, as index.Build does,
+// and with withVectors brings the semantic channel's vectors beside it up
+// to date before closing it.
+func buildIndex(ctx context.Context, root string, opts index.Options, withVectors bool, ep *semantic.Endpoint, env Env) (index.Stats, error) {
+	if !withVectors {
+		return index.Build(ctx, root, opts)
+	}
+	opts.Background, opts.Warm = false, false
+	x, err := index.Open(ctx, root, opts)
+	if err != nil {
+		return index.Stats{}, err
+	}
+	st := x.Stats()
+	if st.Dir != "" {
+		snap, release := x.Snapshot()
+		loadSemantic(ctx, snap, st.Dir, ep, env)
+		release()
+	}
+	if err := x.Close(); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// summary is the one line `ctxls index` prints.
+func summary(st index.Stats) string {
+	var skipped []string
+	keys := make([]string, 0, len(st.Skipped))
+	for k := range st.Skipped {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		skipped = append(skipped, fmt.Sprintf("%s %d", k, st.Skipped[k]))
+	}
+	s := fmt.Sprintf("%s: %d files, %d chunks, %.1f MB in %.2f s (%d read, %d changed, %d removed), index %.1f MB",
+		st.Mode, st.Files, st.Chunks, float64(st.Bytes)/1e6, st.DurationMs/1000, st.Read, st.Changed, st.Removed, float64(st.IndexBytes)/1e6)
+	if st.Reason != "" {
+		s += " [" + st.Reason + "]"
+	}
+	if len(skipped) > 0 {
+		s += "; skipped: " + strings.Join(skipped, ", ")
+	}
+	return s
+}

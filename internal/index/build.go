@@ -1,0 +1,551 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/document"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/index/walk"
+)
+
+// fileJob is one file to (re)index.
+type fileJob struct {
+	entry   Entry
+	content []byte // nil: read root/entry.Path from disk
+	overlay bool   // content is an editor buffer
+	// knownHash is the content hash already indexed for this path, if
+	// any: a file that still has it is not chunked again.
+	knownHash string
+	// old is the file's row in the snapshot being changed (nil in a full
+	// build): chunks whose bleve document it already has get none.
+	old *fileRec
+	// again: chunk with the chunker's ChunkAgain when it has one (an
+	// editor buffer's change).
+	again bool
+}
+
+// fileResult is a processed fileJob: the file's new table row and the
+// bleve documents of its chunks (nil after they are written).
+type fileResult struct {
+	job *fileJob
+	// rec is the file's new row; its chunks are filled in by the writer
+	// (batchWriter.add) from chunks, which interns their names.
+	rec    *fileRec
+	chunks []chunk.Chunk
+	docs   []*document.Document
+	skip   string // non-empty: the file is not indexed, for this reason
+	err    error  // detail for skip
+	// same: the content hash equals job.knownHash; rec holds only the
+	// file info, without chunks.
+	same bool
+}
+
+// processFile reads, hashes, chunks and counts one file. It uses only the
+// given chunker and immutable settings, so workers may run it in parallel.
+func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
+	r := fileResult{job: j}
+	src := j.content
+	if src == nil {
+		b, err := os.ReadFile(filepath.Join(x.env.root, filepath.FromSlash(j.entry.Path)))
+		if err != nil {
+			r.skip, r.err = "read error", err
+			if errors.Is(err, os.ErrNotExist) {
+				r.skip = "missing"
+			}
+			return r
+		}
+		src = b
+	}
+	// The walk sniffs only a file's first bytes, and an editor buffer may
+	// change after it was judged: the whole text is checked here, where
+	// every file and buffer is read before it is chunked, so that a
+	// private key or a token anywhere in it keeps the whole file out.
+	if what := walk.SecretContent(src); what != "" {
+		r.skip, r.err = string(walk.ReasonSecret), errors.New(what)
+		return r
+	}
+	info := FileInfo{
+		Path:     j.entry.Path,
+		Size:     j.entry.Size,
+		ModTime:  j.entry.ModTime,
+		Hash:     contentHash(src),
+		Language: j.entry.Language,
+		Overlay:  j.overlay,
+	}
+	if j.content != nil && !j.overlay {
+		// Content given by the caller: the disk file is not known to match,
+		// so make the next refresh look at it again.
+		info.Size, info.ModTime = int64(len(src)), time.Time{}
+	}
+	if j.knownHash != "" && j.knownHash == info.Hash {
+		r.rec, r.same = &fileRec{info: info}, true
+		return r
+	}
+	chunks, reused, err := x.chunkFile(ch, info.Path, src, j.again)
+	if err != nil {
+		r.skip, r.err = "chunk error", err
+		return r
+	}
+	rec := &fileRec{info: info}
+	if j.overlay {
+		rec.text = string(src)
+	}
+	if reused {
+		rec.again = chunks
+	}
+	if rec.info.Language == "" {
+		if len(chunks) > 0 {
+			rec.info.Language = chunks[0].Language
+		} else {
+			rec.info.Language = chunk.LanguageOf(info.Path)
+		}
+	}
+	rec.info.Chunks = len(chunks)
+
+	nenc := len(x.set.counters)
+	var starts []int
+	if nenc > 0 {
+		starts = lineStarts(src)
+		rec.tokens = make([]int32, len(chunks)*nenc)
+	}
+	// src as a string for the counters: one copy, not one per chunk (an
+	// overlay's row already holds one).
+	text := rec.text
+	if nenc > 0 && !j.overlay {
+		text = string(src)
+	}
+	var oldRecs []chunkRec
+	if j.old != nil {
+		oldRecs = j.old.recs()
+	}
+	prev := x.previousCounts(j.old, len(chunks), nenc)
+	r.docs = make([]*document.Document, len(chunks))
+	for i := range chunks {
+		c := &chunks[i]
+		if nenc > 0 {
+			s, e := lineSpan(starts, len(src), c.StartLine, c.EndLine)
+			if !prev.reuse(i, text[s:e], rec.tokens[i*nenc:(i+1)*nenc]) {
+				for k, cnt := range x.set.counters {
+					rec.tokens[i*nenc+k] = int32(cnt.Count(text[s:e]))
+				}
+			}
+		}
+		if i < len(oldRecs) && sameChunkDocument(&oldRecs[i], c) {
+			continue // bleve has it: batchWriter.add keeps it (nil doc)
+		}
+		r.docs[i] = chunkDocument(makeChunkID(info.Path, i), c, src[c.StartByte:c.EndByte])
+	}
+	r.rec, r.chunks = rec, chunks
+	return r
+}
+
+// previousCounts returns what processFile needs to reuse the token counts
+// of old, the previous row of an editor buffer (the only files whose
+// previous text the index keeps), for a new version with n chunks: an
+// edit leaves most chunks' lines as they were, and counting them again is
+// most of the token work of a keystroke.
+func (x *Index) previousCounts(old *fileRec, n, nenc int) prevCounts {
+	if old == nil || old.text == "" || nenc == 0 {
+		return prevCounts{}
+	}
+	recs, toks := old.recs(), old.toks()
+	if len(toks) != len(recs)*nenc {
+		return prevCounts{}
+	}
+	return prevCounts{text: old.text, starts: lineStarts([]byte(old.text)), recs: recs, toks: toks, nenc: nenc, shift: len(recs) - n}
+}
+
+// prevCounts holds a previous version's chunk lines and token counts.
+type prevCounts struct {
+	text   string
+	starts []int
+	recs   []chunkRec
+	toks   []int32
+	nenc   int
+	shift  int // len(recs) minus the new number of chunks
+}
+
+// reuse copies into out the counts of a previous chunk whose lines are
+// span, trying the chunk at the same ordinal and the one at the same
+// distance from the end (chunks added or removed before it), and reports
+// whether it found one.
+func (p *prevCounts) reuse(i int, span string, out []int32) bool {
+	if p.recs == nil {
+		return false
+	}
+	for _, k := range [2]int{i, i + p.shift} {
+		if k < 0 || k >= len(p.recs) || (k != i && p.shift == 0) {
+			continue
+		}
+		s, e := lineSpan(p.starts, len(p.text), int(p.recs[k].startLine), int(p.recs[k].endLine))
+		if p.text[s:e] == span {
+			copy(out, p.toks[k*p.nenc:(k+1)*p.nenc])
+			return true
+		}
+	}
+	return false
+}
+
+// chunkFile cuts src, the content of path, into checked chunks in line
+// order. again asks for ChunkAgain when ch has it; reused reports that
+// it parsed incrementally.
+func (x *Index) chunkFile(ch Chunker, path string, src []byte, again bool) (chunks []chunk.Chunk, reused bool, err error) {
+	if ac, ok := ch.(againChunker); ok && again {
+		chunks, reused, err = ac.ChunkAgain(path, src)
+	} else {
+		chunks, err = ch.Chunk(path, src)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	kept := chunks[:0]
+	for i := range chunks {
+		c := &chunks[i]
+		c.Path = path
+		if err := checkChunk(c, len(src)); err != nil {
+			x.set.Logf("index: %s: dropping chunk: %v", path, err)
+			continue
+		}
+		kept = append(kept, *c)
+	}
+	sortChunks(kept)
+	return kept, reused, nil
+}
+
+// runPipeline processes jobs on x.set.Workers goroutines, each with its
+// own Chunker, and hands each result to consume on the calling goroutine
+// in completion order. It stops at the first error from consume or ctx.
+func (x *Index) runPipeline(ctx context.Context, jobs []fileJob, consume func(*fileResult) error) error {
+	return x.runPipelineKick(ctx, jobs, pipelineKick{}, consume)
+}
+
+// pipelineKick is work the pipeline's consumer runs between two results
+// whenever ch signals (a full build applies editor buffers so).
+type pipelineKick struct {
+	ch <-chan struct{}
+	fn func() error
+}
+
+// runPipelineKick is runPipeline, except that the consumer also runs
+// kick.fn whenever kick.ch signals.
+func (x *Index) runPipelineKick(ctx context.Context, jobs []fileJob, kick pipelineKick, consume func(*fileResult) error) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := min(x.set.Workers, len(jobs))
+	next := make(chan *fileJob)
+	results := make(chan fileResult, resultsBuffer)
+	var wg sync.WaitGroup
+	errc := make(chan error, workers)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ch, err := x.set.NewChunker()
+			if err != nil {
+				errc <- fmt.Errorf("new chunker: %w", err)
+				cancel()
+				return
+			}
+			defer ch.Close()
+			for j := range next {
+				r := x.processFile(ch, j)
+				select {
+				case results <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range jobs {
+			select {
+			case next <- &jobs[i]:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	var err error
+	for done := false; !done; {
+		select {
+		case r, ok := <-results:
+			switch {
+			case !ok:
+				done = true
+			case err != nil: // drain
+			default:
+				if err = consume(&r); err != nil {
+					cancel()
+				}
+			}
+		case <-kick.ch:
+			if err == nil {
+				if err = kick.fn(); err != nil {
+					cancel()
+				}
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	select {
+	case err := <-errc:
+		return err
+	default:
+	}
+	return ctx.Err()
+}
+
+// batchWriter is the single bleve writer of a build, refresh or update: it
+// batches documents, flushes every BatchSize operations, and records each
+// file's field lengths once bleve has analyzed its documents.
+type batchWriter struct {
+	x       *Index
+	bidx    bleve.Index
+	batch   *bleve.Batch
+	size    int
+	pending []*fileResult
+	out     map[string]*fileRec // files written, by path
+	// before runs once, before the first batch that changes bleve.
+	before func() error
+	// flushed runs after each flush.
+	flushed func() error
+}
+
+func (x *Index) newBatchWriter(bidx bleve.Index) *batchWriter {
+	return &batchWriter{
+		x: x, bidx: bidx, batch: bidx.NewBatch(), size: x.set.BatchSize,
+		out: make(map[string]*fileRec),
+	}
+}
+
+// add queues r's documents, replacing old (the file's previous row, if
+// any) in bleve.
+func (w *batchWriter) add(r *fileResult, old *fileRec) error {
+	nt := w.x.names
+	nt.mu.Lock()
+	r.rec.info.Language = nt.canonical(r.rec.info.Language)
+	r.rec.chunks = make([]chunkRec, len(r.chunks))
+	for i := range r.chunks {
+		r.rec.chunks[i] = newChunkRec(&r.chunks[i], nt)
+	}
+	nt.mu.Unlock()
+	r.chunks = nil
+	if old != nil {
+		for i := len(r.rec.chunks); i < old.numChunks(); i++ {
+			w.batch.Delete(string(makeChunkID(old.info.Path, i)))
+		}
+	}
+	for i, d := range r.docs {
+		// A chunk whose document is the old one at the same ordinal (same
+		// bytes, names, doc comment, kind and language; processFile left
+		// its document nil) is already in bleve: an edit inside one
+		// function rewrites one document, not the file's hundred.
+		if d == nil {
+			if old == nil || i >= old.numChunks() {
+				return fmt.Errorf("index %s: chunk %d has no document", r.rec.info.Path, i)
+			}
+			r.rec.chunks[i].flen = old.recs()[i].flen
+			continue
+		}
+		w.x.docsWritten++
+		if err := w.batch.IndexAdvanced(d); err != nil {
+			return fmt.Errorf("index %s: %w", r.rec.info.Path, err)
+		}
+	}
+	w.pending = append(w.pending, r)
+	if w.batch.Size() >= w.size {
+		return w.flush()
+	}
+	return nil
+}
+
+// latest returns the row most recently added for p (flushed or not), or
+// nil.
+func (w *batchWriter) latest(p string) *fileRec {
+	for i := len(w.pending) - 1; i >= 0; i-- {
+		if r := w.pending[i]; r.rec.info.Path == p {
+			return r.rec
+		}
+	}
+	return w.out[p]
+}
+
+// forget drops p from what the writer has written (its documents are
+// removed separately).
+func (w *batchWriter) forget(p string) {
+	delete(w.out, p)
+	w.pending = slices.DeleteFunc(w.pending, func(r *fileResult) bool { return r.rec.info.Path == p })
+}
+
+// remove deletes old's documents.
+func (w *batchWriter) remove(old *fileRec) error {
+	for i := range old.numChunks() {
+		w.batch.Delete(string(makeChunkID(old.info.Path, i)))
+	}
+	if w.batch.Size() >= w.size {
+		return w.flush()
+	}
+	return nil
+}
+
+func (w *batchWriter) flush() error {
+	if w.batch.Size() == 0 && len(w.pending) == 0 {
+		return nil
+	}
+	if w.before != nil {
+		if err := w.before(); err != nil {
+			return err
+		}
+		w.before = nil
+	}
+	if err := w.bidx.Batch(w.batch); err != nil {
+		return fmt.Errorf("write index batch: %w", err)
+	}
+	for _, r := range w.pending {
+		for i, d := range r.docs {
+			if d != nil {
+				fieldLengths(d, &r.rec.chunks[i].flen)
+			}
+		}
+		r.docs = nil
+		w.out[r.rec.info.Path] = r.rec
+	}
+	clear(w.pending)
+	w.pending = w.pending[:0]
+	// A new batch, not Reset: bleve's analysis goroutines may still range
+	// over the old batch's operations after Batch returns (seen by the race
+	// detector), and Reset would clear that map under them.
+	w.batch = w.bidx.NewBatch()
+	if w.flushed != nil {
+		return w.flushed()
+	}
+	return nil
+}
+
+// persistIndex waits until every batch applied to bidx so far is on disk.
+// Indexes are opened with unsafe_batch (a batch returns before its segment
+// is persisted); persistence is in order, so the callback of one more
+// batch proves the earlier ones are on disk.
+//
+// When the disk does not take the segments (full, read-only), scorch
+// retries for ever and never calls back: persistIndex then returns
+// errPersist as soon as scorch has counted a few failed attempts.
+func persistIndex(ctx context.Context, bidx bleve.Index, state string) error {
+	failures := persistFailures(bidx)
+	before := failures()
+	done := make(chan error, 1)
+	b := bidx.NewBatch()
+	b.SetInternal([]byte("ctxls.state"), []byte(state))
+	b.SetPersistedCallback(bindex.BatchCallback(func(err error) { done <- err }))
+	if err := bidx.Batch(b); err != nil {
+		return fmt.Errorf("persist index: %w", err)
+	}
+	if err := awaitOrGiveUp(ctx, done, failures, before); err != nil {
+		return fmt.Errorf("persist index: %w", err)
+	}
+	return nil
+}
+
+// fieldLengths stores the analyzed length of d's search fields in flen.
+func fieldLengths(d *document.Document, flen *[numSearchFields]uint32) {
+	for _, f := range d.Fields {
+		for j, name := range searchFields {
+			if f.Name() == name {
+				flen[j] = uint32(f.AnalyzedLength())
+			}
+		}
+	}
+}
+
+// sameChunkDocument is sameDocument for a chunk record and a new chunk.
+func sameChunkDocument(a *chunkRec, c *chunk.Chunk) bool {
+	var b chunkRec
+	b.symbol, b.qualifiedName, b.doc = c.Symbol, c.QualifiedName, c.Doc
+	b.kind, b.language = c.Kind, c.Language
+	b.setHashes(c.TrackingHash, c.ContentHash)
+	return sameDocument(a, &b)
+}
+
+// sameDocument reports whether chunks a and b, at the same ordinal of one
+// path, have the same bleve document (chunkDocument): equal content hashes
+// of their bytes, names, doc comments, kinds and languages. Chunks without
+// a content hash are never the same.
+func sameDocument(a, b *chunkRec) bool {
+	if a.symbol != b.symbol || a.qualifiedName != b.qualifiedName || a.doc != b.doc ||
+		a.kind != b.kind || a.language != b.language {
+		return false
+	}
+	if a.oddHashes != nil || b.oddHashes != nil {
+		return a.oddHashes != nil && b.oddHashes != nil && a.oddHashes[1] != "" && a.oddHashes[1] == b.oddHashes[1]
+	}
+	return [16]byte(a.hashes[16:]) == [16]byte(b.hashes[16:])
+}
+
+// buildBufferChange indexes p as an editor now has it (its buffer, or the
+// disk file once the buffer is closed) into a running full build, on the
+// build's writer goroutine: it replaces whatever the build wrote for p.
+func (x *Index) buildBufferChange(w *batchWriter, p string) error {
+	x.mu.Lock()
+	content, overlay := x.overlays[p]
+	x.mu.Unlock()
+	job := fileJob{entry: Entry{Path: p}, content: content, overlay: overlay}
+	drop := func() error {
+		if old := w.latest(p); old != nil {
+			w.forget(p)
+			return w.remove(old)
+		}
+		return nil
+	}
+	if !overlay {
+		fi, err := os.Stat(filepath.Join(x.env.root, filepath.FromSlash(p)))
+		if err != nil || !fi.Mode().IsRegular() {
+			return drop()
+		}
+		job.entry.Size, job.entry.ModTime = fi.Size(), fi.ModTime()
+	} else {
+		job.entry.Size = int64(len(content))
+	}
+	if ff, ok := x.set.Lister.(FileFilter); ok {
+		if allowed, reason := ff.Allow(x.env.root, p, content); !allowed {
+			x.set.Logf("index: %s not indexed: %s", p, reason)
+			return drop()
+		}
+	}
+	ch, err := x.writerChunker()
+	if err != nil {
+		return err
+	}
+	r := x.processFile(ch, &job)
+	if r.skip != "" {
+		x.set.Logf("index: %s: %s: %v", p, r.skip, r.err)
+		return drop()
+	}
+	return w.add(&r, w.latest(p))
+}
+
+// resultsBuffer is how many processed files the workers may run ahead of
+// the writer: while it hands a batch to bleve (≈ 90 files' documents,
+// analysed and built into a segment on its goroutine), the workers keep
+// chunking the next files instead of waiting.
+const resultsBuffer = 128

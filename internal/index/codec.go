@@ -1,0 +1,889 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"time"
+	"unsafe"
+
+	"github.com/ctxls/ctxls/internal/index/chunk"
+)
+
+// The tables file is a compact binary encoding of the file and chunk
+// tables and the symbol maps, laid out so that opening it costs little
+// more than reading it: the file headers are decoded at once, each file's
+// chunks on first use (lazyRecs), and the string table and symbol maps
+// are used in place.
+//
+//	magic "CTXLSTB8"
+//	stat: uvarint n, n × (uvarint len, bytes path, varint size, varint
+//	       mtime (Unix ns, 0 unknown), uvarint flags (1: overlay)) — what a
+//	       refresh compares with the disk, decoded first so that the walk
+//	       can start while the rest is
+//	strings (padded to start at a multiple of 4 bytes): u32 n, u32 blob
+//	       length, n+1 × u32 offsets into the blob, the blob; every other
+//	       string below is an id (sid) into this table
+//	encodings: uvarint n, n × uvarint sid
+//	names: uvarint n, n × uvarint sid (the name table; chunks refer to it
+//	       by id)
+//	files: uvarint n, n × file
+//	file: uvarint path sid, varint size, varint mtime, uvarint hash sid,
+//	      uvarint language sid, uvarint flags (1: overlay), uvarint chunks,
+//	      numSearchFields × uvarint sum of the chunks' field lengths,
+//	      uvarint length + that many bytes: chunks × chunk
+//	chunk: uvarint sids of language, kind; uvarint startByte endByte
+//	       startLine endLine; sids of symbol, qualifiedName, signature;
+//	       uvarint sigEndLine; sid of doc; uvarint docStartLine; uvarint d,
+//	       uvarint r, d × uvarint define id, r × uvarint reference id,
+//	       hashes, uvarint part, encodings × uvarint tokens,
+//	       numSearchFields × uvarint field length
+//	hashes: byte 0 + 16 bytes tracking hash + 16 bytes content hash (the
+//	       chunk package's hex form, decoded), or byte 1 + sids of the
+//	       tracking and content hashes (any other form)
+//	symbols (absent when the trailer's offset is 0; padded to start at a
+//	       multiple of 4 bytes): 32-bit little-endian words n, log2 slots,
+//	       defs, refs, blob length; n+1 name offsets into the blob; the
+//	       blob (padded to 4); the slots (name positions, -1 empty); n+1
+//	       def list starts; n+1 ref list starts; the def lists; the ref
+//	       lists (chunk positions in path order). Read in place, not
+//	       decoded. The slots are nameIndex's, whose hash is fixed:
+//	       changing hashName needs a new tablesMagic.
+//	trailer: 8 bytes little-endian offset of the symbols section, 8 bytes
+//	       little-endian number of strings, 4 bytes little-endian CRC-32C
+//	       of everything before
+//
+// u32 is 4 bytes little-endian. Strings are substrings of one copy of the
+// file: no allocation per string. The checksum detects a damaged file (a
+// CRC, at memory speed, where SHA-256 cost a tenth of a CLI run's
+// start-up); a chunk that fails to decode later is a bug, not damage.
+const tablesMagic = "CTXLSTB8"
+
+var errCorrupt = errors.New("tables file corrupt")
+
+type tablesWriter struct {
+	w   *bufio.Writer
+	n   int64 // bytes written
+	buf [binary.MaxVarintLen64]byte
+	err error
+}
+
+func (w *tablesWriter) bytes(b []byte) {
+	if w.err == nil {
+		_, w.err = w.w.Write(b)
+		w.n += int64(len(b))
+	}
+}
+
+// raw writes s as it is.
+func (w *tablesWriter) raw(s string) {
+	if w.err == nil {
+		_, w.err = w.w.WriteString(s)
+		w.n += int64(len(s))
+	}
+}
+
+// u32 writes v as 4 bytes, little-endian.
+func (w *tablesWriter) u32(v uint32) {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	w.bytes(b[:])
+}
+
+// align4 pads with zeros to a multiple of 4 bytes from the file's start.
+func (w *tablesWriter) align4() { w.bytes(make([]byte, (4-w.n%4)%4)) }
+
+// strTable numbers strings in the order they are first met.
+type strTable struct {
+	ids  map[string]uint32
+	list []string
+}
+
+func (t *strTable) id(s string) uint32 {
+	if id, ok := t.ids[s]; ok {
+		return id
+	}
+	id := uint32(len(t.list))
+	t.ids[s] = id
+	t.list = append(t.list, s)
+	return id
+}
+
+// plain writes s without interning: uvarint len, bytes.
+func (w *tablesWriter) plain(s string) {
+	w.uvarint(uint64(len(s)))
+	w.raw(s)
+}
+
+// offsetsAndBlob writes a string list in place-readable form: the n+1
+// offsets of its strings (u32) in their concatenation, then the
+// concatenation.
+func (w *tablesWriter) offsetsAndBlob(list []string) {
+	off := 0
+	for _, x := range list {
+		w.u32(uint32(off))
+		off += len(x)
+	}
+	w.u32(uint32(off))
+	for _, x := range list {
+		w.raw(x)
+	}
+}
+
+func (w *tablesWriter) uvarint(x uint64) { w.bytes(w.buf[:binary.PutUvarint(w.buf[:], x)]) }
+func (w *tablesWriter) varint(x int64)   { w.bytes(w.buf[:binary.PutVarint(w.buf[:], x)]) }
+
+// writeTables writes the tables of files (in the given order) to path
+// atomically: a temporary file (0600), fsync, rename. names resolves the
+// chunks' name ids.
+func writeTables(path string, encodings, names []string, files []*fileRec, sym *symIndex) (err error) {
+	tmp := path + ".tmp"
+	f, err := createPrivate(tmp)
+	if err != nil {
+		return fmt.Errorf("write tables: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	w := &tablesWriter{w: bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16)}
+	w.bytes([]byte(tablesMagic))
+	w.uvarint(uint64(len(files)))
+	for _, fr := range files {
+		w.plain(fr.info.Path)
+		w.varint(fr.info.Size)
+		w.varint(unixNano(fr.info.ModTime))
+		var flags uint64
+		if fr.info.Overlay {
+			flags |= 1
+		}
+		w.uvarint(flags)
+	}
+	// Everything after the stat section refers to strings by id: encode
+	// the files first (assigning ids), then write the string table, then
+	// the files.
+	st := &strTable{ids: make(map[string]uint32)}
+	encIDs := make([]uint32, len(encodings))
+	for k, e := range encodings {
+		encIDs[k] = st.id(e)
+	}
+	nameIDs := make([]uint32, len(names))
+	for k, n := range names {
+		nameIDs[k] = st.id(n)
+	}
+	nenc := len(encodings)
+	var body, chunks []byte
+	for _, fr := range files {
+		fi := &fr.info
+		recs, toks := fr.peek()
+		chunks = chunks[:0]
+		var flen [numSearchFields]uint64
+		for i := range recs {
+			c := &recs[i]
+			chunks = binary.AppendUvarint(chunks, uint64(st.id(c.language)))
+			chunks = binary.AppendUvarint(chunks, uint64(st.id(string(c.kind))))
+			for _, v := range []int32{c.startByte, c.endByte, c.startLine, c.endLine} {
+				chunks = binary.AppendUvarint(chunks, uint64(max(v, 0)))
+			}
+			chunks = binary.AppendUvarint(chunks, uint64(st.id(c.symbol)))
+			chunks = binary.AppendUvarint(chunks, uint64(st.id(c.qualifiedName)))
+			chunks = binary.AppendUvarint(chunks, uint64(st.id(c.signature)))
+			chunks = binary.AppendUvarint(chunks, uint64(max(c.sigEndLine, 0)))
+			chunks = binary.AppendUvarint(chunks, uint64(st.id(c.doc)))
+			chunks = binary.AppendUvarint(chunks, uint64(max(c.docStartLine, 0)))
+			chunks = binary.AppendUvarint(chunks, uint64(len(c.defines())))
+			chunks = binary.AppendUvarint(chunks, uint64(len(c.references())))
+			for _, id := range c.names {
+				chunks = binary.AppendUvarint(chunks, uint64(id))
+			}
+			if c.oddHashes == nil {
+				chunks = append(chunks, 0)
+				chunks = append(chunks, c.hashes[:]...)
+			} else {
+				chunks = append(chunks, 1)
+				chunks = binary.AppendUvarint(chunks, uint64(st.id(c.oddHashes[0])))
+				chunks = binary.AppendUvarint(chunks, uint64(st.id(c.oddHashes[1])))
+			}
+			chunks = binary.AppendUvarint(chunks, uint64(max(c.part, 0)))
+			for j := range nenc {
+				var n int32
+				if k := i*nenc + j; k < len(toks) {
+					n = toks[k]
+				}
+				chunks = binary.AppendUvarint(chunks, uint64(max(n, 0)))
+			}
+			for j, l := range c.flen {
+				chunks = binary.AppendUvarint(chunks, uint64(l))
+				flen[j] += uint64(l)
+			}
+		}
+		body = binary.AppendUvarint(body, uint64(st.id(fi.Path)))
+		body = binary.AppendVarint(body, fi.Size)
+		body = binary.AppendVarint(body, unixNano(fi.ModTime))
+		body = binary.AppendUvarint(body, uint64(st.id(fi.Hash)))
+		body = binary.AppendUvarint(body, uint64(st.id(fi.Language)))
+		var flags uint64
+		if fi.Overlay {
+			flags |= 1
+		}
+		body = binary.AppendUvarint(body, flags)
+		body = binary.AppendUvarint(body, uint64(len(recs)))
+		for _, l := range flen {
+			body = binary.AppendUvarint(body, l)
+		}
+		body = binary.AppendUvarint(body, uint64(len(chunks)))
+		body = append(body, chunks...)
+	}
+	w.align4()
+	blob := 0
+	for _, x := range st.list {
+		blob += len(x)
+	}
+	w.u32(uint32(len(st.list)))
+	w.u32(uint32(blob))
+	w.offsetsAndBlob(st.list)
+	w.uvarint(uint64(len(encIDs)))
+	for _, id := range encIDs {
+		w.uvarint(uint64(id))
+	}
+	w.uvarint(uint64(len(nameIDs)))
+	for _, id := range nameIDs {
+		w.uvarint(uint64(id))
+	}
+	w.uvarint(uint64(len(files)))
+	w.bytes(body)
+	var symOff int64
+	if sym != nil {
+		w.align4()
+		symOff = w.n
+		writeSymIndex(w, sym)
+	}
+	// The trailer: where the symbols are, and how many distinct strings
+	// there are (so that the reader sizes its string table once).
+	var t [16]byte
+	binary.LittleEndian.PutUint64(t[:8], uint64(symOff))
+	binary.LittleEndian.PutUint64(t[8:], uint64(len(st.list)))
+	w.bytes(t[:])
+	if w.err == nil {
+		w.err = w.w.Flush()
+	}
+	if w.err != nil {
+		return fmt.Errorf("write tables: %w", w.err)
+	}
+	if _, err := f.Write(binary.LittleEndian.AppendUint32(nil, h.Sum32())); err != nil {
+		return fmt.Errorf("write tables: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write tables: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write tables: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write tables: %w", err)
+	}
+	return nil
+}
+
+type tablesReader struct {
+	b   []byte
+	all string // the same bytes as the whole of b at the start
+	err error
+}
+
+// raw reads n bytes.
+func (r *tablesReader) raw(n int) []byte {
+	if n > len(r.b) {
+		r.fail()
+		return nil
+	}
+	b := r.b[:n]
+	r.b = r.b[n:]
+	return b
+}
+
+func (r *tablesReader) fail() {
+	if r.err == nil {
+		r.err = errCorrupt
+	}
+	r.b = nil
+}
+
+func (r *tablesReader) uvarint() uint64 {
+	x, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return x
+}
+
+func (r *tablesReader) varint() int64 {
+	x, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return x
+}
+
+func (r *tablesReader) int() int {
+	x := r.uvarint()
+	if x > 1<<40 {
+		r.fail()
+		return 0
+	}
+	return int(x)
+}
+
+func (r *tablesReader) int32() int32 {
+	x := r.uvarint()
+	if x > 1<<31-1 {
+		r.fail()
+		return 0
+	}
+	return int32(x)
+}
+
+func (r *tablesReader) count(minSize int) int {
+	n := r.int()
+	if n*max(minSize, 1) > len(r.b) {
+		r.fail()
+		return 0
+	}
+	return n
+}
+
+// readTables reads a tables file written by writeTables. Any truncation,
+// bit flip or format change is reported as an error wrapping errCorrupt.
+func readTables(path string, nt *nameTable) (encodings []string, files map[string]*fileRec, sym *symIndex, err error) {
+	tf, err := openTables(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return tf.decode(nt)
+}
+
+// fileStat is a file's row in the stat section: what a refresh compares
+// with the disk before the rest of the tables is decoded.
+type fileStat struct {
+	size    int64
+	modTime int64 // Unix ns; 0: unknown
+	overlay bool
+}
+
+// tablesFile is a tables file read and checked, its stat section decoded.
+type tablesFile struct {
+	path   string
+	f      *os.File // open until finish
+	data   []byte   // the whole file; data[:read] read so far
+	read   int
+	body   []byte // without the trailer
+	all    string // body's bytes as a string (see openTables)
+	rest   int    // offset of what follows the stat section
+	symOff uint64
+	nstrs  uint64
+	stats  map[string]fileStat
+}
+
+func (tf *tablesFile) corrupt(why string) error {
+	if why != "" {
+		return fmt.Errorf("read tables %s: %s: %w", tf.path, why, errCorrupt)
+	}
+	return fmt.Errorf("read tables %s: %w", tf.path, errCorrupt)
+}
+
+// openTables opens path and decodes its stat section, reading only the
+// start of the file; finish (called by decode) reads the rest and checks
+// the format and checksum. The stat section is checked against the file
+// records by decode, so nothing it said is used before that check passes.
+func openTables(path string) (*tablesFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read tables: %w", err)
+	}
+	tf := &tablesFile{path: path, f: f}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read tables: %w", err)
+	}
+	const trailer = 16 + 4
+	size := int(fi.Size())
+	if size < len(tablesMagic)+trailer {
+		f.Close()
+		return nil, tf.corrupt("")
+	}
+	tf.data = make([]byte, size)
+	// The stat section of a large tree is a few hundred KB: read that
+	// much first (all of it if the section turns out longer).
+	head := min(size, 1<<20)
+	for {
+		if _, err := io.ReadFull(f, tf.data[tf.read:head]); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("read tables: %w", err)
+		}
+		tf.read = head
+		ok, err := tf.parseStats()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if ok {
+			return tf, nil
+		}
+		if head == size {
+			f.Close()
+			return nil, tf.corrupt("stat section")
+		}
+		head = size
+	}
+}
+
+// tablesFromBytes is openTables for a file already in memory (tests).
+func tablesFromBytes(name string, data []byte) (*tablesFile, error) {
+	tf := &tablesFile{path: name, data: data, read: len(data)}
+	if len(data) < len(tablesMagic)+20 {
+		return nil, tf.corrupt("")
+	}
+	ok, err := tf.parseStats()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, tf.corrupt("stat section")
+	}
+	return tf, nil
+}
+
+// parseStats checks the magic and decodes the stat section from the bytes
+// read so far; ok is false when they end within the section.
+func (tf *tablesFile) parseStats() (ok bool, err error) {
+	head := tf.read
+	if !bytes.HasPrefix(tf.data[:head], []byte(tablesMagic)) {
+		if bytes.HasPrefix(tf.data[:head], []byte(tablesMagic[:len(tablesMagic)-1])) {
+			return false, tf.corrupt(fmt.Sprintf("written in format %q, this ctxls reads %q", tf.data[:len(tablesMagic)], tablesMagic))
+		}
+		return false, tf.corrupt("")
+	}
+	// The bytes read so far never change again: their strings are
+	// views (see finish).
+	b := tf.data[len(tablesMagic):head]
+	r := &tablesReader{b: b, all: unsafe.String(unsafe.SliceData(b), len(b))}
+	n := r.count(3)
+	tf.stats = make(map[string]fileStat, n)
+	for range n {
+		l := r.uvarint()
+		if l > uint64(len(r.b)) {
+			r.fail()
+			break
+		}
+		off := len(r.all) - len(r.b)
+		p := r.all[off : off+int(l)]
+		r.b = r.b[l:]
+		st := fileStat{size: r.varint(), modTime: r.varint(), overlay: r.uvarint()&1 != 0}
+		tf.stats[p] = st
+	}
+	if r.err != nil {
+		return false, nil
+	}
+	tf.rest = head - len(r.b)
+	return true, nil
+}
+
+// finish reads the rest of the file and checks the checksum and trailer.
+func (tf *tablesFile) finish() error {
+	if tf.f != nil {
+		defer tf.f.Close()
+		if _, err := io.ReadFull(tf.f, tf.data[tf.read:]); err != nil {
+			return fmt.Errorf("read tables: %w", err)
+		}
+	}
+	data := tf.data
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
+		return tf.corrupt("checksum mismatch")
+	}
+	tf.symOff = binary.LittleEndian.Uint64(body[len(body)-16:])
+	tf.nstrs = binary.LittleEndian.Uint64(body[len(body)-8:])
+	body = body[:len(body)-16]
+	if tf.rest > len(body) || tf.nstrs > uint64(len(body)) || (tf.symOff != 0 && (tf.symOff < uint64(len(tablesMagic)) || tf.symOff > uint64(len(body)))) {
+		return tf.corrupt("")
+	}
+	// The strings read are substrings of all, which is data's bytes
+	// without a copy: data is never written to after this point (it is
+	// this function's own buffer), so the string is immutable as Go
+	// requires, and it stays alive as long as any string read from it.
+	tf.body, tf.all = body, unsafe.String(unsafe.SliceData(body), len(body))
+	return nil
+}
+
+// unchanged reports whether the stat section holds rel with this size and
+// modification time, as a disk file (not an overlay).
+func (tf *tablesFile) unchanged(rel string, size int64, mtime time.Time) bool {
+	st, ok := tf.stats[rel]
+	return ok && !st.overlay && st.size == size && st.modTime != 0 && st.modTime == mtime.UnixNano()
+}
+
+// decode decodes the rest of the tables, interning names in nt.
+func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[string]*fileRec, sym *symIndex, err error) {
+	if err := tf.finish(); err != nil {
+		return nil, nil, nil, err
+	}
+	body, all, symOff := tf.body, tf.all, tf.symOff
+	corrupt := tf.corrupt
+	if symOff != 0 && symOff < uint64(tf.rest) {
+		return nil, nil, nil, corrupt("")
+	}
+	filesEnd := len(body)
+	type symResult struct {
+		sym *symIndex
+		err error
+	}
+	var symDone chan symResult
+	if symOff != 0 {
+		filesEnd = int(symOff)
+		symDone = make(chan symResult, 1)
+		// The symbols section stands alone: decode it on another core
+		// while the files are read (it needs only the chunk count, which
+		// it checks against once both are done).
+		go func() {
+			sr := &tablesReader{b: body[symOff:], all: all[symOff:]}
+			si := sr.symIndex()
+			if sr.err == nil && len(sr.b) != 0 {
+				sr.fail()
+			}
+			symDone <- symResult{si, sr.err}
+		}()
+	}
+	r := &tablesReader{b: body[tf.rest:filesEnd], all: all[tf.rest:filesEnd]}
+	// The string table, in place: offsets into one blob.
+	r.raw((4 - tf.rest%4) % 4)
+	hdr := r.raw(8)
+	if r.err != nil {
+		return nil, nil, nil, corrupt("")
+	}
+	nstrs, blobLen := uint64(binary.LittleEndian.Uint32(hdr)), uint64(binary.LittleEndian.Uint32(hdr[4:]))
+	if nstrs != tf.nstrs || nstrs+1 > uint64(len(r.b))/4 || blobLen > uint64(len(r.b)) {
+		return nil, nil, nil, corrupt("string table")
+	}
+	dec := &recDecoder{offs: int32s(r.raw(4 * int(nstrs+1))), nenc: 0}
+	blobStart := len(r.all) - len(r.b)
+	r.raw(int(blobLen))
+	if r.err != nil {
+		return nil, nil, nil, corrupt("string table")
+	}
+	dec.blob = r.all[blobStart : blobStart+int(blobLen)]
+	for k := 1; k < len(dec.offs); k++ {
+		if dec.offs[k] < dec.offs[k-1] || uint64(dec.offs[k]) > blobLen || dec.offs[0] != 0 {
+			return nil, nil, nil, corrupt("string table")
+		}
+	}
+	encodings = make([]string, r.count(1))
+	for k := range encodings {
+		encodings[k] = dec.str(r.uvarint(), r)
+	}
+	dec.nenc = len(encodings)
+	// The name table: on a fresh name table the file's ids are the ids;
+	// otherwise they are interned and mapped.
+	fileNames := make([]string, r.count(1))
+	for k := range fileNames {
+		fileNames[k] = dec.str(r.uvarint(), r)
+	}
+	dec.nnames = len(fileNames)
+	// nt takes the file's names only once the whole file has decoded
+	// (below): a damaged file leaves it as it was.
+	fresh := len(nt.names) == 0
+	if !fresh {
+		dec.remap = make([]uint32, len(fileNames))
+		for k, n := range fileNames {
+			dec.remap[k] = nt.intern(n)
+		}
+	}
+	nf := r.count(8)
+	files = make(map[string]*fileRec, nf)
+	for range nf {
+		fr := &fileRec{}
+		fi := &fr.info
+		fi.Path = dec.str(r.uvarint(), r)
+		fi.Size = r.varint()
+		if mt := r.varint(); mt != 0 {
+			fi.ModTime = time.Unix(0, mt)
+		}
+		fi.Hash = dec.str(r.uvarint(), r)
+		fi.Language = dec.str(r.uvarint(), r)
+		fi.Overlay = r.uvarint()&1 != 0
+		l := &lazyRecs{n: r.count(20), dec: dec}
+		fi.Chunks = l.n
+		for k := range l.flen {
+			l.flen[k] = r.uvarint()
+		}
+		l.body = r.raw(r.count(1))
+		if r.err != nil {
+			break
+		}
+		fr.lazy = l
+		if _, dup := files[fi.Path]; dup {
+			r.fail()
+			break
+		}
+		files[fi.Path] = fr
+	}
+	if r.err == nil && symOff != 0 && len(r.b) < 4 && bytes.Count(r.b, []byte{0}) == len(r.b) {
+		r.b = nil // the padding before the symbols
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail()
+	}
+	if symDone != nil {
+		res := <-symDone
+		total := 0
+		for _, f := range files {
+			total += f.numChunks()
+		}
+		switch {
+		case res.err != nil:
+			r.err = res.err
+		case r.err == nil && !res.sym.pointsBelow(total):
+			r.fail()
+		}
+		sym = res.sym
+	}
+	if r.err == nil {
+		// The stat section must describe the same files.
+		if len(files) != len(tf.stats) {
+			r.fail()
+		}
+		for p, f := range files {
+			st, ok := tf.stats[p]
+			if !ok || st.size != f.info.Size || st.modTime != unixNano(f.info.ModTime) || st.overlay != f.info.Overlay {
+				r.fail()
+				break
+			}
+		}
+	}
+	if r.err != nil {
+		return nil, nil, nil, fmt.Errorf("read tables %s: %w", tf.path, r.err)
+	}
+	if fresh {
+		nt.names = append(nt.names, fileNames...)
+		nt.ids = nil
+	}
+	return encodings, files, sym, nil
+}
+
+// writeSymIndex writes the symbols section (see the format above),
+// starting at a multiple of 4 bytes from the start of the file.
+func writeSymIndex(w *tablesWriter, sym *symIndex) {
+	names := sym.idx.names
+	blob := 0
+	for _, n := range names {
+		blob += len(n)
+	}
+	for _, v := range []int{len(names), 64 - int(sym.idx.shift), len(sym.defs), len(sym.refs), blob} {
+		w.u32(uint32(v))
+	}
+	w.offsetsAndBlob(names)
+	w.bytes(make([]byte, (4-blob%4)%4))
+	for _, list := range [][]int32{sym.idx.slots, sym.defStart, sym.refStart, sym.defs, sym.refs} {
+		for _, v := range list {
+			w.u32(uint32(v))
+		}
+	}
+}
+
+// int32s returns b (a multiple of 4 bytes, little-endian) as []int32:
+// the same memory when the machine is little-endian and b is aligned,
+// else a decoded copy.
+func int32s(b []byte) []int32 {
+	n := len(b) / 4
+	if n == 0 {
+		return nil
+	}
+	if binary.NativeEndian.Uint16([]byte{1, 0}) == 1 && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 == 0 {
+		return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	}
+	v := make([]int32, n)
+	for i := range v {
+		v[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// symIndex reads the symbols section in place: its arrays are views of
+// the file's bytes (see int32s), so loading costs a bounds check per
+// name, not a decode per entry. The chunk positions are checked by the
+// caller against the chunk count (pointsBelow), once it is known.
+func (r *tablesReader) symIndex() *symIndex {
+	hdr := r.raw(20)
+	if r.err != nil {
+		return nil
+	}
+	h := func(i int) uint64 { return uint64(binary.LittleEndian.Uint32(hdr[4*i:])) }
+	nNames, logSlots, nDefs, nRefs, blob := h(0), h(1), h(2), h(3), h(4)
+	rest := uint64(len(r.b))
+	if logSlots < 4 || logSlots > 31 || nNames > rest/4 || nDefs > rest/4 || nRefs > rest/4 || blob > rest ||
+		(uint64(1)<<logSlots) < nNames || (uint64(4)<<logSlots) > rest {
+		r.fail()
+		return nil
+	}
+	offs := int32s(r.raw(4 * int(nNames+1)))
+	blobBytes := r.raw(int(blob))
+	r.raw(int((4 - blob%4) % 4))
+	slots := int32s(r.raw(4 << logSlots))
+	defStart := int32s(r.raw(4 * int(nNames+1)))
+	refStart := int32s(r.raw(4 * int(nNames+1)))
+	defs := int32s(r.raw(4 * int(nDefs)))
+	refs := int32s(r.raw(4 * int(nRefs)))
+	if r.err != nil {
+		return nil
+	}
+	blobStr := unsafe.String(unsafe.SliceData(blobBytes), len(blobBytes))
+	names := make([]string, nNames)
+	for i := range names {
+		a, b := offs[i], offs[i+1]
+		if a < 0 || b < a || uint64(b) > blob {
+			r.fail()
+			return nil
+		}
+		names[i] = blobStr[a:b]
+	}
+	used := 0
+	for _, v := range slots {
+		if v < -1 || uint64(v+1) > nNames {
+			r.fail()
+			return nil
+		}
+		if v >= 0 {
+			used++
+		}
+	}
+	// A lookup probes until an empty slot: there must be one (the writer
+	// keeps the table at most half full).
+	if uint64(used) > nNames || used >= len(slots) {
+		r.fail()
+		return nil
+	}
+	for _, l := range []struct {
+		start []int32
+		n     uint64
+	}{{defStart, nDefs}, {refStart, nRefs}} {
+		if l.start[0] != 0 || uint64(l.start[nNames]) != l.n {
+			r.fail()
+			return nil
+		}
+		for i := 1; i < len(l.start); i++ {
+			if l.start[i] < l.start[i-1] {
+				r.fail()
+				return nil
+			}
+		}
+	}
+	return &symIndex{
+		idx:      &nameIndex{slots: slots, names: names, mask: uint64(len(slots) - 1), shift: uint(64 - logSlots)},
+		defStart: defStart, refStart: refStart, defs: defs, refs: refs,
+	}
+}
+
+// unixNano is t in Unix nanoseconds, 0 for the zero time.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// recDecoder is what decoding a file's chunk records needs (lazyRecs):
+// the string table and the name ids. It is immutable once the tables
+// are open, so files may be decoded concurrently.
+type recDecoder struct {
+	offs   []int32 // string i is blob[offs[i]:offs[i+1]]
+	blob   string
+	nenc   int
+	nnames int
+	remap  []uint32 // file name id → name table id; nil: the same
+}
+
+// str returns string id, failing r when there is none.
+func (d *recDecoder) str(id uint64, r *tablesReader) string {
+	if len(d.offs) == 0 || id >= uint64(len(d.offs)-1) {
+		r.fail()
+		return ""
+	}
+	return d.blob[d.offs[id]:d.offs[id+1]]
+}
+
+// decodeChunks decodes n chunk records and their token counts from body.
+// The tables file passed its checksum when it was opened, so a failure
+// here is a bug; it yields n empty records rather than a crash.
+func (d *recDecoder) decodeChunks(body []byte, n int) ([]chunkRec, []int32) {
+	r := &tablesReader{b: body}
+	chunks := make([]chunkRec, n)
+	var tokens []int32
+	if d.nenc > 0 {
+		tokens = make([]int32, n*d.nenc)
+	}
+	for i := range chunks {
+		c := &chunks[i]
+		c.language = d.str(r.uvarint(), r)
+		c.kind = chunk.Kind(d.str(r.uvarint(), r))
+		c.startByte = r.int32()
+		c.endByte = r.int32()
+		c.startLine = r.int32()
+		c.endLine = r.int32()
+		c.symbol = d.str(r.uvarint(), r)
+		c.qualifiedName = d.str(r.uvarint(), r)
+		c.signature = d.str(r.uvarint(), r)
+		c.sigEndLine = r.int32()
+		c.doc = d.str(r.uvarint(), r)
+		c.docStartLine = r.int32()
+		nd, nr := r.count(1), r.count(1)
+		if k := nd + nr; k > 0 {
+			c.names = make([]uint32, k)
+			for j := range c.names {
+				id := r.uvarint()
+				if id >= uint64(d.nnames) {
+					r.fail()
+					break
+				}
+				if d.remap != nil {
+					id = uint64(d.remap[id])
+				}
+				c.names[j] = uint32(id)
+			}
+		}
+		c.ndefs = int32(nd)
+		switch r.uvarint() {
+		case 0:
+			copy(c.hashes[:], r.raw(len(c.hashes)))
+		case 1:
+			c.oddHashes = &[2]string{d.str(r.uvarint(), r), d.str(r.uvarint(), r)}
+		default:
+			r.fail()
+		}
+		c.part = r.int32()
+		for j := range d.nenc {
+			tokens[i*d.nenc+j] = r.int32()
+		}
+		for j := range c.flen {
+			c.flen[j] = uint32(r.uvarint())
+		}
+		if r.err != nil {
+			break
+		}
+	}
+	if r.err != nil || len(r.b) != 0 {
+		return make([]chunkRec, n), make([]int32, n*d.nenc)
+	}
+	return chunks, tokens
+}

@@ -1,0 +1,327 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/ctxls/ctxls/internal/index/analysis"
+)
+
+// Overlay is one client's unsaved editor buffers over a shared Index: its
+// snapshots (Overlay.Snapshot) read the client's buffers in place of the
+// files on disk, while the Index itself, and every other client's view of
+// it, keeps the disk content. This is how sessions sharing one index in
+// one process keep their unsaved work private to themselves (gopls keeps
+// overlays per session over shared snapshots in the same way).
+//
+// A buffer is judged by the index's rules (ignore files, secret names and
+// content) like a file; a buffer they refuse hides the path from the
+// client's view, as the index drops such a file. A buffer is chunked and
+// counted when it is set, not by the Index's writer: a client's edit never
+// waits for a build or a refresh, and never changes what another client
+// reads.
+//
+// An Overlay is safe for concurrent use.
+type Overlay struct {
+	x *Index
+
+	mu      sync.Mutex
+	files   map[string]*overlayFile // path → buffer; hidden ones have rec nil
+	version uint64                  // bumped by every change
+	chunker Chunker                 // created on first use
+	lister  FileFilter              // the client's copy of the index's rules
+	// view is the last snapshot made, for the base snapshot and version
+	// it was made from: requests between two edits share it (and its
+	// Memo values).
+	view        *Snapshot
+	viewBase    *Snapshot
+	viewVersion uint64
+}
+
+// overlayFile is one buffer: its file row and its chunks' search terms.
+type overlayFile struct {
+	rec  *fileRec // nil: the rules refuse the buffer, the path is hidden
+	docs []memDoc // per chunk, in ordinal order
+}
+
+// memDoc is one buffer chunk's search fields, scored in memory like a
+// bleve document (see search).
+type memDoc struct {
+	tf   [numSearchFields]map[string]uint32
+	flen [numSearchFields]uint32
+}
+
+// NewOverlay returns an empty overlay of x.
+func (x *Index) NewOverlay() *Overlay {
+	o := &Overlay{x: x, files: map[string]*overlayFile{}}
+	switch l := x.set.Lister.(type) {
+	case *WalkLister:
+		// The walk lister keeps a matcher for the writer; the client's
+		// buffers are judged by a copy of the same rules.
+		o.lister = &WalkLister{Options: l.Options}
+	case FileFilter:
+		o.lister = l
+	}
+	return o
+}
+
+// Set makes content the client's buffer of path (absolute, or relative to
+// the root).
+func (o *Overlay) Set(ctx context.Context, path string, content []byte) error {
+	p, err := o.x.relPath(path)
+	if err != nil {
+		return fmt.Errorf("set buffer: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("set buffer %s: %w", p, err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	old := o.files[p]
+	if old != nil && old.rec != nil && old.rec.info.Hash == contentHash(content) {
+		return nil
+	}
+	f, err := o.process(p, content, old)
+	if err != nil {
+		return fmt.Errorf("set buffer %s: %w", p, err)
+	}
+	o.files[p] = f
+	o.version++
+	return nil
+}
+
+// Clear drops the client's buffer of path: its view reads the index's
+// file again.
+func (o *Overlay) Clear(path string) error {
+	p, err := o.x.relPath(path)
+	if err != nil {
+		return fmt.Errorf("clear buffer: %w", err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.files[p]; ok {
+		delete(o.files, p)
+		o.version++
+	}
+	return nil
+}
+
+// Paths returns the paths that have a buffer, sorted.
+func (o *Overlay) Paths() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Sorted(maps.Keys(o.files))
+}
+
+// process chunks, counts and analyses one buffer.
+func (o *Overlay) process(p string, content []byte, old *overlayFile) (*overlayFile, error) {
+	x := o.x
+	if o.lister != nil {
+		allow := func() (bool, string) { return o.lister.Allow(x.env.root, p, content) }
+		if _, own := o.lister.(*WalkLister); !own {
+			// Another lister is the index's own, judged under its writer.
+			x.mu.Lock()
+			ok, why := allow()
+			x.mu.Unlock()
+			allow = func() (bool, string) { return ok, why }
+		}
+		if ok, reason := allow(); !ok {
+			x.set.Logf("index: buffer %s not indexed: %s", p, reason)
+			return &overlayFile{}, nil
+		}
+	}
+	if o.chunker == nil {
+		ch, err := x.set.NewChunker()
+		if err != nil {
+			return nil, fmt.Errorf("new chunker: %w", err)
+		}
+		o.chunker = ch
+	}
+	job := fileJob{entry: Entry{Path: p, Size: int64(len(content))}, content: slices.Clip(content), overlay: true}
+	if old != nil {
+		job.old = old.rec
+	}
+	r := x.processFile(o.chunker, &job)
+	if r.skip != "" {
+		x.set.Logf("index: buffer %s: %s: %v", p, r.skip, r.err)
+		return &overlayFile{}, nil
+	}
+	f := &overlayFile{rec: r.rec, docs: make([]memDoc, len(r.chunks))}
+	for i, d := range r.docs {
+		if d == nil {
+			// Same document as the previous version's chunk i.
+			f.docs[i] = old.docs[i]
+			continue
+		}
+		m := &f.docs[i]
+		for _, fd := range d.Fields {
+			j := slices.Index(searchFields[:], fd.Name())
+			if j < 0 {
+				continue
+			}
+			freqs, n := analysis.Frequencies(fd.Value())
+			m.flen[j] = uint32(n)
+			m.tf[j] = make(map[string]uint32, len(freqs))
+			for t, tf := range freqs {
+				m.tf[j][t] = uint32(tf.Frequency())
+			}
+		}
+	}
+	nt := x.names
+	nt.mu.Lock()
+	r.rec.info.Language = nt.canonical(r.rec.info.Language)
+	r.rec.chunks = make([]chunkRec, len(r.chunks))
+	for i := range r.chunks {
+		r.rec.chunks[i] = newChunkRec(&r.chunks[i], nt)
+		r.rec.chunks[i].flen = f.docs[i].flen
+	}
+	nt.mu.Unlock()
+	return f, nil
+}
+
+// Snapshot returns the client's view of the index's current snapshot: its
+// buffers in place of the files they overlay. Release it like the Index's.
+func (o *Overlay) Snapshot() (*Snapshot, func()) {
+	base, release := o.x.Snapshot()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.differs(base) {
+		// Every buffer holds what the index holds: the index's own
+		// snapshot is the view, scored exactly as every other face scores
+		// it (and its Memo values shared).
+		return base, release
+	}
+	if o.view != nil && o.viewBase == base && o.viewVersion == o.version && o.view.acquire() {
+		release()
+		return o.view, o.view.releaser()
+	}
+	v := o.derive(base) // holds base's reference from now on
+	if o.view != nil {
+		o.view.release() // the overlay's own reference
+	}
+	v.refs.Add(1) // the overlay keeps one reference to the view
+	o.view, o.viewBase, o.viewVersion = v, base, o.version
+	return v, v.releaser()
+}
+
+// differs reports whether a buffer changes base: one whose text is not
+// base's file, or that hides a file base has.
+func (o *Overlay) differs(base *Snapshot) bool {
+	for p, f := range o.files {
+		if !f.same(base.file(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// same reports whether f holds what in (base's file, nil: none) holds.
+func (f *overlayFile) same(in *fileRec) bool {
+	if f.rec == nil {
+		return in == nil
+	}
+	return in != nil && in.info.Hash == f.rec.info.Hash && in.info.Language == f.rec.info.Language
+}
+
+// Close drops the overlay's kept view.
+func (o *Overlay) Close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.view != nil {
+		o.view.release()
+		o.view, o.viewBase = nil, nil
+	}
+	clear(o.files)
+}
+
+// derive makes the view of base with o's buffers. The view reads base's
+// bleve reader and releases base when it is released itself.
+func (o *Overlay) derive(base *Snapshot) *Snapshot {
+	delta := maps.Clone(base.delta)
+	if delta == nil {
+		delta = map[string]*fileRec{}
+	}
+	mem := &memCorpus{paths: map[string]bool{}}
+	paths := slices.Sorted(maps.Keys(o.files))
+	for _, p := range paths {
+		f := o.files[p]
+		if f.same(base.file(p)) {
+			continue // base's own documents and rows serve it
+		}
+		mem.paths[p] = true
+		if f.rec == nil {
+			if base.file(p) != nil {
+				delta[p] = nil
+			} else {
+				delete(delta, p)
+			}
+			continue
+		}
+		delta[p] = f.rec
+		for i := range f.docs {
+			r := &f.rec.chunks[i]
+			mem.docs = append(mem.docs, memHit{
+				id: makeChunkID(p, i), path: p, ord: i,
+				start: int(r.startLine), end: int(r.endLine), doc: &f.docs[i],
+			})
+		}
+	}
+	names := o.x.names.view()
+	v := newSnapshot(base.env, base.base, delta, names, base.reader, base.complete, base.seq)
+	v.parent, v.mem = base, mem
+	return v
+}
+
+// memCorpus is what a view's buffers add to its parent's bleve reader:
+// the paths whose documents in the reader are not the view's (hidden or
+// overlaid), and the buffers' chunks to score in memory.
+type memCorpus struct {
+	paths map[string]bool
+	docs  []memHit // by path, then ordinal
+}
+
+// memHit is one buffer chunk of a view.
+type memHit struct {
+	id         ChunkID
+	path       string
+	ord        int
+	start, end int
+	doc        *memDoc
+}
+
+// df is the number of chunks whose field j has term t.
+func (m *memCorpus) df(j int, t string) uint64 {
+	var n uint64
+	for _, h := range m.docs {
+		if h.doc.tf[j][t] > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// sortHits orders hits best first, ties by path, line and ordinal.
+func sortHits(hits []Hit, ords []int) []Hit {
+	idx := make([]int, len(hits))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(i, j int) int {
+		a, b := &hits[i], &hits[j]
+		return cmp.Or(
+			cmp.Compare(b.Score, a.Score),
+			cmp.Compare(a.Path, b.Path),
+			cmp.Compare(a.StartLine, b.StartLine),
+			cmp.Compare(ords[i], ords[j]),
+		)
+	})
+	rv := make([]Hit, len(hits))
+	for i, k := range idx {
+		rv[i] = hits[k]
+	}
+	return rv
+}

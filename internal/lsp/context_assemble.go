@@ -1,0 +1,206 @@
+package lsp
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/retrieve"
+	"github.com/ctxls/ctxls/internal/semantic"
+	"github.com/ctxls/ctxls/internal/wire"
+)
+
+// AssembleResult is context/assemble's result: the engine's response
+// (parts, rendered, stats, omitted, explain) plus timing.
+type AssembleResult struct {
+	*retrieve.Response
+	// Parts are the response's parts with their uri and range.
+	Parts  []wire.Part `json:"parts"`
+	Timing Timing      `json:"timing"`
+}
+
+// Timing says how long the server took; it is the only part of a result
+// that is not deterministic.
+type Timing struct {
+	ElapsedMs float64 `json:"elapsedMs"`
+}
+
+// contextAssemble handles the protocol's "context/assemble" request
+// (docs/protocol.md): it checks the
+// params (InvalidParams naming the field), picks the folder (the focus's,
+// else the last edited document's, else the first), reads one snapshot
+// that includes every change sent before the request, and runs the engine.
+// The snapshot is then held for context/expand.
+func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any, error) {
+	start := time.Now()
+	settings := s.currentSettings()
+	var p AssembleParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	focus, err := decodeFocus(p.Focus)
+	if err != nil {
+		return nil, err
+	}
+	req := retrieve.Request{
+		Query: orDefault(p.Query, ""), Diff: orDefault(p.Diff, ""), Explain: p.Explain, Weights: settings.Weights, Conversation: p.History,
+		Encoding: orDefault(p.Encoding, settings.Encoding),
+		Format:   assemble.Format(orDefault(p.Format, string(settings.Format))),
+		Strategy: assemble.Strategy(orDefault(p.Strategy, string(settings.Strategy))),
+		Include:  settings.Include,
+		Exclude:  append(append([]string(nil), settings.Exclude...), p.Exclude...),
+	}
+	if p.Include != nil {
+		req.Include = p.Include
+	}
+	if req.Budget, err = decodeBudget(p.Budget, settings.Budget); err != nil {
+		return nil, err
+	}
+	// The focus's folder and path are known now; its column is measured
+	// in the text the client meant once the folder is open (focusOf).
+	var f *folder
+	var rel string
+	if focus != nil {
+		if f, rel, err = requestFolder(ctx, focus); err != nil {
+			return nil, err
+		}
+		req.Focus = &retrieve.Focus{Path: rel, Line: focus.Position.Line + 1, Col: focus.Position.Character + 1}
+	}
+	if err := s.opts.Engine.Validate(&req); err != nil {
+		return nil, err
+	}
+	if f == nil {
+		if f, _, err = requestFolder(ctx, nil); err != nil {
+			return nil, err
+		}
+	}
+	v, err := f.acquire(ctx, settings.IndexWait)
+	if err != nil {
+		return nil, err
+	}
+	kept := false
+	defer func() {
+		if !kept { // an error, or a panic in the engine
+			v.Done()
+		}
+	}()
+	if focus != nil {
+		if req.Focus, err = s.focusOf(ctx, v.Snap, f, rel, focus); err != nil {
+			return nil, err
+		}
+	}
+	if !settings.NoGitHistory && req.WantsHistory() {
+		req.History = f.history(ctx)
+	}
+	if !settings.NoActivity && (p.Activity == nil || *p.Activity) && ctx.act != nil {
+		req.Activity = ctx.act.snapshot(func(abs string) (string, bool) {
+			g, r, ok := ctx.folderOf(abs)
+			return r, ok && g == f
+		})
+	}
+	if ep, use := semantic.Resolve(cmp.Or(settings.Embeddings, s.opts.Embeddings), cmp.Or(settings.EmbeddingsEndpoint, s.opts.EmbeddingsEndpoint)); use && wantsSemantic(s.opts.Engine, &req) {
+		req.Semantic = f.semantic(ctx, v.Snap, ep, func(format string, args ...any) {
+			msg := fmt.Sprintf("ctxls: %s: "+format, append([]any{f.name}, args...)...)
+			s.logf("%s", msg)
+			s.logMessage(messageTypeInfo, msg)
+		})
+	}
+	resp, err := s.opts.Engine.Assemble(ctx, v.Snap, req)
+	if err != nil {
+		return nil, err
+	}
+	v.Keep(resultHandles(resp.Result))
+	kept = true
+	return AssembleResult{Response: resp, Parts: wireParts(f, resp.Result), Timing: elapsed(start)}, nil
+}
+
+// wantsSemantic asks the engine, when it can tell (retrieve.Engine can),
+// whether req can use the semantic channel's vectors; an engine that
+// cannot tell gets them.
+func wantsSemantic(e Engine, req *retrieve.Request) bool {
+	if w, ok := e.(interface{ WantsSemantic(*retrieve.Request) bool }); ok {
+		return w.WantsSemantic(req)
+	}
+	return true
+}
+
+// requestFolder picks the folder that answers, among those open when the
+// request arrived: the focus's (an error when it is outside every folder),
+// else the default folder.
+func requestFolder(ctx *requestCtx, focus *FocusParam) (*folder, string, error) {
+	if focus == nil {
+		if f := ctx.defaultFolder(); f != nil {
+			return f, "", nil
+		}
+		return nil, "", errNoFolder(methodContextAssemble)
+	}
+	p, err := uriToPath(focus.URI)
+	if err != nil {
+		return nil, "", paramError("focus.uri", "%v", err)
+	}
+	f, rel, ok := ctx.folderOf(p)
+	if !ok {
+		return nil, "", paramError("focus.uri", "%s is outside every workspace folder (folders: %s)", focus.URI, ctx.folderNames())
+	}
+	return f, rel, nil
+}
+
+// focusOf converts the LSP focus (0-based line, UTF-16 character) into the
+// engine's (1-based line, 1-based byte column), checked against the text
+// the client meant: the open buffer as it was when the request arrived,
+// else the indexed file.
+func (s *session) focusOf(ctx *requestCtx, snap *index.Snapshot, f *folder, rel string, focus *FocusParam) (*retrieve.Focus, error) {
+	out := &retrieve.Focus{Path: rel, Line: focus.Position.Line + 1, Col: focus.Position.Character + 1}
+	text, ok := ctx.docs[joinPath(f.root, rel)]
+	if !ok {
+		file, err := snap.File(rel)
+		if err != nil {
+			if errors.Is(err, index.ErrNotFound) && snap.Complete() {
+				return nil, paramError("focus.uri", "%s is not indexed (ignored, excluded, binary or too large)", focus.URI)
+			}
+			// Not indexed yet (the folder is still being indexed), stale
+			// or unreadable: let the engine answer without it.
+			return out, nil
+		}
+		text = file.Text
+	}
+	start, ok := lineStart(text, focus.Position.Line)
+	if !ok {
+		return nil, paramError("focus.position.line", "line %d is past the end of %s (%d lines, 0-based)", focus.Position.Line, rel, lineCount(text))
+	}
+	out.Col = lineColumn(text, start, focus.Position.Character) + 1
+	return out, nil
+}
+
+// wireParts are res's parts with their uri (the folder's URI and the
+// part's path) and range; it makes res's lists non-nil arrays.
+func wireParts(f *folder, res *assemble.Result) []wire.Part {
+	if res.Omitted == nil {
+		res.Omitted = []assemble.Omitted{}
+	}
+	return wire.Parts(res.Parts, func(p string) string { return joinURI(f.uri, p) })
+}
+
+// resultHandles lists the handles a result names (parts and omissions):
+// what a later context/expand may ask for.
+func resultHandles(res *assemble.Result) []string {
+	var hs []string
+	for _, p := range res.Parts {
+		hs = append(hs, p.Handles...)
+	}
+	for _, o := range res.Omitted {
+		hs = append(hs, o.Handle)
+	}
+	return hs
+}
+
+// elapsed is the time since start, in milliseconds to 0.01.
+func elapsed(start time.Time) Timing {
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	return Timing{ElapsedMs: math.Round(ms*100) / 100}
+}

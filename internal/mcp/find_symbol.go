@@ -1,0 +1,343 @@
+package mcp
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/ranges"
+	"github.com/ctxls/ctxls/internal/retrieve"
+)
+
+// FindSymbolInput is find_symbol's arguments.
+type FindSymbolInput struct {
+	Name       string  `json:"name" jsonschema:"a name (Stitch, parse_request) or a qualified name (ranges.Stitch, Server.handle)"`
+	References bool    `json:"references,omitempty" jsonschema:"also list the code units that use the name"`
+	Budget     *Budget `json:"budget,omitempty" jsonschema:"token budget of the listing (maxTokens only; default 2000)"`
+	Encoding   string  `json:"encoding,omitempty"`
+	Root       string  `json:"root,omitempty" jsonschema:"which root to search when the server has several"`
+}
+
+// SymbolDef is one definition.
+type SymbolDef struct {
+	Path          string `json:"path"`
+	StartLine     int    `json:"startLine"`
+	EndLine       int    `json:"endLine"`
+	Kind          string `json:"kind"`
+	Symbol        string `json:"symbol"`
+	QualifiedName string `json:"qualifiedName,omitempty"`
+	Language      string `json:"language"`
+	Signature     string `json:"signature"`
+	Doc           string `json:"doc,omitempty" jsonschema:"the first line of its doc comment"`
+	Handle        string `json:"handle" jsonschema:"pass to expand_context to read the whole unit"`
+}
+
+// SymbolRef is one code unit that references the name.
+type SymbolRef struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Symbol    string `json:"symbol,omitempty" jsonschema:"the enclosing unit"`
+	Handle    string `json:"handle"`
+}
+
+// FindSymbolOutput is find_symbol's structured result.
+type FindSymbolOutput struct {
+	Root             string      `json:"root"`
+	Name             string      `json:"name"`
+	Definitions      []SymbolDef `json:"definitions"`
+	References       []SymbolRef `json:"references"`
+	TotalDefinitions int         `json:"totalDefinitions"`
+	TotalReferences  int         `json:"totalReferences"`
+	Tokens           int         `json:"tokens" jsonschema:"tokens of the text listing"`
+	Truncated        bool        `json:"truncated" jsonschema:"true when the budget left some out"`
+	IndexState       string      `json:"indexState"`
+	IndexComplete    bool        `json:"indexComplete"`
+}
+
+// maxSymbolHits bounds the definitions and references looked at for one
+// name (a name defined or used in more places is listed up to the budget
+// from the best of these).
+const maxSymbolHits = 2000
+
+// findSymbol is the find_symbol tool.
+func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in FindSymbolInput) (*sdk.CallToolResult, FindSymbolOutput, error) {
+	out := FindSymbolOutput{Definitions: []SymbolDef{}, References: []SymbolRef{}}
+	name := strings.TrimSpace(in.Name)
+	if name == "" || strings.ContainsAny(name, " \t\n") {
+		return nil, out, argError("name", "%q: want one identifier or qualified name, e.g. Stitch or ranges.Stitch", in.Name)
+	}
+	out.Name = name
+	encoding := in.Encoding
+	if encoding == "" {
+		encoding = retrieve.DefaultEncoding
+	}
+	counter, err := s.opts.Tokens.Get(encoding)
+	if err != nil {
+		return nil, out, argError("encoding", "%v", err)
+	}
+	budget := budgetOf(in.Budget, DefaultSymbolTokens)
+	if err := budget.Validate(); err != nil {
+		return nil, out, paramErr(err)
+	}
+	roots, err := s.roots(ctx, req.Session)
+	if err != nil {
+		return nil, out, err
+	}
+	root, err := pickRoot(roots, in.Root, "")
+	if err != nil {
+		return nil, out, err
+	}
+	out.Root = root
+	v, err := s.view(ctx, req, root)
+	if err != nil {
+		return nil, out, err
+	}
+	defer v.Done()
+	snap := v.Snap
+	out.IndexState, out.IndexComplete = snap.StateRoot(), snap.Complete()
+
+	defs := symbolDefs(snap, name)
+	out.TotalDefinitions = len(defs)
+	var refs []index.IndexedChunk
+	if in.References {
+		refs = symbolRefs(snap, name, defs)
+		out.TotalReferences = len(refs)
+	}
+
+	// The listing: one line per definition, then per reference, as many as
+	// the budget holds. Every line ends with "\n" and the next starts with
+	// a character that is neither space nor '/', so the text's tokens are
+	// the sum of its lines' (tokens.Counter's additivity); the whole is
+	// counted once more to verify.
+	var lines []string
+	var defLines, refLines []int // index into lines of each listed entry
+	used := 0
+	add := func(line string) bool {
+		n := counter.Count(line)
+		if used+n > budget.MaxTokens {
+			return false
+		}
+		lines = append(lines, line)
+		used += n
+		return true
+	}
+	// Every name printed (the asked name, the root, paths, signatures,
+	// doc lines, symbols) is escaped onto its line (assemble.InlineText):
+	// a file name may hold a line break and a code fence.
+	head := fmt.Sprintf("Definitions of %s in %s: %d\n", assemble.InlineText(name), assemble.InlineText(root), len(defs))
+	if len(defs) == 0 {
+		head = fmt.Sprintf("No definition of %s in %s", assemble.InlineText(name), assemble.InlineText(root))
+		if !snap.Complete() {
+			head += " (still indexing: try again shortly)"
+		}
+		head += ".\n"
+	}
+	full := add(head)
+	for _, d := range defs {
+		if !full {
+			break
+		}
+		sd := symbolDef(d)
+		line := fmt.Sprintf("%s:%d-%d %s %s", sd.Path, sd.StartLine, sd.EndLine, sd.Kind, sd.Signature)
+		if sd.Doc != "" {
+			line += "  — " + sd.Doc
+		}
+		if full = add(assemble.InlineText(line) + "\n"); full {
+			out.Definitions = append(out.Definitions, sd)
+			defLines = append(defLines, len(lines)-1)
+		}
+	}
+	if in.References && full {
+		full = add(fmt.Sprintf("References to %s: %d\n", assemble.InlineText(lastName(name)), len(refs)))
+		for _, r := range refs {
+			if !full {
+				break
+			}
+			sr := symbolRef(r)
+			line := fmt.Sprintf("%s:%d-%d", sr.Path, sr.StartLine, sr.EndLine)
+			if sr.Symbol != "" {
+				line += " in " + sr.Symbol
+			}
+			if full = add(assemble.InlineText(line) + "\n"); full {
+				out.References = append(out.References, sr)
+				refLines = append(refLines, len(lines)-1)
+			}
+		}
+	}
+	text := strings.Join(lines, "")
+	// Verify; drop listed entries from the end while over (never expected).
+	for counter.Count(text) > budget.MaxTokens && len(lines) > 0 {
+		lines = lines[:len(lines)-1]
+		for len(refLines) > 0 && refLines[len(refLines)-1] >= len(lines) {
+			refLines = refLines[:len(refLines)-1]
+			out.References = out.References[:len(out.References)-1]
+		}
+		for len(defLines) > 0 && defLines[len(defLines)-1] >= len(lines) {
+			defLines = defLines[:len(defLines)-1]
+			out.Definitions = out.Definitions[:len(out.Definitions)-1]
+		}
+		text = strings.Join(lines, "")
+	}
+	out.Tokens = counter.Count(text)
+	out.Truncated = len(out.Definitions) < len(defs) || len(out.References) < len(refs)
+	if text == "" {
+		text = "(the budget holds nothing)"
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+}
+
+// lastName is the last component of a qualified name.
+func lastName(name string) string {
+	if i := strings.LastIndexAny(name, ".:"); i >= 0 && i+1 < len(name) {
+		return name[i+1:]
+	}
+	return name
+}
+
+// symbolDefs returns the chunks defining name, best first: the unit named
+// so (symbol or qualified name) before units that merely define it among
+// others (a field, a method in a class body), code before tests, then by
+// path and line. A qualified name with no definition of its own falls back
+// to its last component, preferring units whose qualified name or path
+// holds the qualifier.
+func symbolDefs(snap *index.Snapshot, name string) []index.IndexedChunk {
+	ids, _ := snap.DefsAtMost(name, maxSymbolHits)
+	qualifier := ""
+	short := lastName(name)
+	if len(ids) == 0 && short != name {
+		qualifier = strings.TrimRight(name[:len(name)-len(short)], ".:")
+		ids, _ = snap.DefsAtMost(short, maxSymbolHits)
+	}
+	type ranked struct {
+		c    index.IndexedChunk
+		tier int
+	}
+	var rs []ranked
+	for _, id := range ids {
+		c, ok := snap.Chunk(id)
+		if !ok || c.Part > 1 {
+			continue
+		}
+		tier := 2
+		switch {
+		case c.Symbol == name || c.QualifiedName == name || strings.HasSuffix(c.QualifiedName, "."+name):
+			tier = 0
+		case qualifier != "" && (c.Symbol == short || strings.HasSuffix(c.QualifiedName, "."+short)):
+			tier = 1
+			if !strings.Contains(c.QualifiedName, qualifier) && !strings.Contains(c.Path, qualifier) {
+				tier = 2
+			}
+		case qualifier == "" && c.Symbol == short:
+			tier = 0
+		}
+		if isTestPath(c.Path) {
+			tier += 3
+		}
+		rs = append(rs, ranked{index.IndexedChunk{ID: id, Chunk: c}, tier})
+	}
+	slices.SortFunc(rs, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(a.tier, b.tier), strings.Compare(a.c.Path, b.c.Path),
+			cmp.Compare(a.c.StartLine, b.c.StartLine), cmp.Compare(a.c.ID, b.c.ID))
+	})
+	out := make([]index.IndexedChunk, len(rs))
+	for i, r := range rs {
+		out[i] = r.c
+	}
+	return out
+}
+
+// symbolRefs returns the chunks that use name's last component, other than
+// its definitions: code before tests, then by path and line.
+func symbolRefs(snap *index.Snapshot, name string, defs []index.IndexedChunk) []index.IndexedChunk {
+	ids, _ := snap.RefsAtMost(lastName(name), maxSymbolHits)
+	isDef := map[index.ChunkID]bool{}
+	for _, d := range defs {
+		isDef[d.ID] = true
+	}
+	var out []index.IndexedChunk
+	for _, id := range ids {
+		if isDef[id] {
+			continue
+		}
+		if c, ok := snap.Chunk(id); ok {
+			out = append(out, index.IndexedChunk{ID: id, Chunk: c})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b index.IndexedChunk) int {
+		return cmp.Or(cmp.Compare(boolInt(isTestPath(a.Path)), boolInt(isTestPath(b.Path))),
+			strings.Compare(a.Path, b.Path), cmp.Compare(a.StartLine, b.StartLine), cmp.Compare(a.ID, b.ID))
+	})
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// isTestPath reports whether a path looks like a test file.
+func isTestPath(p string) bool {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	return strings.Contains(base, "_test.") || strings.HasPrefix(base, "test_") ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+		strings.Contains("/"+p, "/test/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/testdata/")
+}
+
+func symbolDef(c index.IndexedChunk) SymbolDef {
+	sig := oneLine(c.Signature, 240)
+	if sig == "" {
+		sig = c.Symbol
+	}
+	return SymbolDef{
+		Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine, Kind: string(c.Kind), Symbol: c.Symbol,
+		QualifiedName: c.QualifiedName, Language: c.Language, Signature: sig, Doc: docLine(c.Chunk),
+		Handle: assemble.Handle(c.Path, []ranges.Range{{Start: c.StartLine, End: c.EndLine}}),
+	}
+}
+
+func symbolRef(c index.IndexedChunk) SymbolRef {
+	sym := c.QualifiedName
+	if sym == "" {
+		sym = c.Symbol
+	}
+	return SymbolRef{Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine, Symbol: sym,
+		Handle: assemble.Handle(c.Path, []ranges.Range{{Start: c.StartLine, End: c.EndLine}})}
+}
+
+// oneLine collapses white space and cuts s to at most n bytes (on a rune
+// boundary, with "…").
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// docLine is the first line of a unit's doc comment, comment markers
+// removed.
+func docLine(c chunk.Chunk) string {
+	for _, l := range strings.Split(c.Doc, "\n") {
+		l = strings.TrimSpace(l)
+		l = strings.TrimLeft(l, "/#*!-;\"'")
+		l = strings.TrimSpace(l)
+		if l != "" {
+			return oneLine(l, 160)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,282 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/ranges"
+	"github.com/ctxls/ctxls/internal/retrieve"
+)
+
+// Tool names.
+const (
+	ToolAssemble    = "assemble_context"
+	ToolExpand      = "expand_context"
+	ToolFindSymbol  = "find_symbol"
+	ToolIndexStatus = "index_status"
+)
+
+// DefaultMaxTokens is a call's budget when it gives none.
+const DefaultMaxTokens = 8000
+
+// DefaultSymbolTokens is find_symbol's budget when it gives none.
+const DefaultSymbolTokens = 2000
+
+// Budget is a call's token budget.
+type Budget struct {
+	MaxTokens int `json:"maxTokens,omitempty" jsonschema:"the most tokens the returned context may take (default 8000 for assemble_context and expand_context, 2000 for find_symbol); the text is never longer"`
+	PerFile   int `json:"perFile,omitempty" jsonschema:"the most tokens any one file may take (0 or absent: no cap)"`
+	PerPart   int `json:"perPart,omitempty" jsonschema:"the most tokens any one part may take; longer units are trimmed around their matches (0 or absent: no cap)"`
+}
+
+// PartInfo is one part of a context, without its text (the text is the
+// call's text content).
+type PartInfo struct {
+	ID        string         `json:"id" jsonschema:"p1, p2, … in rendered order; rendered as [1], [2], …"`
+	Path      string         `json:"path" jsonschema:"slash path relative to the root"`
+	Language  string         `json:"language,omitempty"`
+	Ranges    []ranges.Range `json:"ranges" jsonschema:"1-based inclusive lines shown (elided lines excluded)"`
+	Kind      string         `json:"kind"`
+	Level     string         `json:"level" jsonschema:"full, trimmed, skeleton or reference"`
+	Symbol    string         `json:"symbol,omitempty"`
+	Tokens    int            `json:"tokens"`
+	Score     float64        `json:"score"`
+	Sources   []string       `json:"sources" jsonschema:"the retrieval channels that found it"`
+	Truncated bool           `json:"truncated"`
+	Handles   []string       `json:"handles" jsonschema:"handles of the units it shows (for expand_context)"`
+}
+
+// Stats summarize a context.
+type Stats struct {
+	TotalTokens    int    `json:"totalTokens" jsonschema:"tokens of the rendered context"`
+	MaxTokens      int    `json:"maxTokens"`
+	Files          int    `json:"files"`
+	Parts          int    `json:"parts"`
+	Candidates     int    `json:"candidates"`
+	DedupRemoved   int    `json:"dedupRemoved"`
+	TruncatedParts int    `json:"truncatedParts"`
+	DroppedParts   int    `json:"droppedParts"`
+	Encoding       string `json:"encoding"`
+	IndexState     string `json:"indexState" jsonschema:"the index state read (pass it to expand_context as index_state)"`
+	IndexComplete  bool   `json:"indexComplete" jsonschema:"false while the root is still being indexed: files not yet indexed may be missing"`
+	Note           string `json:"note,omitempty"`
+}
+
+// argError is a bad argument: the tool result says which and what is
+// allowed, so that a model can correct the call.
+func argError(arg, format string, args ...any) error {
+	return fmt.Errorf("invalid argument %s: %s", arg, fmt.Sprintf(format, args...))
+}
+
+// paramErr turns the engine's parameter errors into argument errors named
+// as the tool's arguments are.
+func paramErr(err error) error {
+	var pe *assemble.ParamError
+	if errors.As(err, &pe) {
+		field := pe.Field
+		switch {
+		case strings.HasPrefix(field, "budget"):
+			field = "budget"
+		case field == "query":
+			field = "query/focus/diff"
+		}
+		return argError(field, "%s", pe.Msg)
+	}
+	return err
+}
+
+var (
+	readOnly  = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
+	formats   = []any{"markdown", "xml", "json"}
+	orderings = []any{"grouped", "interleaved", "score"}
+)
+
+// addTools registers the four tools with their schemas.
+func (s *Server) addTools() error {
+	encodings := make([]any, 0, 3)
+	for _, e := range s.opts.Tokens.Known() {
+		encodings = append(encodings, e)
+	}
+	budget := func(sc *jsonschema.Schema) {
+		b := sc.Properties["budget"]
+		if b == nil {
+			return
+		}
+		for _, k := range []string{"maxTokens", "perFile", "perPart"} {
+			if p := b.Properties[k]; p != nil {
+				p.Minimum = new(float64)
+				p.Maximum = new(float64)
+				*p.Maximum = assemble.MaxBudget
+			}
+		}
+		*b.Properties["maxTokens"].Minimum = 1
+	}
+	enum := func(sc *jsonschema.Schema, prop string, vals []any) {
+		if p := sc.Properties[prop]; p != nil {
+			p.Enum = vals
+		}
+	}
+
+	in, err := inputSchema[AssembleInput]()
+	if err != nil {
+		return err
+	}
+	budget(in)
+	enum(in, "encoding", encodings)
+	enum(in, "format", formats)
+	enum(in, "strategy", orderings)
+	sdk.AddTool(s.sdk, &sdk.Tool{
+		Name:  ToolAssemble,
+		Title: "Assemble context",
+		Description: "The code of this workspace to read for a task, ranked, deduplicated and cut to a token budget that is never exceeded. " +
+			"Give a question (query), a cursor (focus \"path:line\"), a change (diff text or diff_rev such as main...HEAD), or several. " +
+			"Returns the context as text (file paths and line numbers in each part's header) and, as structured content, the parts, " +
+			"the candidates left out with handles for expand_context, and stats (indexComplete is false while indexing is still running).",
+		InputSchema: in, Annotations: readOnly,
+	}, s.assembleContext)
+
+	in, err = inputSchema[ExpandInput]()
+	if err != nil {
+		return err
+	}
+	budget(in)
+	enum(in, "encoding", encodings)
+	enum(in, "format", formats)
+	sdk.AddTool(s.sdk, &sdk.Tool{
+		Name:  ToolExpand,
+		Title: "Expand context",
+		Description: "The full text of code left out of an earlier assemble_context result: pass its handles (e.g. index/walk.go#L5-60) " +
+			"and that result's stats.indexState, or a path and lines. Cut to the budget like assemble_context.",
+		InputSchema: in, Annotations: readOnly,
+	}, s.expandContext)
+
+	in, err = inputSchema[FindSymbolInput]()
+	if err != nil {
+		return err
+	}
+	budget(in)
+	enum(in, "encoding", encodings)
+	sdk.AddTool(s.sdk, &sdk.Tool{
+		Name:  ToolFindSymbol,
+		Title: "Find symbol",
+		Description: "Where a function, method, type, class or variable is defined in this workspace: path, lines, signature and first doc line " +
+			"of each definition (best first), and with references=true the code units that use it. Exact names; a qualified name " +
+			"(pkg.Func, Type.method) narrows the definitions.",
+		InputSchema: in, Annotations: readOnly,
+	}, s.findSymbol)
+
+	in, err = inputSchema[IndexStatusInput]()
+	if err != nil {
+		return err
+	}
+	sdk.AddTool(s.sdk, &sdk.Tool{
+		Name:        ToolIndexStatus,
+		Title:       "Index status",
+		Description: "For each root: files and chunks indexed, whether indexing is complete (and its progress), the index state, when it was last refreshed, whether changes on disk are watched, and files skipped by reason.",
+		InputSchema: in, Annotations: readOnly,
+	}, s.indexStatus)
+	return nil
+}
+
+// inputSchema infers an input schema from T.
+func inputSchema[T any]() (*jsonschema.Schema, error) {
+	sc, err := jsonschema.For[T](nil)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: input schema: %w", err)
+	}
+	// Optional slices and pointers infer ["null", T]: an absent argument
+	// says the same more simply for a model.
+	for _, p := range sc.Properties {
+		if p.Type == "" && len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+	}
+	return sc, nil
+}
+
+// view resolves the root's workspace and waits for its snapshot, sending
+// progress notifications while it waits when the client asked for them.
+func (s *Server) view(ctx context.Context, req *sdk.CallToolRequest, root string) (*view, error) {
+	return s.viewWait(ctx, req, root, 0)
+}
+
+// viewWait is view waiting up to wait for the first build when that is
+// longer than the server's Options.IndexWait.
+func (s *Server) viewWait(ctx context.Context, req *sdk.CallToolRequest, root string, longer time.Duration) (*view, error) {
+	w, err := s.workspace(root)
+	if err != nil {
+		return nil, err
+	}
+	var tick func()
+	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+		n := 0.0
+		tick = func() {
+			n++
+			p := sdk.ProgressNotificationParams{ProgressToken: tok, Progress: n, Message: "indexing " + root}
+			if pr := w.progress(); pr != nil && pr.FilesTotal > 0 {
+				p.Progress, p.Total = float64(pr.FilesDone), float64(pr.FilesTotal)
+				p.Message = fmt.Sprintf("indexing %s: %d of %d files", root, pr.FilesDone, pr.FilesTotal)
+			}
+			_ = req.Session.NotifyProgress(ctx, &p)
+		}
+	}
+	wait := s.opts.IndexWait
+	if wait < 0 {
+		wait = 0
+	}
+	return w.acquire(ctx, max(wait, longer), tick)
+}
+
+// relPath is retrieve.RootPath with the tool's argument errors.
+func relPath(root, p, arg string) (string, error) {
+	rel, err := retrieve.RootPath(root, p, arg)
+	return rel, paramErr(err)
+}
+
+// budgetOf converts a budget argument.
+func budgetOf(b *Budget, def int) assemble.Budget {
+	out := assemble.Budget{MaxTokens: def}
+	if b == nil {
+		return out
+	}
+	if b.MaxTokens != 0 {
+		out.MaxTokens = b.MaxTokens
+	}
+	out.PerFileMaxTokens, out.PerPartMaxTokens = b.PerFile, b.PerPart
+	return out
+}
+
+// partInfos describes parts without their text.
+func partInfos(parts []assemble.Part) []PartInfo {
+	out := make([]PartInfo, 0, len(parts))
+	for _, p := range parts {
+		rs, src, hs := p.Ranges, p.Sources, p.Handles
+		if rs == nil {
+			rs = []ranges.Range{}
+		}
+		if src == nil {
+			src = []string{}
+		}
+		if hs == nil {
+			hs = []string{}
+		}
+		out = append(out, PartInfo{ID: p.ID, Path: p.Path, Language: p.Language, Ranges: rs, Kind: p.Kind,
+			Level: string(p.Level), Symbol: p.Symbol, Tokens: p.Tokens, Score: p.Score, Sources: src,
+			Truncated: p.Truncated, Handles: hs})
+	}
+	return out
+}
+
+func statsOf(st assemble.Stats) Stats {
+	return Stats{TotalTokens: st.TotalTokens, MaxTokens: st.MaxTokens, Files: st.Files, Parts: st.Parts,
+		Candidates: st.Candidates, DedupRemoved: st.DedupRemoved, TruncatedParts: st.TruncatedParts,
+		DroppedParts: st.DroppedParts, Encoding: st.Encoding, IndexState: st.IndexState,
+		IndexComplete: st.IndexComplete, Note: st.Note}
+}

@@ -1,0 +1,105 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ctxls/ctxls/internal/history"
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/retrieve"
+	"github.com/ctxls/ctxls/internal/semantic"
+	"github.com/ctxls/ctxls/internal/workspace"
+)
+
+// errClosed: the server is shutting down.
+var errClosed = errors.New("the server is shutting down")
+
+// maxHeld is how many index states a root keeps after the assemble_context
+// calls that read them, for expand_context.
+const maxHeld = 4
+
+// space is the server's use of one root: the process's shared Root and the
+// server's session of it (MCP clients have no unsaved buffers; they share
+// the held states, so that any client may expand another's handles).
+type space struct {
+	root *workspace.Root
+	sess *workspace.Session
+	logf func(format string, args ...any)
+}
+
+// view is one call's hold on a root's snapshot.
+type view struct {
+	*workspace.View
+	sp *space
+}
+
+// acquire waits for the root's snapshot (see workspace.Session.Acquire).
+func (sp *space) acquire(ctx context.Context, wait time.Duration, tick func()) (*view, error) {
+	v, err := sp.sess.Acquire(ctx, workspace.AcquireOptions{Wait: wait, Tick: tick})
+	if errors.Is(err, workspace.ErrClosed) {
+		err = errClosed
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &view{v, sp}, nil
+}
+
+// acquireHeld returns a view of the held state named state, or nil.
+func (sp *space) acquireHeld(state string) *view {
+	if v := sp.sess.Held(state, nil); v != nil {
+		return &view{v, sp}
+	}
+	return nil
+}
+
+// fromHeld reports whether the view reads a held state.
+func (v *view) fromHeld() bool { return v.Borrowed() }
+
+// history returns the root's git history (nil: none).
+func (sp *space) history(ctx context.Context) *history.Log { return sp.root.History(ctx, sp.logf) }
+
+// semantic returns the root's chunk vectors for snap (nil: none yet).
+func (sp *space) semantic(ctx context.Context, snap *index.Snapshot, ep *semantic.Endpoint) *semantic.Store {
+	return sp.root.Semantic(ctx, snap, ep, sp.logf)
+}
+
+// activity is the files changed on disk since the server started (by the
+// assistant's own edits, most often), most recent first, as open buffers
+// are in an editor. The watcher says which files, not which lines: there
+// are no edited ranges.
+func (sp *space) activity() *retrieve.Activity {
+	return &retrieve.Activity{Open: sp.root.RecentChanges()}
+}
+
+// progress is how far the root's index build has come (nil before it
+// starts).
+func (sp *space) progress() *index.Progress { return sp.root.Progress() }
+
+// status is the root's state for index_status.
+func (sp *space) status() RootStatus {
+	st := sp.root.Status()
+	out := RootStatus{
+		Root: sp.root.Path(), State: st.State, Error: st.Error, Watching: st.Watching, WatchNote: st.WatchNote,
+		PendingChanges: st.PendingChanges, Warnings: st.Warnings, Files: st.Files, Chunks: st.Chunks,
+		StateRoot: st.StateRoot, Complete: st.Complete, LastMode: st.LastMode, BuildReason: st.BuildReason,
+		Skipped: st.Skipped, CacheDir: st.CacheDir,
+	}
+	if p := st.Progress; p != nil {
+		out.Progress = &Progress{FilesDone: p.FilesDone, FilesTotal: p.FilesTotal, Chunks: p.Chunks}
+	}
+	if !st.LastRefresh.IsZero() {
+		out.LastRefresh = st.LastRefresh.UTC().Format(time.RFC3339)
+	}
+	return out
+}
+
+// warned returns the root's warnings so far.
+func (sp *space) warned() []string { return sp.root.Warnings() }
+
+// close ends the server's session and lets go of the root.
+func (sp *space) close() error {
+	sp.sess.Close()
+	return sp.root.Release()
+}
