@@ -11,8 +11,8 @@ import (
 	"github.com/ctxls/ctxls/internal/assemble"
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/retrieve"
-	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/wire"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // AssembleResult is context/assemble's result: the engine's response
@@ -94,20 +94,20 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 			return nil, err
 		}
 	}
-	if !settings.NoGitHistory && req.WantsHistory() {
-		req.History = f.history(ctx)
-	}
+	v.Attach(ctx, &req, s.opts.Engine, workspace.Signals{
+		History:    !settings.NoGitHistory,
+		Embeddings: cmp.Or(settings.Embeddings, s.opts.Embeddings),
+		Endpoint:   cmp.Or(settings.EmbeddingsEndpoint, s.opts.EmbeddingsEndpoint),
+		Logf: func(format string, args ...any) {
+			msg := fmt.Sprintf("ctxls: %s: "+format, append([]any{f.name}, args...)...)
+			s.logf("%s", msg)
+			s.logMessage(messageTypeInfo, msg)
+		},
+	})
 	if !settings.NoActivity && (p.Activity == nil || *p.Activity) && ctx.act != nil {
 		req.Activity = ctx.act.snapshot(func(abs string) (string, bool) {
 			g, r, ok := ctx.folderOf(abs)
 			return r, ok && g == f
-		})
-	}
-	if ep, use := semantic.Resolve(cmp.Or(settings.Embeddings, s.opts.Embeddings), cmp.Or(settings.EmbeddingsEndpoint, s.opts.EmbeddingsEndpoint)); use && wantsSemantic(s.opts.Engine, &req) {
-		req.Semantic = f.semantic(ctx, v.Snap, ep, func(format string, args ...any) {
-			msg := fmt.Sprintf("ctxls: %s: "+format, append([]any{f.name}, args...)...)
-			s.logf("%s", msg)
-			s.logMessage(messageTypeInfo, msg)
 		})
 	}
 	resp, err := s.opts.Engine.Assemble(ctx, v.Snap, req)
@@ -117,16 +117,6 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	v.Keep(resultHandles(resp.Result))
 	kept = true
 	return AssembleResult{Response: resp, Parts: wireParts(f, resp.Result), Timing: elapsed(start)}, nil
-}
-
-// wantsSemantic asks the engine, when it can tell (retrieve.Engine can),
-// whether req can use the semantic channel's vectors; an engine that
-// cannot tell gets them.
-func wantsSemantic(e Engine, req *retrieve.Request) bool {
-	if w, ok := e.(interface{ WantsSemantic(*retrieve.Request) bool }); ok {
-		return w.WantsSemantic(req)
-	}
-	return true
 }
 
 // requestFolder picks the folder that answers, among those open when the

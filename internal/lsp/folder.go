@@ -10,9 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ctxls/ctxls/internal/history"
 	"github.com/ctxls/ctxls/internal/index"
-	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/workspace"
 )
 
@@ -254,21 +252,6 @@ func (f *folder) acquireHeld(ctx *requestCtx, state string, handles []string) *v
 		return &view{f, v}
 	}
 	return nil
-}
-
-// history returns the folder's git history (nil: none), starting the
-// root's tracker (shared by every session of the root) on first use. The
-// index must be open.
-func (f *folder) history(ctx context.Context) *history.Log {
-	return f.rt.Load().History(ctx, f.logf)
-}
-
-// semantic returns the folder's chunk vectors for snap (nil: none yet),
-// starting the root's tracker (shared like the history's) on first use,
-// which tells logf when they are ready or cannot be computed: the
-// workspace embedder's (ep nil) or the service's. The index must be open.
-func (f *folder) semantic(ctx context.Context, snap *index.Snapshot, ep *semantic.Endpoint, logf func(format string, args ...any)) *semantic.Store {
-	return f.rt.Load().Semantic(ctx, snap, ep, logf)
 }
 
 // close stops the folder: no new requests, the requests that arrived

@@ -16,8 +16,8 @@ import (
 	"github.com/ctxls/ctxls/internal/assemble"
 	"github.com/ctxls/ctxls/internal/ranges"
 	"github.com/ctxls/ctxls/internal/retrieve"
-	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/tokens"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // maxOmittedListed bounds the omitted candidates a result lists (the best
@@ -139,14 +139,10 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	if err := retrieve.CheckFocusLine(v.Snap, r.Focus); err != nil {
 		return nil, out, paramErr(err)
 	}
-	if !s.opts.NoGitHistory && r.WantsHistory() {
-		r.History = v.sp.history(ctx)
-	}
+	v.Attach(ctx, &r, s.opts.Engine, workspace.Signals{History: !s.opts.NoGitHistory,
+		Embeddings: s.opts.Embeddings, Endpoint: s.opts.EmbeddingsEndpoint, Logf: s.opts.Logf})
 	if in.Activity == nil || *in.Activity {
 		r.Activity = v.sp.activity()
-	}
-	if ep, use := semantic.Resolve(s.opts.Embeddings, s.opts.EmbeddingsEndpoint); use && s.opts.Engine.WantsSemantic(&r) {
-		r.Semantic = v.sp.semantic(ctx, v.Snap, ep)
 	}
 	counter, err := s.opts.Tokens.Get(r.Encoding)
 	if err != nil {

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/ctxls/ctxls/internal/history"
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/retrieve"
-	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/workspace"
 )
 
@@ -56,14 +54,6 @@ func (sp *space) acquireHeld(state string) *view {
 
 // fromHeld reports whether the view reads a held state.
 func (v *view) fromHeld() bool { return v.Borrowed() }
-
-// history returns the root's git history (nil: none).
-func (sp *space) history(ctx context.Context) *history.Log { return sp.root.History(ctx, sp.logf) }
-
-// semantic returns the root's chunk vectors for snap (nil: none yet).
-func (sp *space) semantic(ctx context.Context, snap *index.Snapshot, ep *semantic.Endpoint) *semantic.Store {
-	return sp.root.Semantic(ctx, snap, ep, sp.logf)
-}
 
 // activity is the files changed on disk since the server started (by the
 // assistant's own edits, most often), most recent first, as open buffers

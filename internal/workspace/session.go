@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/retrieve"
+	"github.com/ctxls/ctxls/internal/semantic"
 )
 
 // Session is one client of a Root: its unsaved buffers (read by its own
@@ -270,4 +272,39 @@ func (h *heldState) hasAll(handles []string) bool {
 		}
 	}
 	return true
+}
+
+// Signals say which of a root's signals besides the index a request may
+// read: the face's settings.
+type Signals struct {
+	// History lets the request read the root's git history.
+	History bool
+	// Embeddings is the semantic channel's mode ("": semantic.DefaultMode)
+	// and Endpoint the service of mode "endpoint".
+	Embeddings string
+	Endpoint   *semantic.EndpointConfig
+	// Logf hears when the root's vectors are ready or cannot be computed.
+	Logf func(format string, args ...any)
+}
+
+// Attach gives req the root's git history and chunk vectors for the
+// view's snapshot, as sig allows and as far as the request can use them
+// (eng, when it can tell — retrieve.Engine can — says whether it wants
+// vectors). Each starts its root's tracker on first use.
+func (v *View) Attach(ctx context.Context, req *retrieve.Request, eng any, sig Signals) {
+	r := v.s.root
+	logf := sig.Logf
+	if logf == nil {
+		logf = r.logf
+	}
+	if sig.History && req.WantsHistory() {
+		req.History = r.History(ctx, logf)
+	}
+	ep, use := semantic.Resolve(sig.Embeddings, sig.Endpoint)
+	if w, ok := eng.(interface{ WantsSemantic(*retrieve.Request) bool }); ok && use {
+		use = w.WantsSemantic(req)
+	}
+	if use {
+		req.Semantic = r.Semantic(ctx, v.Snap, ep, logf)
+	}
 }
