@@ -43,41 +43,9 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	focus, err := decodeFocus(p.Focus)
+	req, f, focus, err := s.assembleRequest(ctx, p, settings)
 	if err != nil {
 		return nil, err
-	}
-	req := retrieve.Request{
-		Query: orDefault(p.Query, ""), Diff: orDefault(p.Diff, ""), Explain: p.Explain, Weights: settings.Weights, Conversation: p.History,
-		Encoding: orDefault(p.Encoding, settings.Encoding),
-		Format:   assemble.Format(orDefault(p.Format, string(settings.Format))),
-		Strategy: assemble.Strategy(orDefault(p.Strategy, string(settings.Strategy))),
-		Include:  settings.Include,
-		Exclude:  append(append([]string(nil), settings.Exclude...), p.Exclude...),
-	}
-	if p.Include != nil {
-		req.Include = p.Include
-	}
-	if req.Budget, err = decodeBudget(p.Budget, settings.Budget); err != nil {
-		return nil, err
-	}
-	// The focus's folder and path are known now; its column is measured
-	// in the text the client meant once the folder is open (focusOf).
-	var f *folder
-	var rel string
-	if focus != nil {
-		if f, rel, err = requestFolder(ctx, focus); err != nil {
-			return nil, err
-		}
-		req.Focus = &retrieve.Focus{Path: rel, Line: focus.Position.Line + 1, Col: focus.Position.Character + 1}
-	}
-	if err := s.opts.Engine.Validate(&req); err != nil {
-		return nil, err
-	}
-	if f == nil {
-		if f, _, err = requestFolder(ctx, nil); err != nil {
-			return nil, err
-		}
 	}
 	v, err := f.acquire(ctx, settings.IndexWait)
 	if err != nil {
@@ -90,7 +58,7 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 		}
 	}()
 	if focus != nil {
-		if req.Focus, err = s.focusOf(ctx, v.Snap, f, rel, focus); err != nil {
+		if req.Focus, err = s.focusOf(ctx, v.Snap, f, req.Focus.Path, focus); err != nil {
 			return nil, err
 		}
 	}
@@ -117,6 +85,48 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	v.Keep(resultHandles(resp.Result))
 	kept = true
 	return AssembleResult{Response: resp, Parts: wireParts(f, resp.Result), Timing: elapsed(start)}, nil
+}
+
+// assembleRequest turns context/assemble's params into a request over
+// the session's settings, validated by the engine, and picks the folder
+// that answers (the focus's, else the default one). The focus's column is
+// measured later, in the text the client meant (focusOf).
+func (s *session) assembleRequest(ctx *requestCtx, p AssembleParams, settings Settings) (retrieve.Request, *folder, *FocusParam, error) {
+	req := retrieve.Request{
+		Query: orDefault(p.Query, ""), Diff: orDefault(p.Diff, ""), Explain: p.Explain, Weights: settings.Weights, Conversation: p.History,
+		Encoding: orDefault(p.Encoding, settings.Encoding),
+		Format:   assemble.Format(orDefault(p.Format, string(settings.Format))),
+		Strategy: assemble.Strategy(orDefault(p.Strategy, string(settings.Strategy))),
+		Include:  settings.Include,
+		Exclude:  append(append([]string(nil), settings.Exclude...), p.Exclude...),
+	}
+	if p.Include != nil {
+		req.Include = p.Include
+	}
+	focus, err := decodeFocus(p.Focus)
+	if err != nil {
+		return req, nil, nil, err
+	}
+	if req.Budget, err = decodeBudget(p.Budget, settings.Budget); err != nil {
+		return req, nil, nil, err
+	}
+	var f *folder
+	if focus != nil {
+		var rel string
+		if f, rel, err = requestFolder(ctx, focus); err != nil {
+			return req, nil, nil, err
+		}
+		req.Focus = &retrieve.Focus{Path: rel, Line: focus.Position.Line + 1, Col: focus.Position.Character + 1}
+	}
+	if err := s.opts.Engine.Validate(&req); err != nil {
+		return req, nil, nil, err
+	}
+	if f == nil {
+		if f, _, err = requestFolder(ctx, nil); err != nil {
+			return req, nil, nil, err
+		}
+	}
+	return req, f, focus, nil
 }
 
 // requestFolder picks the folder that answers, among those open when the

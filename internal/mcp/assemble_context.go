@@ -67,64 +67,14 @@ type AssembleOutput struct {
 	ElapsedMs    float64       `json:"elapsedMs"`
 }
 
-// assembleContext is the assemble_context tool.
+// assembleContext is the assemble_context tool: decode the arguments into
+// a request, acquire the root's snapshot, run the engine, shape the text.
 func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, in AssembleInput) (*sdk.CallToolResult, AssembleOutput, error) {
 	start := time.Now()
 	var out AssembleOutput
-	if in.Diff != "" && in.DiffRev != "" {
-		return nil, out, argError("diff_rev", "give diff or diff_rev, not both")
-	}
-	roots, err := s.roots(ctx, req.Session)
+	root, r, err := s.assembleRequest(ctx, req, in)
 	if err != nil {
 		return nil, out, err
-	}
-	var focusPath string
-	var focusLine, focusCol int
-	if in.Focus != "" {
-		if focusPath, focusLine, focusCol, err = retrieve.ParseFocus(in.Focus); err != nil {
-			return nil, out, paramErr(err)
-		}
-	}
-	abs := ""
-	if filepath.IsAbs(focusPath) {
-		abs = focusPath
-	}
-	root, err := pickRoot(roots, in.Root, abs)
-	if err != nil {
-		return nil, out, err
-	}
-	r := retrieve.Request{
-		Query: in.Query, Diff: in.Diff, Encoding: in.Encoding,
-		Format: assemble.Format(in.Format), Strategy: assemble.Strategy(in.Strategy),
-		Include: in.Include, Exclude: in.Exclude, Budget: budgetOf(in.Budget, DefaultMaxTokens),
-		Conversation: in.History,
-	}
-	if in.Focus != "" {
-		rel, err := relPath(root, focusPath, "focus")
-		if err != nil {
-			return nil, out, err
-		}
-		r.Focus = &retrieve.Focus{Path: rel, Line: focusLine, Col: focusCol}
-	}
-	if in.DiffRev != "" {
-		if r.Diff, err = retrieve.DiffOfRev(ctx, root, in.DiffRev, "diff_rev"); err != nil {
-			var pe *assemble.ParamError
-			if !errors.As(err, &pe) {
-				err = &assemble.ParamError{Field: "diff_rev", Msg: err.Error()}
-			}
-			return nil, out, paramErr(err)
-		}
-		if strings.TrimSpace(r.Diff) == "" && strings.TrimSpace(r.Query) == "" && r.Focus == nil {
-			return nil, out, argError("diff_rev", "git diff %s is empty in %s: nothing changed", in.DiffRev, root)
-		}
-	}
-	if err := s.opts.Engine.Validate(&r); errors.Is(err, retrieve.ErrNothingAsked) {
-		return nil, out, argError("query", "give at least one of query, focus, diff and diff_rev")
-	} else if err != nil {
-		return nil, out, paramErr(err)
-	}
-	if in.Wait < 0 || in.Wait > maxWaitSeconds {
-		return nil, out, argError("wait_seconds", "%d: want 0 to %d", in.Wait, maxWaitSeconds)
 	}
 	v, err := s.viewWait(ctx, req, root, time.Duration(in.Wait)*time.Second)
 	if err != nil {
@@ -168,7 +118,78 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	}
 	v.Keep(nil)
 	kept = true
-	out = AssembleOutput{
+	out = assembleOutput(root, resp, budget)
+	out.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
+	return &sdk.CallToolResult{Content: assembleText(out, partial, resp.Rendered, budget, counter)}, out, nil
+}
+
+// assembleRequest decodes assemble_context's arguments: the root (the
+// argument, the focus's, or the only one), the request validated by the
+// engine, diff_rev run through git.
+func (s *Server) assembleRequest(ctx context.Context, req *sdk.CallToolRequest, in AssembleInput) (string, retrieve.Request, error) {
+	var r retrieve.Request
+	if in.Diff != "" && in.DiffRev != "" {
+		return "", r, argError("diff_rev", "give diff or diff_rev, not both")
+	}
+	if in.Wait < 0 || in.Wait > maxWaitSeconds {
+		return "", r, argError("wait_seconds", "%d: want 0 to %d", in.Wait, maxWaitSeconds)
+	}
+	roots, err := s.roots(ctx, req.Session)
+	if err != nil {
+		return "", r, err
+	}
+	var focusPath string
+	var focusLine, focusCol int
+	if in.Focus != "" {
+		if focusPath, focusLine, focusCol, err = retrieve.ParseFocus(in.Focus); err != nil {
+			return "", r, paramErr(err)
+		}
+	}
+	abs := ""
+	if filepath.IsAbs(focusPath) {
+		abs = focusPath
+	}
+	root, err := pickRoot(roots, in.Root, abs)
+	if err != nil {
+		return "", r, err
+	}
+	r = retrieve.Request{
+		Query: in.Query, Diff: in.Diff, Encoding: in.Encoding,
+		Format: assemble.Format(in.Format), Strategy: assemble.Strategy(in.Strategy),
+		Include: in.Include, Exclude: in.Exclude, Budget: budgetOf(in.Budget, DefaultMaxTokens),
+		Conversation: in.History,
+	}
+	if in.Focus != "" {
+		rel, err := relPath(root, focusPath, "focus")
+		if err != nil {
+			return "", r, err
+		}
+		r.Focus = &retrieve.Focus{Path: rel, Line: focusLine, Col: focusCol}
+	}
+	if in.DiffRev != "" {
+		if r.Diff, err = retrieve.DiffOfRev(ctx, root, in.DiffRev, "diff_rev"); err != nil {
+			var pe *assemble.ParamError
+			if !errors.As(err, &pe) {
+				err = &assemble.ParamError{Field: "diff_rev", Msg: err.Error()}
+			}
+			return "", r, paramErr(err)
+		}
+		if strings.TrimSpace(r.Diff) == "" && strings.TrimSpace(r.Query) == "" && r.Focus == nil {
+			return "", r, argError("diff_rev", "git diff %s is empty in %s: nothing changed", in.DiffRev, root)
+		}
+	}
+	if err := s.opts.Engine.Validate(&r); errors.Is(err, retrieve.ErrNothingAsked) {
+		return "", r, argError("query", "give at least one of query, focus, diff and diff_rev")
+	} else if err != nil {
+		return "", r, paramErr(err)
+	}
+	return root, r, nil
+}
+
+// assembleOutput is the structured result of a response for a request of
+// budget tokens.
+func assembleOutput(root string, resp *retrieve.Response, budget int) AssembleOutput {
+	out := AssembleOutput{
 		Root: root, Parts: partInfos(resp.Parts), Stats: statsOf(resp.Stats),
 		OmittedTotal: len(resp.Omitted), Omitted: []OmittedInfo{},
 	}
@@ -184,9 +205,15 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 			Tokens: o.Tokens, Score: o.Score, Reason: o.Reason})
 	}
 	out.Stats.MaxTokens = budget
-	out.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
-	text := partial + resp.Rendered
-	if resp.Rendered == "" {
+	return out
+}
+
+// assembleText is what the model reads, all of it within budget: the
+// partial index's note, the context (or why it is empty), then the best
+// left-out handles in what remains.
+func assembleText(out AssembleOutput, partial, rendered string, budget int, counter tokens.Counter) []sdk.Content {
+	text := partial + rendered
+	if rendered == "" {
 		// An empty context says why, within the budget when it can.
 		why := "(nothing to show"
 		if out.Stats.Note != "" {
@@ -201,7 +228,7 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	if more := omittedNote(out.Omitted, out.OmittedTotal, out.Stats.IndexState, budget-counter.Count(text), counter); more != "" {
 		content = append(content, &sdk.TextContent{Text: more})
 	}
-	return &sdk.CallToolResult{Content: content}, out, nil
+	return content
 }
 
 // maxWaitSeconds bounds a call's wait_seconds.
