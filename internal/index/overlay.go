@@ -33,7 +33,7 @@ type Overlay struct {
 	files   map[string]*overlayFile // path → buffer; hidden ones have rec nil
 	version uint64                  // bumped by every change
 	chunker Chunker                 // created on first use
-	lister  FileFilter              // the client's copy of the index's rules
+	lister  FileFilter              // the index's rules (safe for concurrent use)
 	// view is the last snapshot made, for the base snapshot and version
 	// it was made from: requests between two edits share it (and its
 	// Memo values).
@@ -58,13 +58,8 @@ type memDoc struct {
 // NewOverlay returns an empty overlay of x.
 func (x *Index) NewOverlay() *Overlay {
 	o := &Overlay{x: x, files: map[string]*overlayFile{}}
-	switch l := x.set.Lister.(type) {
-	case *WalkLister:
-		// The walk lister keeps a matcher for the writer; the client's
-		// buffers are judged by a copy of the same rules.
-		o.lister = &WalkLister{Options: l.Options}
-	case FileFilter:
-		o.lister = l
+	if ff, ok := x.set.Lister.(FileFilter); ok {
+		o.lister = ff
 	}
 	return o
 }
@@ -121,15 +116,7 @@ func (o *Overlay) Paths() []string {
 func (o *Overlay) process(p string, content []byte, old *overlayFile) (*overlayFile, error) {
 	x := o.x
 	if o.lister != nil {
-		allow := func() (bool, string) { return o.lister.Allow(x.env.root, p, content) }
-		if _, own := o.lister.(*WalkLister); !own {
-			// Another lister is the index's own, judged under its writer.
-			x.mu.Lock()
-			ok, why := allow()
-			x.mu.Unlock()
-			allow = func() (bool, string) { return ok, why }
-		}
-		if ok, reason := allow(); !ok {
+		if ok, reason := o.lister.Allow(x.env.root, p, content); !ok {
 			x.set.Logf("index: buffer %s not indexed: %s", p, reason)
 			return &overlayFile{}, nil
 		}

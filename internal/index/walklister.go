@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"sync"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/index/walk"
@@ -14,12 +15,16 @@ import (
 // WalkLister is the default Lister: the workspace walker (index/walk) with
 // its ignore files, size, binary, generated and secret filters. It also
 // judges single files (Allow) so that Update and overlays are filtered
-// exactly like the listing. It is used by one Index, from its writer.
+// exactly like the listing. It is safe for concurrent use: the Index's
+// writer lists and judges while clients' buffers are judged
+// (Overlay).
 type WalkLister struct {
 	Options walk.Options
 	// m caches the ignore files; List replaces it, so that a listing always
-	// sees the ignore files as they are now.
-	m *walk.Matcher
+	// sees the ignore files as they are now. mu guards it, and Allow's use
+	// of it (a matcher reads ignore files as it meets directories).
+	mu sync.Mutex
+	m  *walk.Matcher
 }
 
 // List implements Lister.
@@ -40,8 +45,10 @@ func (l *WalkLister) list(ctx context.Context, root string, opts walk.Options) (
 	if err != nil {
 		return nil, nil, fmt.Errorf("list %s: %w", root, err)
 	}
-	l.m = m
 	files, skipped, err := m.Walk(ctx)
+	l.mu.Lock()
+	l.m = m
+	l.mu.Unlock()
 	if err != nil {
 		return nil, nil, fmt.Errorf("list %s: %w", root, err)
 	}
@@ -59,6 +66,8 @@ func (l *WalkLister) list(ctx context.Context, root string, opts walk.Options) (
 // Allow implements FileFilter: content is an editor buffer or the new
 // content given to Update; nil means the file on disk.
 func (l *WalkLister) Allow(root, p string, content []byte) (bool, string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.m == nil || isIgnoreFile(p) {
 		m, err := walk.NewMatcher(root, l.Options)
 		if err != nil {
@@ -90,7 +99,9 @@ func (l *WalkLister) Allow(root, p string, content []byte) (bool, string) {
 // A FileFilter is a Lister that can also judge one file, so that files
 // changed through Update, SetOverlay or ClearOverlay are admitted by the
 // same rules as a listing. content is the file's new content, or nil for
-// the file on disk. Called from the writer only.
+// the file on disk. It is called from the writer and from clients'
+// overlays (Overlay) at once: an implementation must be safe for
+// concurrent use.
 type FileFilter interface {
 	Allow(root, path string, content []byte) (ok bool, reason string)
 }
