@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/internal/ranges"
+	"github.com/ctxls/ctxls/internal/retrieve"
 )
 
 // Tasks.
@@ -22,6 +23,11 @@ const (
 	// emptied added line of a commit; the tree is the commit's with that
 	// line emptied; the gold is the definition of the name the line calls.
 	TaskCursor = "cursor"
+	// TaskReview: the request is the diff of a commit's changed source
+	// files; the tree is the commit; the gold is what a reviewer needs
+	// beside the diff (the changed functions' call sites, the definitions
+	// the changed lines use), resolved with the language's rules.
+	TaskReview = "review"
 )
 
 // CursorFocus is a cursor case's cursor: the emptied line and the name it
@@ -67,6 +73,8 @@ func (c *Case) Tree() string {
 	switch c.Task {
 	case TaskDiff:
 		return c.Parent + "+" + c.Commit[:12]
+	case TaskReview:
+		return c.Commit
 	case TaskCursor:
 		if c.Focus != nil {
 			h := sha256.Sum256([]byte(c.Focus.Path))
@@ -75,6 +83,27 @@ func (c *Case) Tree() string {
 		return c.Commit
 	}
 	return c.Parent
+}
+
+// RequestLines are the lines the case's request itself shows or points
+// at: the new-side lines its diff changes (diff and review tasks), the
+// cursor's line (cursor task); none for a question.
+func (c *Case) RequestLines() []GoldFile {
+	var out []GoldFile
+	if c.Diff != "" {
+		files, err := retrieve.ParseDiff(c.Diff)
+		if err == nil {
+			for _, f := range files {
+				if f.Path != "" && len(f.Changed) > 0 {
+					out = append(out, GoldFile{Path: f.Path, Lines: f.Changed})
+				}
+			}
+		}
+	}
+	if c.Focus != nil {
+		out = append(out, GoldFile{Path: c.Focus.Path, Lines: []ranges.Range{{Start: c.Focus.Line, End: c.Focus.Line}}})
+	}
+	return out
 }
 
 // GoldLines is the number of gold lines.
@@ -125,7 +154,7 @@ func Load(path string) (*File, error) {
 
 func (c *Case) validate() error {
 	switch {
-	case c.Task != TaskQuery && c.Task != TaskDiff && c.Task != TaskCursor:
+	case c.Task != TaskQuery && c.Task != TaskDiff && c.Task != TaskCursor && c.Task != TaskReview:
 		return fmt.Errorf("%s: unknown task %q", c.ID, c.Task)
 	case len(c.Commit) < 12 || c.Parent == "" || c.Repo == "":
 		return fmt.Errorf("%s: commit, parent and repo are required", c.ID)
@@ -135,6 +164,8 @@ func (c *Case) validate() error {
 		return fmt.Errorf("%s: empty query", c.ID)
 	case c.Task == TaskDiff && (c.DiffFile == "" || c.Diff == ""):
 		return fmt.Errorf("%s: a diff case needs diffFile and diff", c.ID)
+	case c.Task == TaskReview && c.Diff == "":
+		return fmt.Errorf("%s: a review case needs a diff", c.ID)
 	case c.Task == TaskCursor && (c.Focus == nil || c.Focus.Path == "" || c.Focus.Line < 1):
 		return fmt.Errorf("%s: a cursor case needs a focus", c.ID)
 	}

@@ -3,6 +3,7 @@ package eval
 import (
 	"encoding/json"
 	"math"
+	"slices"
 
 	"github.com/ctxls/ctxls/internal/ranges"
 )
@@ -82,6 +83,28 @@ func ScoreParts(gold []GoldFile, parts []Part) Score {
 	return s
 }
 
+// Noise is the share of the parts' tokens in parts that show no gold line
+// and no line the request itself refers to (request: Case.RequestLines):
+// context a reader gets that neither the task's answer nor the request
+// accounts for.
+func Noise(parts []Part, gold, request []GoldFile) float64 {
+	refer := map[string][]ranges.Range{}
+	for _, g := range append(slices.Clone(gold), request...) {
+		refer[g.Path] = ranges.Union(refer[g.Path], ranges.Normalize(g.Lines, math.MaxInt32))
+	}
+	noise, total := 0, 0
+	for _, p := range parts {
+		total += p.Tokens
+		if ranges.Total(ranges.Intersect(refer[p.Path], ranges.Normalize(p.Ranges, math.MaxInt32))) == 0 {
+			noise += p.Tokens
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(noise) / float64(total)
+}
+
 // Result is one system's answer to one case at one budget: a line of
 // eval/results/*.jsonl.
 type Result struct {
@@ -100,6 +123,9 @@ type Result struct {
 	// CursorShown (cursor task) is 1 when the cursor's line is in the
 	// context.
 	CursorShown float64 `json:"cursorShown,omitempty"`
+	// Noise is the share of the context's part tokens in parts that show
+	// no gold line and no line of the request (Noise).
+	Noise float64 `json:"noise"`
 	// LatencyMs is the request's wall time (retrieval and assembly; the
 	// index is built beforehand). The per-case results files leave it out
 	// (it changes every run); the run's summary tables report it.

@@ -58,7 +58,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 func TestSummarize(t *testing.T) {
 	res := []Result{
 		{Repo: "o/a", Task: TaskQuery, System: "bm25", Budget: 2000, Score: Score{FileRecall: 0, MRR: 0}, Tokens: 1900, LatencyMs: 5},
-		{Repo: "o/a", Task: TaskQuery, System: "ctxls", Budget: 2000, Score: Score{FileRecall: 1, AllFiles: 1, LineRecall: 0.5, MRR: 1}, Tokens: 1990, LatencyMs: 10},
+		{Repo: "o/a", Task: TaskQuery, System: "ctxls", Budget: 2000, Score: Score{FileRecall: 1, AllFiles: 1, LineRecall: 0.5, MRR: 1}, Tokens: 1990, LatencyMs: 10, Noise: 0.5},
 		{Repo: "o/b", Task: TaskQuery, System: "ctxls", Budget: 2000, Score: Score{FileRecall: 0.5, LineRecall: 0.25, MRR: 0.5}, Tokens: 2010, Over: true, LatencyMs: 30},
 		{Repo: "o/b", Task: TaskQuery, System: "ctxls-no-lexical", Budget: 2000, Error: "boom", LatencyMs: 1},
 		{Repo: "o/b", Task: TaskDiff, System: "ctxls", Budget: 2000, Score: Score{FileRecall: 1}},
@@ -81,10 +81,10 @@ func TestSummarize(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	WriteTable(&buf, all[:2], false)
-	want := "| system | budget | n | file recall | all files | line recall | MRR | tokens | over | errors | p50 ms | p95 ms |\n" +
-		"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" +
-		"| ctxls | 2000 | 2 | 0.750 | 0.500 | 0.375 | 0.750 | 2000 | 0.500 | 0 | 10.0 | 30.0 |\n" +
-		"| bm25 | 2000 | 1 | 0.000 | 0.000 | 0.000 | 0.000 | 1900 | 0.000 | 0 | 5.0 | 5.0 |\n"
+	want := "| system | budget | n | file recall | all files | line recall | MRR | noise | tokens | over | errors | p50 ms | p95 ms |\n" +
+		"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" +
+		"| ctxls | 2000 | 2 | 0.750 | 0.500 | 0.375 | 0.750 | 0.250 | 2000 | 0.500 | 0 | 10.0 | 30.0 |\n" +
+		"| bm25 | 2000 | 1 | 0.000 | 0.000 | 0.000 | 0.000 | 0.000 | 1900 | 0.000 | 0 | 5.0 | 5.0 |\n"
 	if buf.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", buf.String(), want)
 	}
@@ -204,4 +204,26 @@ func checkCases(t *testing.T, f *File) map[string]int {
 		}
 	}
 	return n
+}
+
+func TestNoise(t *testing.T) {
+	gold := []GoldFile{{Path: "a.go", Lines: []ranges.Range{{Start: 10, End: 12}}}}
+	request := []GoldFile{{Path: "d.go", Lines: []ranges.Range{{Start: 3, End: 3}}}}
+	parts := []Part{
+		{Path: "a.go", Ranges: []ranges.Range{{Start: 1, End: 10}}, Tokens: 100}, // shows gold line 10
+		{Path: "a.go", Ranges: []ranges.Range{{Start: 20, End: 30}}, Tokens: 50}, // a gold file, no gold line: noise
+		{Path: "d.go", Ranges: []ranges.Range{{Start: 1, End: 5}}, Tokens: 30},   // the request's line
+		{Path: "z.go", Ranges: []ranges.Range{{Start: 10, End: 12}}, Tokens: 20}, // unrelated: noise
+	}
+	if got := Noise(parts, gold, request); !near(got, 70.0/200) {
+		t.Errorf("Noise = %.3f, want %.3f", got, 70.0/200)
+	}
+	if got := Noise(nil, gold, request); got != 0 {
+		t.Errorf("Noise of no parts = %v", got)
+	}
+	c := Case{Diff: "diff --git a/d.go b/d.go\n--- a/d.go\n+++ b/d.go\n@@ -2,3 +2,4 @@\n x\n+y\n z\n w\n", Focus: &CursorFocus{Path: "c.go", Line: 7}}
+	rl := c.RequestLines()
+	if len(rl) != 2 || rl[0].Path != "d.go" || rl[0].Lines[0] != (ranges.Range{Start: 3, End: 3}) || rl[1].Path != "c.go" || rl[1].Lines[0].Start != 7 {
+		t.Errorf("RequestLines = %+v", rl)
+	}
 }

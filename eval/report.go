@@ -201,7 +201,7 @@ func Report(w io.Writer, results []Result, full, base string) {
 		fmt.Fprintf(w, "\n### ctxls against the best peer (query and diff tasks)\n\n")
 		w.Write(peers.Bytes())
 	}
-	for _, task := range []string{TaskQuery, TaskDiff, TaskCursor} {
+	for _, task := range []string{TaskQuery, TaskDiff, TaskCursor, TaskReview} {
 		keep := main
 		table, ablation := WriteTable, WriteAblation
 		if task == TaskCursor {

@@ -22,6 +22,7 @@ type Summary struct {
 	OverShare          float64 // share of results over budget
 	OwnShare           float64 // diff task: mean share of tokens on the diff's own file
 	CursorShown        float64 // cursor task: share of contexts showing the cursor's line
+	Noise              float64 // mean share of the context's tokens in parts neither the gold nor the request refers to
 	Errors             int
 	P50, P95           float64 // latency, ms
 }
@@ -56,6 +57,7 @@ func Summarize(results []Result, perRepo bool) []Summary {
 			s.Tokens += float64(r.Tokens)
 			s.OwnShare += r.OwnShare
 			s.CursorShown += r.CursorShown
+			s.Noise += r.Noise
 			if r.Over {
 				s.OverShare++
 			}
@@ -73,6 +75,7 @@ func Summarize(results []Result, perRepo bool) []Summary {
 		s.OverShare /= n
 		s.OwnShare /= n
 		s.CursorShown /= n
+		s.Noise /= n
 		s.P50, s.P95 = Percentile(lat, 50), Percentile(lat, 95)
 		out = append(out, s)
 	}
@@ -90,8 +93,10 @@ func taskOrder(t string) int {
 		return 0
 	case TaskDiff:
 		return 1
+	case TaskCursor:
+		return 2
 	}
-	return 2
+	return 3
 }
 
 func systemOrder(s string) int {
@@ -122,9 +127,9 @@ func Percentile(xs []float64, p float64) float64 {
 // WriteTable writes summaries as a markdown table. With repo set, the first
 // column names the repository.
 func WriteTable(w io.Writer, sums []Summary, repo bool) {
-	writeTable(w, sums, repo, []string{"file recall", "all files", "line recall", "MRR"},
+	writeTable(w, sums, repo, []string{"file recall", "all files", "line recall", "MRR", "noise"},
 		func(s Summary) []string {
-			return []string{f3(s.FileRecall), f3(s.AllFiles), f3(s.LineRecall), f3(s.MRR)}
+			return []string{f3(s.FileRecall), f3(s.AllFiles), f3(s.LineRecall), f3(s.MRR), f3(s.Noise)}
 		})
 }
 
@@ -218,9 +223,9 @@ func signed(d float64) string {
 // definition's file shown (file recall), its line shown (line recall), the
 // MRR of its file and the share of contexts showing the cursor's line.
 func WriteCursorTable(w io.Writer, sums []Summary, repo bool) {
-	writeTable(w, sums, repo, []string{"def file shown", "def line shown", "MRR", "cursor line shown"},
+	writeTable(w, sums, repo, []string{"def file shown", "def line shown", "MRR", "cursor line shown", "noise"},
 		func(s Summary) []string {
-			return []string{f3(s.FileRecall), f3(s.LineRecall), f3(s.MRR), f3(s.CursorShown)}
+			return []string{f3(s.FileRecall), f3(s.LineRecall), f3(s.MRR), f3(s.CursorShown), f3(s.Noise)}
 		})
 }
 

@@ -12,7 +12,7 @@
 #                                                   eval/results/heldout.jsonl and docs/heldout.md's tables
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh -clone       clone the missing repositories (bare) into DIR
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh -mine        mine eval/cases.json again from the recorded heads
-#                                                   (query and diff cases, then the cursor cases)
+#                                                   (query and diff cases, then the cursor and review cases)
 #
 # DIR holds one git directory per repository of eval/cases.json, as
 # owner+name/repo, owner+name.git, owner/name.git or owner/name (a clone).
@@ -66,7 +66,9 @@ case "${1:-}" in
 	shift
 	go run ./eval/cmd/mine -all -repos-dir "$EVAL_REPOS_DIR" "$@"
 	# The cursor task's cases: the first twelve repositories only (docs/quality.md).
-	exec go run ./eval/cmd/mine -all -cursor -repos-dir "$EVAL_REPOS_DIR" -cursor-repos "$CURSOR_REPOS"
+	go run ./eval/cmd/mine -all -cursor -repos-dir "$EVAL_REPOS_DIR" -cursor-repos "$CURSOR_REPOS"
+	# The review task's cases: the Go repositories (gold from go/types).
+	exec go run ./eval/cmd/mine -all -review -repos-dir "$EVAL_REPOS_DIR"
 	;;
 esac
 

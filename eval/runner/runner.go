@@ -413,6 +413,21 @@ func (t *tree) runs(c *eval.Case) []run {
 	return out
 }
 
+// diffPaths are the new-side paths of a diff's files, in its order.
+func diffPaths(diff string) []string {
+	files, err := retrieve.ParseDiff(diff)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, f := range files {
+		if f.Path != "" {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
 // diffActivity is the editor session a diff stands for: its files open
 // (in the diff's order, the first as the most recent) and its changed
 // lines edited. Nil when the diff does not parse.
@@ -445,7 +460,7 @@ func applies(ch, task string) bool {
 	case retrieve.ChanFocus:
 		return task == eval.TaskCursor
 	case retrieve.ChanDiff:
-		return task == eval.TaskDiff
+		return task == eval.TaskDiff || task == eval.TaskReview
 	case retrieve.ChanHistory, retrieve.ChanSemantic:
 		return task != eval.TaskCursor
 	case retrieve.ChanActivity, retrieve.ChanConversation:
@@ -485,6 +500,7 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 			res.Error = err.Error()
 		} else {
 			res.Score = eval.ScoreParts(c.Gold, parts)
+			res.Noise = eval.Noise(parts, c.Gold, c.RequestLines())
 			res.Tokens = t.counter.Count(rendered)
 			res.Over = res.Tokens > r.budget
 			if c.Task == eval.TaskDiff {
@@ -542,7 +558,7 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 	case SystemBaseline:
 		q := c.Query
 		switch c.Task {
-		case eval.TaskDiff:
+		case eval.TaskDiff, eval.TaskReview:
 			q = c.Diff
 		case eval.TaskCursor:
 			q = t.above(c)
@@ -552,7 +568,7 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 			cands, t.snap, t.counter)
 	case SystemZoekt:
 		q := c.Query
-		if c.Task == eval.TaskDiff {
+		if c.Task == eval.TaskDiff || c.Task == eval.TaskReview {
 			q = c.Diff
 		}
 		res, err = assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: t.cfg.Format, Policy: assemble.DefaultPolicy()},
@@ -565,6 +581,9 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 		case eval.TaskDiff:
 			cands = t.repomap.Rank(baseline.MapQuery{Chat: []string{c.DiffFile}, Mentioned: baseline.Words(c.Diff),
 				MentionedFiles: baseline.FileMentions(c.Diff, t.snap.Paths()), PathMatch: true, Limit: mapLimit})
+		case eval.TaskReview:
+			cands = t.repomap.Rank(baseline.MapQuery{Chat: diffPaths(c.Diff), Mentioned: baseline.Words(c.Diff),
+				MentionedFiles: baseline.FileMentions(c.Diff, t.snap.Paths()), PathMatch: true, Limit: mapLimit})
 		default:
 			cands = t.repomap.Rank(baseline.MapQuery{Mentioned: baseline.Words(c.Query),
 				MentionedFiles: baseline.FileMentions(c.Query, t.snap.Paths()), PathMatch: true, Limit: mapLimit})
@@ -575,6 +594,8 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights, History: t.hist, Semantic: t.sem,
 			Explain: t.cfg.Explain && r.system == SystemCtxls}
 		switch c.Task {
+		case eval.TaskReview:
+			req.Diff = c.Diff
 		case eval.TaskDiff:
 			req.Diff = c.Diff
 			if t.cfg.Activity {

@@ -53,7 +53,7 @@ func treeDir(ctx context.Context, work string, g mine.Git, c *eval.Case) (string
 	}
 	defer os.RemoveAll(tmp)
 	rev := c.Parent
-	if c.Task == eval.TaskCursor {
+	if c.Task == eval.TaskCursor || c.Task == eval.TaskReview {
 		rev = c.Commit
 	}
 	if err := g.Extract(ctx, rev, tmp); err != nil {

@@ -31,6 +31,9 @@ func main() {
 	co := mine.DefaultCursorOptions()
 	flag.IntVar(&co.Cases, "cursor-cases", co.Cases, "cursor cases per repository")
 	cursorRepos := flag.String("cursor-repos", "", "with -all -cursor: only these repositories (comma-separated owner/name; default all)")
+	review := flag.Bool("review", false, "with -all: mine the review task's cases of the Go repositories (replacing them), not the query and diff cases")
+	ro := mine.DefaultReviewOptions()
+	flag.IntVar(&ro.Cases, "review-cases", ro.Cases, "review cases per repository")
 	flag.Parse()
 	ctx := context.Background()
 	var err error
@@ -39,6 +42,8 @@ func main() {
 		usage()
 	case *all && *cursor:
 		err = mineCursorAll(ctx, *reposDir, *out, co, *cursorRepos)
+	case *all && *review:
+		err = mineReviewAll(ctx, *reposDir, *out, ro)
 	case *all:
 		err = mineAll(ctx, *reposDir, *out, o)
 	case *dir == "" || !strings.Contains(o.Name, "/"):
@@ -92,7 +97,9 @@ func run(ctx context.Context, dir, out string, o mine.Options) error {
 	f.Rules = append(o.Rules(), mine.CursorRules()...)
 	f.Repos = slices.DeleteFunc(f.Repos, func(r eval.Repo) bool { return r.Name == o.Name })
 	f.Repos = append(f.Repos, repo)
-	f.Cases = slices.DeleteFunc(f.Cases, func(c eval.Case) bool { return c.Repo == o.Name && c.Task != eval.TaskCursor })
+	f.Cases = slices.DeleteFunc(f.Cases, func(c eval.Case) bool {
+		return c.Repo == o.Name && c.Task != eval.TaskCursor && c.Task != eval.TaskReview
+	})
 	f.Cases = append(f.Cases, cases...)
 	if err := eval.Save(out, f); err != nil {
 		return err
@@ -150,5 +157,35 @@ func mineCursorAll(ctx context.Context, reposDir, out string, o mine.CursorOptio
 	if !slices.Contains(f.Rules, mine.CursorRules()[0]) {
 		f.Rules = append(f.Rules, mine.CursorRules()...)
 	}
+	return eval.Save(out, f)
+}
+
+// mineReviewAll mines the review cases of every Go repository of the
+// cases file at its recorded head, replacing the review cases there.
+func mineReviewAll(ctx context.Context, reposDir, out string, o mine.ReviewOptions) error {
+	f, err := eval.Load(out)
+	if err != nil {
+		return err
+	}
+	f.Cases = slices.DeleteFunc(f.Cases, func(c eval.Case) bool { return c.Task == eval.TaskReview })
+	for _, r := range f.Repos {
+		if r.Language != "go" {
+			continue
+		}
+		dir, ok := mine.FindRepo(reposDir, r.Name)
+		if !ok {
+			return fmt.Errorf("no git directory for %s under %q", r.Name, reposDir)
+		}
+		ro := o
+		ro.Name, ro.Rev = r.Name, r.Head
+		cases, examined, err := mine.MineReview(ctx, mine.Git{Dir: dir}, ro)
+		if err != nil {
+			return err
+		}
+		f.Cases = append(f.Cases, cases...)
+		fmt.Fprintf(os.Stderr, "%s: %d review cases from %d commits examined\n", r.Name, len(cases), examined)
+	}
+	f.Rules = slices.DeleteFunc(f.Rules, func(r string) bool { return strings.HasPrefix(r, "review task") })
+	f.Rules = append(f.Rules, mine.ReviewRules(o)...)
 	return eval.Save(out, f)
 }
