@@ -417,20 +417,28 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 	var callers, used []index.ChunkID
 	for _, id := range touched {
 		c, _ := r.snap.Chunk(id)
-		for _, u := range r.callers(c) {
+		for _, u := range r.callersOf(c) {
 			if !seen[u] {
 				seen[u] = true
 				callers = append(callers, u)
 			}
 		}
 	}
-	for _, id := range touched {
-		for _, d := range r.snap.Uses(id, 3) {
-			if !seen[d] {
-				seen[d] = true
-				used = append(used, d)
-			}
+	// The definitions the changed lines use, resolved by the rules a
+	// bare name, a selector, a builtin and a comment follow (mayRefer):
+	// not every name of the changed units, whose bare `len(x)` met a
+	// method called len elsewhere.
+	for _, fd := range files {
+		if fd.Path != "" {
+			used = append(used, r.usedByChanges(fd, chunk.LanguageOf(fd.Path), 3, seen)...)
 		}
+	}
+	// What the change reaches (its callers, the definitions its lines
+	// use) is kept from the diff's own files' penalty (diffPriors): the
+	// reviewer has the changed lines, not the rest of their files.
+	r.diffReached = map[index.ChunkID]bool{}
+	for _, id := range append(slices.Clone(callers), used...) {
+		r.diffReached[id] = true
 	}
 	// Other files first: the reviewer has the diff already.
 	out := append(callers, used...)
@@ -452,11 +460,11 @@ func (r *run) graph() []index.ChunkID {
 	}
 	acc := map[index.ChunkID]float64{}
 	for _, s := range seeds {
-		uses := r.snap.Uses(s.id, 5)
+		uses := r.usesOf(s.id, s.c, 5)
 		for _, d := range uses {
 			acc[d] += s.score * 0.6 / float64(len(uses))
 		}
-		usedBy := r.callers(s.c)
+		usedBy := r.callersOf(s.c)
 		for _, u := range usedBy {
 			acc[u] += s.score * 0.4 / float64(len(usedBy))
 		}

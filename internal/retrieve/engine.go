@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -563,6 +564,9 @@ type run struct {
 	// pathStrength is the path channel's file score of each chunk it
 	// ranked (Options.PathStrength).
 	pathStrength map[index.ChunkID]float64
+	// diffReached are the diff channel's callers of the changed units
+	// and the definitions their changed lines use (see diff).
+	diffReached map[index.ChunkID]bool
 	// diffCoChanged: the history channel brought files that changed
 	// together with the diff's (Options.DiffDirPrior stands in otherwise).
 	diffCoChanged bool
@@ -685,6 +689,13 @@ func (r *run) diffPriors(diff []FileDiff) {
 	}
 	for _, s := range r.scores {
 		switch n := own[s.c.Path]; {
+		case n > 0 && r.diffReached[s.id]:
+			// A caller of the change or a definition its lines use, in a
+			// file the diff changes: a reviewer needs it, though less
+			// than what the diff does not show at all.
+			for range n {
+				r.prior(s, math.Sqrt(self), "a file the diff changes, reached by the change")
+			}
 		case n > 0:
 			for range n {
 				r.prior(s, self, "a file the diff changes")

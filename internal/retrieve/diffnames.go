@@ -1,0 +1,272 @@
+package retrieve
+
+import (
+	"cmp"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/index/chunk"
+)
+
+// changedNames are the identifiers of a diff's changed code lines, in the
+// order they first appear, and how each is written: after a '.' (a
+// selector: a field, a method, a package's name) or bare. Comments and
+// string literals are left out: their words are prose, not references.
+type changedNames struct {
+	order  []string
+	dotted map[string]bool
+	bare   map[string]bool
+}
+
+// namesOfLines scans code lines for identifiers (see changedNames).
+func namesOfLines(lines []string) changedNames {
+	n := changedNames{dotted: map[string]bool{}, bare: map[string]bool{}}
+	note := func(name string, dotted bool) {
+		if !n.dotted[name] && !n.bare[name] {
+			n.order = append(n.order, name)
+		}
+		if dotted {
+			n.dotted[name] = true
+		} else {
+			n.bare[name] = true
+		}
+	}
+	for _, line := range lines {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "/*") {
+			continue
+		}
+		prev := byte(0) // the last non-space byte before the identifier
+		for i := 0; i < len(t); {
+			c := t[i]
+			switch {
+			case c == '"' || c == '\'' || c == '`':
+				j := i + 1
+				for j < len(t) && t[j] != c {
+					if t[j] == '\\' && c != '`' {
+						j++
+					}
+					j++
+				}
+				i, prev = j+1, c
+			case c == '/' && i+1 < len(t) && (t[i+1] == '/' || t[i+1] == '*'):
+				i = len(t) // a trailing comment
+			case c == '#' && i > 0:
+				i = len(t) // a trailing Python or shell comment
+			case isIdentStart(c):
+				j := i + 1
+				for j < len(t) && isIdentByte(t[j]) {
+					j++
+				}
+				if name := t[i:j]; !codeKeywords[name] {
+					note(name, prev == '.')
+				}
+				i, prev = j, 'a'
+			default:
+				if c != ' ' && c != '\t' {
+					prev = c
+				}
+				i++
+			}
+		}
+	}
+	return n
+}
+
+func isIdentStart(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isIdentByte(c byte) bool  { return isIdentStart(c) || '0' <= c && c <= '9' }
+
+// codeKeywords are words of the common languages' syntax, never a
+// reference to a definition.
+var codeKeywords = setOf("break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough",
+	"for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select",
+	"struct", "switch", "type", "var", "def", "class", "self", "this", "let", "new", "from", "in", "not", "and",
+	"or", "is", "None", "True", "False", "null", "undefined", "true", "false", "nil", "fn", "pub", "impl",
+	"mut", "use", "mod", "await", "async", "yield", "lambda", "with", "as", "try", "except", "catch", "finally",
+	"throw", "raise", "while", "do", "elif", "pass", "function", "export", "static", "void", "public", "private")
+
+// goPredeclared are Go's universe names: written bare in Go they name the
+// builtin, never a method of the repository.
+var goPredeclared = setOf("bool", "byte", "complex64", "complex128", "error", "float32", "float64", "int", "int8",
+	"int16", "int32", "int64", "rune", "string", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "any",
+	"comparable", "iota", "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make",
+	"max", "min", "new", "panic", "print", "println", "real", "recover")
+
+func setOf(ws ...string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+// receiverCalled reports whether lang calls a method only through a
+// receiver (x.m(), self.m(), this.m()): there a bare name never refers to
+// a method. Java, C#, Kotlin and the like call their own methods bare.
+func receiverCalled(lang string) bool {
+	switch lang {
+	case "go", "python", "javascript", "typescript", "tsx", "rust", "ruby":
+		return true
+	}
+	return false
+}
+
+// mayRefer reports whether name, written in a changed line of the file
+// at from in language lang (bare and/or after a '.', as names says), can
+// refer to the definition def (see refers).
+func mayRefer(names changedNames, name, lang, from string, def chunk.Chunk) bool {
+	return refers(lang, from, names.dotted[name], name, def)
+}
+
+// refers reports whether a reference to name, in a file at from in
+// language lang, written after a '.' somewhere (dotted) or only bare, can
+// refer to the definition def, by the language's rules rather than by
+// name alone:
+//   - where methods are called through a receiver (Go, Python, JS/TS,
+//     Rust, Ruby), a name written only bare is never a method;
+//   - in Go, a bare universe name (len, int, string) is the builtin, and a
+//     bare name is of the file's own package: a definition in another
+//     directory is reached only as pkg.Name.
+func refers(lang, from string, dotted bool, name string, def chunk.Chunk) bool {
+	if dotted {
+		return true
+	}
+	if receiverCalled(lang) && def.Kind == chunk.KindMethod {
+		return false
+	}
+	if lang == "go" && (goPredeclared[name] || path.Dir(def.Path) != path.Dir(from)) {
+		return false
+	}
+	return true
+}
+
+// dottedIn reports whether text writes name right after a '.' (x.name,
+// pkg.Name), not as part of a longer identifier.
+func dottedIn(text, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], "."+name)
+		if j < 0 {
+			return false
+		}
+		end := i + j + 1 + len(name)
+		if end >= len(text) || !isIdentByte(text[end]) {
+			return true
+		}
+		i = end
+	}
+}
+
+// chunkText is the text of c's lines ("" when its file cannot be read).
+func (r *run) chunkText(c chunk.Chunk) string {
+	text, ok := r.files().Text(c.Path)
+	if !ok {
+		return ""
+	}
+	start, line := 0, 1
+	for line < c.StartLine && start < len(text) {
+		i := strings.IndexByte(text[start:], '\n')
+		if i < 0 {
+			return ""
+		}
+		start += i + 1
+		line++
+	}
+	end := start
+	for line <= c.EndLine && end < len(text) {
+		i := strings.IndexByte(text[end:], '\n')
+		if i < 0 {
+			end = len(text)
+			break
+		}
+		end += i + 1
+		line++
+	}
+	return text[start:end]
+}
+
+// usesOf is Snapshot.Uses for chunk c (id) by the language's rules
+// (refers): the definitions of the names c refers to, at most maxDefs per
+// name, that c's text can reach.
+func (r *run) usesOf(id index.ChunkID, c chunk.Chunk, maxDefs int) []index.ChunkID {
+	var text string
+	read := false
+	seen := map[index.ChunkID]bool{id: true}
+	var out []index.ChunkID
+	for _, name := range c.References {
+		defs, ok := r.snap.DefsAtMost(name, maxDefs)
+		if !ok {
+			continue
+		}
+		for _, d := range defs {
+			if seen[d] {
+				continue
+			}
+			dc, ok := r.snap.Chunk(d)
+			if !ok {
+				continue
+			}
+			if !read {
+				text, read = r.chunkText(c), true
+			}
+			if !refers(c.Language, c.Path, dottedIn(text, name), name, dc) {
+				continue
+			}
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(a, b index.ChunkID) int {
+		pa, oa, _ := a.Split()
+		pb, ob, _ := b.Split()
+		return cmp.Or(cmp.Compare(pa, pb), cmp.Compare(oa, ob))
+	})
+	return out
+}
+
+// callersOf are the callers of c (see callers) whose text can reach it by
+// the language's rules (refers).
+func (r *run) callersOf(c chunk.Chunk) []index.ChunkID {
+	refs := r.callers(c)
+	out := refs[:0:0]
+	for _, u := range refs {
+		uc, ok := r.snap.Chunk(u)
+		if !ok {
+			continue
+		}
+		if refers(uc.Language, uc.Path, dottedIn(r.chunkText(uc), c.Symbol), c.Symbol, c) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// usedByChanges returns the definitions the changed lines of fd use (at
+// most maxDefs definitions per name: ambiguous names say nothing), by the
+// rules of mayRefer, in the order the names appear; seen is updated.
+func (r *run) usedByChanges(fd FileDiff, lang string, maxDefs int, seen map[index.ChunkID]bool) []index.ChunkID {
+	names := namesOfLines(fd.Added)
+	var out []index.ChunkID
+	for _, name := range names.order {
+		if len(name) < 2 {
+			continue
+		}
+		defs, ok := r.snap.DefsAtMost(name, maxDefs)
+		if !ok {
+			continue
+		}
+		for _, d := range defs {
+			if seen[d] {
+				continue
+			}
+			c, ok := r.snap.Chunk(d)
+			if !ok || c.Path == fd.Path && c.Kind == chunk.KindHeader || !mayRefer(names, name, lang, fd.Path, c) {
+				continue
+			}
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,162 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/ranges"
+	"github.com/ctxls/ctxls/internal/tokens"
+)
+
+func TestNamesOfLines(t *testing.T) {
+	n := namesOfLines([]string{
+		"\tif len(rs) > maxRanges || x.len() > 0 { // guard against Guard",
+		`	log.Printf("normalize %d ranges", n)`,
+		"// a comment naming Stitch",
+		"\treturn int(total)",
+	})
+	want := []string{"len", "rs", "maxRanges", "x", "log", "Printf", "n", "int", "total"}
+	if !slices.Equal(n.order, want) {
+		t.Errorf("names = %q, want %q", n.order, want)
+	}
+	if !n.bare["len"] || !n.dotted["len"] || n.dotted["maxRanges"] || !n.dotted["Printf"] || n.bare["Printf"] {
+		t.Errorf("bare %v dotted %v", n.bare, n.dotted)
+	}
+	for _, w := range []string{"guard", "Guard", "Stitch", "normalize", "ranges", "if", "return"} {
+		if n.bare[w] || n.dotted[w] {
+			t.Errorf("%q (a comment's, a string's or a keyword) taken as a reference", w)
+		}
+	}
+	method := chunk.Chunk{Kind: chunk.KindMethod}
+	fn := chunk.Chunk{Kind: chunk.KindFunction}
+	only := namesOfLines([]string{"\tn := len(rs) + count(rs)"})
+	method.Path, fn.Path = "pkg/m.go", "pkg/f.go"
+	other := chunk.Chunk{Kind: chunk.KindFunction, Path: "other/f.go"}
+	switch {
+	case mayRefer(only, "len", "go", "pkg/a.go", method):
+		t.Error("a bare len( refers to a method in Go")
+	case mayRefer(only, "len", "go", "pkg/a.go", fn):
+		t.Error("a bare len( refers to a function named len in Go (it is the builtin)")
+	case mayRefer(only, "count", "python", "pkg/a.py", method):
+		t.Error("a bare count( refers to a method in Python")
+	case !mayRefer(only, "count", "java", "pkg/A.java", method):
+		t.Error("a bare count( cannot refer to a method in Java (it can: implicit this)")
+	case !mayRefer(only, "count", "go", "pkg/a.go", fn):
+		t.Error("a bare count( does not refer to a function count of its own package in Go")
+	case mayRefer(only, "count", "go", "pkg/a.go", other):
+		t.Error("a bare count( refers to a function of another Go package")
+	}
+	if !dottedIn("x := b.len() + 1", "len") || dottedIn("x := len(b.length)", "len") || dottedIn("a.lengthy", "len") {
+		t.Error("dottedIn")
+	}
+}
+
+// reviewFixture is a repository shaped like a change that adds a guard to
+// a function three files call, with names that only look alike elsewhere:
+// a method called len, a type Guard whose name a comment word matches, a
+// method called int.
+func reviewFixture() map[string]string {
+	files := map[string]string{
+		"go.mod": "module example.com/r\n\ngo 1.22\n",
+		"ranges/ranges.go": `package ranges
+
+// Range is a 1-based inclusive line range.
+type Range struct {
+	Start, End int
+}
+
+// maxRanges bounds the ranges one call may normalize.
+const maxRanges = 100000
+
+// Normalize sorts rs and merges the ranges that touch or overlap.
+func Normalize(rs []Range, lineCount int) []Range {
+	// guard: nothing to do for too many ranges or none
+	if len(rs) == 0 || len(rs) > maxRanges {
+		return nil
+	}
+	out := make([]Range, 0, len(rs))
+	for _, r := range rs {
+		if r.End > lineCount {
+			r.End = lineCount
+		}
+		out = append(out, r)
+	}
+	return out
+}
+`,
+		"assemble/pack.go": "package assemble\n\nimport \"example.com/r/ranges\"\n\n// Pack normalizes a part's lines before it counts them.\nfunc Pack(rs []ranges.Range, n int) []ranges.Range {\n\treturn ranges.Normalize(rs, n)\n}\n",
+		"render/render.go": "package render\n\nimport \"example.com/r/ranges\"\n\n// Lines renders the normalized lines of a file.\nfunc Lines(rs []ranges.Range, n int) int {\n\treturn len(ranges.Normalize(rs, n))\n}\n",
+		"expand/expand.go": "package expand\n\nimport \"example.com/r/ranges\"\n\n// Expand widens the ranges by a margin and normalizes them again.\nfunc Expand(rs []ranges.Range, n int) []ranges.Range {\n\tfor i := range rs {\n\t\trs[i].Start--\n\t}\n\treturn ranges.Normalize(rs, n)\n}\n",
+		"semantic/bags.go": "package semantic\n\ntype fileBags struct{ n int }\n\n// len is the number of bags of ranges kept.\nfunc (b *fileBags) len() int { return b.n }\n",
+		"access/guard.go": "package access\n\n// Guard checks every request: a guard against the none and the too many.\ntype Guard struct{ limit int }\n\n// Allow reports whether a guard lets the ranges through.\nfunc (g *Guard) Allow(n int) bool { return n <= g.limit }\n",
+		"index/codec.go": "package index\n\ntype tablesReader struct{ b []byte }\n\n// int reads one int of the ranges table.\nfunc (r *tablesReader) int() int { return int(r.b[0]) }\n",
+	}
+	for i := range 12 {
+		files[fmt.Sprintf("misc/f%02d.go", i)] = fmt.Sprintf("package misc\n\n// F%d counts ranges and lines for a report.\nfunc F%d(lines []int) int {\n\tn := 0\n\tfor range lines {\n\t\tn++\n\t}\n\treturn n\n}\n", i, i)
+	}
+	return files
+}
+
+// TestReviewGuardChange: a guard added to Normalize shows its three
+// callers among the first parts, and nothing is reached from the change
+// through a name that cannot refer to it: the builtins len and int met the
+// methods called len and int by name alone.
+func TestReviewGuardChange(t *testing.T) {
+	snap := indexFiles(t, reviewFixture())
+	diff := `diff --git a/ranges/ranges.go b/ranges/ranges.go
+--- a/ranges/ranges.go
++++ b/ranges/ranges.go
+@@ -11,6 +11,10 @@ const maxRanges = 100000
+ // Normalize sorts rs and merges the ranges that touch or overlap.
+ func Normalize(rs []Range, lineCount int) []Range {
++	// guard: nothing to do for too many ranges or none
++	if len(rs) == 0 || len(rs) > maxRanges {
++		return nil
++	}
+ 	out := make([]Range, 0, len(rs))
+ 	for _, r := range rs {
+ 		if r.End > lineCount {
+`
+	e := NewEngine(tokens.NewRegistry())
+	resp, err := e.Assemble(context.Background(), snap, Request{Diff: diff, Budget: assemble.Budget{MaxTokens: 8000}, Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, p := range resp.Parts {
+		order = append(order, fmt.Sprintf("%s %s %v", p.Path, p.Symbol, p.Ranges))
+	}
+	callers := map[string]bool{"assemble/pack.go": true, "render/render.go": true, "expand/expand.go": true}
+	n := 0
+	for _, p := range resp.Parts[:4] {
+		if callers[p.Path] {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("the three callers are not among the first four parts:\n%s", strings.Join(order, "\n"))
+	}
+	if !slices.ContainsFunc(resp.Parts, func(p assemble.Part) bool {
+		return p.Path == "ranges/ranges.go" && ranges.Total(ranges.Intersect(p.Ranges, []ranges.Range{{Start: 11, End: 25}})) == 15
+	}) {
+		t.Errorf("Normalize is not whole in the context:\n%s", strings.Join(order, "\n"))
+	}
+	// The methods named like builtins may still match the diff's words
+	// (lexical: "ranges" is in their doc comments), but no reference
+	// channel reaches them.
+	for _, x := range resp.Explain {
+		switch x.Symbol {
+		case "fileBags.len", "tablesReader.int":
+			for _, ch := range []string{ChanSymbol, ChanGraph, ChanDiff} {
+				if _, ok := x.Channels[ch]; ok {
+					t.Errorf("%s is reached through the %s channel: %v", x.Symbol, ch, x.Channels)
+				}
+			}
+		}
+	}
+}
