@@ -37,9 +37,9 @@ func Normalize(rs []Range) []Range {
 	return rs
 }
 `,
-		"a/a.go": "package a\n\nimport \"example.com/m/ranges\"\n\nfunc A() { ranges.Normalize(nil) }\n",
-		"b/b.go": "package b\n\nimport \"example.com/m/ranges\"\n\nfunc B() []ranges.Range {\n\treturn ranges.Normalize(nil)\n}\n",
-		"c/c.go": "package c\n\nimport r \"example.com/m/ranges\"\n\nvar C = r.Normalize\n",
+		"a/a.go":      "package a\n\nimport \"example.com/m/ranges\"\n\nfunc A() { ranges.Normalize(nil) }\n",
+		"b/b.go":      "package b\n\nimport \"example.com/m/ranges\"\n\nfunc B() []ranges.Range {\n\treturn ranges.Normalize(nil)\n}\n",
+		"c/c.go":      "package c\n\nimport r \"example.com/m/ranges\"\n\nvar C = r.Normalize\n",
 		"c/c_test.go": "package c\n\nimport \"example.com/m/ranges\"\n\nfunc T() { ranges.Normalize(nil) }\n",
 	}
 	for p, c := range files {

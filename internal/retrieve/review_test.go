@@ -93,8 +93,8 @@ func Normalize(rs []Range, lineCount int) []Range {
 		"render/render.go": "package render\n\nimport \"example.com/r/ranges\"\n\n// Lines renders the normalized lines of a file.\nfunc Lines(rs []ranges.Range, n int) int {\n\treturn len(ranges.Normalize(rs, n))\n}\n",
 		"expand/expand.go": "package expand\n\nimport \"example.com/r/ranges\"\n\n// Expand widens the ranges by a margin and normalizes them again.\nfunc Expand(rs []ranges.Range, n int) []ranges.Range {\n\tfor i := range rs {\n\t\trs[i].Start--\n\t}\n\treturn ranges.Normalize(rs, n)\n}\n",
 		"semantic/bags.go": "package semantic\n\ntype fileBags struct{ n int }\n\n// len is the number of bags of ranges kept.\nfunc (b *fileBags) len() int { return b.n }\n",
-		"access/guard.go": "package access\n\n// Guard checks every request: a guard against the none and the too many.\ntype Guard struct{ limit int }\n\n// Allow reports whether a guard lets the ranges through.\nfunc (g *Guard) Allow(n int) bool { return n <= g.limit }\n",
-		"index/codec.go": "package index\n\ntype tablesReader struct{ b []byte }\n\n// int reads one int of the ranges table.\nfunc (r *tablesReader) int() int { return int(r.b[0]) }\n",
+		"access/guard.go":  "package access\n\n// Guard checks every request: a guard against the none and the too many.\ntype Guard struct{ limit int }\n\n// Allow reports whether a guard lets the ranges through.\nfunc (g *Guard) Allow(n int) bool { return n <= g.limit }\n",
+		"index/codec.go":   "package index\n\ntype tablesReader struct{ b []byte }\n\n// int reads one int of the ranges table.\nfunc (r *tablesReader) int() int { return int(r.b[0]) }\n",
 	}
 	for i := range 12 {
 		files[fmt.Sprintf("misc/f%02d.go", i)] = fmt.Sprintf("package misc\n\n// F%d counts ranges and lines for a report.\nfunc F%d(lines []int) int {\n\tn := 0\n\tfor range lines {\n\t\tn++\n\t}\n\treturn n\n}\n", i, i)
