@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race need-git bench fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults
+.PHONY: run test race need-git bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults
 
 build:
 	$(GO) build -o bin/ctxls ./cmd/ctxls
@@ -65,6 +65,13 @@ lint:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+# How the costs grow with the tree: cold index, peak RSS, refresh and warm
+# CLI call on 1, 2 and 4 copies of Go's src (SCALE_COPIES), beside
+# zoekt-index when ZOEKT_INDEX names its binary (docs/benchmarks.md,
+# "Scale"). Minutes, not a test.
+bench-scale: build
+	./scripts/bench-scale.sh bin/ctxls
 
 # The retrieval quality eval (docs/quality.md). EVAL_REPOS_DIR names the
 # directory holding the eval repositories' git directories; see
