@@ -12,8 +12,10 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: run test race need-git bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults
 
+# -buildvcs=auto: the binary names the commit it was built from (ctxls
+# version), whatever GOFLAGS says.
 build:
-	$(GO) build -o bin/ctxls ./cmd/ctxls
+	$(GO) build -buildvcs=auto -o bin/ctxls ./cmd/ctxls
 
 # The main job: assemble context for a fixed question over this repository.
 run: build

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime/debug"
 	"testing"
 )
 
@@ -31,6 +32,33 @@ func TestVersion(t *testing.T) {
 		}
 		if !regexp.MustCompile(`^ctxls \S+\n$`).Match(out) {
 			t.Errorf("ctxls %s printed %q, want \"ctxls VERSION\\n\"", arg, out)
+		}
+	}
+}
+
+// TestVersionOf: a published module's version as it is; a build from a
+// checkout "devel" and its commit, "-dirty" with uncommitted changes; one
+// word either way.
+func TestVersionOf(t *testing.T) {
+	vcs := func(mod string, kv ...string) *debug.BuildInfo {
+		info := &debug.BuildInfo{Main: debug.Module{Path: "github.com/ctxls/ctxls", Version: mod}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			info.Settings = append(info.Settings, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return info
+	}
+	for _, c := range []struct {
+		info *debug.BuildInfo
+		want string
+	}{
+		{vcs("v1.2.3", "vcs.revision", "0123456789abcdef0123"), "v1.2.3"},
+		{vcs("(devel)", "vcs.revision", "0123456789abcdef0123", "vcs.modified", "false"), "devel+0123456789ab"},
+		{vcs("(devel)", "vcs.revision", "0123456789abcdef0123", "vcs.modified", "true"), "devel+0123456789ab-dirty"},
+		{vcs("(devel)"), "devel"},
+		{vcs(""), "devel"},
+	} {
+		if got := versionOf(c.info); got != c.want {
+			t.Errorf("versionOf(%v %v) = %q, want %q", c.info.Main.Version, c.info.Settings, got, c.want)
 		}
 	}
 }

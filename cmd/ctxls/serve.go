@@ -314,8 +314,37 @@ func (c stdioConn) Close() error {
 
 // version is the module version the binary was built from.
 func version() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
 	}
-	return "devel"
+	return versionOf(info)
+}
+
+// versionOf is the version a build says of itself: the module's version
+// — a release's tag (go install …@v1.2.3), or for a build in a git
+// checkout the pseudo-version Go stamps from it (v0.0.0-TIME-COMMIT,
+// "+dirty" with uncommitted changes; `make build` asks for it with
+// -buildvcs=auto) — else "devel" and the commit when the build recorded
+// one. One word: the editors' health checks show it as it is.
+func versionOf(info *debug.BuildInfo) string {
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	v, rev, dirty := "devel", "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		v += "+" + rev[:min(12, len(rev))]
+		if dirty {
+			v += "-dirty"
+		}
+	}
+	return v
 }
