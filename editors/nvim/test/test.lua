@@ -64,6 +64,9 @@ local function main()
   check(vim.deep_equal(s, { embeddings = 'endpoint', gitHistory = false,
     embeddingsEndpoint = { url = 'http://127.0.0.1:11434/v1', model = 'nomic-embed-text', keyEnv = 'EMBED_KEY' } }),
     'settings: the embeddings endpoint in the server\'s spelling', vim.inspect(s))
+  -- A default setup{} sends an object, never [] (which the server refuses).
+  check(vim.fn.json_encode(ctxls.settings({})) == '{}' and vim.json.encode(ctxls.settings({})) == '{}',
+    'settings: a default setup sends {} (an object), not []', vim.fn.json_encode(ctxls.settings({})))
 
   -- 2. The real server starts for a workspace file and attaches the buffer.
   -- activity = false: the contexts are compared with the CLI's, which has

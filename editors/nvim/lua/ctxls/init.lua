@@ -73,6 +73,9 @@ function M.settings(cfg)
   if type(ep) == 'table' then
     s.embeddingsEndpoint = { url = ep.url, model = ep.model, dimensions = ep.dimensions, keyEnv = ep.key_env }
   end
+  -- An empty Lua table is encoded as the JSON array []: the server takes
+  -- only an object (a default setup{} had its settings refused).
+  if next(s) == nil then return vim.empty_dict() end
   return s
 end
 
