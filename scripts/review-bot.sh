@@ -188,13 +188,15 @@ cmd_install() {
 	fi
 }
 
-# ignore_index_dir keeps an index directory inside the repository (GitLab
-# caches only paths there) out of the index: it is added to the
-# repository's info/exclude, which ctxls's walk honours.
-ignore_index_dir() {
+# ignore_in_repo keeps a directory of the script's inside the repository
+# (GitLab caches and keeps only paths there: the index directory, the
+# output directory) out of the index: it is added to the repository's
+# info/exclude, which ctxls's walk honours. Otherwise a run would index
+# the last run's context and diff as code of the repository.
+ignore_in_repo() {
 	local top dir rel exclude
 	top=$(cd "$(git_root rev-parse --show-toplevel)" && pwd -P)
-	dir=$(cd "$index_dir" && pwd -P)
+	dir=$(cd "$1" && pwd -P)
 	case $dir/ in
 	"$top"/*) rel=${dir#"$top"/} ;;
 	*) return 0 ;;
@@ -205,7 +207,7 @@ ignore_index_dir() {
 	exclude=$(git -C "$top" rev-parse --path-format=absolute --git-path info/exclude)
 	mkdir -p "$(dirname "$exclude")"
 	printf '/%s/\n' "$rel" >>"$exclude"
-	log "added /$rel/ to $exclude (the index directory is inside the repository)"
+	log "added /$rel/ to $exclude (the $2 directory is inside the repository)"
 }
 
 # extra_args reads CTXLS_EXTRA_ARGS into the array extra, split and
@@ -239,7 +241,8 @@ cmd_run() {
 	esac
 	head=$(commit_of "$head_ref") || die "head $head_ref: not a commit"
 	mkdir -p "$out_dir" "$index_dir"
-	ignore_index_dir
+	ignore_in_repo "$index_dir" index
+	ignore_in_repo "$out_dir" output
 
 	# Refresh the index (or build it): a restored index from an older
 	# commit re-reads only the files whose size or mtime changed.

@@ -447,10 +447,11 @@ func TestReviewBotScriptIndexOnly(t *testing.T) {
 	env := []string{
 		"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"GITHUB_OUTPUT=" + ghOutput, "GITHUB_STEP_SUMMARY=" + filepath.Join(top, "summary"), "GITHUB_BASE_REF=",
-		"RUNNER_OS=Linux", "CTXLS_ROOT=" + ws, "CTXLS_OUT_DIR=" + filepath.Join(top, "out"), "CTXLS_ENCODING=o200k_base",
-		// Inside the workspace, as GitLab's cache wants it: the script
-		// keeps it out of the index.
+		"RUNNER_OS=Linux", "CTXLS_ROOT=" + ws, "CTXLS_ENCODING=o200k_base",
+		// Inside the workspace, as GitLab's cache and artifacts want
+		// them: the script keeps both out of the index.
 		"CTXLS_INDEX_DIR=" + filepath.Join(ws, ".ctxls-index"),
+		"CTXLS_OUT_DIR=" + filepath.Join(ws, "ctxls-out"),
 	}
 	run(t, ws, env, "bash", script, "prepare")
 	if o := readOutputs(t, ghOutput); o["mode"] != "index" || o["cache-key"] != "ctxls-index-v1-Linux-o200k_base-"+r.base {
@@ -460,12 +461,13 @@ func TestReviewBotScriptIndexOnly(t *testing.T) {
 	run(t, ws, env, "bash", script, "run")
 	o := readOutputs(t, ghOutput)
 	var ist indexStats
-	readJSON(t, filepath.Join(top, "out", "index.json"), &ist)
+	readJSON(t, filepath.Join(ws, "ctxls-out", "index.json"), &ist)
 	if o["mode"] != "index" || o["index-mode"] != "build" || ist.Files != 12 || o["index-state"] != ist.StateRoot || o["context-file"] != "" {
 		t.Errorf("run without a base: outputs %v, index %+v", o, ist)
 	}
-	if exclude, _ := os.ReadFile(filepath.Join(ws, ".git", "info", "exclude")); strings.Count(string(exclude), "/.ctxls-index/\n") != 1 {
-		t.Errorf(".git/info/exclude does not ignore the index directory once:\n%s", exclude)
+	if exclude, _ := os.ReadFile(filepath.Join(ws, ".git", "info", "exclude")); strings.Count(string(exclude), "/.ctxls-index/\n") != 1 ||
+		strings.Count(string(exclude), "/ctxls-out/\n") != 1 {
+		t.Errorf(".git/info/exclude does not ignore the index and output directories once each:\n%s", exclude)
 	}
 
 	// A pull request with nothing to show (its base is its head): an
@@ -476,6 +478,12 @@ func TestReviewBotScriptIndexOnly(t *testing.T) {
 	ctx, err := os.ReadFile(o["context-file"])
 	if err != nil || len(ctx) != 0 || o["tokens"] != "0" || o["result-file"] != "" || o["mode"] != "pull-request" || o["index-mode"] != "open" {
 		t.Errorf("empty diff: outputs %v, context %q (%v)", o, ctx, err)
+	}
+	// The second run met the first one's files in the output directory:
+	// none of them is indexed (they would come back as context).
+	readJSON(t, filepath.Join(ws, "ctxls-out", "index.json"), &ist)
+	if ist.Files != 12 {
+		t.Errorf("the second run indexed %d files, want the repository's 12 (the output directory left out)", ist.Files)
 	}
 }
 
