@@ -61,10 +61,20 @@ type DefLoc struct {
 // order) and returns up to o.Cases cursor cases and how many commits were
 // examined.
 func MineCursor(ctx context.Context, g Git, o CursorOptions) ([]eval.Case, int, error) {
-	if o.Rev == "" {
-		o.Rev = "HEAD"
+	return mineOrdered(ctx, g, o.Name, eval.TaskCursor, o.Rev, o.Cases, func(c *Commit) (*eval.Case, error) {
+		return examineCursor(ctx, g, o, c)
+	})
+}
+
+// mineOrdered examines the commits reachable from rev (default HEAD) in
+// the order of sha256(name/task/commit), a deterministic pseudo-random
+// order, until examine has given want cases; it returns them and how
+// many commits it examined.
+func mineOrdered(ctx context.Context, g Git, name, task, rev string, want int, examine func(*Commit) (*eval.Case, error)) ([]eval.Case, int, error) {
+	if rev == "" {
+		rev = "HEAD"
 	}
-	head, err := g.Resolve(ctx, o.Rev)
+	head, err := g.Resolve(ctx, rev)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -73,23 +83,23 @@ func MineCursor(ctx context.Context, g Git, o CursorOptions) ([]eval.Case, int, 
 		return nil, 0, err
 	}
 	key := func(c Commit) string {
-		h := sha256.Sum256([]byte(o.Name + "/" + eval.TaskCursor + "/" + c.SHA))
+		h := sha256.Sum256([]byte(name + "/" + task + "/" + c.SHA))
 		return hex.EncodeToString(h[:])
 	}
 	slices.SortFunc(commits, func(a, b Commit) int { return cmp.Compare(key(a), key(b)) })
 	var out []eval.Case
 	examined := 0
 	for i := range commits {
-		if len(out) >= o.Cases {
+		if len(out) >= want {
 			break
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, examined, err
 		}
 		examined++
-		c, err := examineCursor(ctx, g, o, &commits[i])
+		c, err := examine(&commits[i])
 		if err != nil {
-			return nil, examined, fmt.Errorf("%s %s: %w", o.Name, commits[i].SHA, err)
+			return nil, examined, fmt.Errorf("%s %s: %w", name, commits[i].SHA, err)
 		}
 		if c != nil {
 			out = append(out, *c)

@@ -3,8 +3,6 @@ package mine
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"go/ast"
 	"go/build"
@@ -58,41 +56,9 @@ func ReviewRules(o ReviewOptions) []string {
 // and returns up to o.Cases review cases and how many commits it examined.
 // A repository without a go.mod at the commit gives no case.
 func MineReview(ctx context.Context, g Git, o ReviewOptions) ([]eval.Case, int, error) {
-	if o.Rev == "" {
-		o.Rev = "HEAD"
-	}
-	head, err := g.Resolve(ctx, o.Rev)
-	if err != nil {
-		return nil, 0, err
-	}
-	commits, err := g.Commits(ctx, head)
-	if err != nil {
-		return nil, 0, err
-	}
-	key := func(c Commit) string {
-		h := sha256.Sum256([]byte(o.Name + "/" + eval.TaskReview + "/" + c.SHA))
-		return hex.EncodeToString(h[:])
-	}
-	slices.SortFunc(commits, func(a, b Commit) int { return cmp.Compare(key(a), key(b)) })
-	var out []eval.Case
-	examined := 0
-	for i := range commits {
-		if len(out) >= o.Cases {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, examined, err
-		}
-		examined++
-		c, err := examineReview(ctx, g, o, &commits[i])
-		if err != nil {
-			return nil, examined, fmt.Errorf("%s %s: %w", o.Name, commits[i].SHA, err)
-		}
-		if c != nil {
-			out = append(out, *c)
-		}
-	}
-	return out, examined, nil
+	return mineOrdered(ctx, g, o.Name, eval.TaskReview, o.Rev, o.Cases, func(c *Commit) (*eval.Case, error) {
+		return examineReview(ctx, g, o, c)
+	})
 }
 
 func examineReview(ctx context.Context, g Git, o ReviewOptions, c *Commit) (*eval.Case, error) {

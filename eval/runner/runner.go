@@ -415,17 +415,10 @@ func (t *tree) runs(c *eval.Case) []run {
 
 // diffPaths are the new-side paths of a diff's files, in its order.
 func diffPaths(diff string) []string {
-	files, err := retrieve.ParseDiff(diff)
-	if err != nil {
-		return nil
+	if a := diffActivity(diff); a != nil {
+		return a.Open
 	}
-	var out []string
-	for _, f := range files {
-		if f.Path != "" {
-			out = append(out, f.Path)
-		}
-	}
-	return out
+	return nil
 }
 
 // diffActivity is the editor session a diff stands for: its files open

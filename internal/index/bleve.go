@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -491,6 +492,28 @@ func search(ctx context.Context, reader bindex.IndexReader, mem *memCorpus, pool
 	}
 	rv := sortHits(hits, ords)
 	return rv[:min(k, len(rv))], nil
+}
+
+// sortHits orders hits best first, ties by path, line and ordinal.
+func sortHits(hits []Hit, ords []int) []Hit {
+	idx := make([]int, len(hits))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(i, j int) int {
+		a, b := &hits[i], &hits[j]
+		return cmp.Or(
+			cmp.Compare(b.Score, a.Score),
+			cmp.Compare(a.Path, b.Path),
+			cmp.Compare(a.StartLine, b.StartLine),
+			cmp.Compare(ords[i], ords[j]),
+		)
+	})
+	rv := make([]Hit, len(hits))
+	for i, k := range idx {
+		rv[i] = hits[k]
+	}
+	return rv
 }
 
 // topCandidates returns the documents of touched whose score is at least

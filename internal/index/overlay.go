@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -103,13 +102,6 @@ func (o *Overlay) Clear(path string) error {
 		o.version++
 	}
 	return nil
-}
-
-// Paths returns the paths that have a buffer, sorted.
-func (o *Overlay) Paths() []string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return slices.Sorted(maps.Keys(o.files))
 }
 
 // process chunks, counts and analyses one buffer.
@@ -289,26 +281,4 @@ func (m *memCorpus) df(j int, t string) uint64 {
 		}
 	}
 	return n
-}
-
-// sortHits orders hits best first, ties by path, line and ordinal.
-func sortHits(hits []Hit, ords []int) []Hit {
-	idx := make([]int, len(hits))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(i, j int) int {
-		a, b := &hits[i], &hits[j]
-		return cmp.Or(
-			cmp.Compare(b.Score, a.Score),
-			cmp.Compare(a.Path, b.Path),
-			cmp.Compare(a.StartLine, b.StartLine),
-			cmp.Compare(ords[i], ords[j]),
-		)
-	})
-	rv := make([]Hit, len(hits))
-	for i, k := range idx {
-		rv[i] = hits[k]
-	}
-	return rv
 }

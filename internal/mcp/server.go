@@ -184,7 +184,7 @@ func (s *Server) workspace(root string) (*space, error) {
 	}
 	ro := workspace.RootOptions{Watch: !s.opts.NoWatch, RefreshEach: s.opts.NoWatch}
 	r := s.pool.Acquire(root, s.opts.IndexOptions(root), ro)
-	sp := &space{root: r, sess: r.NewSession(maxHeld), logf: s.opts.Logf}
+	sp := &space{root: r, sess: r.NewSession(maxHeld)}
 	s.spaces[root] = sp
 	return sp, nil
 }

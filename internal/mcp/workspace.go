@@ -23,7 +23,6 @@ const maxHeld = 4
 type space struct {
 	root *workspace.Root
 	sess *workspace.Session
-	logf func(format string, args ...any)
 }
 
 // view is one call's hold on a root's snapshot.

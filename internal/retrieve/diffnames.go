@@ -158,64 +158,48 @@ func dottedIn(text, name string) bool {
 	}
 }
 
-// chunkText is the text of c's lines ("" when its file cannot be read).
+// chunkText is the text of c ("" when its file cannot be read).
 func (r *run) chunkText(c chunk.Chunk) string {
 	text, ok := r.files().Text(c.Path)
-	if !ok {
+	if !ok || c.StartByte < 0 || c.EndByte > len(text) || c.StartByte > c.EndByte {
 		return ""
 	}
-	start, line := 0, 1
-	for line < c.StartLine && start < len(text) {
-		i := strings.IndexByte(text[start:], '\n')
-		if i < 0 {
-			return ""
-		}
-		start += i + 1
-		line++
+	return text[c.StartByte:c.EndByte]
+}
+
+// reachable returns the definitions of name (at most maxDefs: an
+// ambiguous name says nothing) that are not in seen and that keep admits;
+// seen is updated.
+func (r *run) reachable(name string, maxDefs int, seen map[index.ChunkID]bool, keep func(def chunk.Chunk) bool) []index.ChunkID {
+	defs, ok := r.snap.DefsAtMost(name, maxDefs)
+	if !ok {
+		return nil
 	}
-	end := start
-	for line <= c.EndLine && end < len(text) {
-		i := strings.IndexByte(text[end:], '\n')
-		if i < 0 {
-			end = len(text)
-			break
+	var out []index.ChunkID
+	for _, d := range defs {
+		if seen[d] {
+			continue
 		}
-		end += i + 1
-		line++
+		if dc, ok := r.snap.Chunk(d); ok && keep(dc) {
+			seen[d] = true
+			out = append(out, d)
+		}
 	}
-	return text[start:end]
+	return out
 }
 
 // usesOf is Snapshot.Uses for chunk c (id) by the language's rules
 // (refers): the definitions of the names c refers to, at most maxDefs per
 // name, that c's text can reach.
 func (r *run) usesOf(id index.ChunkID, c chunk.Chunk, maxDefs int) []index.ChunkID {
-	var text string
-	read := false
+	text := r.chunkText(c)
 	seen := map[index.ChunkID]bool{id: true}
 	var out []index.ChunkID
 	for _, name := range c.References {
-		defs, ok := r.snap.DefsAtMost(name, maxDefs)
-		if !ok {
-			continue
-		}
-		for _, d := range defs {
-			if seen[d] {
-				continue
-			}
-			dc, ok := r.snap.Chunk(d)
-			if !ok {
-				continue
-			}
-			if !read {
-				text, read = r.chunkText(c), true
-			}
-			if !refers(c.Language, c.Path, dottedIn(text, name), name, dc) {
-				continue
-			}
-			seen[d] = true
-			out = append(out, d)
-		}
+		dotted := dottedIn(text, name)
+		out = append(out, r.reachable(name, maxDefs, seen, func(def chunk.Chunk) bool {
+			return refers(c.Language, c.Path, dotted, name, def)
+		})...)
 	}
 	slices.SortFunc(out, func(a, b index.ChunkID) int {
 		pa, oa, _ := a.Split()
@@ -252,21 +236,9 @@ func (r *run) usedByChanges(fd FileDiff, lang string, maxDefs int, seen map[inde
 		if len(name) < 2 {
 			continue
 		}
-		defs, ok := r.snap.DefsAtMost(name, maxDefs)
-		if !ok {
-			continue
-		}
-		for _, d := range defs {
-			if seen[d] {
-				continue
-			}
-			c, ok := r.snap.Chunk(d)
-			if !ok || c.Path == fd.Path && c.Kind == chunk.KindHeader || !mayRefer(names, name, lang, fd.Path, c) {
-				continue
-			}
-			seen[d] = true
-			out = append(out, d)
-		}
+		out = append(out, r.reachable(name, maxDefs, seen, func(def chunk.Chunk) bool {
+			return !(def.Path == fd.Path && def.Kind == chunk.KindHeader) && mayRefer(names, name, lang, fd.Path, def)
+		})...)
 	}
 	return out
 }

@@ -108,10 +108,6 @@ func (r *Root) Changed(rel string) {
 	c.wake()
 }
 
-// Rescan asks for a refresh of the whole index from the disk (the client
-// says its view of the disk may have gaps).
-func (r *Root) Rescan() { r.changes.lost() }
-
 // lost records that events may have been lost: the next application
 // refreshes the whole index.
 func (c *changes) lost() {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/ctxls/ctxls/internal/history"
 	"github.com/ctxls/ctxls/internal/index"
@@ -68,7 +67,6 @@ type Root struct {
 	idx          *index.Index
 	openErr      error
 	buildErr     error
-	started      time.Time
 	progress     atomic.Pointer[index.Progress]
 
 	hist history.Lazy
@@ -95,7 +93,7 @@ func (p *Pool) Acquire(dir string, opts index.Options, ro RootOptions) *Root {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Root{
 		path: dir, key: key, pool: p, refs: 1, logf: p.logf, ctx: ctx, cancel: cancel,
-		ready: make(chan struct{}), built: make(chan struct{}), started: time.Now(),
+		ready: make(chan struct{}), built: make(chan struct{}),
 		listeners: map[any]func(string){},
 	}
 	r.changes.init(r)
@@ -190,9 +188,6 @@ func (r *Root) OpenErr() error { return r.openErr }
 
 // BuildErr is how the first build ended; only after Built.
 func (r *Root) BuildErr() error { return r.buildErr }
-
-// Started is when the root began opening.
-func (r *Root) Started() time.Time { return r.started }
 
 // Progress is how far the index's build or refresh has come (nil before
 // it starts).

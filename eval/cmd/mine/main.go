@@ -136,23 +136,14 @@ func mineCursorAll(ctx context.Context, reposDir, out string, o mine.CursorOptio
 			sel = append(sel, r)
 		}
 	}
-	f.Cases = slices.DeleteFunc(f.Cases, func(c eval.Case) bool { return c.Task == eval.TaskCursor })
-	for _, r := range f.Repos {
-		if len(sel) > 0 && !slices.Contains(sel, r.Name) {
-			continue
-		}
-		dir, ok := mine.FindRepo(reposDir, r.Name)
-		if !ok {
-			return fmt.Errorf("no git directory for %s under %q", r.Name, reposDir)
-		}
-		ro := o
-		ro.Name, ro.Rev = r.Name, r.Head
-		cases, examined, err := mine.MineCursor(ctx, mine.Git{Dir: dir}, ro)
-		if err != nil {
-			return err
-		}
-		f.Cases = append(f.Cases, cases...)
-		fmt.Fprintf(os.Stderr, "%s: %d cursor cases from %d commits examined\n", r.Name, len(cases), examined)
+	err = mineTask(ctx, f, reposDir, eval.TaskCursor, func(r eval.Repo) bool { return len(sel) == 0 || slices.Contains(sel, r.Name) },
+		func(g mine.Git, r eval.Repo) ([]eval.Case, int, error) {
+			ro := o
+			ro.Name, ro.Rev = r.Name, r.Head
+			return mine.MineCursor(ctx, g, ro)
+		})
+	if err != nil {
+		return err
 	}
 	if !slices.Contains(f.Rules, mine.CursorRules()[0]) {
 		f.Rules = append(f.Rules, mine.CursorRules()...)
@@ -167,25 +158,40 @@ func mineReviewAll(ctx context.Context, reposDir, out string, o mine.ReviewOptio
 	if err != nil {
 		return err
 	}
-	f.Cases = slices.DeleteFunc(f.Cases, func(c eval.Case) bool { return c.Task == eval.TaskReview })
+	err = mineTask(ctx, f, reposDir, eval.TaskReview, func(r eval.Repo) bool { return r.Language == "go" },
+		func(g mine.Git, r eval.Repo) ([]eval.Case, int, error) {
+			ro := o
+			ro.Name, ro.Rev = r.Name, r.Head
+			return mine.MineReview(ctx, g, ro)
+		})
+	if err != nil {
+		return err
+	}
+	f.Rules = slices.DeleteFunc(f.Rules, func(r string) bool { return strings.HasPrefix(r, "review task") })
+	f.Rules = append(f.Rules, mine.ReviewRules(o)...)
+	return eval.Save(out, f)
+}
+
+// mineTask replaces f's cases of task with those mined (by mineRepo) from
+// each repository of f that keep admits, found under reposDir, and says
+// on stderr how many each gave.
+func mineTask(ctx context.Context, f *eval.File, reposDir, task string, keep func(eval.Repo) bool,
+	mineRepo func(mine.Git, eval.Repo) ([]eval.Case, int, error)) error {
+	f.Cases = slices.DeleteFunc(f.Cases, func(c eval.Case) bool { return c.Task == task })
 	for _, r := range f.Repos {
-		if r.Language != "go" {
+		if !keep(r) {
 			continue
 		}
 		dir, ok := mine.FindRepo(reposDir, r.Name)
 		if !ok {
 			return fmt.Errorf("no git directory for %s under %q", r.Name, reposDir)
 		}
-		ro := o
-		ro.Name, ro.Rev = r.Name, r.Head
-		cases, examined, err := mine.MineReview(ctx, mine.Git{Dir: dir}, ro)
+		cases, examined, err := mineRepo(mine.Git{Dir: dir}, r)
 		if err != nil {
 			return err
 		}
 		f.Cases = append(f.Cases, cases...)
-		fmt.Fprintf(os.Stderr, "%s: %d review cases from %d commits examined\n", r.Name, len(cases), examined)
+		fmt.Fprintf(os.Stderr, "%s: %d %s cases from %d commits examined\n", r.Name, len(cases), task, examined)
 	}
-	f.Rules = slices.DeleteFunc(f.Rules, func(r string) bool { return strings.HasPrefix(r, "review task") })
-	f.Rules = append(f.Rules, mine.ReviewRules(o)...)
-	return eval.Save(out, f)
+	return ctx.Err()
 }
