@@ -166,7 +166,7 @@ func TestIndexCacheIsPrivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"CACHEDIR.TAG", "lock", "CURRENT", "tables.bin", "index_meta.json", "root.bolt", "history.v2", "semantic.v1"} {
+	for _, want := range []string{"CACHEDIR.TAG", "lock", "CURRENT", "tables.bin", "index_meta.json", "root.bolt", "history.v2", "semantic.v2"} {
 		if !slices.Contains(files, want) {
 			t.Errorf("no %s in the cache (%q): the walk did not see all of it", want, files)
 		}

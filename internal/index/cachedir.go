@@ -207,7 +207,7 @@ func earlierLayout(ents []fs.DirEntry) bool {
 
 // ownFiles are the files ctxls keeps at the top of an index directory
 // (history.v1: the history cache of earlier versions).
-var ownFiles = []string{lockName, currentName, tagName, "history.v1", "history.v2", "semantic.v1"}
+var ownFiles = []string{lockName, currentName, tagName, "history.v1", "history.v2", "semantic.v1", "semantic.v2"}
 
 // ownFile reports whether name is one of ownFiles.
 func ownFile(name string) bool {

@@ -2,75 +2,28 @@ package semantic
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/ctxls/ctxls/internal/cachefile"
 	"github.com/ctxls/ctxls/internal/index"
 )
 
-// cacheVersion changes whenever the cache file's content changes meaning.
-const cacheVersion = 2
+// CacheFile is the name of the vector store in an index directory (its
+// layout: vecfile.go).
+const CacheFile = "semantic.v2"
 
-// CacheFile is the name of the vector store in an index directory.
-const CacheFile = "semantic.v1"
+// oldCacheFile is the name earlier versions gave it (gob whole); a save
+// removes it.
+const oldCacheFile = "semantic.v1"
 
-// cacheFile is the cache file's content, before its checksum.
-type cacheFile struct {
-	Version   int
-	TrainedAt string
-	// Endpoint names the service and model of an endpoint's store ("":
-	// the workspace embedder's); Dim is then its vectors' size.
-	Endpoint string
-	Dim      int
-	Opts     Options
-	Model    *Model
-	Paths    []string
-	Files    []*fileVecs
-}
+// MarshalBinary encodes the store as a cache file.
+func (s *Store) MarshalBinary() ([]byte, error) { return encodeStore(s) }
 
-// MarshalBinary encodes the store for the cache file (cachefile: gob,
-// then its SHA-256).
-func (s *Store) MarshalBinary() ([]byte, error) {
-	c := cacheFile{Version: cacheVersion, TrainedAt: s.trainedAt, Opts: s.opts, Model: s.model, Paths: s.paths, Files: s.order}
-	if s.ep != nil {
-		c.Endpoint, c.Dim = s.ep.id(), s.epDim
-	}
-	b, err := cachefile.Encode(&c)
-	if err != nil {
-		return nil, fmt.Errorf("encode vectors: %w", err)
-	}
-	return b, nil
-}
-
-// Unmarshal decodes a cache file's content, checking its checksum and
-// every length.
-func Unmarshal(b []byte) (*Store, error) {
-	var c cacheFile
-	if err := cachefile.Decode(b, &c); err != nil {
-		return nil, fmt.Errorf("vector cache: %w", err)
-	}
-	if c.Version != cacheVersion {
-		return nil, fmt.Errorf("vector cache: version %d, want %d", c.Version, cacheVersion)
-	}
-	if c.Endpoint != "" {
-		return unmarshalEndpoint(&c)
-	}
-	m := c.Model
-	if m == nil || m.Dim < 0 || len(m.IDF) != len(m.Terms) || len(m.Scales) != len(m.Terms) || len(m.Codes) != len(m.Terms)*m.Dim || len(c.Files) != len(c.Paths) {
-		return nil, errors.New("vector cache: tables disagree")
-	}
-	s := &Store{opts: c.Opts, model: m.index(), files: make(map[string]*fileVecs, len(c.Paths)), trainedAt: c.TrainedAt}
-	for i, p := range c.Paths {
-		f := c.Files[i]
-		if f == nil || len(f.Vecs) != len(f.Scales)*m.Dim {
-			return nil, fmt.Errorf("vector cache: %s: bad vectors", p)
-		}
-		s.files[p] = f
-	}
-	s.finish()
-	return s, nil
-}
+// Unmarshal opens a cache file's content, checking its checksum and every
+// length. The store's vectors alias b.
+func Unmarshal(b []byte) (*Store, error) { return decodeStore(&mapped{data: b}) }
 
 // Load returns the vectors of snap, using the cache file at cachePath
 // ("" for none): the cached store brought up to date (Sync), or a new one
@@ -104,7 +57,14 @@ func Load(ctx context.Context, snap *index.Snapshot, cachePath string, opts Opti
 // readStore reads the store of the cache file at path; nil when there is
 // none or it cannot be used (damaged, another version).
 func readStore(path string) *Store {
-	s, _ := Unmarshal(cachefile.Read(path)) // nil bytes: "truncated", no store
+	if path == "" {
+		return nil
+	}
+	m, err := mapFile(path)
+	if err != nil {
+		return nil
+	}
+	s, _ := decodeStore(m)
 	return s
 }
 
@@ -118,24 +78,6 @@ func saveChanged(path string, s, old *Store, warnf func(format string, args ...a
 	if err := Save(path, s); err != nil && warnf != nil {
 		warnf("%v (%s)", err, means)
 	}
-}
-
-// unmarshalEndpoint makes the store of an endpoint's cache file; its
-// endpoint is set by LoadEndpoint (epID says which it must be).
-func unmarshalEndpoint(c *cacheFile) (*Store, error) {
-	if c.Dim < 1 || len(c.Files) != len(c.Paths) {
-		return nil, errors.New("vector cache: tables disagree")
-	}
-	s := &Store{epDim: c.Dim, epID: c.Endpoint, files: make(map[string]*fileVecs, len(c.Paths))}
-	for i, p := range c.Paths {
-		f := c.Files[i]
-		if f == nil || len(f.Vecs) != len(f.Scales)*c.Dim || len(f.Hashes) != len(f.Scales) {
-			return nil, fmt.Errorf("vector cache: %s: bad vectors", p)
-		}
-		s.files[p] = f
-	}
-	s.finish()
-	return s, nil
 }
 
 // LoadEndpoint returns the vectors of snap computed by the service ep,
@@ -168,6 +110,9 @@ func Save(path string, s *Store) error {
 	}
 	if err := cachefile.Write(path, b); err != nil {
 		return fmt.Errorf("vector cache: %w", err)
+	}
+	if filepath.Base(path) == CacheFile {
+		_ = os.Remove(filepath.Join(filepath.Dir(path), oldCacheFile))
 	}
 	return nil
 }

@@ -37,7 +37,8 @@
 // store are not searched. The model is trained again when the vocabulary
 // has drifted: when the share of the indexed term occurrences the model
 // does not know has grown by Options.RetrainDrift since training. The store is kept
-// beside the index (CacheFile: gob, a SHA-256 checksum, a version), so a
+// beside the index (CacheFile, laid out in vecfile.go: a checksum, a
+// version, the vectors read in place), so a
 // restart loads it instead of training again. A store and a snapshot
 // determine the answer: same files and same store, same vectors, same
 // ranking.

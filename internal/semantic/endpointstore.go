@@ -3,6 +3,7 @@ package semantic
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"github.com/ctxls/ctxls/internal/index"
 )
@@ -25,6 +26,8 @@ func syncEndpoint(ctx context.Context, snap *index.Snapshot, ep *Endpoint, old *
 	if old != nil && old.ep != nil && old.ep.id() != ep.id() {
 		old = nil
 	}
+	// known's vectors may alias old's cache file: old stays until the end.
+	defer runtime.KeepAlive(old)
 	known := map[string]hashVec{}
 	changed, kept, removed := old.compare(snap)
 	n := &Store{ep: ep, files: kept}

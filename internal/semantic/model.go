@@ -60,6 +60,7 @@ type Model struct {
 
 	ids  map[string]int32 // Terms' indexes (index)
 	vecs []float32        // Codes times Scales (index)
+	src  *mapped          // the cache file Codes and Scales are read from in place (nil: trained here)
 }
 
 // index builds the term lookup and the terms' vectors; every model is

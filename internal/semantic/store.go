@@ -51,6 +51,9 @@ type fileVecs struct {
 	// Hashes are the chunks' tracking hashes (a store of an endpoint:
 	// a text's vector is asked for once).
 	Hashes []string
+	// src holds the cache file Vecs and Scales are read from in place
+	// (nil: computed here).
+	src *mapped
 }
 
 // TrainedAt is the state root (index.Snapshot.StateRoot) of the snapshot

@@ -1,0 +1,14 @@
+//go:build !unix
+
+package semantic
+
+import "os"
+
+// mapFile reads the file at path whole where mapping it is not available.
+func mapFile(path string) (*mapped, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &mapped{data: data}, nil
+}

@@ -1,0 +1,307 @@
+package semantic
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"unsafe"
+)
+
+// The cache file (CacheFile) is laid out so that opening it decodes only
+// what is small — the options, the vocabulary and the table of files —
+// and leaves the vectors where they are: the chunks' int8 codes and
+// float32 scales are read in place, from the file mapped in memory (or
+// read whole where mapping is not available), and a store opened from it
+// shares those bytes instead of copying them element by element. A warm
+// one-shot run (the CLI) then costs a map and a checksum, not a decode of
+// every vector.
+//
+//	[0, 8)    magic "ctxlsvec"
+//	[8, 12)   format version, uint32 little-endian (fileVersion)
+//	[12, 16)  CRC-32C (Castagnoli) of every byte from 32 on
+//	[16, 24)  length of the header, uint64 little-endian
+//	[24, 32)  number of vectors: the model's terms, then every file's chunks, uint64
+//	[32, …)   header: gob of vecHeader, zero-padded to a multiple of 4
+//	          scales: one float32 little-endian per vector
+//	          codes: dim int8 per vector
+//
+// The checksum catches a damaged or truncated file, which is then
+// recomputed, never trusted; the version changes whenever the layout or
+// the meaning of the content does.
+const (
+	fileMagic    = "ctxlsvec"
+	fileVersion  = 3
+	preambleSize = 32
+)
+
+// vecHeader is the decoded part of the cache file.
+type vecHeader struct {
+	TrainedAt string
+	// Endpoint names the service and model of an endpoint's store ("":
+	// the workspace embedder's).
+	Endpoint string
+	Dim      int // the vectors' size
+	Opts     Options
+	// The model (the workspace embedder's): its vocabulary, sorted, and
+	// idf weights; its term vectors are the first len(Terms) vectors.
+	Terms   []string
+	IDF     []float32
+	Chunks  int
+	BaseOOV float64
+	// Files is the table of files, in path order (appendFileTable).
+	Files []byte
+}
+
+// mapped is a cache file's bytes held in memory (mapped, or read where
+// mapping is not available). Vectors read from it alias those bytes and
+// keep a pointer to it, so that it stays until the last of them is gone.
+type mapped struct {
+	data []byte
+}
+
+// littleEndian reports whether this machine stores a float32 as the file
+// does, so that the scales can be read in place.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// encodeStore lays s out as a cache file.
+func encodeStore(s *Store) ([]byte, error) {
+	dim := s.dim()
+	h := vecHeader{TrainedAt: s.trainedAt, Dim: dim, Opts: s.opts}
+	nvec := 0
+	if s.ep != nil {
+		h.Endpoint = s.ep.id()
+	} else {
+		m := s.model
+		h.Terms, h.IDF, h.Chunks, h.BaseOOV = m.Terms, m.IDF, m.Chunks, m.BaseOOV
+		nvec = len(m.Terms)
+	}
+	for _, f := range s.order {
+		nvec += len(f.Scales)
+	}
+	h.Files = appendFileTable(nil, s.paths, s.order, s.ep != nil)
+	var hb bytes.Buffer
+	if err := gob.NewEncoder(&hb).Encode(&h); err != nil {
+		return nil, fmt.Errorf("encode vectors: %w", err)
+	}
+	for hb.Len()%4 != 0 {
+		hb.WriteByte(0)
+	}
+	b := make([]byte, preambleSize, preambleSize+hb.Len()+nvec*(4+dim))
+	copy(b, fileMagic)
+	binary.LittleEndian.PutUint32(b[8:], fileVersion)
+	binary.LittleEndian.PutUint64(b[16:], uint64(hb.Len()))
+	binary.LittleEndian.PutUint64(b[24:], uint64(nvec))
+	b = append(b, hb.Bytes()...)
+	if s.ep == nil {
+		b = appendScales(b, s.model.Scales)
+	}
+	for _, f := range s.order {
+		b = appendScales(b, f.Scales)
+	}
+	if s.ep == nil {
+		b = appendCodes(b, s.model.Codes)
+	}
+	for _, f := range s.order {
+		b = appendCodes(b, f.Vecs)
+	}
+	binary.LittleEndian.PutUint32(b[12:], crc32.Checksum(b[preambleSize:], castagnoli))
+	return b, nil
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func appendScales(b []byte, sc []float32) []byte {
+	for _, v := range sc {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+	}
+	return b
+}
+
+func appendCodes(b []byte, codes []int8) []byte {
+	if len(codes) == 0 {
+		return b
+	}
+	return append(b, unsafe.Slice((*byte)(unsafe.Pointer(&codes[0])), len(codes))...)
+}
+
+// appendFileTable encodes each file's path, content hash, number of
+// chunks and term counts (and with hashes, its chunks' tracking hashes).
+func appendFileTable(b []byte, paths []string, files []*fileVecs, hashes bool) []byte {
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	for i, p := range paths {
+		f := files[i]
+		str(p)
+		str(f.Hash)
+		b = binary.AppendUvarint(b, uint64(len(f.Scales)))
+		b = binary.AppendVarint(b, int64(f.Tokens))
+		b = binary.AppendVarint(b, int64(f.OOV))
+		if hashes {
+			for _, h := range f.Hashes {
+				str(h)
+			}
+		}
+	}
+	return b
+}
+
+// fileTable decodes appendFileTable's encoding.
+type fileTable struct {
+	b   []byte
+	err error
+}
+
+func (t *fileTable) more() bool { return t.err == nil && len(t.b) > 0 }
+
+func (t *fileTable) uvarint() uint64 {
+	if t.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(t.b)
+	if n <= 0 {
+		t.err = errors.New("bad file table")
+		return 0
+	}
+	t.b = t.b[n:]
+	return v
+}
+
+func (t *fileTable) varint() int64 {
+	if t.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(t.b)
+	if n <= 0 {
+		t.err = errors.New("bad file table")
+		return 0
+	}
+	t.b = t.b[n:]
+	return v
+}
+
+func (t *fileTable) str() string {
+	n := t.uvarint()
+	if t.err != nil || n > uint64(len(t.b)) {
+		t.err = errors.New("bad file table")
+		return ""
+	}
+	s := string(t.b[:n])
+	t.b = t.b[n:]
+	return s
+}
+
+// decodeStore opens the store of a cache file's bytes, held by src: the
+// header is decoded, the vectors are read in place. Every length is
+// checked against the file's.
+func decodeStore(src *mapped) (*Store, error) {
+	b := src.data
+	if len(b) < preambleSize || string(b[:8]) != fileMagic {
+		return nil, errors.New("vector cache: not a vector cache file")
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != fileVersion {
+		return nil, fmt.Errorf("vector cache: version %d, want %d", v, fileVersion)
+	}
+	if crc32.Checksum(b[preambleSize:], castagnoli) != binary.LittleEndian.Uint32(b[12:]) {
+		return nil, errors.New("vector cache: checksum mismatch")
+	}
+	hlen, nvec := binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])
+	rest := uint64(len(b) - preambleSize)
+	if hlen%4 != 0 || hlen > rest || nvec > (rest-hlen)/4 {
+		return nil, errors.New("vector cache: truncated")
+	}
+	var h vecHeader
+	if err := gob.NewDecoder(bytes.NewReader(b[preambleSize : preambleSize+hlen])).Decode(&h); err != nil {
+		return nil, fmt.Errorf("vector cache: %w", err)
+	}
+	if h.Dim < 0 || h.Dim > 1<<16 || len(h.IDF) != len(h.Terms) || (h.Endpoint != "" && (h.Dim < 1 || len(h.Terms) != 0)) {
+		return nil, errors.New("vector cache: tables disagree")
+	}
+	dim := uint64(h.Dim)
+	scales := b[preambleSize+hlen:]
+	if uint64(len(scales)) != nvec*(4+dim) {
+		return nil, errors.New("vector cache: truncated")
+	}
+	codes := scales[nvec*4:]
+	scales = scales[:nvec*4]
+	var next uint64 // the next vector
+	take := func(n uint64) ([]int8, []float32, bool) {
+		if n > nvec-next {
+			return nil, nil, false
+		}
+		c, sc := viewCodes(codes[next*dim:(next+n)*dim]), viewScales(scales[next*4:(next+n)*4])
+		next += n
+		return c, sc, true
+	}
+	s := &Store{opts: h.Opts, files: map[string]*fileVecs{}, trainedAt: h.TrainedAt}
+	if h.Endpoint != "" {
+		s.epDim, s.epID = h.Dim, h.Endpoint
+	} else {
+		m := &Model{Dim: h.Dim, Terms: h.Terms, IDF: h.IDF, Chunks: h.Chunks, BaseOOV: h.BaseOOV, src: src}
+		var ok bool
+		if m.Codes, m.Scales, ok = take(uint64(len(h.Terms))); !ok {
+			return nil, errors.New("vector cache: tables disagree")
+		}
+		s.model = m.index()
+	}
+	t := fileTable{b: h.Files}
+	for t.more() {
+		p, hash, n := t.str(), t.str(), t.uvarint()
+		f := &fileVecs{Hash: hash, Tokens: int32(t.varint()), OOV: int32(t.varint()), src: src}
+		if h.Endpoint != "" {
+			f.Hashes = make([]string, 0, min(n, 1<<16))
+			for range n {
+				if f.Hashes = append(f.Hashes, t.str()); t.err != nil {
+					break
+				}
+			}
+		}
+		var ok bool
+		if f.Vecs, f.Scales, ok = take(n); !ok || t.err != nil {
+			return nil, fmt.Errorf("vector cache: %s: bad vectors", p)
+		}
+		if len(s.paths) > 0 && p <= s.paths[len(s.paths)-1] {
+			return nil, errors.New("vector cache: files out of order")
+		}
+		s.files[p] = f
+		s.paths = append(s.paths, p)
+		s.order = append(s.order, f)
+		s.tokens += int64(f.Tokens)
+		s.oov += int64(f.OOV)
+	}
+	if t.err != nil || next != nvec {
+		return nil, errors.New("vector cache: tables disagree")
+	}
+	return s, nil
+}
+
+// viewCodes is b as int8 codes, in place.
+func viewCodes(b []byte) []int8 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
+}
+
+// viewScales is b as little-endian float32 scales: in place where the
+// machine is little-endian (b is 4-byte aligned: the file is mapped or
+// read at an aligned address and the scales start at a multiple of 4),
+// decoded otherwise.
+func viewScales(b []byte) []float32 {
+	if len(b) == 0 {
+		return nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
