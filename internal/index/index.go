@@ -69,9 +69,12 @@ type Index struct {
 	// parse not yet compared with a fresh one (verifyLocked).
 	unverified map[string]bool
 	overlays   map[string][]byte
-	building   bool        // a background build is running
-	pending    []pendingOp // changes that arrived during the build
-	seq        uint64
+	// verdicts are the live generation's files left out for their
+	// content (verdicts.go); replaced, never changed in place.
+	verdicts verdicts
+	building bool        // a background build is running
+	pending  []pendingOp // changes that arrived during the build
+	seq      uint64
 	// dirty: bleve has changes not covered by the completeness marker
 	// (the marker is removed); tablesDirty: the tables on disk are out of
 	// date (mtimes only, bleve unchanged).
@@ -429,11 +432,13 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	// of the tables and bleve are opened: on a large tree the walk's
 	// stat calls take as long as the decoding.
 	if wl, ok := x.set.Lister.(*WalkLister); ok {
+		v := readVerdicts(gen)
+		x.verdicts = v
 		ch := make(chan listResult, 1)
 		wctx, cancel := context.WithCancel(ctx)
 		x.prelist, x.prelistCancel = ch, cancel
 		go func() {
-			e, sk, err := wl.listUnchanged(wctx, x.env.root, tf.unchanged)
+			e, sk, err := wl.listUnchanged(wctx, x.env.root, tf.unchanged, v)
 			ch <- listResult{e, sk, err}
 		}()
 	}
@@ -615,6 +620,11 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	st := Stats{Mode: "build", Reason: reason, Skipped: map[string]int{}, Dir: x.dir}
 	for _, s := range skipped {
 		st.Skipped[s.Reason]++
+	}
+	if gen != "" {
+		if err := writeVerdicts(gen, verdictsOf(skipped)); err != nil {
+			x.set.Logf("index: %v (the next refresh reads those files again)", err)
+		}
 	}
 	listed := time.Now()
 	jobs := x.jobsFor(entries)

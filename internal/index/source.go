@@ -21,6 +21,12 @@ type Entry struct {
 type Skipped struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+	// Detail, Size and ModTime are the walk's (walk.Skipped): ModTime is
+	// set for a file left out for its content, whose verdict holds while
+	// its size and modification time do.
+	Detail  string    `json:"-"`
+	Size    int64     `json:"-"`
+	ModTime time.Time `json:"-"`
 }
 
 // A Lister lists the files of a workspace to index. Implementations decide

@@ -487,13 +487,16 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 		// Files held with the same size and mtime passed the content checks
 		// when they were indexed: the walk need not read them again.
 		snap := x.cur.Load()
+		if x.verdicts == nil && x.gen != "" {
+			x.verdicts = readVerdicts(x.gen)
+		}
 		entries, skipped, err = wl.listUnchanged(ctx, x.env.root, func(rel string, size int64, mtime time.Time) bool {
 			if snap == nil {
 				return false
 			}
 			fi, ok := snap.Stat(rel)
 			return ok && fi.sameOnDisk(size, mtime)
-		})
+		}, x.verdicts)
 	default:
 		entries, skipped, err = x.set.Lister.List(ctx, x.env.root)
 	}
@@ -504,6 +507,7 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 	for _, s := range skipped {
 		st.Skipped[s.Reason]++
 	}
+	x.keepVerdictsLocked(skipped)
 	cur := x.cur.Load()
 	listed := make(map[string]bool, len(entries))
 	var jobs []fileJob
@@ -543,6 +547,23 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 		st.Bytes += snap.file(p).info.Size
 	}
 	return st, nil
+}
+
+// keepVerdictsLocked records the content verdicts of a listing in the
+// live generation when they differ from those it has.
+func (x *Index) keepVerdictsLocked(skipped []Skipped) {
+	if _, ok := x.set.Lister.(*WalkLister); !ok || x.gen == "" {
+		return
+	}
+	v := verdictsOf(skipped)
+	if x.verdicts != nil && v.equal(x.verdicts) {
+		return
+	}
+	if err := writeVerdicts(x.gen, v); err != nil {
+		x.set.Logf("index: %v (the next refresh reads those files again)", err)
+		return
+	}
+	x.verdicts = v
 }
 
 // applyPendingLocked applies the changes queued during a background

@@ -32,11 +32,15 @@ func (l *WalkLister) List(ctx context.Context, root string) ([]Entry, []Skipped,
 	return l.list(ctx, root, l.Options)
 }
 
-// listUnchanged is List with Options.Unchanged replaced by unchanged
-// (l.Options itself is left alone).
-func (l *WalkLister) listUnchanged(ctx context.Context, root string, unchanged func(string, int64, time.Time) bool) ([]Entry, []Skipped, error) {
+// listUnchanged is List with Options.Unchanged replaced by unchanged and
+// Options.SkippedBefore by the verdicts v (l.Options itself is left
+// alone).
+func (l *WalkLister) listUnchanged(ctx context.Context, root string, unchanged func(string, int64, time.Time) bool, v verdicts) ([]Entry, []Skipped, error) {
 	opts := l.Options
 	opts.Unchanged = unchanged
+	if v != nil {
+		opts.SkippedBefore = v.lookup
+	}
 	return l.list(ctx, root, opts)
 }
 
@@ -58,7 +62,7 @@ func (l *WalkLister) list(ctx context.Context, root string, opts walk.Options) (
 	}
 	sk := make([]Skipped, len(skipped))
 	for i, s := range skipped {
-		sk[i] = Skipped{Path: s.Path, Reason: string(s.Reason)}
+		sk[i] = Skipped{Path: s.Path, Reason: string(s.Reason), Detail: s.Detail, Size: s.Size, ModTime: s.ModTime}
 	}
 	return entries, sk, nil
 }

@@ -38,6 +38,9 @@ type Matcher struct {
 	// unchanged skips the content checks of files already judged (see
 	// Options.Unchanged).
 	unchanged func(rel string, size int64, mtime time.Time) bool
+	// skippedBefore gives the verdicts of files left out for their
+	// content (see Options.SkippedBefore).
+	skippedBefore func(rel string, size int64, mtime time.Time) (Reason, string, bool)
 
 	// readHead reads the start of a file for the content checks; tests
 	// replace it to observe which files are opened.
@@ -81,16 +84,17 @@ func NewMatcher(root string, opts Options) (*Matcher, error) {
 		}
 	}
 	m := &Matcher{
-		root:      abs,
-		realRoot:  real,
-		realSlash: filepath.ToSlash(real),
-		maxSize:   opts.MaxFileSize,
-		include:   append([]string(nil), opts.Include...),
-		exclude:   append([]string(nil), opts.Exclude...),
-		noFollow:  opts.NoFollowSymlinks,
-		unchanged: opts.Unchanged,
-		readHead:  readFileHead,
-		dirs:      make(map[string]*dirIgnore),
+		root:          abs,
+		realRoot:      real,
+		realSlash:     filepath.ToSlash(real),
+		maxSize:       opts.MaxFileSize,
+		include:       append([]string(nil), opts.Include...),
+		exclude:       append([]string(nil), opts.Exclude...),
+		noFollow:      opts.NoFollowSymlinks,
+		unchanged:     opts.Unchanged,
+		skippedBefore: opts.SkippedBefore,
+		readHead:      readFileHead,
+		dirs:          make(map[string]*dirIgnore),
 	}
 	if m.maxSize == 0 {
 		m.maxSize = DefaultMaxFileSize
@@ -727,6 +731,11 @@ func (m *Matcher) checkFile(rel, name, abs, real string, info fs.FileInfo, buf [
 	if m.unchanged != nil && m.unchanged(rel, info.Size(), info.ModTime()) {
 		return File{Path: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime()}, nil
 	}
+	if m.skippedBefore != nil {
+		if r, detail, ok := m.skippedBefore(rel, info.Size(), info.ModTime()); ok {
+			return File{}, &Skipped{Path: rel, Reason: r, Detail: detail, Size: info.Size(), ModTime: info.ModTime()}
+		}
+	}
 	n := 0
 	if info.Size() > 0 {
 		var err error
@@ -736,7 +745,7 @@ func (m *Matcher) checkFile(rel, name, abs, real string, info fs.FileInfo, buf [
 		}
 	}
 	if r, detail := classifyContent(name, buf[:n]); r != "" {
-		return File{}, &Skipped{Path: rel, Reason: r, Detail: detail}
+		return File{}, &Skipped{Path: rel, Reason: r, Detail: detail, Size: info.Size(), ModTime: info.ModTime()}
 	}
 	return File{Path: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime()}, nil
 }

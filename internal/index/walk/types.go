@@ -35,6 +35,14 @@ type Options struct {
 	// reading its first bytes for the binary/generated/secret content
 	// checks. A refresh of an index uses it for the files it holds.
 	Unchanged func(rel string, size int64, mtime time.Time) bool
+
+	// SkippedBefore, if set, is asked about every regular file that
+	// passes the name and size rules and is not Unchanged; ok means "this
+	// file was judged, with this size and modification time, and left out
+	// for its content" (reason and detail as then): the walk skips it
+	// again without reading it. A refresh uses it for the verdicts it kept
+	// (Skipped.ModTime set).
+	SkippedBefore func(rel string, size int64, mtime time.Time) (reason Reason, detail string, ok bool)
 }
 
 // File is one indexable file.
@@ -93,4 +101,9 @@ type Skipped struct {
 	Path   string // slash-separated, relative to the root
 	Reason Reason
 	Detail string // human-readable specifics, e.g. ".gitignore:3: *.log"; may be empty
+	// Size and ModTime are the file's when it was left out for its
+	// content (binary, generated, secret: a verdict that holds while they
+	// do); ModTime is zero for every other reason.
+	Size    int64
+	ModTime time.Time
 }
