@@ -423,7 +423,7 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	if reason != "" {
 		return reason
 	}
-	segments := verifySegments(filepath.Join(gen, bleveName))
+	segments := verifySegments(gen)
 	tf, err := openTables(filepath.Join(gen, tablesName))
 	if err != nil {
 		return "damaged: " + err.Error()

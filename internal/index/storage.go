@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -16,6 +18,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+	"github.com/ctxls/ctxls/internal/cachefile"
+	"golang.org/x/sys/unix"
 )
 
 // A cache directory that cannot be written — it cannot be created or
@@ -232,30 +236,118 @@ func (x *Index) rebuildInMemory(ctx context.Context, gen, reason string, cause e
 }
 
 // verifySegments checks, on a goroutine of its own, the checksum every
-// bleve segment file under bleveDir carries in its last 4 bytes (zap's
+// bleve segment file of generation gen carries in its last 4 bytes (zap's
 // footer: the CRC-32 (IEEE) of the bytes before it), and sends the first
 // mismatch (or nil) on the channel it returns. zap itself never checks
 // it: a flipped bit in a segment was served, and failed every query that
-// touched it, for ever. Reading the ≈ 47 MB of segments of Go's src
-// takes ≈ 8 ms, beside the tables' decoding.
-func verifySegments(bleveDir string) <-chan error {
+// read it, for ever. Segments are immutable once written (a change makes
+// new ones), so a segment is read once: the ones that passed are recorded
+// in the generation (checkedName) with their size, inode, modification
+// and change times, and a later open reads only those whose stat
+// differs — any write to a file, or a file put in its place, changes its
+// change time. On four copies of Go's src that is 200 MB not read again
+// on every warm open.
+func verifySegments(gen string) <-chan error {
 	out := make(chan error, 1)
 	go func() {
-		files, err := filepath.Glob(filepath.Join(bleveDir, "store", "*.zap"))
+		files, err := filepath.Glob(filepath.Join(gen, bleveName, "store", "*.zap"))
 		if err != nil {
 			out <- err
 			return
 		}
+		before := readChecked(gen)
+		now := make(map[string]segmentStat, len(files))
 		buf := make([]byte, 1<<20)
 		for _, f := range files {
+			st, ok := statSegment(f)
+			if ok && before[filepath.Base(f)] == st {
+				now[filepath.Base(f)] = st
+				continue
+			}
 			if err := verifySegment(f, buf); err != nil {
 				out <- err
 				return
 			}
+			if ok {
+				now[filepath.Base(f)] = st
+			}
+		}
+		if !maps.Equal(before, now) {
+			_ = writeChecked(gen, now) // advisory: without it, the next open reads them again
 		}
 		out <- nil
 	}()
 	return out
+}
+
+// checkedName is the record of a generation's verified segments:
+// "CTXLSCK1", then n × (uvarint len, name, varint size, inode, mtime and
+// ctime in Unix ns), then a CRC-32C of everything before.
+const (
+	checkedName  = "CHECKED"
+	checkedMagic = "CTXLSCK1"
+)
+
+// segmentStat is what a verified segment's record compares.
+type segmentStat struct {
+	size, ino, mtime, ctime int64
+}
+
+// statSegment stats a segment file (false: it cannot be).
+func statSegment(path string) (segmentStat, bool) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return segmentStat{}, false
+	}
+	return segmentStat{st.Size, int64(st.Ino), st.Mtim.Nano(), st.Ctim.Nano()}, true
+}
+
+// readChecked reads generation gen's record of verified segments (nil:
+// none, or damaged).
+func readChecked(gen string) map[string]segmentStat {
+	b, err := os.ReadFile(filepath.Join(gen, checkedName))
+	if err != nil || len(b) < len(checkedMagic)+4 || string(b[:len(checkedMagic)]) != checkedMagic {
+		return nil
+	}
+	body := b[:len(b)-4]
+	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return nil
+	}
+	r := body[len(checkedMagic):]
+	m := map[string]segmentStat{}
+	for len(r) > 0 {
+		n, k := binary.Uvarint(r)
+		if k <= 0 || n > uint64(len(r)-k) {
+			return nil
+		}
+		name := string(r[k : k+int(n)])
+		r = r[k+int(n):]
+		var v [4]int64
+		for i := range v {
+			x, k := binary.Varint(r)
+			if k <= 0 {
+				return nil
+			}
+			v[i], r = x, r[k:]
+		}
+		m[name] = segmentStat{v[0], v[1], v[2], v[3]}
+	}
+	return m
+}
+
+// writeChecked writes generation gen's record of verified segments.
+func writeChecked(gen string, m map[string]segmentStat) error {
+	b := []byte(checkedMagic)
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		st := m[name]
+		b = binary.AppendUvarint(b, uint64(len(name)))
+		b = append(b, name...)
+		for _, x := range []int64{st.size, st.ino, st.mtime, st.ctime} {
+			b = binary.AppendVarint(b, x)
+		}
+	}
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
+	return cachefile.Write(filepath.Join(gen, checkedName), b)
 }
 
 // verifySegment checks one segment file's checksum.
