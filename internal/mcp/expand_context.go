@@ -21,9 +21,9 @@ type ExpandInput struct {
 	Path       string   `json:"path,omitempty" jsonschema:"a file (relative to the root, or absolute inside it) to read lines of, instead of handles"`
 	Lines      string   `json:"lines,omitempty" jsonschema:"with path: 1-based inclusive line ranges, e.g. 12-40 or 12-40,55-60"`
 	IndexState string   `json:"index_state,omitempty" jsonschema:"the indexState of the result the handles came from: read that state when it is still held"`
-	Budget     *Budget  `json:"budget,omitempty"`
-	Encoding   string   `json:"encoding,omitempty"`
-	Format     string   `json:"format,omitempty"`
+	Budget     *Budget  `json:"budget,omitempty" jsonschema:"token budget of the returned text (the units asked for, cut to it like assemble_context's parts)"`
+	Encoding   string   `json:"encoding,omitempty" jsonschema:"the tokenizer the budget counts in (default cl100k_base)"`
+	Format     string   `json:"format,omitempty" jsonschema:"how the text is rendered (default markdown)"`
 	Root       string   `json:"root,omitempty" jsonschema:"which root to read when the server has several"`
 }
 

@@ -21,7 +21,7 @@ type FindSymbolInput struct {
 	Name       string  `json:"name" jsonschema:"a name (Stitch, parse_request) or a qualified name (ranges.Stitch, Server.handle)"`
 	References bool    `json:"references,omitempty" jsonschema:"also list the code units that use the name"`
 	Budget     *Budget `json:"budget,omitempty" jsonschema:"token budget of the listing (maxTokens only; default 2000)"`
-	Encoding   string  `json:"encoding,omitempty"`
+	Encoding   string  `json:"encoding,omitempty" jsonschema:"the tokenizer the budget counts in (default cl100k_base)"`
 	Root       string  `json:"root,omitempty" jsonschema:"which root to search when the server has several"`
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -150,8 +151,47 @@ func TestListTools(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, p := range sc.Properties {
-			if p.Description == "" && !slices.Contains([]string{"encoding", "format", "budget"}, name) {
+			if p.Description == "" {
 				t.Errorf("%s: argument %s has no description", tool.Name, name)
+			}
+		}
+		// Portable schemas: no type lists (["null", "array"]) anywhere,
+		// in the arguments or the results.
+		out, _ := json.Marshal(tool.OutputSchema)
+		for what, b := range map[string][]byte{"input": in, "output": out} {
+			var v any
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range typeLists(v, what+"Schema") {
+				t.Errorf("%s: %s has a type list", tool.Name, p)
+			}
+		}
+		// The defaults an absent argument takes are in the schema.
+		var defs struct {
+			Properties map[string]struct {
+				Default    any `json:"default"`
+				Properties map[string]struct {
+					Default any `json:"default"`
+				} `json:"properties"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(in, &defs); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{"encoding": "cl100k_base", "format": "markdown", "strategy": "grouped", "activity": true, "references": false}
+		for name, p := range defs.Properties {
+			if w, ok := want[name]; ok && p.Default != w {
+				t.Errorf("%s: argument %s: default %v, want %v", tool.Name, name, p.Default, w)
+			}
+		}
+		if b, ok := defs.Properties["budget"]; ok {
+			wantMax := float64(DefaultMaxTokens)
+			if tool.Name == ToolFindSymbol {
+				wantMax = DefaultSymbolTokens
+			}
+			if b.Properties["maxTokens"].Default != wantMax || b.Properties["perFile"].Default != 0.0 {
+				t.Errorf("%s: budget defaults %v, %v", tool.Name, b.Properties["maxTokens"].Default, b.Properties["perFile"].Default)
 			}
 		}
 	}
@@ -161,6 +201,26 @@ func TestListTools(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
+}
+
+// typeLists returns the paths in a JSON schema (decoded) whose "type" is
+// a list.
+func typeLists(v any, path string) []string {
+	var out []string
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x["type"].([]any); ok {
+			out = append(out, path)
+		}
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			out = append(out, typeLists(x[k], path+"."+k)...)
+		}
+	case []any:
+		for i, e := range x {
+			out = append(out, typeLists(e, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	}
+	return out
 }
 
 func TestAssembleQuery(t *testing.T) {

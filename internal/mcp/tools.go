@@ -2,8 +2,11 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,6 +135,8 @@ func (s *Server) addTools() error {
 	enum(in, "encoding", encodings)
 	enum(in, "format", formats)
 	enum(in, "strategy", orderings)
+	defaults(in, map[string]any{"encoding": retrieve.DefaultEncoding, "format": formats[0], "strategy": orderings[0], "activity": true})
+	budgetDefault(in, DefaultMaxTokens)
 	sdk.AddTool(s.sdk, &sdk.Tool{
 		Name:  ToolAssemble,
 		Title: "Assemble context",
@@ -139,7 +144,7 @@ func (s *Server) addTools() error {
 			"Give a question (query), a cursor (focus \"path:line\"), a change (diff text or diff_rev such as main...HEAD), or several. " +
 			"Returns the context as text (file paths and line numbers in each part's header) and, as structured content, the parts, " +
 			"the candidates left out with handles for expand_context, and stats (indexComplete is false while indexing is still running).",
-		InputSchema: in, Annotations: readOnly,
+		InputSchema: in, OutputSchema: outputSchema[AssembleOutput](), Annotations: readOnly,
 	}, s.assembleContext)
 
 	in, err = inputSchema[ExpandInput]()
@@ -149,12 +154,14 @@ func (s *Server) addTools() error {
 	budget(in)
 	enum(in, "encoding", encodings)
 	enum(in, "format", formats)
+	defaults(in, map[string]any{"encoding": retrieve.DefaultEncoding, "format": formats[0]})
+	budgetDefault(in, DefaultMaxTokens)
 	sdk.AddTool(s.sdk, &sdk.Tool{
 		Name:  ToolExpand,
 		Title: "Expand context",
 		Description: "The full text of code left out of an earlier assemble_context result: pass its handles (e.g. index/walk.go#L5-60) " +
 			"and that result's stats.indexState, or a path and lines. Cut to the budget like assemble_context.",
-		InputSchema: in, Annotations: readOnly,
+		InputSchema: in, OutputSchema: outputSchema[ExpandOutput](), Annotations: readOnly,
 	}, s.expandContext)
 
 	in, err = inputSchema[FindSymbolInput]()
@@ -163,13 +170,15 @@ func (s *Server) addTools() error {
 	}
 	budget(in)
 	enum(in, "encoding", encodings)
+	defaults(in, map[string]any{"encoding": retrieve.DefaultEncoding, "references": false})
+	budgetDefault(in, DefaultSymbolTokens)
 	sdk.AddTool(s.sdk, &sdk.Tool{
 		Name:  ToolFindSymbol,
 		Title: "Find symbol",
 		Description: "Where a function, method, type, class or variable is defined in this workspace: path, lines, signature and first doc line " +
 			"of each definition (best first), and with references=true the code units that use it. Exact names; a qualified name " +
 			"(pkg.Func, Type.method) narrows the definitions.",
-		InputSchema: in, Annotations: readOnly,
+		InputSchema: in, OutputSchema: outputSchema[FindSymbolOutput](), Annotations: readOnly,
 	}, s.findSymbol)
 
 	in, err = inputSchema[IndexStatusInput]()
@@ -180,25 +189,75 @@ func (s *Server) addTools() error {
 		Name:        ToolIndexStatus,
 		Title:       "Index status",
 		Description: "For each root: files and chunks indexed, whether indexing is complete (and its progress), the index state, when it was last refreshed, whether changes on disk are watched, and files skipped by reason.",
-		InputSchema: in, Annotations: readOnly,
+		InputSchema: in, OutputSchema: outputSchema[IndexStatusOutput](), Annotations: readOnly,
 	}, s.indexStatus)
 	return nil
 }
 
-// inputSchema infers an input schema from T.
+// inputSchema infers an input schema from T (portable).
 func inputSchema[T any]() (*jsonschema.Schema, error) {
 	sc, err := jsonschema.For[T](nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: input schema: %w", err)
 	}
-	// Optional slices and pointers infer ["null", T]: an absent argument
-	// says the same more simply for a model.
-	for _, p := range sc.Properties {
-		if p.Type == "" && len(p.Types) == 2 && p.Types[0] == "null" {
-			p.Type, p.Types = p.Types[1], nil
+	portable(sc)
+	return sc, nil
+}
+
+// outputSchema infers a result's schema from T (portable). The results
+// never hold a null: lists are empty, never nil, and an object that may be
+// missing is an optional property (omitempty), not a null one.
+func outputSchema[T any]() *jsonschema.Schema {
+	sc, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: output schema of %T: %v", *new(T), err)) // the types are this package's: a bug
+	}
+	portable(sc)
+	return sc
+}
+
+// portable rewrites, throughout sc, the ["null", T] types that slices and
+// pointers infer to T: a type list is legal JSON Schema but not portable
+// (clients that map tool schemas onto a single-type dialect, such as
+// Gemini's function declarations, reject or drop it), and an argument
+// left out says "none" more simply for a model than null does.
+func portable(sc *jsonschema.Schema) {
+	if sc == nil {
+		return
+	}
+	if sc.Type == "" && len(sc.Types) == 2 && sc.Types[0] == "null" {
+		sc.Type, sc.Types = sc.Types[1], nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(sc.Properties)) {
+		portable(sc.Properties[name])
+	}
+	portable(sc.Items)
+	portable(sc.AdditionalProperties)
+	for _, sub := range sc.AnyOf {
+		portable(sub)
+	}
+}
+
+// defaults records, on the arguments of sc named by vals' keys, the value
+// an absent argument takes.
+func defaults(sc *jsonschema.Schema, vals map[string]any) {
+	for _, name := range slices.Sorted(maps.Keys(vals)) {
+		if p := sc.Properties[name]; p != nil {
+			b, err := json.Marshal(vals[name])
+			if err != nil {
+				panic(err) // strings and booleans
+			}
+			p.Default = b
 		}
 	}
-	return sc, nil
+}
+
+// budgetDefault records the budget's defaults: maxTokens (the tool's),
+// perFile and perPart (0: no cap).
+func budgetDefault(sc *jsonschema.Schema, maxTokens int) {
+	if b := sc.Properties["budget"]; b != nil {
+		defaults(b, map[string]any{"maxTokens": maxTokens, "perFile": 0, "perPart": 0})
+	}
 }
 
 // view resolves the root's workspace and waits for its snapshot, sending

@@ -1,13 +1,15 @@
 // Drives `ctxls mcp` with the official MCP TypeScript SDK, over stdio and
 // over Streamable HTTP: lists the tools, calls each, validates every
 // structured result against the tool's own output schema (ajv, draft
-// 2020-12), and sends bad input.
+// 2020-12), and sends bad input. Then the MCP Inspector's CLI lists the
+// tools with --strict: its schema portability lint must find nothing.
 //
 // usage: node test.mjs CTXLS_BINARY ROOT CACHE_DIR
 //
 // Exit status 0 when every check passes; 1 with the failures listed.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -274,9 +276,38 @@ async function overHTTP() {
   }
 }
 
+// inspectorStrict runs the MCP Inspector's CLI on the server over stdio:
+// tools/list with --strict reports every tool schema portability problem
+// (a type list such as ["null","array"], …) on stderr and exits 6 on an
+// error-severity one; warnings count as failures here too.
+async function inspectorStrict() {
+  const inspector = fileURLToPath(new URL("node_modules/.bin/mcp-inspector", import.meta.url));
+  const args = ["--cli", bin, "mcp", "--root", root, "--cache-dir", cacheDir, "--method", "tools/list", "--strict"];
+  const { code, stdout, stderr } = await new Promise((resolve, reject) => {
+    const proc = spawn(inspector, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    proc.stdout.on("data", (d) => (out += d));
+    proc.stderr.on("data", (d) => (err += d));
+    proc.on("error", reject);
+    proc.on("close", (c) => resolve({ code: c, stdout: out, stderr: err }));
+  });
+  check(code === 0, `inspector --strict: exit ${code}: ${stderr}`);
+  const findings = stderr.split("\n").filter((l) => /^(Warning|Error): tool /.test(l));
+  check(findings.length === 0, `inspector --strict: ${findings.length} schema findings:\n${stderr}`);
+  let listed = [];
+  try {
+    listed = JSON.parse(stdout).tools.map((t) => t.name).sort();
+  } catch (e) {
+    check(false, `inspector --strict: no tool list: ${e}`);
+  }
+  check(listed.length === 4, `inspector --strict: tools ${listed}`);
+}
+
 try {
   await overStdio();
   await overHTTP();
+  await inspectorStrict();
 } catch (e) {
   failures.push(String(e?.stack || e));
   console.error(e);
