@@ -145,11 +145,33 @@ local function main()
     check(all, ':CtxlsExpand ' .. om.handle .. ': the buffer holds those lines', got)
     check(vim.fn.getreg('a') == got, ':CtxlsExpand: the register holds the expansion')
     -- Without a handle it offers the last result's omitted list (vim.ui.select).
-    local offered
-    vim.ui.select = function(items, _, on_choice) offered = items; on_choice(items[#items]) end
+    -- Each item says what it is (symbol, path and lines, tokens), and
+    -- duplicates of parts already shown are not offered.
+    local offered, shown
+    vim.ui.select = function(items, o, on_choice)
+      offered, shown = items, {}
+      for _, it in ipairs(items) do table.insert(shown, o.format_item(it)) end
+      on_choice(items[#items])
+    end
     n = ctxls.answered
     vim.cmd('CtxlsExpand')
-    check(answered_after(n) and offered and #offered == #ctxls.last.omitted, ':CtxlsExpand offers the omitted list')
+    local dups = 0
+    for _, o in ipairs(ctxls.last.omitted) do
+      if o.reason:match('^duplicate') then dups = dups + 1 end
+    end
+    check(answered_after(n) and offered and #offered == #ctxls.last.omitted - dups and #offered > 0,
+      ':CtxlsExpand offers the omitted list without duplicates')
+    local described = offered and #offered > 0
+    for i, it in ipairs(offered or {}) do
+      local s = shown[i]
+      local r = it.ranges[1]
+      if not (s:find(it.path .. ':' .. r.start, 1, true) and (it.symbol == nil or it.symbol == '' or s:find(it.symbol, 1, true))
+          and (it.tokens == 0 or s:find(it.tokens .. ' tokens', 1, true))) then
+        described = false
+        io.stdout:write('not described: ' .. s .. '\n')
+      end
+    end
+    check(described, ':CtxlsExpand items name the symbol, the path and lines, and the tokens', shown and shown[1])
   end
 
   -- 6. An error answer: a message, the buffer left as it was.

@@ -455,16 +455,37 @@ function M.expand(handle, done)
     request(client, 'context/expand', params, handle_result('context/expand', 'expanded ' .. h, done), bufnr)
   end
   if handle and handle ~= '' then return send(handle) end
-  local omitted = M.last and M.last.omitted or {}
+  local omitted = M.expandable()
   if #omitted == 0 then
     notify('ctxls: nothing to expand: give a handle (:CtxlsExpand path#L5-60) or run :CtxlsAssemble first',
       vim.log.levels.WARN)
     return
   end
-  vim.ui.select(omitted, {
-    prompt = 'ctxls: expand',
-    format_item = function(o) return string.format('%s  (%d tokens, %s)', o.handle, o.tokens or 0, o.reason or '') end,
-  }, function(o) if o then send(o.handle) end end)
+  vim.ui.select(omitted, { prompt = 'ctxls: expand', format_item = M.describe_omitted },
+    function(o) if o then send(o.handle) end end)
+end
+
+-- expandable is the last result's omitted candidates worth expanding, best
+-- first: a duplicate of a part already shown is left out.
+function M.expandable()
+  local out = {}
+  for _, o in ipairs(M.last and M.last.omitted or {}) do
+    if not (o.reason or ''):match('^duplicate') then table.insert(out, o) end
+  end
+  return out
+end
+
+-- describe_omitted says what an omitted candidate is: its symbol (or
+-- "lines"), its file and lines, its cost and why it was left out.
+function M.describe_omitted(o)
+  local lines = {}
+  for _, r in ipairs(o.ranges or {}) do
+    table.insert(lines, r.start == r['end'] and tostring(r.start) or (r.start .. '-' .. r['end']))
+  end
+  local where = o.path .. (#lines > 0 and (':' .. table.concat(lines, ',')) or '')
+  local what = (o.symbol and o.symbol ~= '') and o.symbol or 'lines'
+  local cost = (o.tokens or 0) > 0 and string.format('%d tokens', o.tokens) or 'not counted'
+  return string.format('%s  %s  (%s, %s)', what, where, cost, o.reason or 'left out')
 end
 
 local function complete_handles(arglead)
