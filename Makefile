@@ -10,12 +10,22 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race need-git bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults
+.PHONY: run test race need-git bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
 # version), whatever GOFLAGS says.
 build:
 	$(GO) build -buildvcs=auto -o bin/ctxls ./cmd/ctxls
+
+# The release artifacts in dist/: archives for linux/amd64 and linux/arm64
+# with SHA256SUMS, the npm package (@ctxls/cli and its platform packages)
+# and a VS Code extension per platform with the binary inside
+# (scripts/dist.sh; DIST_VERSION=v1.2.3 for a release). test-dist checks
+# them as users would use them (scripts/dist-test.sh).
+dist:
+	./scripts/dist.sh
+test-dist: dist
+	./scripts/dist-test.sh
 
 # The main job: assemble context for a fixed question over this repository.
 run: build

@@ -4,8 +4,12 @@
 #
 #   review-bot.sh prepare   resolve the base commit; print the index cache
 #                           directory and cache keys (outputs)
-#   review-bot.sh install   go install ctxls (CTXLS_VERSION, else the
-#                           action's ref, else the action's own checkout)
+#   review-bot.sh install   install ctxls CTXLS_VERSION (else the action's
+#                           ref): its release archive for this runner,
+#                           checksum verified, else go install of that
+#                           version; with neither, the action's own checkout
+#   review-bot.sh install-release   the release archive only (output
+#                           release=true|false)
 #   review-bot.sh run       refresh (or build) the index, assemble the
 #                           context of the diff BASE...HEAD, write the files,
 #                           the outputs and the step summary
@@ -30,6 +34,10 @@
 #                     go install puts it)
 #   CTXLS_CACHE_MATCHED_KEY  the key actions/cache restored (for the summary)
 #   CTXLS_VERSION, CTXLS_ACTION_REF, CTXLS_ACTION_PATH  for install
+#   CTXLS_RELEASE_URL where install finds the release's archives and
+#                     SHA256SUMS (default the GitHub release of the version,
+#                     https://github.com/ctxls/ctxls/releases/download/VERSION;
+#                     any URL curl reads, file:// too)
 #   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY  files appended to (default
 #                     $CTXLS_OUT_DIR/outputs and $CTXLS_OUT_DIR/summary.md)
 #
@@ -164,10 +172,92 @@ cmd_prepare() {
 	output cache-restore-key "$key_prefix"
 }
 
+# install_release VERSION: downloads the release archive of VERSION for
+# this machine and its SHA256SUMS from CTXLS_RELEASE_URL, checks the
+# archive's checksum and unpacks it; prints the binary's path. Returns 1
+# when the release has no such archive (a branch or a commit is not a
+# release); exits 2, saying why, when the archive cannot be trusted (no
+# checksum, a mismatch) or unpacked.
+release_bad() {
+	if [ "${GITHUB_ACTIONS:-}" = true ]; then
+		echo "::error title=ctxls::$*" >&2
+	else
+		echo "review-bot: $*" >&2
+	fi
+	exit 2
+}
+
+install_release() {
+	local version=$1 arch base name dir
+	case $(uname -m) in
+	x86_64 | amd64) arch=amd64 ;;
+	aarch64 | arm64) arch=arm64 ;;
+	*) return 1 ;;
+	esac
+	[ "$(uname -s)" = Linux ] || return 1
+	command -v curl >/dev/null 2>&1 || return 1
+	base=${CTXLS_RELEASE_URL:-https://github.com/ctxls/ctxls/releases/download/$version}
+	name=ctxls_${version}_linux_${arch}.tar.gz
+	dir=$tmpbase/ctxls-release-$version
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	curl -fsSL --retry 2 --connect-timeout 10 -o "$dir/$name" "$base/$name" 2>/dev/null || return 1
+	curl -fsSL --retry 2 --connect-timeout 10 -o "$dir/SHA256SUMS" "$base/SHA256SUMS" 2>/dev/null ||
+		release_bad "$base/$name has no SHA256SUMS beside it: not installing an archive that cannot be verified"
+	grep -q "  $name\$" "$dir/SHA256SUMS" || release_bad "$base/SHA256SUMS does not list $name"
+	(cd "$dir" && grep "  $name\$" SHA256SUMS | sha256sum -c --quiet >/dev/null 2>&1) ||
+		release_bad "$base/$name does not match its checksum in SHA256SUMS"
+	tar -C "$dir" -xzf "$dir/$name" || release_bad "cannot unpack $name"
+	[ -x "$dir/ctxls_${version}_linux_${arch}/ctxls" ] || release_bad "$name has no ctxls binary"
+	log "installed the release archive $base/$name (checksum verified)"
+	echo "$dir/ctxls_${version}_linux_${arch}/ctxls"
+}
+
+# cmd_install_release: the release archive only (the action runs it before
+# deciding whether Go is needed); output release=true with ctxls-bin, or
+# release=false.
+cmd_install_release() {
+	local version=${CTXLS_VERSION:-${CTXLS_ACTION_REF:-}} bin rc=0
+	if [ -z "$version" ]; then
+		output release false
+		return 0
+	fi
+	bin=$(install_release "$version") || rc=$?
+	case $rc in
+	0)
+		output release true
+		output ctxls-bin "$bin"
+		if [ -n "${GITHUB_PATH:-}" ]; then
+			dirname "$bin" >>"$GITHUB_PATH"
+		fi
+		;;
+	1)
+		log "no release archive of $version for this runner"
+		output release false
+		;;
+	*) exit 1 ;;
+	esac
+}
+
 cmd_install() {
-	command -v go >/dev/null 2>&1 || die "go is not installed (actions/setup-go)"
-	export CGO_ENABLED=1 # tree-sitter
 	local version=${CTXLS_VERSION:-${CTXLS_ACTION_REF:-}}
+	if [ -n "$version" ]; then
+		local bin rc=0
+		bin=$(install_release "$version") || rc=$?
+		case $rc in
+		0)
+			output ctxls-bin "$bin"
+			if [ -n "${GITHUB_PATH:-}" ]; then
+				dirname "$bin" >>"$GITHUB_PATH"
+			fi
+			return 0
+			;;
+		1) log "no release archive of $version for this runner: building it with go install" ;;
+		*) exit 1 ;;
+		esac
+	fi
+	command -v go >/dev/null 2>&1 || die "go is not installed (actions/setup-go), and no release archive of ${version:-this action} was found"
+	export CGO_ENABLED=1 # tree-sitter
 	if [ -n "$version" ]; then
 		log "go install $module/cmd/ctxls@$version"
 		go install "$module/cmd/ctxls@$version" || die "go install $module/cmd/ctxls@$version failed"
@@ -356,9 +446,10 @@ EOF
 case ${1:-} in
 prepare) cmd_prepare ;;
 install) cmd_install ;;
+install-release) cmd_install_release ;;
 run) cmd_run ;;
 *)
-	echo "usage: review-bot.sh prepare|install|run (see the comment at its top)" >&2
+	echo "usage: review-bot.sh prepare|install|install-release|run (see the comment at its top)" >&2
 	exit 2
 	;;
 esac

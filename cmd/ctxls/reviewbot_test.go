@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -423,10 +425,36 @@ func checkActionWiring(t *testing.T, prep, run map[string]string) {
 			t.Errorf("action.yml sets %s, which review-bot.sh does not read", m[1])
 		}
 	}
-	for _, m := range regexp.MustCompile(`review-bot\.sh" (\w+)`).FindAllStringSubmatch(string(action), -1) {
+	for _, m := range regexp.MustCompile(`review-bot\.sh" ([\w-]+)`).FindAllStringSubmatch(string(action), -1) {
 		if !strings.Contains(string(script), "\n"+m[1]+") cmd_") {
 			t.Errorf("action.yml runs review-bot.sh %s, which the script does not have", m[1])
 		}
+	}
+}
+
+// writeReleaseArchive writes DIR/NAME.tar.gz holding NAME/ctxls (the
+// script text, executable) and DIR/SHA256SUMS listing it, as make dist
+// lays a release out.
+func writeReleaseArchive(t *testing.T, dir, name, script string) {
+	t.Helper()
+	src := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(src, name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, name, "ctxls"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("tar", "-C", src, "-czf", filepath.Join(dir, name+".tar.gz"), name).CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name+".tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	sums := fmt.Sprintf("%x  %s.tar.gz\n%x  other.tar.gz\n", sum, name, sha256.Sum256(nil))
+	if err := os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(sums), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -569,7 +597,9 @@ esac
 		t.Run(c.name, func(t *testing.T) {
 			os.Remove(calls)
 			out := filepath.Join(t.TempDir(), "out")
-			env := append([]string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH"), "GITHUB_OUTPUT=" + out, "GITHUB_PATH="}, c.env...)
+			// No release archive of that version: go install builds it.
+			env := append([]string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH"), "GITHUB_OUTPUT=" + out, "GITHUB_PATH=",
+				"CTXLS_RELEASE_URL=file://" + t.TempDir()}, c.env...)
 			run(t, t.TempDir(), env, "bash", script, "install")
 			b, _ := os.ReadFile(calls)
 			if got := strings.TrimSpace(string(b)); got != c.want {
@@ -580,6 +610,64 @@ esac
 			}
 		})
 	}
+	// A release: its archive for this machine, checked against the
+	// release's SHA256SUMS; go is not run. A tampered archive is refused,
+	// not installed and not replaced by a build.
+	t.Run("release archive", func(t *testing.T) {
+		if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
+			t.Skip("release archives are made for linux/amd64 and linux/arm64")
+		}
+		if _, err := exec.LookPath("curl"); err != nil {
+			t.Fatal("curl not installed: scripts/review-bot.sh needs it (apt-get install curl)")
+		}
+		rel := t.TempDir()
+		name := "ctxls_v1.2.3_linux_" + runtime.GOARCH
+		writeReleaseArchive(t, rel, name, "#!/bin/sh\necho ctxls v1.2.3\n")
+		for _, sub := range []string{"install", "install-release"} {
+			os.Remove(calls)
+			out, ghPath, tmp := filepath.Join(t.TempDir(), "out"), filepath.Join(t.TempDir(), "path"), t.TempDir()
+			run(t, t.TempDir(), []string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH"), "GITHUB_OUTPUT=" + out,
+				"GITHUB_PATH=" + ghPath, "RUNNER_TEMP=" + tmp, "CTXLS_VERSION=v1.2.3", "CTXLS_RELEASE_URL=file://" + rel}, "bash", script, sub)
+			if b, _ := os.ReadFile(calls); len(b) > 0 {
+				t.Errorf("%s: go was run for a release: %s", sub, b)
+			}
+			o := readOutputs(t, out)
+			bin := o["ctxls-bin"]
+			if bin == "" || !strings.HasPrefix(bin, tmp) {
+				t.Fatalf("%s: ctxls-bin output %q, want the unpacked archive's binary under %s", sub, bin, tmp)
+			}
+			if got := run(t, t.TempDir(), nil, bin); strings.TrimSpace(got) != "ctxls v1.2.3" {
+				t.Errorf("%s: the installed binary says %q", sub, got)
+			}
+			if p, _ := os.ReadFile(ghPath); strings.TrimSpace(string(p)) != filepath.Dir(bin) {
+				t.Errorf("%s: GITHUB_PATH got %q", sub, p)
+			}
+			if sub == "install-release" && o["release"] != "true" {
+				t.Errorf("install-release: release output %q", o["release"])
+			}
+		}
+		// Tampered: the archive no longer matches SHA256SUMS.
+		if err := os.WriteFile(filepath.Join(rel, name+".tar.gz"), []byte("not the archive"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(calls)
+		cmd := exec.Command("bash", script, "install")
+		cmd.Env = append(os.Environ(), "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"), "GITHUB_OUTPUT="+filepath.Join(t.TempDir(), "out"),
+			"GITHUB_PATH=", "GITHUB_ACTIONS=", "RUNNER_TEMP="+t.TempDir(), "CTXLS_VERSION=v1.2.3", "CTXLS_RELEASE_URL=file://"+rel)
+		if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "does not match its checksum") {
+			t.Errorf("a tampered archive: %v\n%s", err, b)
+		}
+		if b, _ := os.ReadFile(calls); len(b) > 0 {
+			t.Errorf("a tampered archive was replaced by a build: go %s", b)
+		}
+		// Not a release: install-release says so and installs nothing.
+		out := filepath.Join(t.TempDir(), "out")
+		run(t, t.TempDir(), []string{"GITHUB_OUTPUT=" + out, "GITHUB_PATH=", "RUNNER_TEMP=" + t.TempDir(), "CTXLS_VERSION=main",
+			"CTXLS_RELEASE_URL=file://" + t.TempDir()}, "bash", script, "install-release")
+		if o := readOutputs(t, out); o["release"] != "false" || o["ctxls-bin"] != "" {
+			t.Errorf("install-release of a branch: outputs %v", o)
+		}
+	})
 	t.Run("no version", func(t *testing.T) {
 		env := []string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH"), "CTXLS_VERSION=", "CTXLS_ACTION_REF=", "CTXLS_ACTION_PATH=" + t.TempDir(), "GITHUB_ACTIONS="}
 		cmd := exec.Command("bash", script, "install")

@@ -312,8 +312,16 @@ func (c stdioConn) Close() error {
 	return nil
 }
 
+// releaseVersion is set by a release build (make dist: -ldflags -X
+// main.releaseVersion=VERSION) and is then the version the binary names;
+// empty in any other build.
+var releaseVersion string
+
 // version is the module version the binary was built from.
 func version() string {
+	if releaseVersion != "" {
+		return releaseVersion
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"

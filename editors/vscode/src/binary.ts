@@ -1,8 +1,11 @@
-// Finding the ctxls binary: the "ctxls.path" setting, else "ctxls" on PATH.
-// No vscode import.
+// Finding the ctxls binary: the "ctxls.path" setting, else the binary a
+// platform-specific package of the extension carries (bin/ctxls, made by
+// make dist), else "ctxls" on PATH. No vscode import.
 import * as fs from "node:fs";
 import * as path from "node:path";
 
+// INSTALL_COMMAND builds ctxls from source; the platform-specific
+// extension packages carry it instead (make dist).
 export const INSTALL_COMMAND = "go install github.com/ctxls/ctxls/cmd/ctxls@latest";
 
 export type BinaryLookup =
@@ -23,18 +26,22 @@ function isExecutableFile(p: string, platform: NodeJS.Platform): boolean {
 
 /**
  * findBinary resolves the server binary. SETTING is the "ctxls.path" value:
- * empty means "ctxls"; a bare name is looked up on PATH (with PATHEXT on
- * Windows); a path (absolute, or relative to WORKSPACE) is used as it is.
- * When nothing executable is found, message says what was looked for and
- * how to install ctxls.
+ * a bare name is looked up on PATH (with PATHEXT on Windows); a path
+ * (absolute, or relative to WORKSPACE) is used as it is. Empty means the
+ * binary the extension carries (BUNDLED, when it is an executable file),
+ * else "ctxls" on PATH. When nothing executable is found, message says
+ * what was looked for and how to install ctxls.
  */
 export function findBinary(
   setting: string | undefined,
   env: NodeJS.ProcessEnv,
   platform: NodeJS.Platform = process.platform,
   workspace?: string,
+  bundled?: string,
 ): BinaryLookup {
-  const name = setting && setting.trim() !== "" ? setting.trim() : "ctxls";
+  const explicit = setting !== undefined && setting.trim() !== "";
+  if (!explicit && bundled && isExecutableFile(bundled, platform)) return { found: true, path: bundled };
+  const name = explicit ? setting.trim() : "ctxls";
   const expanded = name.startsWith("~/") && env.HOME ? path.join(env.HOME, name.slice(2)) : name;
   const exts = platform === "win32" ? (env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").concat([""]) : [""];
   if (expanded.includes("/") || (platform === "win32" && expanded.includes("\\"))) {
@@ -57,7 +64,8 @@ export function findBinary(
 function missingMessage(what: string): string {
   return (
     `ctxls: the server binary cannot be started: ${what}. ` +
-    `Install it with \`${INSTALL_COMMAND}\` (needs Go and gcc: ctxls uses cgo), ` +
-    `then make sure it is on PATH or set "ctxls.path" to the binary.`
+    `Install this extension's package for your platform (ctxls-linux-x64-….vsix, which carries the server; ` +
+    `make dist in a ctxls checkout builds it), or build ctxls with \`${INSTALL_COMMAND}\` (needs Go and gcc: ctxls uses cgo) ` +
+    `and make sure it is on PATH or set "ctxls.path" to the binary.`
   );
 }

@@ -131,7 +131,14 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   render();
   const cfg = vscode.workspace.getConfiguration(SECTION);
   const ws = vscode.workspace.workspaceFolders?.[0]?.uri;
-  const bin = findBinary(cfg.get<string>("path"), process.env, process.platform, ws?.scheme === "file" ? ws.fsPath : undefined);
+  const bundled = path.join(context.extensionPath, "bin", process.platform === "win32" ? "ctxls.exe" : "ctxls");
+  const bin = findBinary(
+    cfg.get<string>("path"),
+    process.env,
+    process.platform,
+    ws?.scheme === "file" ? ws.fsPath : undefined,
+    bundled,
+  );
   if (!bin.found) {
     status.failed(bin.message);
     render();

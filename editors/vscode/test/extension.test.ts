@@ -26,7 +26,7 @@ const ext = require("../src/extension") as typeof import("../src/extension");
 
 let tmp = "";
 let ws = "";
-const context = { subscriptions: [] as { dispose(): unknown }[] };
+const context = { subscriptions: [] as { dispose(): unknown }[], extensionPath: path.join(__dirname, "..", "..") };
 
 function cli(...args: string[]): string {
   return execFileSync(bin, ["assemble", "--root", ws, ...args], {

@@ -141,6 +141,16 @@ test("the binary: from PATH, from the setting, and a message with the install co
     const notExec = findBinary(path.join(dir, "notexec"), { PATH: dir }, "linux");
     assert.equal(notExec.found, false);
     assert.match(notExec.found ? "" : notExec.message, /ctxls\.path/);
+    // The binary a platform-specific package carries comes before PATH,
+    // the setting before both; a bundled file that is not executable is
+    // passed over.
+    const carried = path.join(dir, "carried");
+    fs.writeFileSync(carried, "#!/bin/sh\n", { mode: 0o755 });
+    assert.deepEqual(findBinary("", { PATH: dir }, "linux", undefined, carried), { found: true, path: carried });
+    assert.deepEqual(findBinary(undefined, { PATH: "" }, "linux", undefined, carried), { found: true, path: carried });
+    assert.deepEqual(findBinary(bin, { PATH: "" }, "linux", undefined, carried), { found: true, path: bin });
+    assert.deepEqual(findBinary("", { PATH: dir }, "linux", undefined, path.join(dir, "notexec")), { found: true, path: bin });
+    assert.deepEqual(findBinary("", { PATH: dir }, "linux", undefined, path.join(dir, "absent")), { found: true, path: bin });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

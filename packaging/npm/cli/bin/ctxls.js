@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// ctxls's npm launcher: runs the ctxls binary that npm installed for this
+// machine (the optional dependency @ctxls/cli-<os>-<cpu>, as esbuild and
+// biome ship theirs), or the one $CTXLS_BINARY names, with this process's
+// arguments, standard streams and exit status: `npx -y @ctxls/cli mcp`
+// is an MCP server over stdio.
+"use strict";
+const { spawn } = require("node:child_process");
+const fs = require("node:fs");
+const path = require("node:path");
+
+function binary() {
+  if (process.env.CTXLS_BINARY) return process.env.CTXLS_BINARY;
+  const pkg = `@ctxls/cli-${process.platform}-${process.arch}`;
+  let dir;
+  try {
+    dir = path.dirname(require.resolve(`${pkg}/package.json`));
+  } catch {
+    process.stderr.write(
+      `ctxls: no ctxls binary for ${process.platform}-${process.arch}: the package ${pkg} is not installed ` +
+        `(npm leaves optional dependencies out for other platforms, or with --omit=optional). ` +
+        `Set CTXLS_BINARY to a ctxls binary, or build one from source (README: "Install").\n`,
+    );
+    process.exit(1);
+  }
+  const bin = path.join(dir, "bin", "ctxls");
+  try {
+    fs.accessSync(bin, fs.constants.X_OK);
+  } catch {
+    try {
+      fs.chmodSync(bin, 0o755); // a tarball unpacked without its modes
+    } catch {
+      // spawn reports it
+    }
+  }
+  return bin;
+}
+
+const bin = binary();
+const child = spawn(bin, process.argv.slice(2), { stdio: "inherit" });
+const signals = ["SIGINT", "SIGTERM", "SIGHUP"];
+for (const sig of signals) process.on(sig, () => child.kill(sig));
+child.on("error", (e) => {
+  process.stderr.write(`ctxls: cannot start ${bin}: ${e.message}\n`);
+  process.exit(1);
+});
+child.on("exit", (code, signal) => {
+  if (signal) {
+    for (const sig of signals) process.removeAllListeners(sig);
+    process.kill(process.pid, signal);
+    return;
+  }
+  process.exit(code ?? 1);
+});
