@@ -36,8 +36,11 @@ export interface Host {
   askHandle(): Promise<string | undefined>;
   /** Lets the user pick one of ITEMS; undefined when the user cancels. */
   pick(items: PickItem[]): Promise<PickItem | undefined>;
-  /** Opens CONTENT as a new untitled document in LANGUAGE beside the active editor. */
-  openDocument(content: string, language: string): Promise<void>;
+  /**
+   * Shows CONTENT (in LANGUAGE) in the context view: one read-only
+   * document, titled TITLE (what was asked), reused by every command.
+   */
+  openDocument(content: string, language: string, title: string): Promise<void>;
   copy(text: string): Promise<void>;
   info(message: string): void;
   warn(message: string): void;
@@ -98,6 +101,16 @@ export function pickItems(omitted: Omitted[]): PickItem[] {
   }));
 }
 
+/**
+ * viewTitle is the context view's title for a request: PREFIX and the
+ * question (or handle) on one line, cut to 60 characters.
+ */
+export function viewTitle(text: string, prefix = "Context"): string {
+  const one = text.replace(/\s+/g, " ").trim();
+  const cut = one.length > 60 ? one.slice(0, 59).trimEnd() + "…" : one;
+  return cut === "" ? prefix : `${prefix}: ${cut}`;
+}
+
 export class Commands {
   /** The last context/assemble result: what "ctxls: Expand" offers. */
   last?: AssembleResult;
@@ -121,7 +134,7 @@ export class Commands {
       this.host.error(built.message);
       return undefined;
     }
-    return this.run(client, "ctxls: assembling context…", built.params);
+    return this.run(client, "ctxls: assembling context…", built.params, viewTitle(question));
   }
 
   /** ctxls: Assemble Context for Changes. */
@@ -145,7 +158,7 @@ export class Commands {
       this.host.info(built.message);
       return undefined;
     }
-    return this.run(client, "ctxls: assembling context for the changes…", built.params);
+    return this.run(client, "ctxls: assembling context for the changes…", built.params, "Context for the changes");
   }
 
   /**
@@ -168,7 +181,7 @@ export class Commands {
     if (h === undefined || h.trim() === "") return undefined;
     const params: ExpandParams = { handles: [h.trim()] };
     if (this.last) params.indexState = this.last.stats.indexState;
-    return this.run(client, `ctxls: expanding ${h.trim()}…`, params, EXPAND);
+    return this.run(client, `ctxls: expanding ${h.trim()}…`, params, viewTitle(h.trim(), "Expanded"), EXPAND);
   }
 
   private requireClient(): Requester | undefined {
@@ -181,6 +194,7 @@ export class Commands {
     client: Requester,
     title: string,
     params: AssembleParams | ExpandParams,
+    viewName: string,
     method: string = ASSEMBLE,
   ): Promise<AssembleResult | undefined> {
     let result: AssembleResult;
@@ -198,7 +212,7 @@ export class Commands {
       );
       return result;
     }
-    await this.host.openDocument(result.rendered, languageOfFormat(this.host.format()));
+    await this.host.openDocument(result.rendered, languageOfFormat(this.host.format()), viewName);
     await this.host.copy(result.rendered);
     this.host.info(summary(result));
     return result;

@@ -3,6 +3,7 @@
 // the commands' Host with the vscode API. The logic lives in modules that do
 // not import vscode (commands, params, settings, progress, binary, git).
 import * as path from "node:path";
+import * as readline from "node:readline";
 import * as vscode from "vscode";
 import {
   LanguageClient,
@@ -17,6 +18,8 @@ import { workingTreeDiff } from "./git";
 import type { EditorState } from "./params";
 import { IndexStatus, type ProgressValue } from "./progress";
 import { answerConfiguration, serverSettings } from "./settings";
+import { stderrLine } from "./log";
+import { ContextView, SCHEME } from "./view";
 
 const SECTION = "ctxls";
 
@@ -24,6 +27,7 @@ let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel | undefined;
 const status = new IndexStatus();
 let statusItem: vscode.StatusBarItem | undefined;
+const view = new ContextView();
 
 function settingsNow(resource?: vscode.Uri) {
   const cfg = vscode.workspace.getConfiguration(SECTION, resource);
@@ -97,9 +101,8 @@ const host: Host = {
       }),
     );
   },
-  async openDocument(content, language) {
-    const doc = await vscode.workspace.openTextDocument({ content, language });
-    await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+  openDocument(content, language, title) {
+    return view.show(content, language, title);
   },
   copy(text) {
     return Promise.resolve(vscode.env.clipboard.writeText(text));
@@ -124,6 +127,11 @@ function requester(): Requester | undefined {
     request: <R>(method: string, params: unknown, token?: unknown) =>
       c.sendRequest<R>(method, params, token as vscode.CancellationToken | undefined),
   };
+}
+
+/** readLines calls EACH with every line of INPUT. */
+function readLines(input: NodeJS.ReadableStream, each: (line: string) => void): void {
+  readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on("line", each);
 }
 
 async function start(context: vscode.ExtensionContext): Promise<void> {
@@ -160,6 +168,17 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: "file" }],
     outputChannel: output,
+    // The server's stderr at the right level (log.ts); its messages for
+    // the user come as window/logMessage.
+    stdioOptions: {
+      stdout: (input, channel) => readLines(input, (l) => channel.info(l)),
+      stderr: (input, channel) =>
+        readLines(input, (l) => {
+          const { level, text } = stderrLine(l);
+          if (level === "error") channel.error(text);
+          else channel.debug(text);
+        }),
+    },
     initializationOptions: settingsNow(),
     synchronize: { configurationSection: SECTION },
     middleware: {
@@ -212,7 +231,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   output = vscode.window.createOutputChannel("ctxls", { log: true });
   statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 10);
   statusItem.command = "ctxls.showOutput";
-  context.subscriptions.push(output, statusItem);
+  context.subscriptions.push(output, statusItem, view, vscode.workspace.registerTextDocumentContentProvider(SCHEME, view));
 
   const commands = new Commands(host, requester, workingTreeDiff);
   context.subscriptions.push(

@@ -69,6 +69,11 @@ test("activate registers every command of package.json and starts the server", a
   // The first index build is reported through $/progress, then the item says ready.
   await until("the status bar to say ready", () => item.text === "$(check) ctxls" && /ready \(/.test(item.tooltip));
   assert.match(item.tooltip, /^ctxls \S+: ready \(Indexing .*: \d+ files, \d+ chunks\)$/);
+  // The server's log reaches the channel at debug level, without Go's
+  // timestamp; nothing of a healthy start is logged as an error.
+  await until("the server's log", () => vscode.logged("debug").length > 0);
+  assert.deepEqual(vscode.logged("error"), []);
+  for (const l of vscode.logged("debug")) assert.doesNotMatch(l, /^ctxls: \d{4}\//, l);
 });
 
 test("ctxls: Assemble Context: the context of the question under the budget setting, beside the editor and on the clipboard", async () => {
@@ -81,7 +86,11 @@ test("ctxls: Assemble Context: the context of the question under the budget sett
   assert.equal(docs[0]!.language, "markdown");
   assert.equal(vscode.clipboard, docs[0]!.content);
   const shown = vscode.calls.find((c) => c[0] === "showTextDocument");
-  assert.deepEqual(shown?.[2], { viewColumn: -2, preview: false });
+  // The context view: a read-only virtual document (never asks to save),
+  // titled by the question, a preview tab beside the editor.
+  assert.deepEqual(shown?.[2], { viewColumn: -2, preview: true, preserveFocus: false });
+  assert.equal(docs[0]!.uri.scheme, "ctxls");
+  assert.equal(decodeURIComponent(docs[0]!.uri.path), `/Context: ${QUESTION}.md`);
   assert.match(vscode.messages("info").at(-1)!, /^ctxls: \d+\/300 tokens/);
 });
 
@@ -114,6 +123,12 @@ test("ctxls: Expand offers the last context's omitted handles", async () => {
   assert.ok(offered.length > 0);
   const docs = vscode.documents();
   assert.equal(docs.length, 1);
+  // The same view: shown in the column of the last result, replacing its
+  // preview tab — three commands, one context column.
+  const shown = vscode.calls.filter((c) => c[0] === "showTextDocument");
+  assert.deepEqual(shown.map((c) => c[2]), [{ viewColumn: 2, preview: true, preserveFocus: false }]);
+  assert.equal(vscode.visible.length, 1);
+  assert.equal(decodeURIComponent(docs[0]!.uri.path), `/Expanded: ${offered[0]!.handle}.md`.replace(/\//g, (m, i) => (i === 0 ? m : "∕")));
   const [p, lines] = offered[0]!.handle.split("#L");
   const [a, b] = lines!.split("-").map(Number);
   const want = fs.readFileSync(path.join(ws, p!), "utf8").split("\n").slice(a! - 1, b);

@@ -37,6 +37,12 @@ export class Uri {
   static file(p: string): Uri {
     return new Uri(pathToFileURL(p).href);
   }
+  static from(c: { scheme: string; path: string; query?: string }): Uri {
+    const u = new URL(`${c.scheme}:/x`);
+    u.pathname = c.path;
+    if (c.query) u.search = c.query;
+    return new Uri(u.href);
+  }
   toString(): string {
     return this.text;
   }
@@ -62,6 +68,29 @@ export function editor(uri: Uri, text: string, start: Pos, end: Pos = start): an
 
 export type Call = [kind: string, ...args: any[]];
 
+/** vscode.EventEmitter as the extension uses it. */
+export class EventEmitter<T> {
+  private listeners: ((e: T) => void)[] = [];
+  readonly event = (l: (e: T) => void) => {
+    this.listeners.push(l);
+    return { dispose: () => (this.listeners = this.listeners.filter((x) => x !== l)) };
+  };
+  fire(e: T): void {
+    for (const l of this.listeners) l(e);
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
+/** A document opened from a content provider (the context view). */
+export interface VirtualDoc {
+  uri: Uri;
+  content: string;
+  language: string;
+  languageId: string;
+}
+
 /** The stand-in's state: what tests set and what they read. */
 export class FakeVscode {
   calls: Call[] = [];
@@ -74,6 +103,10 @@ export class FakeVscode {
   inputBox: (options: any) => string | undefined = () => undefined;
   quickPick: (items: any[]) => any = () => undefined;
   clipboard = "";
+  /** The content providers registered, by scheme. */
+  providers = new Map<string, { provideTextDocumentContent(u: Uri): string }>();
+  /** The editors shown (showTextDocument), as window.visibleTextEditors. */
+  visible: { document: VirtualDoc; viewColumn: number }[] = [];
   readonly module: any;
 
   constructor() {
@@ -86,10 +119,10 @@ export class FakeVscode {
       logLevel: 2,
       appendLine: record("output"),
       append: record("output"),
-      info: record("output"),
-      warn: record("output"),
-      error: record("output"),
-      debug() {},
+      info: record("log:info"),
+      warn: record("log:warn"),
+      error: record("log:error"),
+      debug: record("log:debug"),
       trace() {},
       show() {},
       hide() {},
@@ -118,16 +151,32 @@ export class FakeVscode {
       onDidSaveTextDocument: noEvent,
       onWillSaveTextDocument: noEvent,
       onDidChangeWorkspaceFolders: noEvent,
-      openTextDocument: async (o: { content: string; language: string }) => {
-        this.calls.push(["openTextDocument", o]);
-        return o;
+      registerTextDocumentContentProvider: (scheme: string, p: { provideTextDocumentContent(u: Uri): string }) => {
+        this.providers.set(scheme, p);
+        return { dispose: () => this.providers.delete(scheme) };
+      },
+      openTextDocument: async (u: Uri) => {
+        const p = this.providers.get(u.scheme);
+        if (!p) throw new Error(`no content provider for ${u.toString()}`);
+        const content = p.provideTextDocumentContent(u);
+        const doc: VirtualDoc = { uri: u, content, language: "plaintext", languageId: "plaintext" };
+        this.calls.push(["openTextDocument", doc]);
+        return doc;
+      },
+    });
+    const languages = withFallback("languages", {
+      setTextDocumentLanguage: async (doc: VirtualDoc, language: string) => {
+        doc.language = doc.languageId = language;
+        return doc;
       },
     });
     const window = withFallback("window", {
       get activeTextEditor() {
         return fake.activeTextEditor;
       },
-      visibleTextEditors: [],
+      get visibleTextEditors() {
+        return fake.visible;
+      },
       onDidChangeActiveTextEditor: noEvent,
       onDidChangeVisibleTextEditors: noEvent,
       createOutputChannel: () => channel,
@@ -136,8 +185,12 @@ export class FakeVscode {
         this.statusItems.push(item);
         return item;
       },
-      showTextDocument: async (doc: unknown, options: unknown) => {
+      showTextDocument: async (doc: VirtualDoc, options: { viewColumn: number }) => {
         this.calls.push(["showTextDocument", doc, options]);
+        // A preview tab in that column: it replaces the one shown there.
+        const column = options.viewColumn === -2 ? 2 : options.viewColumn;
+        this.visible = this.visible.filter((e) => e.viewColumn !== column);
+        this.visible.push({ document: doc, viewColumn: column });
       },
       showErrorMessage: async (m: string, ...items: string[]) => {
         this.calls.push(["error", m, ...items]);
@@ -178,7 +231,9 @@ export class FakeVscode {
     this.module = withFallback("vscode", {
       version: "1.91.0",
       Uri,
+      EventEmitter,
       workspace,
+      languages,
       window,
       commands,
       env,
@@ -201,11 +256,16 @@ export class FakeVscode {
     };
   }
 
+  /** logged returns what was logged to the output channel at LEVEL. */
+  logged(level: "error" | "warn" | "info" | "debug"): string[] {
+    return this.calls.filter((c) => c[0] === "log:" + level).map((c) => String(c[1]));
+  }
+
   messages(kind: "error" | "warn" | "info"): string[] {
     return this.calls.filter((c) => c[0] === kind).map((c) => String(c[1]));
   }
 
-  documents(): { content: string; language: string }[] {
+  documents(): VirtualDoc[] {
     return this.calls.filter((c) => c[0] === "openTextDocument").map((c) => c[1]);
   }
 }

@@ -110,7 +110,7 @@ after(async () => {
 });
 
 class EditorStandIn implements Host {
-  docs: { content: string; language: string }[] = [];
+  docs: { content: string; language: string; title: string }[] = [];
   clipboard = "";
   messages: { level: string; text: string }[] = [];
   asked: string[] = [];
@@ -123,7 +123,7 @@ class EditorStandIn implements Host {
   async askQuestion(initial: string) { this.asked.push(initial); return this.answer; }
   async askHandle() { return this.answer; }
   async pick(items: PickItem[]) { this.offered.push(items); return this.choose(items); }
-  async openDocument(content: string, language: string) { this.docs.push({ content, language }); }
+  async openDocument(content: string, language: string, title: string) { this.docs.push({ content, language, title }); }
   async copy(text: string) { this.clipboard = text; }
   info(text: string) { this.messages.push({ level: "info", text }); }
   warn(text: string) { this.messages.push({ level: "warn", text }); }

@@ -7,7 +7,8 @@ import * as path from "node:path";
 import { test } from "node:test";
 
 import { findBinary, INSTALL_COMMAND } from "../src/binary";
-import { Commands, describeError, summary, type Host, type PickItem } from "../src/commands";
+import { Commands, describeError, summary, viewTitle, type Host, type PickItem } from "../src/commands";
+import { stderrLine } from "../src/log";
 import { assembleParams, diffParams, focusOf, prefill, PREFILL_LIMIT, type EditorState } from "../src/params";
 import { IndexStatus } from "../src/progress";
 import type { AssembleResult } from "../src/protocol";
@@ -204,7 +205,7 @@ test("summary says the size, what was left out and whether the index was complet
 
 /** A Host that records what the commands did. */
 class RecordingHost implements Host {
-  docs: { content: string; language: string }[] = [];
+  docs: { content: string; language: string; title: string }[] = [];
   clipboard = "";
   messages: { level: string; text: string }[] = [];
   asked: string[] = [];
@@ -216,7 +217,7 @@ class RecordingHost implements Host {
   async askQuestion(initial: string) { this.asked.push(initial); return this.answer; }
   async askHandle() { return this.answer; }
   async pick(items: PickItem[]) { this.picked.push(items); return items[0]; }
-  async openDocument(content: string, language: string) { this.docs.push({ content, language }); }
+  async openDocument(content: string, language: string, title: string) { this.docs.push({ content, language, title }); }
   async copy(text: string) { this.clipboard = text; }
   info(text: string) { this.messages.push({ level: "info", text }); }
   warn(text: string) { this.messages.push({ level: "warn", text }); }
@@ -256,5 +257,27 @@ test("commands: expand offers the last result's omitted list and sends its index
   assert.deepEqual(h.picked[0]?.map((i) => i.handle), ["cart/cart.go#L1-9"]);
   assert.deepEqual(sent[1], ["context/expand", { handles: ["cart/cart.go#L1-9"], indexState: "s1" }]);
   assert.equal(h.docs.length, 2);
+  assert.equal(h.docs[1]!.title, "Expanded: cart/cart.go#L1-9");
   assert.equal(h.clipboard, result().rendered);
+});
+
+test("the server's stderr: log lines at debug without Go's timestamp, anything else (a panic) an error", () => {
+  assert.deepEqual(stderrLine("ctxls: 2026/11/27 01:02:03.456789 index: full build of /w: no index"), {
+    level: "debug",
+    text: "index: full build of /w: no index",
+  });
+  assert.deepEqual(stderrLine("ctxls serve: 2026/11/27 01:02:03 listening"), { level: "debug", text: "listening" });
+  assert.deepEqual(stderrLine("panic: runtime error: index out of range"), {
+    level: "error",
+    text: "panic: runtime error: index out of range",
+  });
+  assert.equal(stderrLine("goroutine 1 [running]:").level, "error");
+});
+
+test("the context view's title: what was asked, on one line, cut to 60 characters", () => {
+  assert.equal(viewTitle("how are\n  ranges merged?"), "Context: how are ranges merged?");
+  assert.equal(viewTitle(""), "Context");
+  const long = viewTitle("x".repeat(100));
+  assert.equal(long, "Context: " + "x".repeat(59) + "…");
+  assert.equal(viewTitle("a#L1-2", "Expanded"), "Expanded: a#L1-2");
 });

@@ -1,0 +1,47 @@
+// The context view: every command's result in one read-only document
+// (a virtual document of the "ctxls" scheme, so closing it never asks to
+// save), titled by what was asked, shown in the column where the last one
+// is — or beside the editor the first time — as a preview tab, which the
+// next result replaces instead of adding a column.
+import * as vscode from "vscode";
+
+export const SCHEME = "ctxls";
+
+/** How many results the provider keeps (open tabs of older ones re-read them). */
+const KEEP = 8;
+
+export class ContextView implements vscode.TextDocumentContentProvider {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private readonly texts = new Map<string, string>();
+  private seq = 0;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? "(this ctxls result is no longer kept: run the command again)";
+  }
+
+  /** show puts CONTENT (in LANGUAGE) in the view, titled TITLE. */
+  async show(content: string, language: string, title: string): Promise<void> {
+    this.seq++;
+    const ext = language === "markdown" ? ".md" : language === "xml" ? ".xml" : language === "json" ? ".json" : "";
+    // The tab's title is the path's last segment: no slash in it. The
+    // query keeps two results with the same title apart.
+    const name = title.replace(/[/\\]/g, "∕") + ext;
+    const uri = vscode.Uri.from({ scheme: SCHEME, path: "/" + name, query: String(this.seq) });
+    this.texts.set(uri.toString(), content);
+    while (this.texts.size > KEEP) this.texts.delete(this.texts.keys().next().value as string);
+    let doc = await vscode.workspace.openTextDocument(uri);
+    if (doc.languageId !== language) doc = await vscode.languages.setTextDocumentLanguage(doc, language);
+    const shown = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === SCHEME);
+    await vscode.window.showTextDocument(doc, {
+      viewColumn: shown?.viewColumn ?? vscode.ViewColumn.Beside,
+      preview: true,
+      preserveFocus: false,
+    });
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.texts.clear();
+  }
+}
