@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -1058,7 +1059,14 @@ func (x *Index) Close() error {
 	}
 	x.emptyLocked()
 	if x.bidx != nil {
-		errs = append(errs, x.bidx.Close())
+		err := closeStore(x.bidx, cmp.Or(x.set.storeCloseWait, storeCloseWait))
+		if errors.Is(err, errStoreStuck) && x.gen != "" && !x.private {
+			// Its next open must not trust it: without the marker it is
+			// built again.
+			x.set.Logf("index: %v: the next open rebuilds %s", err, x.gen)
+			err = errors.Join(err, removeMarker(x.gen))
+		}
+		errs = append(errs, err)
 		x.bidx = nil
 	}
 	if x.private && x.dir != "" {

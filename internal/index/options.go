@@ -108,6 +108,9 @@ type Options struct {
 	// bleveExtra overrides bleve (scorch) configuration; for tests and
 	// benchmarks.
 	bleveExtra map[string]any
+	// storeCloseWait bounds how long Close waits for bleve's store to
+	// close (0: 30 s; see closeStore); for tests.
+	storeCloseWait time.Duration
 }
 
 // Progress reports how far a build or refresh has come.

@@ -235,6 +235,32 @@ func (x *Index) rebuildInMemory(ctx context.Context, gen, reason string, cause e
 	return x.fullBuild(ctx, "", reason+"; in memory: the cache directory cannot be written")
 }
 
+// storeCloseWait is how long Close waits for bleve's store to close.
+const storeCloseWait = 30 * time.Second
+
+// errStoreStuck: bleve's store did not close in time.
+var errStoreStuck = errors.New("the index store did not close (its write lock is held: a damaged store)")
+
+// closeStore closes bidx, waiting at most wait. bleve's Close ends by
+// closing the bolt database, which waits for its write lock; scorch's
+// persister recovers from a panic of bbolt (a root.bolt damaged in a way
+// its open did not notice) without releasing a write transaction, so
+// that lock is held for ever and Close never returns — seen as a ctxls
+// assemble that answered, then hung. Past wait the close is left to
+// finish (or not) on its own goroutine and errStoreStuck is returned.
+func closeStore(bidx bleve.Index, wait time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- bidx.Close() }()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return errStoreStuck
+	}
+}
+
 // verifySegments checks, on a goroutine of its own, the checksum every
 // bleve segment file of generation gen carries in its last 4 bytes (zap's
 // footer: the CRC-32 (IEEE) of the bytes before it), and sends the first

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -483,5 +484,55 @@ func TestCheckedSegmentsRecord(t *testing.T) {
 	}
 	if readChecked(liveGen(t, opts.CacheDir)) != nil {
 		t.Error("a damaged record was read")
+	}
+}
+
+// stuckStore is a bleve index whose Close does not return until released,
+// as bleve's does when scorch's persister recovered from a bbolt panic
+// with the bolt write lock held.
+type stuckStore struct {
+	store
+	release chan struct{}
+}
+
+// store names bleve.Index so that stuckStore can embed it (its field may
+// not be called Index: that is one of its methods).
+type store = bleve.Index
+
+func (s stuckStore) Close() error {
+	<-s.release
+	return s.store.Close()
+}
+
+// A store whose close never returns does not hang Close: it gives up
+// after the wait with an error, and the generation loses its completeness
+// marker, so that the next open builds the index again instead of
+// trusting that store.
+func TestCloseStuckStore(t *testing.T) {
+	opts := testOptions(t)
+	opts.storeCloseWait = 200 * time.Millisecond
+	x, root := openFixture(t, opts)
+	gen := x.gen
+	release := make(chan struct{})
+	defer close(release)
+	x.mu.Lock()
+	x.bidx = stuckStore{x.bidx, release}
+	x.mu.Unlock()
+	start := time.Now()
+	err := x.Close()
+	if !errors.Is(err, errStoreStuck) {
+		t.Fatalf("Close of a stuck store: %v, want errStoreStuck", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %v", d)
+	}
+	if _, err := os.Stat(filepath.Join(gen, completeName)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the completeness marker is still there (%v)", err)
+	}
+	release <- struct{}{} // let the old store close before the directory is reused
+	y := mustOpen(t, root, opts)
+	defer y.Close()
+	if st := y.Stats(); st.Mode != "build" {
+		t.Errorf("the next open: mode %q (%s), want a build", st.Mode, st.Reason)
 	}
 }
