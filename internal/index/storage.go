@@ -242,12 +242,13 @@ const storeCloseWait = 30 * time.Second
 var errStoreStuck = errors.New("the index store did not close (its write lock is held: a damaged store)")
 
 // closeStore closes bidx, waiting at most wait. bleve's Close ends by
-// closing the bolt database, which waits for its write lock; scorch's
-// persister recovers from a panic of bbolt (a root.bolt damaged in a way
-// its open did not notice) without releasing a write transaction, so
-// that lock is held for ever and Close never returns — seen as a ctxls
-// assemble that answered, then hung. Past wait the close is left to
-// finish (or not) on its own goroutine and errStoreStuck is returned.
+// closing the bolt database, which waits for its write lock; on a damaged
+// root.bolt that lock was seen held for ever with no goroutine inside
+// bbolt — most likely a write transaction that scorch's persister, which
+// recovers panics, abandoned when bbolt panicked — and Close never
+// returned: a ctxls assemble that answered, then hung. Past wait the
+// close is left to finish (or not) on its own goroutine and errStoreStuck
+// is returned.
 func closeStore(bidx bleve.Index, wait time.Duration) error {
 	done := make(chan error, 1)
 	go func() { done <- bidx.Close() }()
