@@ -49,14 +49,20 @@ set -euo pipefail
 
 module=github.com/ctxls/ctxls
 
-die() {
+# fail STATUS MESSAGE…: says MESSAGE (as a GitHub error annotation in an
+# action) and exits with STATUS; die is fail 1.
+fail() {
+	local status=$1
+	shift
 	if [ "${GITHUB_ACTIONS:-}" = true ]; then
 		echo "::error title=ctxls::$*" >&2
 	else
 		echo "review-bot: $*" >&2
 	fi
-	exit 1
+	exit "$status"
 }
+
+die() { fail 1 "$@"; }
 
 log() { echo "review-bot: $*" >&2; }
 
@@ -178,14 +184,7 @@ cmd_prepare() {
 # when the release has no such archive (a branch or a commit is not a
 # release); exits 2, saying why, when the archive cannot be trusted (no
 # checksum, a mismatch) or unpacked.
-release_bad() {
-	if [ "${GITHUB_ACTIONS:-}" = true ]; then
-		echo "::error title=ctxls::$*" >&2
-	else
-		echo "review-bot: $*" >&2
-	fi
-	exit 2
-}
+release_bad() { fail 2 "$@"; }
 
 install_release() {
 	local version=$1 arch base name dir

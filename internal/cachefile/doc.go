@@ -3,5 +3,7 @@
 // followed by its SHA-256, written atomically (a temporary file renamed
 // over the old one), so that a reader sees the old file or the new one,
 // and a damaged or truncated one is detected and computed again rather
-// than trusted.
+// than trusted. Record files (WriteRecords, ReadRecords, Record) are the
+// same for lists of small binary records framed by a magic string and a
+// CRC-32C.
 package cachefile

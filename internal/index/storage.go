@@ -308,8 +308,8 @@ func verifySegments(gen string) <-chan error {
 }
 
 // checkedName is the record of a generation's verified segments:
-// "CTXLSCK1", then n × (uvarint len, name, varint size, inode, mtime and
-// ctime in Unix ns), then a CRC-32C of everything before.
+// "CTXLSCK1", then n × (name, varint size, inode, mtime and ctime in Unix
+// ns), then a CRC-32C of everything before (cachefile.WriteRecords).
 const (
 	checkedName  = "CHECKED"
 	checkedMagic = "CTXLSCK1"
@@ -332,49 +332,33 @@ func statSegment(path string) (segmentStat, bool) {
 // readChecked reads generation gen's record of verified segments (nil:
 // none, or damaged).
 func readChecked(gen string) map[string]segmentStat {
-	b, err := os.ReadFile(filepath.Join(gen, checkedName))
-	if err != nil || len(b) < len(checkedMagic)+4 || string(b[:len(checkedMagic)]) != checkedMagic {
+	body := cachefile.ReadRecords(filepath.Join(gen, checkedName), checkedMagic)
+	if body == nil {
 		return nil
 	}
-	body := b[:len(b)-4]
-	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
-		return nil
-	}
-	r := body[len(checkedMagic):]
+	r := cachefile.Record{B: body}
 	m := map[string]segmentStat{}
-	for len(r) > 0 {
-		n, k := binary.Uvarint(r)
-		if k <= 0 || n > uint64(len(r)-k) {
-			return nil
-		}
-		name := string(r[k : k+int(n)])
-		r = r[k+int(n):]
-		var v [4]int64
-		for i := range v {
-			x, k := binary.Varint(r)
-			if k <= 0 {
-				return nil
-			}
-			v[i], r = x, r[k:]
-		}
-		m[name] = segmentStat{v[0], v[1], v[2], v[3]}
+	for r.More() {
+		name := r.String()
+		m[name] = segmentStat{r.Varint(), r.Varint(), r.Varint(), r.Varint()}
+	}
+	if r.Err != nil {
+		return nil
 	}
 	return m
 }
 
 // writeChecked writes generation gen's record of verified segments.
 func writeChecked(gen string, m map[string]segmentStat) error {
-	b := []byte(checkedMagic)
+	var b []byte
 	for _, name := range slices.Sorted(maps.Keys(m)) {
 		st := m[name]
-		b = binary.AppendUvarint(b, uint64(len(name)))
-		b = append(b, name...)
+		b = cachefile.AppendString(b, name)
 		for _, x := range []int64{st.size, st.ino, st.mtime, st.ctime} {
 			b = binary.AppendVarint(b, x)
 		}
 	}
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
-	return cachefile.Write(filepath.Join(gen, checkedName), b)
+	return cachefile.WriteRecords(filepath.Join(gen, checkedName), checkedMagic, b)
 }
 
 // verifySegment checks one segment file's checksum.

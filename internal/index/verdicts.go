@@ -2,9 +2,8 @@ package index
 
 import (
 	"encoding/binary"
-	"errors"
-	"hash/crc32"
-	"os"
+	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"time"
@@ -22,9 +21,9 @@ import (
 // or damaged, the walk judges those files again, and it is rewritten
 // whenever a listing's verdicts differ from it.
 //
-//	magic "CTXLSSK1", then n × (uvarint len, path, uvarint len, reason,
-//	uvarint len, detail, varint size, varint mtime in Unix ns), then a
-//	4-byte little-endian CRC-32C of everything before.
+//	magic "CTXLSSK1", then n × (path, reason, detail, varint size, varint
+//	mtime in Unix ns), strings length-prefixed, then a CRC-32C of
+//	everything before (cachefile.WriteRecords).
 const (
 	verdictsName  = "SKIPPED"
 	verdictsMagic = "CTXLSSK1"
@@ -74,51 +73,18 @@ func (v verdicts) equal(w verdicts) bool {
 // readVerdicts reads the verdicts file of generation gen; nil when there
 // is none or it is damaged.
 func readVerdicts(gen string) verdicts {
-	b, err := os.ReadFile(filepath.Join(gen, verdictsName))
-	if err != nil || len(b) < len(verdictsMagic)+4 || string(b[:len(verdictsMagic)]) != verdictsMagic {
+	body := cachefile.ReadRecords(filepath.Join(gen, verdictsName), verdictsMagic)
+	if body == nil {
 		return nil
 	}
-	body := b[:len(b)-4]
-	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
-		return nil
-	}
-	r := body[len(verdictsMagic):]
-	bad := false
-	uv := func() uint64 {
-		x, n := binary.Uvarint(r)
-		if n <= 0 {
-			bad = true
-			return 0
-		}
-		r = r[n:]
-		return x
-	}
-	sv := func() int64 {
-		x, n := binary.Varint(r)
-		if n <= 0 {
-			bad = true
-			return 0
-		}
-		r = r[n:]
-		return x
-	}
-	str := func() string {
-		n := uv()
-		if bad || n > uint64(len(r)) {
-			bad = true
-			return ""
-		}
-		s := string(r[:n])
-		r = r[n:]
-		return s
-	}
+	r := cachefile.Record{B: body}
 	v := verdicts{}
-	for len(r) > 0 && !bad {
-		p, reason, detail := str(), str(), str()
-		size, mtime := sv(), sv()
+	for r.More() {
+		p, reason, detail := r.String(), r.String(), r.String()
+		size, mtime := r.Varint(), r.Varint()
 		v[p] = verdict{reason, detail, size, mtime}
 	}
-	if bad {
+	if r.Err != nil {
 		return nil
 	}
 	return v
@@ -127,27 +93,17 @@ func readVerdicts(gen string) verdicts {
 // writeVerdicts writes v as generation gen's verdicts file (atomically:
 // a temporary file renamed).
 func writeVerdicts(gen string, v verdicts) error {
-	paths := make([]string, 0, len(v))
-	for p := range v {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	b := []byte(verdictsMagic)
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	for _, p := range paths {
+	var b []byte
+	for _, p := range slices.Sorted(maps.Keys(v)) {
 		d := v[p]
-		str(p)
-		str(d.reason)
-		str(d.detail)
+		b = cachefile.AppendString(b, p)
+		b = cachefile.AppendString(b, d.reason)
+		b = cachefile.AppendString(b, d.detail)
 		b = binary.AppendVarint(b, d.size)
 		b = binary.AppendVarint(b, d.mtime)
 	}
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
-	if err := cachefile.Write(filepath.Join(gen, verdictsName), b); err != nil {
-		return errors.Join(errors.New("keep the content verdicts"), err)
+	if err := cachefile.WriteRecords(filepath.Join(gen, verdictsName), verdictsMagic, b); err != nil {
+		return fmt.Errorf("keep the content verdicts: %w", err)
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"hash/crc32"
 	"math"
 	"unsafe"
+
+	"github.com/ctxls/ctxls/internal/cachefile"
 )
 
 // The cache file (CacheFile) is laid out so that opening it decodes only
@@ -131,69 +133,20 @@ func appendCodes(b []byte, codes []int8) []byte {
 // appendFileTable encodes each file's path, content hash, number of
 // chunks and term counts (and with hashes, its chunks' tracking hashes).
 func appendFileTable(b []byte, paths []string, files []*fileVecs, hashes bool) []byte {
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
 	for i, p := range paths {
 		f := files[i]
-		str(p)
-		str(f.Hash)
+		b = cachefile.AppendString(b, p)
+		b = cachefile.AppendString(b, f.Hash)
 		b = binary.AppendUvarint(b, uint64(len(f.Scales)))
 		b = binary.AppendVarint(b, int64(f.Tokens))
 		b = binary.AppendVarint(b, int64(f.OOV))
 		if hashes {
 			for _, h := range f.Hashes {
-				str(h)
+				b = cachefile.AppendString(b, h)
 			}
 		}
 	}
 	return b
-}
-
-// fileTable decodes appendFileTable's encoding.
-type fileTable struct {
-	b   []byte
-	err error
-}
-
-func (t *fileTable) more() bool { return t.err == nil && len(t.b) > 0 }
-
-func (t *fileTable) uvarint() uint64 {
-	if t.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(t.b)
-	if n <= 0 {
-		t.err = errors.New("bad file table")
-		return 0
-	}
-	t.b = t.b[n:]
-	return v
-}
-
-func (t *fileTable) varint() int64 {
-	if t.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(t.b)
-	if n <= 0 {
-		t.err = errors.New("bad file table")
-		return 0
-	}
-	t.b = t.b[n:]
-	return v
-}
-
-func (t *fileTable) str() string {
-	n := t.uvarint()
-	if t.err != nil || n > uint64(len(t.b)) {
-		t.err = errors.New("bad file table")
-		return ""
-	}
-	s := string(t.b[:n])
-	t.b = t.b[n:]
-	return s
 }
 
 // decodeStore opens the store of a cache file's bytes, held by src: the
@@ -249,20 +202,20 @@ func decodeStore(src *mapped) (*Store, error) {
 		}
 		s.model = m.index()
 	}
-	t := fileTable{b: h.Files}
-	for t.more() {
-		p, hash, n := t.str(), t.str(), t.uvarint()
-		f := &fileVecs{Hash: hash, Tokens: int32(t.varint()), OOV: int32(t.varint()), src: src}
+	t := cachefile.Record{B: h.Files}
+	for t.More() {
+		p, hash, n := t.String(), t.String(), t.Uvarint()
+		f := &fileVecs{Hash: hash, Tokens: int32(t.Varint()), OOV: int32(t.Varint()), src: src}
 		if h.Endpoint != "" {
 			f.Hashes = make([]string, 0, min(n, 1<<16))
 			for range n {
-				if f.Hashes = append(f.Hashes, t.str()); t.err != nil {
+				if f.Hashes = append(f.Hashes, t.String()); t.Err != nil {
 					break
 				}
 			}
 		}
 		var ok bool
-		if f.Vecs, f.Scales, ok = take(n); !ok || t.err != nil {
+		if f.Vecs, f.Scales, ok = take(n); !ok || t.Err != nil {
 			return nil, fmt.Errorf("vector cache: %s: bad vectors", p)
 		}
 		if len(s.paths) > 0 && p <= s.paths[len(s.paths)-1] {
@@ -274,7 +227,7 @@ func decodeStore(src *mapped) (*Store, error) {
 		s.tokens += int64(f.Tokens)
 		s.oov += int64(f.OOV)
 	}
-	if t.err != nil || next != nvec {
+	if t.Err != nil || next != nvec {
 		return nil, errors.New("vector cache: tables disagree")
 	}
 	return s, nil
