@@ -31,6 +31,12 @@ import (
 //	    COMPLETE            marker (JSON), written last; removed before an
 //	                        incremental change touches bleve, rewritten by
 //	                        the next checkpoint
+//	    SKIPPED             files left out for their content, with their
+//	                        size and mtime (verdicts.go; advisory)
+//	    CHECKED             bleve segments whose checksum passed, with their
+//	                        stat (storage.go; advisory)
+//	<dir>/history.v2        the git history channel's cache (package history)
+//	<dir>/semantic.v2       the vector store (package semantic, vecfile.go)
 //
 // A full build writes a new generation next to the live one and switches
 // CURRENT to it with an atomic rename once its marker is written; older
