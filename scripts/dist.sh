@@ -90,6 +90,17 @@ run_binary() {
 # npm's names: node's process.platform and process.arch.
 npm_cpu() { case $1 in amd64) echo x64 ;; *) echo "$1" ;; esac }
 
+# The VS Code extension, compiled once; each platform's package adds its
+# binary as bin/ctxls.
+ext=
+if [ "${DIST_VSIX:-1}" != 0 ]; then
+	ext=$work/vscode
+	mkdir -p "$ext/bin"
+	(cd editors/vscode && git ls-files -z | xargs -0 -I{} cp --parents {} "$ext/")
+	(cd "$ext" && npm ci --no-audit --no-fund --loglevel=error >/dev/null && npx tsc -p .) ||
+		die "the VS Code extension does not build"
+fi
+
 for t in $targets; do
 	os=${t%/*}
 	arch=${t#*/}
@@ -123,19 +134,11 @@ for t in $targets; do
 	optional="${optional:+$optional,}\"@ctxls/cli-$os-$cpu\":\"$npmversion\""
 
 	# The VS Code extension for this platform, with the binary inside.
-	if [ "${DIST_VSIX:-1}" != 0 ]; then
-		ext=$work/vscode-$os-$cpu
-		mkdir -p "$ext"
-		(cd editors/vscode && git ls-files -z | xargs -0 -I{} cp --parents {} "$ext/")
-		mkdir -p "$ext/bin"
+	if [ -n "$ext" ]; then
 		cp "$work/$name/ctxls" "$ext/bin/ctxls"
-		(
-			cd "$ext"
-			npm ci --no-audit --no-fund --loglevel=error >/dev/null
-			npx tsc -p .
-			npx vsce package --no-git-tag-version --no-update-package-json --skip-license --allow-missing-repository \
-				--target "$os-$cpu" -o "$OLDPWD/$out/ctxls-$os-$cpu-$npmversion.vsix" "$npmversion" >/dev/null
-		) || die "$t: the VS Code package failed"
+		(cd "$ext" && npx vsce package --no-git-tag-version --no-update-package-json --skip-license --allow-missing-repository \
+			--target "$os-$cpu" -o "$OLDPWD/$out/ctxls-$os-$cpu-$npmversion.vsix" "$npmversion" >/dev/null) ||
+			die "$t: the VS Code package failed"
 	fi
 done
 

@@ -212,48 +212,46 @@ install_release() {
 	echo "$dir/ctxls_${version}_linux_${arch}/ctxls"
 }
 
+# use_bin BIN: BIN is the ctxls to run: the ctxls-bin output, and its
+# directory on the runner's PATH.
+use_bin() {
+	output ctxls-bin "$1"
+	if [ -n "${GITHUB_PATH:-}" ]; then
+		dirname "$1" >>"$GITHUB_PATH"
+	fi
+}
+
+# try_release VERSION: installs VERSION's release archive and uses it
+# (install_release); fails (1) when there is none, exits when it cannot
+# be trusted.
+try_release() {
+	local bin rc=0
+	bin=$(install_release "$1") || rc=$?
+	case $rc in
+	0) use_bin "$bin" ;;
+	1) return 1 ;;
+	*) exit 1 ;;
+	esac
+}
+
 # cmd_install_release: the release archive only (the action runs it before
 # deciding whether Go is needed); output release=true with ctxls-bin, or
 # release=false.
 cmd_install_release() {
-	local version=${CTXLS_VERSION:-${CTXLS_ACTION_REF:-}} bin rc=0
-	if [ -z "$version" ]; then
-		output release false
+	local version=${CTXLS_VERSION:-${CTXLS_ACTION_REF:-}}
+	if [ -n "$version" ] && try_release "$version"; then
+		output release true
 		return 0
 	fi
-	bin=$(install_release "$version") || rc=$?
-	case $rc in
-	0)
-		output release true
-		output ctxls-bin "$bin"
-		if [ -n "${GITHUB_PATH:-}" ]; then
-			dirname "$bin" >>"$GITHUB_PATH"
-		fi
-		;;
-	1)
-		log "no release archive of $version for this runner"
-		output release false
-		;;
-	*) exit 1 ;;
-	esac
+	[ -z "$version" ] || log "no release archive of $version for this runner"
+	output release false
 }
 
 cmd_install() {
 	local version=${CTXLS_VERSION:-${CTXLS_ACTION_REF:-}}
 	if [ -n "$version" ]; then
-		local bin rc=0
-		bin=$(install_release "$version") || rc=$?
-		case $rc in
-		0)
-			output ctxls-bin "$bin"
-			if [ -n "${GITHUB_PATH:-}" ]; then
-				dirname "$bin" >>"$GITHUB_PATH"
-			fi
-			return 0
-			;;
-		1) log "no release archive of $version for this runner: building it with go install" ;;
-		*) exit 1 ;;
-		esac
+		try_release "$version" && return 0
+		log "no release archive of $version for this runner: building it with go install"
 	fi
 	command -v go >/dev/null 2>&1 || die "go is not installed (actions/setup-go), and no release archive of ${version:-this action} was found"
 	export CGO_ENABLED=1 # tree-sitter
@@ -271,10 +269,7 @@ cmd_install() {
 	local bin
 	bin="$(gobin)/ctxls"
 	[ -x "$bin" ] || die "go install left no $bin"
-	output ctxls-bin "$bin"
-	if [ -n "${GITHUB_PATH:-}" ]; then
-		dirname "$bin" >>"$GITHUB_PATH"
-	fi
+	use_bin "$bin"
 }
 
 # ignore_in_repo keeps a directory of the script's inside the repository

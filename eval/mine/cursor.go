@@ -109,17 +109,11 @@ func mineOrdered(ctx context.Context, g Git, name, task, rev string, want int, e
 }
 
 func examineCursor(ctx context.Context, g Git, o CursorOptions, c *Commit) (*eval.Case, error) {
-	if len(c.Parents) != 1 || IsBot(c.Author) || IsVersionBump(c.Subject()) || IsMechanical(c.Subject()) {
-		return nil, nil
-	}
-	parent := c.Parents[0]
-	changes, err := g.Changes(ctx, parent, c.SHA)
-	if err != nil {
+	changes, skip, err := minable(ctx, g, c, o.MaxFiles)
+	if err != nil || skip != "" {
 		return nil, err
 	}
-	if len(changes) > o.MaxFiles {
-		return nil, nil
-	}
+	parent := c.Parents[0]
 	var code []string
 	for _, ch := range changes {
 		if ch.Status != 'A' && ch.Status != 'M' || ch.Submodule {

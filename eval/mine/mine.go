@@ -155,9 +155,10 @@ func Sample(cs []eval.Case, n int) []eval.Case {
 	return s
 }
 
-// Examine decides what cases commit c gives: none (with the reason), a
-// query case, a diff case or both.
-func Examine(ctx context.Context, g Git, o Options, c *Commit) ([]eval.Case, string, error) {
+// minable returns the changes of commit c, or why c is no case of any
+// task (skip): a merge or root commit, a bot's, a version bump, a
+// mechanical change (by its subject), or more than maxFiles files.
+func minable(ctx context.Context, g Git, c *Commit, maxFiles int) (changes []Change, skip string, err error) {
 	if len(c.Parents) != 1 {
 		return nil, "merge or root", nil
 	}
@@ -170,14 +171,24 @@ func Examine(ctx context.Context, g Git, o Options, c *Commit) ([]eval.Case, str
 	case IsMechanical(subject):
 		return nil, "mechanical", nil
 	}
-	parent := c.Parents[0]
-	changes, err := g.Changes(ctx, parent, c.SHA)
+	changes, err = g.Changes(ctx, c.Parents[0], c.SHA)
 	if err != nil {
 		return nil, "", err
 	}
-	if len(changes) > o.MaxFiles {
+	if len(changes) > maxFiles {
 		return nil, "huge", nil
 	}
+	return changes, "", nil
+}
+
+// Examine decides what cases commit c gives: none (with the reason), a
+// query case, a diff case or both.
+func Examine(ctx context.Context, g Git, o Options, c *Commit) ([]eval.Case, string, error) {
+	changes, skip, err := minable(ctx, g, c, o.MaxFiles)
+	if err != nil || skip != "" {
+		return nil, skip, err
+	}
+	parent, subject := c.Parents[0], c.Subject()
 	var srcPaths []string
 	tests, docs := 0, 0
 	for _, ch := range changes {

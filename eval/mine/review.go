@@ -62,17 +62,11 @@ func MineReview(ctx context.Context, g Git, o ReviewOptions) ([]eval.Case, int, 
 }
 
 func examineReview(ctx context.Context, g Git, o ReviewOptions, c *Commit) (*eval.Case, error) {
-	if len(c.Parents) != 1 || IsBot(c.Author) || IsVersionBump(c.Subject()) || IsMechanical(c.Subject()) {
-		return nil, nil
-	}
-	parent := c.Parents[0]
-	changes, err := g.Changes(ctx, parent, c.SHA)
-	if err != nil {
+	changes, skip, err := minable(ctx, g, c, o.MaxFiles)
+	if err != nil || skip != "" {
 		return nil, err
 	}
-	if len(changes) > o.MaxFiles {
-		return nil, nil
-	}
+	parent := c.Parents[0]
 	var src []string
 	for _, ch := range changes {
 		if ch.Status == 'M' && !ch.Submodule && Classify(ch.Path) == Source && path.Ext(ch.Path) == ".go" {

@@ -1,11 +1,10 @@
 package mine
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/ctxls/ctxls/eval"
+	"github.com/ctxls/ctxls/internal/history/historytest"
 	"github.com/ctxls/ctxls/internal/ranges"
 )
 
@@ -13,7 +12,6 @@ import (
 // the gold is the three call sites and the declarations the changed lines
 // use — not builtins, locals, parameters or other modules' names.
 func TestReviewGold(t *testing.T) {
-	root := t.TempDir()
 	files := map[string]string{
 		"go.mod": "module example.com/m\n\ngo 1.22\n",
 		"ranges/ranges.go": `package ranges
@@ -42,15 +40,7 @@ func Normalize(rs []Range) []Range {
 		"c/c.go":      "package c\n\nimport r \"example.com/m/ranges\"\n\nvar C = r.Normalize\n",
 		"c/c_test.go": "package c\n\nimport \"example.com/m/ranges\"\n\nfunc T() { ranges.Normalize(nil) }\n",
 	}
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := historytest.Write(t, files)
 	// The guard: lines 14-16 of ranges.go are the change.
 	gold, err := ReviewGold(root, map[string][]ranges.Range{"ranges/ranges.go": {{Start: 14, End: 16}}})
 	if err != nil {

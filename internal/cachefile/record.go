@@ -57,25 +57,17 @@ var errBadRecord = errors.New("bad record")
 func (r *Record) More() bool { return r.Err == nil && len(r.B) > 0 }
 
 // Uvarint reads an unsigned varint.
-func (r *Record) Uvarint() uint64 {
-	if r.Err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.B)
-	if n <= 0 {
-		r.Err = errBadRecord
-		return 0
-	}
-	r.B = r.B[n:]
-	return v
-}
+func (r *Record) Uvarint() uint64 { return readVarint(r, binary.Uvarint) }
 
 // Varint reads a signed varint.
-func (r *Record) Varint() int64 {
+func (r *Record) Varint() int64 { return readVarint(r, binary.Varint) }
+
+// readVarint reads one varint with decode (binary.Uvarint or Varint).
+func readVarint[T uint64 | int64](r *Record, decode func([]byte) (T, int)) T {
 	if r.Err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.B)
+	v, n := decode(r.B)
 	if n <= 0 {
 		r.Err = errBadRecord
 		return 0

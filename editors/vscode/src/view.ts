@@ -10,9 +10,9 @@ export const SCHEME = "ctxls";
 /** How many results the provider keeps (open tabs of older ones re-read them). */
 const KEEP = 8;
 
+// Each result has a URI of its own, so a shown document never changes:
+// the provider needs no onDidChange.
 export class ContextView implements vscode.TextDocumentContentProvider {
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.changed.event;
   private readonly texts = new Map<string, string>();
   private seq = 0;
 
@@ -41,7 +41,6 @@ export class ContextView implements vscode.TextDocumentContentProvider {
   }
 
   dispose(): void {
-    this.changed.dispose();
     this.texts.clear();
   }
 }

@@ -68,21 +68,6 @@ export function editor(uri: Uri, text: string, start: Pos, end: Pos = start): an
 
 export type Call = [kind: string, ...args: any[]];
 
-/** vscode.EventEmitter as the extension uses it. */
-export class EventEmitter<T> {
-  private listeners: ((e: T) => void)[] = [];
-  readonly event = (l: (e: T) => void) => {
-    this.listeners.push(l);
-    return { dispose: () => (this.listeners = this.listeners.filter((x) => x !== l)) };
-  };
-  fire(e: T): void {
-    for (const l of this.listeners) l(e);
-  }
-  dispose(): void {
-    this.listeners = [];
-  }
-}
-
 /** A document opened from a content provider (the context view). */
 export interface VirtualDoc {
   uri: Uri;
@@ -231,7 +216,6 @@ export class FakeVscode {
     this.module = withFallback("vscode", {
       version: "1.91.0",
       Uri,
-      EventEmitter,
       workspace,
       languages,
       window,
