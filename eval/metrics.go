@@ -42,12 +42,15 @@ type Score struct {
 	// LineRecall is the share of gold lines in the context.
 	LineRecall float64 `json:"lineRecall"`
 	// MRR is 1/rank of the first part (in rendered order) of a gold file,
-	// 0 when no part is.
+	// 0 when no part is. A part that shows a line the request refers to
+	// and no gold line (a diff's changed lines, the cursor's line) is the
+	// request restated, not an answer: it is not ranked.
 	MRR float64 `json:"mrr"`
 }
 
-// ScoreParts scores parts (in rendered order) against gold.
-func ScoreParts(gold []GoldFile, parts []Part) Score {
+// ScoreParts scores parts (in rendered order) against gold; request are
+// the lines the request itself refers to (Case.RequestLines).
+func ScoreParts(gold, request []GoldFile, parts []Part) Score {
 	shown := map[string][]ranges.Range{}
 	for _, p := range parts {
 		shown[p.Path] = ranges.Union(shown[p.Path], ranges.Normalize(p.Ranges, math.MaxInt32))
@@ -74,13 +77,34 @@ func ScoreParts(gold []GoldFile, parts []Part) Score {
 	if lines > 0 {
 		s.LineRecall = float64(linesHit) / float64(lines)
 	}
-	for i, p := range parts {
-		if goldSet[p.Path] && ranges.Total(ranges.Normalize(p.Ranges, math.MaxInt32)) > 0 {
-			s.MRR = 1 / float64(i+1)
+	goldLines, requestLines := linesByPath(gold), linesByPath(request)
+	rank := 0
+	for _, p := range parts {
+		shown := ranges.Normalize(p.Ranges, math.MaxInt32)
+		if shows(requestLines[p.Path], shown) && !shows(goldLines[p.Path], shown) {
+			continue
+		}
+		rank++
+		if goldSet[p.Path] && ranges.Total(shown) > 0 {
+			s.MRR = 1 / float64(rank)
 			break
 		}
 	}
 	return s
+}
+
+// linesByPath unites the lines of each file of fs.
+func linesByPath(fs []GoldFile) map[string][]ranges.Range {
+	out := map[string][]ranges.Range{}
+	for _, g := range fs {
+		out[g.Path] = ranges.Union(out[g.Path], ranges.Normalize(g.Lines, math.MaxInt32))
+	}
+	return out
+}
+
+// shows reports whether shown holds any of lines.
+func shows(lines, shown []ranges.Range) bool {
+	return ranges.Total(ranges.Intersect(lines, shown)) > 0
 }
 
 // Noise is the share of the parts' tokens in parts that show no gold line
@@ -88,14 +112,11 @@ func ScoreParts(gold []GoldFile, parts []Part) Score {
 // context a reader gets that neither the task's answer nor the request
 // accounts for.
 func Noise(parts []Part, gold, request []GoldFile) float64 {
-	refer := map[string][]ranges.Range{}
-	for _, g := range append(slices.Clone(gold), request...) {
-		refer[g.Path] = ranges.Union(refer[g.Path], ranges.Normalize(g.Lines, math.MaxInt32))
-	}
+	refer := linesByPath(append(slices.Clone(gold), request...))
 	noise, total := 0, 0
 	for _, p := range parts {
 		total += p.Tokens
-		if ranges.Total(ranges.Intersect(refer[p.Path], ranges.Normalize(p.Ranges, math.MaxInt32))) == 0 {
+		if !shows(refer[p.Path], ranges.Normalize(p.Ranges, math.MaxInt32)) {
 			noise += p.Tokens
 		}
 	}
@@ -120,6 +141,10 @@ type Result struct {
 	// OwnShare (diff task) is the share of the context's part tokens
 	// spent on the diff's own file.
 	OwnShare float64 `json:"ownShare,omitempty"`
+	// FalseMatches (ctxls, with the repeat check) counts the parts that
+	// only reference channels brought through a name that cannot refer
+	// to them (FalseMatches).
+	FalseMatches int `json:"falseMatches,omitempty"`
 	// CursorShown (cursor task) is 1 when the cursor's line is in the
 	// context.
 	CursorShown float64 `json:"cursorShown,omitempty"`

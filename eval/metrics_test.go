@@ -35,10 +35,31 @@ func TestScoreParts(t *testing.T) {
 		{"an empty part is not a part of the file", []Part{{Path: "a.go"}, {Path: "b.go", Ranges: rs("1-9")}},
 			Score{FileRecall: 0.5, LineRecall: 1.0 / 11, MRR: 0.5}},
 	} {
-		got := ScoreParts(gold, tc.parts)
+		got := ScoreParts(gold, nil, tc.parts)
 		if !near(got.FileRecall, tc.want.FileRecall) || got.AllFiles != tc.want.AllFiles ||
 			!near(got.LineRecall, tc.want.LineRecall) || !near(got.MRR, tc.want.MRR) {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestScorePartsRequestNotRanked: a part showing only the request's own
+// lines (a diff's changed lines) is the request restated and takes no
+// rank; one that shows a gold line too does.
+func TestScorePartsRequestNotRanked(t *testing.T) {
+	gold := []GoldFile{{Path: "a.go", Lines: rs("10")}, {Path: "d.go", Lines: rs("40")}}
+	request := []GoldFile{{Path: "d.go", Lines: rs("5-8")}}
+	for _, tc := range []struct {
+		name  string
+		parts []Part
+		want  float64
+	}{
+		{"changed lines first", []Part{{Path: "d.go", Ranges: rs("1-20")}, {Path: "a.go", Ranges: rs("10")}}, 1},
+		{"changed lines and a gold line", []Part{{Path: "d.go", Ranges: rs("1-45")}, {Path: "a.go", Ranges: rs("10")}}, 1},
+		{"the rest of the diff's file ranks", []Part{{Path: "d.go", Ranges: rs("5")}, {Path: "x.go", Ranges: rs("1")}, {Path: "a.go", Ranges: rs("10")}}, 0.5},
+	} {
+		if got := ScoreParts(gold, request, tc.parts).MRR; !near(got, tc.want) {
+			t.Errorf("%s: MRR = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -213,6 +213,13 @@ func Report(w io.Writer, results []Result, full, base string) {
 		}
 		fmt.Fprintf(w, "\n### %s task: overall\n\n", titleCase(task))
 		table(w, overall, false)
+		fmt.Fprintf(w, "\nParts only a name that cannot refer to them brought (a builtin's name the request never writes after a '.', a word the diff writes only in comments or strings; checked on every ctxls request):")
+		for _, s := range overall {
+			if s.System == full {
+				fmt.Fprintf(w, " %s@%d %d in %d of %d contexts;", s.System, s.Budget, s.FalseMatches, s.FalseContexts, s.N)
+			}
+		}
+		fmt.Fprintln(w)
 		if task == TaskDiff {
 			fmt.Fprintf(w, "\nShare of the context's tokens spent on the diff's own file (never gold):")
 			for _, s := range overall {

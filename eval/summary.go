@@ -23,6 +23,8 @@ type Summary struct {
 	OwnShare           float64 // diff task: mean share of tokens on the diff's own file
 	CursorShown        float64 // cursor task: share of contexts showing the cursor's line
 	Noise              float64 // mean share of the context's tokens in parts neither the gold nor the request refers to
+	FalseMatches       int     // parts brought only through a name that cannot refer to them (FalseMatches), in all
+	FalseContexts      int     // contexts holding such a part
 	Errors             int
 	P50, P95           float64 // latency, ms
 }
@@ -58,6 +60,10 @@ func Summarize(results []Result, perRepo bool) []Summary {
 			s.OwnShare += r.OwnShare
 			s.CursorShown += r.CursorShown
 			s.Noise += r.Noise
+			s.FalseMatches += r.FalseMatches
+			if r.FalseMatches > 0 {
+				s.FalseContexts++
+			}
 			if r.Over {
 				s.OverShare++
 			}

@@ -480,19 +480,23 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 	var out []eval.Result
 	for _, r := range t.runs(c) {
 		res := eval.Result{Case: c.ID, Repo: c.Repo, Task: c.Task, System: r.system, Budget: r.budget}
-		parts, rendered, lat, expl, err := t.labeledRequest(ctx, c, r, "request")
+		parts, rendered, lat, expl, err := t.labeledRequest(ctx, c, r, "request", t.cfg.Explain && r.system == SystemCtxls)
 		res.LatencyMs = float64(lat.Microseconds()) / 1000
 		if err == nil && t.cfg.RepeatCheck && r.system == SystemCtxls {
-			if _, again, _, _, err2 := t.labeledRequest(ctx, c, r, "repeat"); err2 != nil {
+			// The second run explains itself (which must not change a
+			// byte): the false-match check reads its channels.
+			if _, again, _, why, err2 := t.labeledRequest(ctx, c, r, "repeat", true); err2 != nil {
 				err = fmt.Errorf("second run: %w", err2)
 			} else if again != rendered {
 				err = errors.New("not deterministic: a second run of the same request rendered other bytes")
+			} else {
+				res.FalseMatches = eval.FalseMatches(c, why)
 			}
 		}
 		if err != nil {
 			res.Error = err.Error()
 		} else {
-			res.Score = eval.ScoreParts(c.Gold, parts)
+			res.Score = eval.ScoreParts(c.Gold, c.RequestLines(), parts)
 			res.Noise = eval.Noise(parts, c.Gold, c.RequestLines())
 			res.Tokens = t.counter.Count(rendered)
 			res.Over = res.Tokens > r.budget
@@ -528,17 +532,17 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 // labeledRequest is request with the profiler's labels system, phase and repo
 // set, so that a CPU profile of a run (eval/cmd/run -cpuprofile) can be
 // cut to the requests alone, or to the first of each.
-func (t *tree) labeledRequest(ctx context.Context, c *eval.Case, r run, phase string) (parts []eval.Part, rendered string, lat time.Duration, expl []retrieve.Explanation, err error) {
+func (t *tree) labeledRequest(ctx context.Context, c *eval.Case, r run, phase string, explain bool) (parts []eval.Part, rendered string, lat time.Duration, expl []retrieve.Explanation, err error) {
 	pprof.Do(ctx, pprof.Labels("system", r.system, "phase", phase, "repo", c.Repo), func(ctx context.Context) {
-		parts, rendered, lat, expl, err = t.request(ctx, c, r)
+		parts, rendered, lat, expl, err = t.request(ctx, c, r, explain)
 	})
 	return parts, rendered, lat, expl, err
 }
 
 // request runs one system on one case and returns the context's parts in
-// rendered order, the rendered text, the request's latency and, for ctxls
-// with Config.Explain, its explanation.
-func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.Part, rendered string, lat time.Duration, expl []retrieve.Explanation, err error) {
+// rendered order, the rendered text, the request's latency and, for an
+// engine's request with explain, its explanation.
+func (t *tree) request(ctx context.Context, c *eval.Case, r run, explain bool) (parts []eval.Part, rendered string, lat time.Duration, expl []retrieve.Explanation, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
@@ -585,7 +589,7 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run) (parts []eval.P
 			cands, t.snap, t.counter)
 	default:
 		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights, History: t.hist, Semantic: t.sem,
-			Explain: t.cfg.Explain && r.system == SystemCtxls}
+			Explain: explain}
 		switch c.Task {
 		case eval.TaskReview:
 			req.Diff = c.Diff

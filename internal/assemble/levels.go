@@ -90,6 +90,11 @@ func reducedOptions(c *cand, rs []ranges.Range, hitContext int, withReference bo
 		if len(keep) == 0 || ranges.Total(keep) >= total {
 			return
 		}
+		if c.Reserve != "" && len(c.Hits) > 0 && !slices.ContainsFunc(c.Hits, func(h int) bool { return ranges.ContainsLine(keep, h) }) {
+			// A reserved part (the cursor's, a changed unit) is about its
+			// hit lines: without them it says nothing.
+			return
+		}
 		if n := len(out); n > 0 && ranges.Equal(out[n-1].rs, keep) {
 			return
 		}

@@ -26,6 +26,7 @@ type draft struct {
 	body         string
 	bodyTokens   int
 	reserve      string
+	lead         bool
 }
 
 func (d *draft) path() string { return d.file.path }
@@ -51,7 +52,7 @@ type packer struct {
 // draftFor builds the part that shows c's lines rs at a level.
 func (a *assembly) draftFor(c *cand, o option, span ranges.Range) *draft {
 	d := &draft{file: c.file, lang: c.Language, rs: o.rs, span: span, level: o.level, score: c.Score,
-		shown: []*cand{c}, sources: c.Sources, symbol: c.Symbol, kind: c.Kind, trackingHash: c.TrackingHash, reserve: c.Reserve}
+		shown: []*cand{c}, sources: c.Sources, symbol: c.Symbol, kind: c.Kind, trackingHash: c.TrackingHash, reserve: c.Reserve, lead: c.Lead}
 	if o.level == LevelOutline {
 		d.kind = "outline"
 	}
@@ -384,15 +385,19 @@ func renderOrder(parts []*draft, s Strategy) []*draft {
 	if s == ByScore {
 		return out
 	}
+	// Leading parts (Candidate.Lead) first; the rest of their files goes
+	// where its own scores put it.
+	lead := slices.DeleteFunc(slices.Clone(out), func(d *draft) bool { return !d.lead })
+	rest := slices.DeleteFunc(out, func(d *draft) bool { return d.lead })
 	var files []string
 	byFile := map[string][]*draft{}
-	for _, d := range out {
+	for _, d := range rest {
 		if _, ok := byFile[d.path()]; !ok {
 			files = append(files, d.path())
 		}
 		byFile[d.path()] = append(byFile[d.path()], d)
 	}
-	out = out[:0]
+	out = lead
 	if s == Interleaved {
 		for round := 0; len(out) < len(parts); round++ {
 			for _, f := range files {

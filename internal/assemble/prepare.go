@@ -135,6 +135,7 @@ func (a *assembly) mergeSameID(prev *cand, c Candidate, rs []ranges.Range) {
 	prev.Kind = minNonEmpty(prev.Kind, c.Kind)
 	prev.TrackingHash = minNonEmpty(prev.TrackingHash, c.TrackingHash)
 	prev.Reserve = minNonEmpty(prev.Reserve, c.Reserve)
+	prev.Lead = prev.Lead || c.Lead
 	if prev.Signature.Empty() || (!c.Signature.Empty() && ranges.Compare(c.Signature, prev.Signature) < 0) {
 		prev.Signature = c.Signature
 	}

@@ -312,3 +312,37 @@ func TestHandlesRoundTrip(t *testing.T) {
 		t.Error("ParseHandle(a.go) accepted")
 	}
 }
+
+// TestLeadingParts: a leading part renders first, and the rest of its
+// file goes where its own best score puts it.
+func TestLeadingParts(t *testing.T) {
+	files := MapFiles{"a.go": numbered(100), "d.go": numbered(100)}
+	cs := []Candidate{
+		{Path: "a.go", Ranges: rr(1, 5), Score: 0.9},
+		{Path: "d.go", Ranges: rr(50, 55), Score: 0.1, Reserve: "changed", Lead: true, Hits: []int{52}},
+		{Path: "d.go", Ranges: rr(80, 82), Score: 0.2},
+	}
+	req := Request{Budget: Budget{MaxTokens: 400, Reserves: map[string]int{"changed": 100}}, Policy: DefaultPolicy()}
+	var got []string
+	for _, p := range run(t, req, cs, files).Parts {
+		got = append(got, fmt.Sprintf("%s:%d", p.Path, p.Ranges[0].Start))
+	}
+	if want := []string{"d.go:50", "a.go:1", "d.go:80"}; !slices.Equal(got, want) {
+		t.Errorf("render order = %v, want %v", got, want)
+	}
+}
+
+// TestReservedPartKeepsHits: a reserved part that cannot show a hit line
+// is not reduced to its declaration (a changed unit's signature alone says
+// nothing about the change).
+func TestReservedPartKeepsHits(t *testing.T) {
+	files := MapFiles{"d.go": numbered(200)}
+	cs := []Candidate{{Path: "d.go", Ranges: rr(1, 150), Score: 1, Reserve: "changed",
+		Signature: ranges.Range{Start: 1, End: 1}, Hits: []int{100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110}}}
+	req := Request{Budget: Budget{MaxTokens: 30, Reserves: map[string]int{"changed": 30}}, Policy: DefaultPolicy()}
+	for _, p := range run(t, req, cs, files).Parts {
+		if !slices.ContainsFunc(cs[0].Hits, func(h int) bool { return ranges.ContainsLine(p.Ranges, h) }) {
+			t.Errorf("a reserved part without its hit lines: %+v", p)
+		}
+	}
+}

@@ -138,6 +138,11 @@ type Candidate struct {
 	Tokens int
 	// Reserve names the Budget.Reserves entry this candidate draws from.
 	Reserve string
+	// Lead renders the candidate's part before every other (grouped and
+	// interleaved orders), apart from its file's other parts, which go
+	// where their own scores put them: what the request is about (a
+	// diff's changed code), not the best of the rest.
+	Lead bool
 }
 
 // Files gives the current text of a file by path.

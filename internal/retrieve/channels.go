@@ -394,6 +394,7 @@ func (r *run) nearestNames(encl chunk.Chunk, text string) []nearName {
 // define and the definitions they use — what a reviewer needs to see.
 func (r *run) diff(files []FileDiff) []index.ChunkID {
 	var touched []index.ChunkID
+	r.diffChanged = map[index.ChunkID][]int{}
 	for _, fd := range files {
 		if fd.Path == "" {
 			continue
@@ -402,11 +403,15 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 			if c.Kind == chunk.KindHeader {
 				continue
 			}
+			var lines []int
 			for _, ch := range fd.Changed {
-				if ch.Start <= c.EndLine && c.StartLine <= ch.End {
-					touched = append(touched, c.ID)
-					break
+				for l := max(ch.Start, c.StartLine); l <= min(ch.End, c.EndLine); l++ {
+					lines = append(lines, l)
 				}
+			}
+			if len(lines) > 0 {
+				touched = append(touched, c.ID)
+				r.diffChanged[c.ID] = lines
 			}
 		}
 	}
@@ -415,9 +420,13 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 		seen[id] = true
 	}
 	var callers, used []index.ChunkID
+	r.callSites = map[index.ChunkID][]string{}
 	for _, id := range touched {
 		c, _ := r.snap.Chunk(id)
 		for _, u := range r.callersOf(c) {
+			if !slices.Contains(r.callSites[u], c.Symbol) {
+				r.callSites[u] = append(r.callSites[u], c.Symbol)
+			}
 			if !seen[u] {
 				seen[u] = true
 				callers = append(callers, u)
@@ -428,21 +437,25 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 	// bare name, a selector, a builtin and a comment follow (mayRefer):
 	// not every name of the changed units, whose bare `len(x)` met a
 	// method called len elsewhere.
+	var fields []index.ChunkID
 	for _, fd := range files {
 		if fd.Path != "" {
 			used = append(used, r.usedByChanges(fd, chunk.LanguageOf(fd.Path), 3, seen)...)
+			fields = append(fields, r.fieldsUsedBy(fd, namesOfLines(fd.Added), seen)...)
 		}
 	}
 	// What the change reaches (its callers, the definitions its lines
 	// use) is kept from the diff's own files' penalty (diffPriors): the
 	// reviewer has the changed lines, not the rest of their files.
 	r.diffReached = map[index.ChunkID]bool{}
-	for _, id := range append(slices.Clone(callers), used...) {
+	for _, id := range slices.Concat(callers, used, fields) {
 		r.diffReached[id] = true
 	}
-	// Other files first: the reviewer has the diff already.
-	out := append(callers, used...)
-	return append(out, touched...)
+	// Other files first: the reviewer has the diff already. The types
+	// whose fields the change selects are not ranked by it (measured: the
+	// diff task's file recall −0.006 at 2 000 tokens): where they are
+	// candidates anyway, they show those fields (fieldLines).
+	return slices.Concat(callers, used, touched)
 }
 
 // graph is a one-step personalized PageRank over the reference graph,

@@ -94,6 +94,36 @@ var goPredeclared = setOf("bool", "byte", "complex64", "complex128", "error", "f
 	"comparable", "iota", "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make",
 	"max", "min", "new", "panic", "print", "println", "real", "recover")
 
+// pyBuiltins are Python's builtin functions and types most often met as
+// a method's name elsewhere.
+var pyBuiltins = setOf("len", "str", "int", "float", "bool", "list", "dict", "set", "tuple", "type", "print",
+	"range", "repr", "hash", "iter", "next", "open", "format", "min", "max", "sum", "sorted", "map", "filter", "zip", "any", "all")
+
+// IsBuiltin reports whether name, written bare in a file of language lang,
+// names the language's own builtin (Go's universe names; Python's builtin
+// functions and types) rather than a definition of the repository.
+func IsBuiltin(lang, name string) bool {
+	switch lang {
+	case "go":
+		return goPredeclared[name]
+	case "python":
+		return pyBuiltins[name]
+	}
+	return false
+}
+
+// CodeNames are the identifiers that code lines (a diff's + and - lines)
+// write, and of those the ones they write after a '.': comments and
+// string literals are left out (namesOfLines).
+func CodeNames(lines []string) (names, dotted map[string]bool) {
+	n := namesOfLines(lines)
+	names = map[string]bool{}
+	for _, x := range n.order {
+		names[x] = true
+	}
+	return names, n.dotted
+}
+
 func setOf(ws ...string) map[string]bool {
 	m := make(map[string]bool, len(ws))
 	for _, w := range ws {
@@ -155,6 +185,33 @@ func dottedIn(text, name string) bool {
 			return true
 		}
 		i = end
+	}
+}
+
+// linesNaming are the lines of text (whose first line is line first) that
+// write one of names as a whole identifier.
+func linesNaming(text string, first int, names []string) []int {
+	var out []int
+	for i, line := range strings.Split(text, "\n") {
+		if slices.ContainsFunc(names, func(n string) bool { return n != "" && writesName(line, n) }) {
+			out = append(out, first+i)
+		}
+	}
+	return out
+}
+
+// writesName reports whether line holds name as a whole identifier.
+func writesName(line, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(line[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		if (start == 0 || !isIdentByte(line[start-1])) && (end >= len(line) || !isIdentByte(line[end])) {
+			return true
+		}
+		i = start + 1
 	}
 }
 
@@ -221,6 +278,81 @@ func (r *run) callersOf(c chunk.Chunk) []index.ChunkID {
 		}
 		if refers(uc.Language, uc.Path, dottedIn(r.chunkText(uc), c.Symbol), c.Symbol, c) {
 			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// fieldsUsedBy returns the type units in the directory of fd (a Go
+// package; a module's siblings elsewhere) that declare a field the changed
+// lines select (x.name), and notes the declaring lines as the units' hit
+// lines (fieldLines): a field is no unit of its own, so the symbol table
+// does not know it. seen is updated.
+func (r *run) fieldsUsedBy(fd FileDiff, names changedNames, seen map[index.ChunkID]bool) []index.ChunkID {
+	var sel []string
+	for _, n := range names.order {
+		if names.dotted[n] && len(n) > 1 {
+			sel = append(sel, n)
+		}
+	}
+	if len(sel) == 0 {
+		return nil
+	}
+	dir := path.Dir(fd.Path)
+	paths := r.snap.Paths()
+	var out []index.ChunkID
+	for i, _ := slices.BinarySearch(paths, dir+"/"); i < len(paths) && (dir == "." || strings.HasPrefix(paths[i], dir+"/")); i++ {
+		if path.Dir(paths[i]) != dir || !r.allowed(paths[i]) {
+			continue
+		}
+		for _, c := range r.files().ChunksOf(paths[i]) {
+			if c.Kind != chunk.KindType && c.Kind != chunk.KindClass && c.Kind != chunk.KindInterface {
+				continue
+			}
+			lines := linesDeclaring(r.chunkText(c.Chunk), c.StartLine, sel)
+			if len(lines) == 0 {
+				continue
+			}
+			if r.fieldLines == nil {
+				r.fieldLines = map[index.ChunkID][]int{}
+			}
+			r.fieldLines[c.ID] = lines
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				out = append(out, c.ID)
+			}
+		}
+	}
+	return out
+}
+
+// linesDeclaring are the lines of a type's text (whose first line is line
+// first), after its first, that declare a field named by one of names:
+// "name T", "a, name T", "name: T".
+func linesDeclaring(text string, first int, names []string) []int {
+	var out []int
+	for i, line := range strings.Split(text, "\n") {
+		if i == 0 {
+			continue
+		}
+		t := strings.TrimSpace(line)
+		for t != "" {
+			j := 0
+			for j < len(t) && isIdentByte(t[j]) {
+				j++
+			}
+			if j == 0 || j == len(t) {
+				break
+			}
+			if slices.Contains(names, t[:j]) && (t[j] == ' ' || t[j] == '\t' || t[j] == ',' || t[j] == ':') {
+				out = append(out, first+i)
+				break
+			}
+			rest := strings.TrimLeft(t[j:], " \t")
+			if !strings.HasPrefix(rest, ",") {
+				break
+			}
+			t = strings.TrimLeft(rest[1:], " \t")
 		}
 	}
 	return out

@@ -181,6 +181,15 @@ type Options struct {
 	// CursorShare is the share of the budget the unit under the cursor
 	// may take before anything else.
 	CursorShare float64
+	// DiffChangedShare is the share of the budget the units a diff
+	// changes may take before anything else, whole, or trimmed around
+	// their changed lines when they do not fit (0: they are ranked like
+	// any other candidate, by DiffSelfPenalty). Below DiffChangedFullFrom
+	// tokens the share shrinks in proportion to the budget: a small
+	// budget goes to what the diff does not show (measured: 0.3 of 2 000
+	// tokens cost the diff task 0.04 of its file recall, 0.1 of it 0.006).
+	DiffChangedShare    float64
+	DiffChangedFullFrom int
 	// CoChangeFiles is how many files the history channel brings for a
 	// diff: those that changed most often with the diff's files (0: none).
 	CoChangeFiles int
@@ -275,7 +284,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.3, ToolingPenalty: 0.4, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, LiteralPenalty: 0.7, LiteralShare: 0.8, PathStrength: 3, LexSymbolBoost: 2, OverviewMaxFiles: 3000,
 		PerFileShare: 0.6, CursorPerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
-		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25,
+		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25, DiffChangedShare: 0.3, DiffChangedFullFrom: 6000,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		QueryMapBelow: 10000, QueryMapFiles: 16, QueryMapLines: 1, QueryMapShare: 0.2, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
 		LexicalFileOrder: 0.5, FileRank: 1, FileRankDiff: 1, FileDepth: 3, FileDepthFrom: 4000, FileHeaderShare: 0.6, FileHeaderMaxShare: 0.1, MessageCommits: 20, MessageFiles: 20, MessageWeight: 0.2, MessageFilesFrom: 4000, DiffDirPrior: 0.3, DiffDirIndexPrior: 0.5, CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
@@ -436,20 +445,31 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	if budget.PerFileMaxTokens == 0 && share > 0 && budget.MaxTokens >= e.opts.PerFileMinBudget {
 		budget.PerFileMaxTokens = max(1, int(share*float64(budget.MaxTokens)))
 	}
-	if slices.ContainsFunc(cands, func(c assemble.Candidate) bool { return c.Reserve == cursorReserve }) {
-		// The cursor's own code is paid for first (trimmed around the
-		// cursor when it is long); what it leaves goes to the rest.
-		budget.Reserves = maps.Clone(budget.Reserves)
-		if budget.Reserves == nil {
-			budget.Reserves = map[string]int{}
+	// The cursor's own code and the units a diff changes are paid for
+	// first (trimmed around the cursor or the changed lines when they are
+	// long); what they leave goes to the rest.
+	for _, rs := range []struct {
+		name string
+		n    int
+	}{
+		{cursorReserve, cursorBudget(budget.MaxTokens, e.opts.CursorShare)},
+		{changedReserve, changedBudget(budget.MaxTokens, e.opts.DiffChangedShare, e.opts.DiffChangedFullFrom)},
+	} {
+		name, n := rs.name, rs.n
+		if n > 0 && slices.ContainsFunc(cands, func(c assemble.Candidate) bool { return c.Reserve == name }) {
+			budget.Reserves = maps.Clone(budget.Reserves)
+			if budget.Reserves == nil {
+				budget.Reserves = map[string]int{}
+			}
+			budget.Reserves[name] = n
 		}
-		budget.Reserves[cursorReserve] = cursorBudget(budget.MaxTokens, e.opts.CursorShare)
 	}
 	res, err := assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: req.Format, Strategy: req.Strategy, Policy: policy},
 		cands, r.files(), counter)
 	if err != nil {
 		return nil, err
 	}
+	res.Omitted = slices.DeleteFunc(res.Omitted, func(o assemble.Omitted) bool { return r.mapHandles[o.Handle] })
 	res.Stats.IndexState = snap.StateRoot()
 	res.Stats.IndexComplete = snap.Complete()
 	if note != "" {
@@ -557,6 +577,10 @@ type run struct {
 	focusImports imports
 	// mapFiles says why each map (path → reason) is offered.
 	mapFiles map[string]string
+	// mapHandles are the maps' handles: a map the budget leaves out is
+	// not listed as omitted (expanding it gives its few lines; the file's
+	// own candidates are listed).
+	mapHandles map[string]bool
 	// candHandles are the handles of compact candidates, whose ranges are
 	// not their chunk's (for --explain).
 	candHandles map[string]*scored
@@ -567,6 +591,16 @@ type run struct {
 	// diffReached are the diff channel's callers of the changed units
 	// and the definitions their changed lines use (see diff).
 	diffReached map[index.ChunkID]bool
+	// diffChanged are the units the diff changes and the changed lines in
+	// each (see diff): the changed units a reviewer reads first
+	// (Options.DiffChangedShare).
+	diffChanged map[index.ChunkID][]int
+	// callSites are, for each caller the diff channel found, the names of
+	// the changed units it calls: its lines naming them are its hit lines.
+	callSites map[index.ChunkID][]string
+	// fieldLines are, for each type unit declaring a field the changed
+	// lines select, the declaring lines: its hit lines.
+	fieldLines map[index.ChunkID][]int
 	// diffCoChanged: the history channel brought files that changed
 	// together with the diff's (Options.DiffDirPrior stands in otherwise).
 	diffCoChanged bool
@@ -692,9 +726,11 @@ func (r *run) diffPriors(diff []FileDiff) {
 		case n > 0 && r.diffReached[s.id]:
 			// A caller of the change or a definition its lines use, in a
 			// file the diff changes: a reviewer needs it, though less
-			// than what the diff does not show at all.
+			// than what the diff does not show at all (the fourth root
+			// of the penalty; the square root cost the review task 0.05
+			// of its line recall at 8 000 tokens, the diff task nothing).
 			for range n {
-				r.prior(s, math.Sqrt(self), "a file the diff changes, reached by the change")
+				r.prior(s, math.Sqrt(math.Sqrt(self)), "a file the diff changes, reached by the change")
 			}
 		case n > 0:
 			for range n {
@@ -829,8 +865,12 @@ func (r *run) ranked() []*scored {
 	return out
 }
 
-// cursorReserve names the budget reserve of the unit under the cursor.
-const cursorReserve = "cursor"
+// cursorReserve names the budget reserve of the unit under the cursor;
+// changedReserve that of the units a diff changes.
+const (
+	cursorReserve  = "cursor"
+	changedReserve = "changed"
+)
 
 // cursorBudget is how much of a budget the unit under the cursor may take
 // before anything else: share of it (Options.CursorShare), at least 250
@@ -839,6 +879,69 @@ const cursorReserve = "cursor"
 func cursorBudget(maxTokens int, share float64) int {
 	return min(maxTokens, max(250, int(float64(maxTokens)*share)))
 }
+
+// changedUnit is a unit a diff changes and its changed lines.
+type changedUnit struct {
+	s     *scored
+	lines []int
+}
+
+// changedUnits are the units the diff changes that the request allows, by
+// their ids, when they have a reserve of their own
+// (Options.DiffChangedShare). A unit whose changed lines all lie in
+// smaller changed units (a class around a changed method) is left to
+// them.
+func (r *run) changedUnits() []changedUnit {
+	if r.e.opts.DiffChangedShare <= 0 || len(r.diffChanged) == 0 {
+		return nil
+	}
+	var ids []index.ChunkID
+	for id := range r.diffChanged {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var out []changedUnit
+	for _, id := range ids {
+		s := r.get(id)
+		if s == nil {
+			continue
+		}
+		lines := r.diffChanged[id]
+		inner := func(l int) bool {
+			for _, o := range ids {
+				oc, ok := r.snap.Chunk(o)
+				if o != id && ok && oc.Path == s.c.Path && oc.EndLine-oc.StartLine < s.c.EndLine-s.c.StartLine &&
+					s.c.StartLine <= oc.StartLine && oc.EndLine <= s.c.EndLine && oc.StartLine <= l && l <= oc.EndLine {
+					return true
+				}
+			}
+			return false
+		}
+		if !slices.ContainsFunc(lines, func(l int) bool { return !inner(l) }) {
+			continue
+		}
+		out = append(out, changedUnit{s, lines})
+	}
+	return out
+}
+
+// changedBudget is how much of a budget the units a diff changes may take
+// before anything else: share of it from fullFrom tokens, a share that
+// shrinks in proportion to the budget below, but at least
+// changedFloor tokens (half of a smaller budget) — room for the changed
+// lines themselves.
+func changedBudget(maxTokens int, share float64, fullFrom int) int {
+	if share <= 0 {
+		return 0
+	}
+	if fullFrom > 0 && maxTokens < fullFrom {
+		share *= float64(maxTokens) / float64(fullFrom)
+	}
+	return max(int(math.Round(float64(maxTokens)*share)), min(changedFloor, maxTokens/2))
+}
+
+// changedFloor is the least reserve of the units a diff changes.
+const changedFloor = 120
 
 // cursorContext is how many lines around the cursor a trimmed unit keeps
 // as its hits.
@@ -958,6 +1061,13 @@ func (r *run) candidates() []assemble.Candidate {
 			top = append(top, f)
 		}
 	}
+	changed := map[*scored][]int{}
+	for _, u := range r.changedUnits() {
+		changed[u.s] = u.lines
+		if !slices.Contains(top, u.s) {
+			top = append(top, u.s)
+		}
+	}
 	maxScore := 0.0
 	if len(top) > 0 {
 		maxScore = top[0].score
@@ -988,6 +1098,24 @@ func (r *run) candidates() []assemble.Candidate {
 		}
 		if len(out) < maxHitCandidates {
 			cand.Hits = r.hitLines(s)
+		}
+		var refs []int
+		if names := r.callSites[s.id]; len(names) > 0 {
+			refs = linesNaming(r.chunkText(c), c.StartLine, names)
+		}
+		if refs = append(refs, r.fieldLines[s.id]...); len(refs) > 0 {
+			// A caller of changed code is shown at its calls first, a
+			// type at the fields the change uses.
+			cand.Hits = slices.Compact(slices.Sorted(slices.Values(append(refs[:min(len(refs), maxHitLines)], cand.Hits...))))
+			if len(cand.Hits) > maxHitLines {
+				cand.Hits = cand.Hits[:maxHitLines]
+			}
+		}
+		if lines, ok := changed[s]; ok {
+			// A changed unit: paid for first, whole when its reserve
+			// allows, else around its changed lines; one its reserve
+			// cannot hold competes at its own score.
+			cand.Reserve, cand.Lead, cand.Hits = changedReserve, true, lines
 		}
 		if s.id == r.focusChunk {
 			// The cursor's lines, not the unit's doc comment, are what a

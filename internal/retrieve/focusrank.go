@@ -311,6 +311,10 @@ func (r *run) mapCandidate(p string, defs []index.ChunkID, n int, score float64,
 		r.mapFiles = map[string]string{}
 	}
 	r.mapFiles[p] = "map of the file's declarations (" + why + ")"
+	if r.mapHandles == nil {
+		r.mapHandles = map[string]bool{}
+	}
+	r.mapHandles[assemble.Handle(p, rs)] = true
 	return assemble.Candidate{ID: "map:" + p, Path: p, Ranges: rs, Score: score, Sources: []string{source}, Kind: "code", Hits: hits}, true
 }
 
@@ -343,12 +347,16 @@ func (r *run) declMap(p string, defs []index.ChunkID, n int) (rs []ranges.Range,
 	}
 	var decls []decl
 	seenLine := map[int]bool{}
+	text, _ := r.files().Text(p)
+	lines := strings.Split(text, "\n")
 	for _, c := range r.files().ChunksOf(p) {
 		if c.Signature == "" || c.Kind == chunk.KindHeader || c.Kind == chunk.KindWindow || c.Kind == chunk.KindSection {
 			continue
 		}
 		start := sigStartOf(c.Chunk)
-		if seenLine[start] {
+		if seenLine[start] || start > len(lines) || !namesSomething(lines[start-1]) {
+			// A declaration line that names nothing (`const (`, `var (`)
+			// says nothing in a map.
 			continue
 		}
 		seenLine[start] = true
@@ -383,6 +391,10 @@ func (r *run) declMap(p string, defs []index.ChunkID, n int) (rs []ranges.Range,
 	slices.SortFunc(rs, func(a, b ranges.Range) int { return cmp.Compare(a.Start, b.Start) })
 	return rs, hits
 }
+
+// namesSomething reports whether a code line writes a name other than the
+// language's keywords.
+func namesSomething(line string) bool { return len(namesOfLines([]string{line}).order) > 0 }
 
 // mapScore keeps a map's score below the cursor's own part (1), which the
 // budget pays first, and monotone in s.

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,6 +66,59 @@ func TestQueryMapsBreadth(t *testing.T) {
 		if mapParts[p.ID] && (strings.Contains(p.Text, "total +=") || !strings.Contains(p.Text, "func InvoiceTotal")) {
 			t.Errorf("map part %s of %s is not its declaration lines:\n%s", p.ID, p.Path, p.Text)
 		}
+	}
+}
+
+// TestOmittedMapsNotListed: a map the budget leaves out is not offered
+// for expansion (it would expand to its one line); its file's own units
+// are.
+func TestOmittedMapsNotListed(t *testing.T) {
+	files := map[string]string{"go.mod": "module example.com/m\n"}
+	for i := range 60 {
+		files[fmt.Sprintf("billing/invoice%02d.go", i)] = fmt.Sprintf("package billing\n\n// InvoiceTotal%d sums the invoice lines.\nfunc InvoiceTotal%d(lines []int) int {\n\ttotal := 0\n\tfor _, l := range lines {\n\t\ttotal += l * %d // invoice line\n\t}\n\treturn total\n}\n", i, i, i)
+	}
+	snap := indexFiles(t, files)
+	maps := 0
+	for _, b := range []int{300, 600, 900} {
+		res, err := NewEngine(tokens.NewRegistry()).Assemble(context.Background(), snap,
+			Request{Query: "invoice total of the lines", Budget: assemble.Budget{MaxTokens: b}, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range res.Explain {
+			if x.Part != "" && strings.Contains(x.Focus, "a next-best file") {
+				maps++
+			}
+		}
+		for _, o := range res.Omitted {
+			if o.Symbol == "" && slices.Equal(o.Sources, []string{ChanOverview}) {
+				t.Errorf("budget %d: a map is listed as omitted: %+v", b, o)
+			}
+		}
+	}
+	if maps == 0 {
+		t.Error("no map shown at any budget: the test shows nothing")
+	}
+}
+
+// TestDeclMapNamesSomething: a declaration line that names nothing (a Go
+// `const (` block's first line) is no line of a map.
+func TestDeclMapNamesSomething(t *testing.T) {
+	const p = "conf/conf.go"
+	snap := indexFiles(t, map[string]string{"go.mod": "module m\n", p: "package conf\n\nfunc Load() int {\n\treturn limitA + limitB\n}\n\nconst (\n\tlimitA = 1\n\tlimitB = 2\n)\n\nvar defaultConf = Load()\n"})
+	var ids []index.ChunkID
+	for _, c := range snap.ChunksOf(p) {
+		ids = append(ids, c.ID)
+	}
+	r := &run{snap: snap}
+	rs, _ := r.declMap(p, ids, 10)
+	for _, rg := range rs {
+		if rg.Start <= 7 && 7 <= rg.End {
+			t.Errorf("map %v shows line 7, `const (`", rs)
+		}
+	}
+	if len(rs) == 0 {
+		t.Error("empty map")
 	}
 }
 

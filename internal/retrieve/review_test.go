@@ -13,6 +13,40 @@ import (
 	"github.com/ctxls/ctxls/internal/tokens"
 )
 
+func TestLinesDeclaring(t *testing.T) {
+	text := "type Route struct {\n\t// err is the build error\n\terr error\n\tname, path string\n\tregexp *routeRegexp // errs\n}"
+	if got := linesDeclaring(text, 10, []string{"err", "path"}); !slices.Equal(got, []int{12, 13}) {
+		t.Errorf("Go fields: %v, want [12 13]", got)
+	}
+	if got := linesDeclaring("interface Opts {\n  timeout: number;\n  retry?: boolean\n}", 1, []string{"timeout", "retry"}); !slices.Equal(got, []int{2}) {
+		t.Errorf("TypeScript fields: %v, want [2]", got)
+	}
+	if got := linesDeclaring("type err struct {\n\tx int\n}", 1, []string{"err"}); got != nil {
+		t.Errorf("the type's own line taken as a field: %v", got)
+	}
+}
+
+func TestLinesNaming(t *testing.T) {
+	text := "func Pack(rs []R) {\n\tNormalizeAll(rs)\n\tranges.Normalize(rs, n)\n\tx := Normalize\n}"
+	if got := linesNaming(text, 5, []string{"Normalize"}); !slices.Equal(got, []int{7, 8}) {
+		t.Errorf("linesNaming = %v, want [7 8] (NormalizeAll is another name)", got)
+	}
+}
+
+func TestChangedBudget(t *testing.T) {
+	for _, tc := range []struct{ budget, want int }{{8000, 2400}, {6000, 1800}, {2000, 200}, {300, 120}, {100, 50}} {
+		if got := changedBudget(tc.budget, 0.3, 6000); got != tc.want {
+			t.Errorf("changedBudget(%d) = %d, want %d", tc.budget, got, tc.want)
+		}
+	}
+	if got := changedBudget(2000, 0.3, 0); got != 600 {
+		t.Errorf("without a full-from: %d, want 600", got)
+	}
+	if got := changedBudget(2000, 0, 6000); got != 0 {
+		t.Errorf("share 0: %d, want 0", got)
+	}
+}
+
 func TestNamesOfLines(t *testing.T) {
 	n := namesOfLines([]string{
 		"\tif len(rs) > maxRanges || x.len() > 0 { // guard against Guard",
@@ -131,20 +165,29 @@ func TestReviewGuardChange(t *testing.T) {
 	for _, p := range resp.Parts {
 		order = append(order, fmt.Sprintf("%s %s %v", p.Path, p.Symbol, p.Ranges))
 	}
+	// The changed function leads, whole; its three callers follow among
+	// the next four parts.
+	if p := resp.Parts[0]; p.Path != "ranges/ranges.go" || ranges.Total(ranges.Intersect(p.Ranges, []ranges.Range{{Start: 11, End: 25}})) != 15 {
+		t.Errorf("Normalize, whole, is not the first part:\n%s", strings.Join(order, "\n"))
+	}
 	callers := map[string]bool{"assemble/pack.go": true, "render/render.go": true, "expand/expand.go": true}
 	n := 0
-	for _, p := range resp.Parts[:4] {
+	for _, p := range resp.Parts[1:5] {
 		if callers[p.Path] {
 			n++
 		}
 	}
 	if n != 3 {
-		t.Errorf("the three callers are not among the first four parts:\n%s", strings.Join(order, "\n"))
+		t.Errorf("the three callers are not among the four parts after the change:\n%s", strings.Join(order, "\n"))
 	}
-	if !slices.ContainsFunc(resp.Parts, func(p assemble.Part) bool {
-		return p.Path == "ranges/ranges.go" && ranges.Total(ranges.Intersect(p.Ranges, []ranges.Range{{Start: 11, End: 25}})) == 15
-	}) {
-		t.Errorf("Normalize is not whole in the context:\n%s", strings.Join(order, "\n"))
+	// At a small budget the changed lines lead, trimmed, and the callers
+	// still follow.
+	small, err := e.Assemble(context.Background(), snap, Request{Diff: diff, Budget: assemble.Budget{MaxTokens: 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := small.Parts[0]; p.Path != "ranges/ranges.go" || !ranges.ContainsLine(p.Ranges, 14) {
+		t.Errorf("at 300 tokens the changed lines do not lead: %+v", small.Parts)
 	}
 	// The methods named like builtins may still match the diff's words
 	// (lexical: "ranges" is in their doc comments), but no reference
