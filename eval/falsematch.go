@@ -20,7 +20,8 @@ var referenceChannels = map[string]bool{
 // part's language (len, int, string) that the request's code never
 // writes after a '.', or — for a diff — a name whose word the diff writes
 // only in comments or strings, never in code. Such a part is matched by
-// a name that only looks alike.
+// a name that only looks alike. The cursor's own file is left out: its
+// definitions come as the file's, whatever their names.
 func FalseMatches(c *Case, expl []retrieve.Explanation) int {
 	var code, dotted map[string]bool // the diff's code names, and those written after a '.'
 	var words map[string]bool        // lower-cased words of the diff's lines, comments and strings included
@@ -48,6 +49,9 @@ func FalseMatches(c *Case, expl []retrieve.Explanation) int {
 	for _, x := range expl {
 		if x.Part == "" || x.Symbol == "" || seen[x.Part] || len(x.Channels) == 0 {
 			continue
+		}
+		if c.Focus != nil && x.Path == c.Focus.Path {
+			continue // the cursor's own file: brought as the file's, not by a name
 		}
 		only := true
 		for ch := range x.Channels {

@@ -31,4 +31,11 @@ func TestFalseMatches(t *testing.T) {
 	if got := FalseMatches(&Case{Query: "why is len slow"}, expl[:1]); got != 0 {
 		t.Errorf("a question's words are no comment: %d", got)
 	}
+	cursor := &Case{Focus: &CursorFocus{Path: "lib/util.py", Line: 3}}
+	if got := FalseMatches(cursor, expl[6:]); got != 0 {
+		t.Errorf("a unit of the cursor's own file counted: %d", got)
+	}
+	if got := FalseMatches(cursor, expl[1:2]); got != 1 {
+		t.Errorf("a bare builtin's method elsewhere, for a cursor: %d, want 1", got)
+	}
 }
