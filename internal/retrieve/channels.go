@@ -306,6 +306,10 @@ type nearName struct {
 	dist int
 	line int
 	why  string
+	// dotted: the name is written after a '.' somewhere (x.name,
+	// pkg.Name), so it may name a method or another package's definition
+	// (refers).
+	dotted bool
 	// score sums the occurrences of the name, each weighted by its
 	// nearness to the cursor: a name used on several of the lines just
 	// above is what the next line most likely needs.
@@ -368,6 +372,9 @@ func (r *run) nearestNames(encl chunk.Chunk, text string) []nearName {
 		old, ok := best[id.Name]
 		if !ok {
 			order = append(order, id.Name)
+		}
+		if j := id.Offset - 1; j >= 0 && text[j] == '.' {
+			old.dotted = true
 		}
 		old.score += w
 		if !ok || dist < old.dist {

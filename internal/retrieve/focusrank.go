@@ -116,6 +116,9 @@ func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
 				s, why = s*focusTested, n.why+", the file under test"
 			}
 			c, ok := r.snap.Chunk(d)
+			if ok && p != f.Path && !refers(chunk.LanguageOf(f.Path), f.Path, n.dotted, n.name, c) {
+				continue // a bare next( is Python's, not a method called next
+			}
 			if ok && c.Symbol != n.name {
 				s *= focusMember
 			}

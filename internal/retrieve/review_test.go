@@ -203,3 +203,29 @@ func TestReviewGuardChange(t *testing.T) {
 		}
 	}
 }
+
+// TestFocusBareBuiltin: a cursor whose lines call Python's next( bare
+// does not resolve that name to a method called next in another file (a
+// method is called through its receiver); the same name written after a
+// '.' does.
+func TestFocusBareBuiltin(t *testing.T) {
+	files := map[string]string{
+		"pkg/bar.py": "class Bar:\n    def next(self):\n        return 1\n",
+		"pkg/use.py": "def walk(items):\n    it = iter(items)\n    first = next(it)\n    second = next(it)\n    return first + second\n",
+	}
+	named := func(files map[string]string) bool {
+		for _, x := range assembleFocus(t, files, DefaultOptions(), "pkg/use.py", 4, 2000).Explain {
+			if x.Symbol == "Bar.next" && strings.HasPrefix(x.Focus, "used near the cursor") {
+				return true
+			}
+		}
+		return false
+	}
+	if named(files) {
+		t.Error("a bare next( was resolved to the method Bar.next")
+	}
+	files["pkg/use.py"] = "def walk(bar):\n    first = bar.next()\n    second = bar.next()\n    return first + second\n"
+	if !named(files) {
+		t.Error("bar.next() was not resolved to Bar.next")
+	}
+}
