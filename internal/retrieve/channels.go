@@ -447,8 +447,9 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 	var fields []index.ChunkID
 	for _, fd := range files {
 		if fd.Path != "" {
-			used = append(used, r.usedByChanges(fd, chunk.LanguageOf(fd.Path), 3, seen)...)
-			fields = append(fields, r.fieldsUsedBy(fd, namesOfLines(fd.Added), seen)...)
+			names := namesOfLines(fd.Added)
+			used = append(used, r.usedByChanges(fd, names, chunk.LanguageOf(fd.Path), 3, seen)...)
+			fields = append(fields, r.fieldsUsedBy(fd, names, seen)...)
 		}
 	}
 	// What the change reaches (its callers, the definitions its lines

@@ -23,56 +23,63 @@ type changedNames struct {
 // namesOfLines scans code lines for identifiers (see changedNames).
 func namesOfLines(lines []string) changedNames {
 	n := changedNames{dotted: map[string]bool{}, bare: map[string]bool{}}
-	note := func(name string, dotted bool) {
-		if !n.dotted[name] && !n.bare[name] {
-			n.order = append(n.order, name)
-		}
-		if dotted {
-			n.dotted[name] = true
-		} else {
-			n.bare[name] = true
-		}
-	}
 	for _, line := range lines {
-		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "/*") {
-			continue
-		}
-		prev := byte(0) // the last non-space byte before the identifier
-		for i := 0; i < len(t); {
-			c := t[i]
-			switch {
-			case c == '"' || c == '\'' || c == '`':
-				j := i + 1
-				for j < len(t) && t[j] != c {
-					if t[j] == '\\' && c != '`' {
-						j++
-					}
-					j++
-				}
-				i, prev = j+1, c
-			case c == '/' && i+1 < len(t) && (t[i+1] == '/' || t[i+1] == '*'):
-				i = len(t) // a trailing comment
-			case c == '#' && i > 0:
-				i = len(t) // a trailing Python or shell comment
-			case isIdentStart(c):
-				j := i + 1
-				for j < len(t) && isIdentByte(t[j]) {
-					j++
-				}
-				if name := t[i:j]; !codeKeywords[name] {
-					note(name, prev == '.')
-				}
-				i, prev = j, 'a'
-			default:
-				if c != ' ' && c != '\t' {
-					prev = c
-				}
-				i++
+		scanNames(line, func(name string, dotted bool) bool {
+			if !n.dotted[name] && !n.bare[name] {
+				n.order = append(n.order, name)
 			}
-		}
+			if dotted {
+				n.dotted[name] = true
+			} else {
+				n.bare[name] = true
+			}
+			return true
+		})
 	}
 	return n
+}
+
+// scanNames calls yield with each identifier a code line writes, outside
+// its comments and string literals and other than a keyword, and whether
+// a '.' comes right before it, until yield returns false.
+func scanNames(line string, yield func(name string, dotted bool) bool) {
+	t := strings.TrimSpace(line)
+	if t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "/*") {
+		return
+	}
+	prev := byte(0) // the last non-space byte before the identifier
+	for i := 0; i < len(t); {
+		c := t[i]
+		switch {
+		case c == '"' || c == '\'' || c == '`':
+			j := i + 1
+			for j < len(t) && t[j] != c {
+				if t[j] == '\\' && c != '`' {
+					j++
+				}
+				j++
+			}
+			i, prev = j+1, c
+		case c == '/' && i+1 < len(t) && (t[i+1] == '/' || t[i+1] == '*'):
+			return // a trailing comment
+		case c == '#' && i > 0:
+			return // a trailing Python or shell comment
+		case isIdentStart(c):
+			j := i + 1
+			for j < len(t) && isIdentByte(t[j]) {
+				j++
+			}
+			if name := t[i:j]; !codeKeywords[name] && !yield(name, prev == '.') {
+				return
+			}
+			i, prev = j, 'a'
+		default:
+			if c != ' ' && c != '\t' {
+				prev = c
+			}
+			i++
+		}
+	}
 }
 
 func isIdentStart(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
@@ -358,11 +365,11 @@ func linesDeclaring(text string, first int, names []string) []int {
 	return out
 }
 
-// usedByChanges returns the definitions the changed lines of fd use (at
+// usedByChanges returns the definitions the changed lines of fd (their
+// names) use (at
 // most maxDefs definitions per name: ambiguous names say nothing), by the
 // rules of mayRefer, in the order the names appear; seen is updated.
-func (r *run) usedByChanges(fd FileDiff, lang string, maxDefs int, seen map[index.ChunkID]bool) []index.ChunkID {
-	names := namesOfLines(fd.Added)
+func (r *run) usedByChanges(fd FileDiff, names changedNames, lang string, maxDefs int, seen map[index.ChunkID]bool) []index.ChunkID {
 	var out []index.ChunkID
 	for _, name := range names.order {
 		if len(name) < 2 {

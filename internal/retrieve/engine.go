@@ -895,32 +895,25 @@ func (r *run) changedUnits() []changedUnit {
 	if r.e.opts.DiffChangedShare <= 0 || len(r.diffChanged) == 0 {
 		return nil
 	}
-	var ids []index.ChunkID
-	for id := range r.diffChanged {
-		ids = append(ids, id)
+	var all []changedUnit
+	for _, id := range slices.Sorted(maps.Keys(r.diffChanged)) {
+		if s := r.get(id); s != nil {
+			all = append(all, changedUnit{s, r.diffChanged[id]})
+		}
 	}
-	slices.Sort(ids)
+	// inner: line l of u lies in a smaller changed unit inside u.
+	inner := func(u changedUnit, l int) bool {
+		return slices.ContainsFunc(all, func(o changedUnit) bool {
+			oc, c := o.s.c, u.s.c
+			return o.s != u.s && oc.Path == c.Path && oc.EndLine-oc.StartLine < c.EndLine-c.StartLine &&
+				c.StartLine <= oc.StartLine && oc.EndLine <= c.EndLine && oc.StartLine <= l && l <= oc.EndLine
+		})
+	}
 	var out []changedUnit
-	for _, id := range ids {
-		s := r.get(id)
-		if s == nil {
-			continue
+	for _, u := range all {
+		if slices.ContainsFunc(u.lines, func(l int) bool { return !inner(u, l) }) {
+			out = append(out, u)
 		}
-		lines := r.diffChanged[id]
-		inner := func(l int) bool {
-			for _, o := range ids {
-				oc, ok := r.snap.Chunk(o)
-				if o != id && ok && oc.Path == s.c.Path && oc.EndLine-oc.StartLine < s.c.EndLine-s.c.StartLine &&
-					s.c.StartLine <= oc.StartLine && oc.EndLine <= s.c.EndLine && oc.StartLine <= l && l <= oc.EndLine {
-					return true
-				}
-			}
-			return false
-		}
-		if !slices.ContainsFunc(lines, func(l int) bool { return !inner(l) }) {
-			continue
-		}
-		out = append(out, changedUnit{s, lines})
 	}
 	return out
 }
@@ -1323,6 +1316,17 @@ func nextLine(rest string) (line, after string) {
 		return rest[:i], rest[i+1:]
 	}
 	return rest, ""
+}
+
+// lineOfChunk is line n of text, read from c's start (n ≥ c.StartLine), ""
+// past the text's end.
+func lineOfChunk(text string, c chunk.Chunk, n int) string {
+	rest := fromLine(text, c.StartLine, c.StartByte)
+	for l := c.StartLine; l < n && rest != ""; l++ {
+		_, rest = nextLine(rest)
+	}
+	line, _ := nextLine(rest)
+	return line
 }
 
 // holds reports whether line holds a term: an ASCII line lower-cased

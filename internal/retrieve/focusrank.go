@@ -351,13 +351,12 @@ func (r *run) declMap(p string, defs []index.ChunkID, n int) (rs []ranges.Range,
 	var decls []decl
 	seenLine := map[int]bool{}
 	text, _ := r.files().Text(p)
-	lines := strings.Split(text, "\n")
 	for _, c := range r.files().ChunksOf(p) {
 		if c.Signature == "" || c.Kind == chunk.KindHeader || c.Kind == chunk.KindWindow || c.Kind == chunk.KindSection {
 			continue
 		}
 		start := sigStartOf(c.Chunk)
-		if seenLine[start] || start > len(lines) || !namesSomething(lines[start-1]) {
+		if seenLine[start] || !namesSomething(lineOfChunk(text, c.Chunk, start)) {
 			// A declaration line that names nothing (`const (`, `var (`)
 			// says nothing in a map.
 			continue
@@ -397,7 +396,11 @@ func (r *run) declMap(p string, defs []index.ChunkID, n int) (rs []ranges.Range,
 
 // namesSomething reports whether a code line writes a name other than the
 // language's keywords.
-func namesSomething(line string) bool { return len(namesOfLines([]string{line}).order) > 0 }
+func namesSomething(line string) bool {
+	found := false
+	scanNames(line, func(string, bool) bool { found = true; return false })
+	return found
+}
 
 // mapScore keeps a map's score below the cursor's own part (1), which the
 // budget pays first, and monotone in s.
