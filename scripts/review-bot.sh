@@ -23,6 +23,9 @@
 #   CTXLS_BUDGET      token budget (default 8000)
 #   CTXLS_FORMAT      markdown, xml or json (default markdown)
 #   CTXLS_ENCODING    cl100k_base, o200k_base or approx (default cl100k_base)
+#   CTXLS_MODE        review (default: the changed code, its callers and the
+#                     definitions it uses) or related (also what the diff's
+#                     words match and what else may have to change with it)
 #   CTXLS_QUERY       text to retrieve for besides the diff (e.g. the pull
 #                     request's title); passed through a file, never a shell
 #   CTXLS_EXTRA_ARGS  more `ctxls assemble` arguments, quoted as in a shell
@@ -73,6 +76,7 @@ out_dir=${CTXLS_OUT_DIR:-$tmpbase/ctxls-review}
 encoding=${CTXLS_ENCODING:-cl100k_base}
 budget=${CTXLS_BUDGET:-8000}
 format=${CTXLS_FORMAT:-markdown}
+context_mode=${CTXLS_MODE:-review}
 base_ref=${CTXLS_BASE_REF-${GITHUB_BASE_REF:-}}
 head_ref=${CTXLS_HEAD_REF:-HEAD}
 # The index depends on the encoding (its token counts) and the runner's
@@ -383,7 +387,7 @@ EOF
 	local args=(assemble --root "$root" --cache-dir "$index_dir" --encoding "$encoding" --budget "$budget"
 		--format "$format" --json)
 	if [ -s "$out_dir/diff.patch" ]; then
-		args+=(--diff "$range")
+		args+=(--diff "$range" --mode "$context_mode")
 	fi
 	if [ -n "${CTXLS_QUERY:-}" ]; then
 		printf '%s\n' "$CTXLS_QUERY" >"$out_dir/query.txt"

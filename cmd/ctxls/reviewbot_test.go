@@ -188,6 +188,10 @@ type botResult struct {
 		IndexState    string `json:"indexState"`
 		IndexComplete bool   `json:"indexComplete"`
 	} `json:"stats"`
+	Omitted []struct {
+		Path   string `json:"path"`
+		Reason string `json:"reason"`
+	} `json:"omitted"`
 }
 
 func readJSON(t *testing.T, path string, v any) {
@@ -326,6 +330,16 @@ func TestReviewBotScript(t *testing.T) {
 	}
 	if !fromDiff {
 		t.Error("no part came from the diff channel")
+	}
+	// The bot asks for a review: what the change does not reach is left
+	// out, listed as such.
+	if !slices.ContainsFunc(res.Omitted, func(o struct {
+		Path   string `json:"path"`
+		Reason string `json:"reason"`
+	}) bool {
+		return o.Reason == "not reached by the change (mode review)"
+	}) {
+		t.Errorf("the context was not assembled in review mode: omitted %+v", res.Omitted)
 	}
 	sch, err := jsonschema.NewCompiler().Compile("../../docs/result.schema.json")
 	if err != nil {

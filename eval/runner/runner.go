@@ -83,6 +83,10 @@ type Config struct {
 	// diff); ctxls without the activity (the subject alone) runs at every
 	// budget too.
 	Activity bool
+	// DiffMode, when set, is ctxls's mode for every request with a diff
+	// (the diff and review tasks); by default the review task asks for
+	// retrieve.ModeReview, the diff task for the default mode.
+	DiffMode *retrieve.Mode
 
 	Weights  map[string]float64 // overrides of retrieve.DefaultWeights
 	Options  retrieve.Options   // the engine's options
@@ -592,7 +596,7 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run, explain bool) (
 			Explain: explain}
 		switch c.Task {
 		case eval.TaskReview:
-			req.Diff = c.Diff
+			req.Diff, req.Mode = c.Diff, retrieve.ModeReview
 		case eval.TaskDiff:
 			req.Diff = c.Diff
 			if t.cfg.Activity {
@@ -604,6 +608,9 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run, explain bool) (
 			req.Focus = &retrieve.Focus{Path: c.Focus.Path, Line: c.Focus.Line}
 		default:
 			req.Query = c.Query
+		}
+		if m := t.cfg.DiffMode; m != nil && req.Diff != "" {
+			req.Mode = *m
 		}
 		var resp *retrieve.Response
 		resp, err = t.eng.Assemble(ctx, t.snap, req)

@@ -85,6 +85,11 @@ func (a *assembly) prepare(in []Candidate) []*cand {
 		if !ranges.Equal(rs, c.Ranges) {
 			c.Tokens = 0 // the producer's count was for other lines
 		}
+		if c.Withheld != "" {
+			c.Ranges = rs
+			a.omit(&cand{Candidate: c, handle: Handle(c.Path, rs)}, c.Tokens, c.Withheld)
+			continue
+		}
 		idKey := c.ID + "\x00" + c.Path
 		if c.ID != "" {
 			if prev, ok := byID[idKey]; ok {

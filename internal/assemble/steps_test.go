@@ -346,3 +346,25 @@ func TestReservedPartKeepsHits(t *testing.T) {
 		}
 	}
 }
+
+// TestWithheld: a withheld candidate is never packed, however well it
+// scores and however much room is left; it is listed as omitted with the
+// producer's reason and its handle.
+func TestWithheld(t *testing.T) {
+	files := MapFiles{"a.go": numbered(100), "b.go": numbered(100)}
+	cs := []Candidate{
+		{Path: "a.go", Ranges: rr(1, 5), Score: 0.2},
+		{Path: "b.go", Ranges: rr(10, 20), Score: 0.9, Withheld: "not asked for", Tokens: 42},
+	}
+	res := run(t, Request{Budget: Budget{MaxTokens: 4000}, Policy: DefaultPolicy()}, cs, files)
+	if len(res.Parts) != 1 || res.Parts[0].Path != "a.go" {
+		t.Errorf("parts = %+v, want a.go alone", res.Parts)
+	}
+	i := slices.IndexFunc(res.Omitted, func(o Omitted) bool { return o.Path == "b.go" })
+	if i < 0 {
+		t.Fatalf("b.go is not omitted: %+v", res.Omitted)
+	}
+	if o := res.Omitted[i]; o.Reason != "not asked for" || o.Handle != "b.go#L10-20" || o.Tokens != 42 {
+		t.Errorf("omitted = %+v", o)
+	}
+}

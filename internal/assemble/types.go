@@ -143,6 +143,11 @@ type Candidate struct {
 	// where their own scores put them: what the request is about (a
 	// diff's changed code), not the best of the rest.
 	Lead bool
+	// Withheld, when set, keeps the candidate out of the context: it is
+	// listed among the omitted with this text as its reason, its handle
+	// ready for context/expand (a request that asks for less than every
+	// candidate the retriever knows, as a review does).
+	Withheld string
 }
 
 // Files gives the current text of a file by path.

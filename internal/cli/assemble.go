@@ -19,7 +19,7 @@ import (
 	"github.com/ctxls/ctxls/internal/wire"
 )
 
-const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M [--embeddings-dimensions N] [--embeddings-key-env VAR]]] [--explain]`
+const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--mode related|review] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M [--embeddings-dimensions N] [--embeddings-key-env VAR]]] [--explain]`
 
 // ResultSchemaVersion is the version of docs/result.schema.json that the
 // JSON result of `ctxls assemble --json` (or --format json) follows; the
@@ -49,6 +49,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	format := fs.String("format", "markdown", "rendering: markdown, xml or json (json implies --json)")
 	asJSON := fs.Bool("json", false, "print the whole result object as JSON (docs/result.schema.json), the context rendered in --format inside it")
 	strategy := fs.String("strategy", "grouped", "order: grouped, interleaved or score")
+	mode := fs.String("mode", "related", "what the context is for: related (the code related to the request; for a diff, what else may change with it) or review (a diff under review: its changed code, its callers and the definitions it uses, nothing else)")
 	explain := fs.Bool("explain", false, "print why each part is in and each candidate out (stderr, or in the JSON)")
 	cacheDir := fs.String("cache-dir", "", "index directory for this root: new, empty, or one ctxls made (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
 	weights := fs.String("weights", "", "retrieval channel weights, e.g. graph=1,neighbor=0 (0 turns a channel off)")
@@ -68,7 +69,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	req := retrieve.Request{
 		Query: *query, Budget: assemble.Budget{MaxTokens: *budget, PerFileMaxTokens: *perFile, PerPartMaxTokens: *perPart},
 		Format: assemble.Format(*format), Strategy: assemble.Strategy(*strategy), Encoding: *encoding,
-		Include: include, Exclude: exclude, Explain: *explain,
+		Include: include, Exclude: exclude, Explain: *explain, Mode: retrieve.Mode(*mode),
 	}
 	if *weights != "" {
 		w, err := retrieve.ParseWeights(*weights)

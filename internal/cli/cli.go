@@ -63,7 +63,7 @@ func flagName(pe *assemble.ParamError) string {
 	m := map[string]string{
 		"budget.maxTokens": "--budget", "budget.perFileMaxTokens": "--per-file", "budget.perPartMaxTokens": "--per-part",
 		"format": "--format", "strategy": "--strategy", "encoding": "--encoding", "focus": "--focus", "diff": "--diff",
-		"include": "--include", "exclude": "--exclude", "query": "--query", "weights": "--weights",
+		"include": "--include", "exclude": "--exclude", "query": "--query", "weights": "--weights", "mode": "--mode",
 	}
 	if f, ok := m[pe.Field]; ok {
 		return f + ": " + pe.Msg

@@ -211,6 +211,8 @@ func TestExitCodes(t *testing.T) {
 		{"nothing to do", []string{"assemble", "--root", ws, "--query", "  "}, 2, "at least one of"},
 		{"bad diff", []string{"assemble", "--root", ws, "--diff-file", "/dev/null", "--query", "x", "--diff", "HEAD"}, 2, "not both"},
 		{"bad weights syntax", []string{"assemble", "--root", ws, "--query", "x", "--weights", "graph"}, 2, "--weights"},
+		{"unknown mode", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--query", "x", "--mode", "audit"}, 2, `--mode: unknown mode "audit"`},
+		{"review without a diff", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--query", "x", "--mode", "review"}, 2, "--mode: mode review needs a diff"},
 		{"unknown channel", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--query", "x", "--weights", "magic=1"}, 2, "--weights: unknown channel"},
 		{"focus not indexed", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--focus", "secrets/key.txt:1"}, 2, "is not indexed"},
 		{"focus past the end", []string{"assemble", "--root", ws, "--cache-dir", t.TempDir(), "--focus", "cart/cart.go:99999"}, 2,

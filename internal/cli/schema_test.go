@@ -81,6 +81,7 @@ func TestResultsMatchSchema(t *testing.T) {
 		{"tiny budget", "", []string{"--query", query, "--budget", "8", "--explain", "--encoding", "o200k_base"}},
 		{"focus approx", "", []string{"--focus", "cart/cart.go:54", "--encoding", "approx", "--strategy", "interleaved"}},
 		{"diff", diff, []string{"--diff-file", "-", "--query", "rounding", "--format", "xml", "--explain"}},
+		{"diff review", diff, []string{"--diff-file", "-", "--mode", "review", "--explain"}},
 	}
 	var sawExplain, sawOmitted, sawReduced, sawNote bool
 	formats := map[string]bool{}

@@ -97,6 +97,7 @@ func (s *session) assembleRequest(ctx *requestCtx, p AssembleParams, settings Se
 		Encoding: orDefault(p.Encoding, settings.Encoding),
 		Format:   assemble.Format(orDefault(p.Format, string(settings.Format))),
 		Strategy: assemble.Strategy(orDefault(p.Strategy, string(settings.Strategy))),
+		Mode:     retrieve.Mode(orDefault(p.Mode, "")),
 		Include:  settings.Include,
 		Exclude:  append(append([]string(nil), settings.Exclude...), p.Exclude...),
 	}

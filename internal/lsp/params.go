@@ -25,8 +25,11 @@ type AssembleParams struct {
 	Encoding *string         `json:"encoding"`
 	Format   *string         `json:"format"`
 	Strategy *string         `json:"strategy"`
-	Include  []string        `json:"include"`
-	Exclude  []string        `json:"exclude"`
+	// Mode is what the context is for: "related" (the default) or
+	// "review" (a diff under review; retrieve.ModeReview).
+	Mode    *string  `json:"mode"`
+	Include []string `json:"include"`
+	Exclude []string `json:"exclude"`
 	// Explain adds the engine's explanation of each part and omission.
 	Explain bool `json:"explain"`
 	// Activity: false leaves the session's activity (open buffers, edited

@@ -36,6 +36,8 @@ func TestAssembleBadParams(t *testing.T) {
 		{"unknown format", map[string]any{"query": "q", "format": "pdf"}, "format"},
 		{"unknown encoding", map[string]any{"query": "q", "encoding": "p50k_base"}, "encoding"},
 		{"unknown strategy", map[string]any{"query": "q", "strategy": "random"}, "strategy"},
+		{"unknown mode", map[string]any{"query": "q", "mode": "audit"}, "mode"},
+		{"review without a diff", map[string]any{"query": "q", "mode": "review"}, "mode"},
 		{"bad include glob", map[string]any{"query": "q", "include": []any{"[a-"}}, "include"},
 		{"bad exclude glob", map[string]any{"query": "q", "exclude": []any{"{a"}}, "exclude"},
 		{"include not a list", map[string]any{"query": "q", "include": "*.go"}, "include"},

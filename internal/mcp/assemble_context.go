@@ -38,6 +38,7 @@ type AssembleInput struct {
 	Encoding string   `json:"encoding,omitempty" jsonschema:"the tokenizer the budget counts in (default cl100k_base)"`
 	Format   string   `json:"format,omitempty" jsonschema:"how the context is rendered (default markdown)"`
 	Strategy string   `json:"strategy,omitempty" jsonschema:"order of the parts: grouped by file (default), interleaved across files, or strictly by score"`
+	Mode     string   `json:"mode,omitempty" jsonschema:"what the context is for: related (default; for a diff, also what else may have to change with it) or review (a diff under review: its changed code, its callers and the definitions it uses, and nothing the diff's words merely match)"`
 	Include  []string `json:"include,omitempty" jsonschema:"only paths matching one of these globs, e.g. **/*.go"`
 	Exclude  []string `json:"exclude,omitempty" jsonschema:"leave out paths matching these globs, e.g. **/testdata/**"`
 	Root     string   `json:"root,omitempty" jsonschema:"which root to read when the server has several (a path or a root's directory name); default: the focus's root, else the first"`
@@ -155,7 +156,7 @@ func (s *Server) assembleRequest(ctx context.Context, req *sdk.CallToolRequest, 
 	}
 	r = retrieve.Request{
 		Query: in.Query, Diff: in.Diff, Encoding: in.Encoding,
-		Format: assemble.Format(in.Format), Strategy: assemble.Strategy(in.Strategy),
+		Format: assemble.Format(in.Format), Strategy: assemble.Strategy(in.Strategy), Mode: retrieve.Mode(in.Mode),
 		Include: in.Include, Exclude: in.Exclude, Budget: budgetOf(in.Budget, DefaultMaxTokens),
 		Conversation: in.History,
 	}

@@ -718,9 +718,9 @@ func TestNoInputCrashes(t *testing.T) {
 	cs := newSession(t, root)
 	rnd := rand.New(rand.NewPCG(1, 2))
 	values := []any{nil, true, 0, -1, 1e300, "", "x", "cart/cart.go:3", "../../etc/passwd:1", "\xff\xfe", strings.Repeat("a", 70000),
-		"tax/rates.go#L1-999999", "HEAD", "**/*.go", "[", []any{}, []any{"a", 1}, map[string]any{}, map[string]any{"maxTokens": -5},
+		"tax/rates.go#L1-999999", "HEAD", "review", "**/*.go", "[", []any{}, []any{"a", 1}, map[string]any{}, map[string]any{"maxTokens": -5},
 		map[string]any{"maxTokens": 3, "perFile": 1e9}, "main...HEAD", "0-0", "99999999-1"}
-	keys := []string{"query", "focus", "diff", "diff_rev", "budget", "encoding", "format", "strategy", "include", "exclude",
+	keys := []string{"query", "focus", "diff", "diff_rev", "budget", "encoding", "format", "strategy", "mode", "include", "exclude",
 		"root", "handles", "path", "lines", "index_state", "name", "references"}
 	tools := []string{ToolAssemble, ToolExpand, ToolFindSymbol, ToolIndexStatus}
 	for i := 0; i < 300; i++ {

@@ -428,16 +428,29 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 	}
 	var callers, used []index.ChunkID
 	r.callSites = map[index.ChunkID][]string{}
+	sure := map[index.ChunkID]bool{}
 	for _, id := range touched {
 		c, _ := r.snap.Chunk(id)
-		for _, u := range r.callersOf(c) {
+		refs, ambiguous := r.callersOf(c)
+		for _, u := range refs {
 			if !slices.Contains(r.callSites[u], c.Symbol) {
 				r.callSites[u] = append(r.callSites[u], c.Symbol)
+			}
+			if !ambiguous {
+				sure[u] = true
 			}
 			if !seen[u] {
 				seen[u] = true
 				callers = append(callers, u)
 			}
+		}
+	}
+	for _, u := range callers {
+		if !sure[u] {
+			if r.ambiguousCallers == nil {
+				r.ambiguousCallers = map[index.ChunkID]bool{}
+			}
+			r.ambiguousCallers[u] = true
 		}
 	}
 	// The definitions the changed lines use, resolved by the rules a
@@ -485,7 +498,10 @@ func (r *run) graph() []index.ChunkID {
 		for _, d := range uses {
 			acc[d] += s.score * 0.6 / float64(len(uses))
 		}
-		usedBy := r.callersOf(s.c)
+		usedBy, ambiguous := r.callersOf(s.c)
+		if ambiguous {
+			continue // the review's looser lookup is for the changed units' own callers
+		}
 		for _, u := range usedBy {
 			acc[u] += s.score * 0.4 / float64(len(usedBy))
 		}
@@ -585,22 +601,32 @@ func overviewRanking(snap *index.Snapshot) []overviewEntry {
 
 // callers are up to 40 chunks that refer to c's own name, unless the name
 // is defined in many places (String, New, Close): then who "calls" it is
-// noise, and on a big tree an expensive question.
-func (r *run) callers(c chunk.Chunk) []index.ChunkID {
+// noise, and on a big tree an expensive question. Under review a name
+// defined up to Options.ReviewCallerDefs times still finds its callers
+// (route.Match among eight Match methods), marked ambiguous: a reviewer
+// misses a caller more than a reader of a related question does, but
+// some of them call another Match.
+func (r *run) callers(c chunk.Chunk) (refs []index.ChunkID, ambiguous bool) {
 	if c.Symbol == "" || len(c.Symbol) < 3 {
-		return nil
+		return nil, false
 	}
 	if _, ok := r.snap.DefsAtMost(c.Symbol, 5); !ok {
-		return nil
+		if r.req.Mode != ModeReview {
+			return nil, false
+		}
+		if _, ok := r.snap.DefsAtMost(c.Symbol, r.e.opts.ReviewCallerDefs); !ok {
+			return nil, false
+		}
+		ambiguous = true
 	}
 	refs, ok := r.snap.RefsAtMost(c.Symbol, 200)
 	if !ok {
-		return nil // too common to mean anything
+		return nil, false // too common to mean anything
 	}
 	if len(refs) > 40 {
 		refs = refs[:40]
 	}
-	return refs
+	return refs, ambiguous
 }
 
 // pathScore scores how well path p matches the request's paths and words:

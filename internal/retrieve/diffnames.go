@@ -274,20 +274,67 @@ func (r *run) usesOf(id index.ChunkID, c chunk.Chunk, maxDefs int) []index.Chunk
 }
 
 // callersOf are the callers of c (see callers) whose text can reach it by
-// the language's rules (refers).
-func (r *run) callersOf(c chunk.Chunk) []index.ChunkID {
-	refs := r.callers(c)
+// the language's rules (refers), and whether c's name is ambiguous.
+func (r *run) callersOf(c chunk.Chunk) ([]index.ChunkID, bool) {
+	refs, ambiguous := r.callers(c)
 	out := refs[:0:0]
 	for _, u := range refs {
 		uc, ok := r.snap.Chunk(u)
 		if !ok {
 			continue
 		}
-		if refers(uc.Language, uc.Path, dottedIn(r.chunkText(uc), c.Symbol), c.Symbol, c) {
-			out = append(out, u)
+		text := r.chunkText(uc)
+		if !refers(uc.Language, uc.Path, dottedIn(text, c.Symbol), c.Symbol, c) {
+			continue
 		}
+		if ambiguous && callsOwnMethodOnly(uc, text, c) {
+			continue
+		}
+		out = append(out, u)
 	}
-	return out
+	return out, ambiguous
+}
+
+// callsOwnMethodOnly reports whether a Go method uc (text) writes c's name
+// only as a call on its own receiver (func (r *Router) … r.Match(…)) while
+// c is a method of another type: then it calls its own type's method of
+// that name, not c.
+func callsOwnMethodOnly(uc chunk.Chunk, text string, c chunk.Chunk) bool {
+	if uc.Language != "go" || uc.Kind != chunk.KindMethod || c.Kind != chunk.KindMethod {
+		return false
+	}
+	recvType, _, _ := strings.Cut(uc.QualifiedName, ".")
+	cType, _, _ := strings.Cut(c.QualifiedName, ".")
+	if recvType == "" || recvType == cType {
+		return false
+	}
+	// The receiver's name: "func (r *Router) ServeHTTP(".
+	sig := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(uc.Signature), "func"))
+	if !strings.HasPrefix(sig, "(") {
+		return false
+	}
+	recv, _, ok := strings.Cut(strings.TrimSpace(sig[1:]), " ")
+	if !ok || recv == "" || !isIdentStart(recv[0]) {
+		return false
+	}
+	sel := "." + c.Symbol
+	found := false
+	for i := 0; ; {
+		j := strings.Index(text[i:], sel)
+		if j < 0 {
+			break
+		}
+		at, end := i+j, i+j+len(sel)
+		i = end
+		if end < len(text) && isIdentByte(text[end]) {
+			continue // a longer name
+		}
+		if at < len(recv) || text[at-len(recv):at] != recv || (at > len(recv) && isIdentByte(text[at-len(recv)-1])) {
+			return false // called on something else
+		}
+		found = true
+	}
+	return found
 }
 
 // fieldsUsedBy returns the type units in the directory of fd (a Go
@@ -375,9 +422,35 @@ func (r *run) usedByChanges(fd FileDiff, names changedNames, lang string, maxDef
 		if len(name) < 2 {
 			continue
 		}
-		out = append(out, r.reachable(name, maxDefs, seen, func(def chunk.Chunk) bool {
+		found := r.reachable(name, maxDefs, seen, func(def chunk.Chunk) bool {
 			return !(def.Path == fd.Path && def.Kind == chunk.KindHeader) && mayRefer(names, name, lang, fd.Path, def)
-		})...)
+		})
+		if r.usedNames == nil {
+			r.usedNames = map[index.ChunkID]string{}
+		}
+		for _, id := range found {
+			r.usedNames[id] = name
+		}
+		out = append(out, found...)
 	}
 	return out
+}
+
+// declLines are the lines of a definition unit the changed lines use
+// that declare the name they use it by (usedNames): its first code line
+// from the signature on that writes the name (a function's signature, a
+// constant's line in its block), else its signature's first line.
+func (r *run) declLines(s *scored) []int {
+	name, ok := r.usedNames[s.id]
+	if !ok {
+		return nil
+	}
+	c := s.c
+	from := sigStartOf(c)
+	for i, line := range strings.Split(r.chunkText(c), "\n") {
+		if l := c.StartLine + i; l >= from && writesName(line, name) {
+			return []int{l}
+		}
+	}
+	return []int{from}
 }

@@ -168,6 +168,10 @@ type Options struct {
 	// those the ranking fills 1 − QueryMapShare of the budget with,
 	// QueryMapLines declarations each, scored up to 1 + QueryMapScore
 	// times the cut's score (0 files: never).
+	// ReviewCallerDefs: under review (ModeReview), the callers of a
+	// changed unit are looked up while its name has at most this many
+	// definitions (5 otherwise: a name defined more often says little).
+	ReviewCallerDefs                            int
 	QueryMapBelow, QueryMapFiles, QueryMapLines int
 	QueryMapShare, QueryMapScore                float64
 	// FocusBreadthFrom: a cursor request of at least this many tokens
@@ -286,7 +290,7 @@ func DefaultOptions() Options {
 		PerFileShare: 0.6, CursorPerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
 		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25, DiffChangedShare: 0.3, DiffChangedFullFrom: 6000,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
-		QueryMapBelow: 10000, QueryMapFiles: 16, QueryMapLines: 1, QueryMapShare: 0.2, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
+		ReviewCallerDefs: 12, QueryMapBelow: 10000, QueryMapFiles: 16, QueryMapLines: 1, QueryMapShare: 0.2, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
 		LexicalFileOrder: 0.5, FileRank: 1, FileRankDiff: 1, FileDepth: 3, FileDepthFrom: 4000, FileHeaderShare: 0.6, FileHeaderMaxShare: 0.1, MessageCommits: 20, MessageFiles: 20, MessageWeight: 0.2, MessageFilesFrom: 4000, DiffDirPrior: 0.3, DiffDirIndexPrior: 0.5, CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
 		SemanticK: 50, SemanticFloor: 0.2, SemanticDiffScale: 0, ActivityPrior: 0.3}
 }
@@ -370,6 +374,12 @@ func (e *Engine) validate(req *Request) ([]FileDiff, error) {
 			return nil, &assemble.ParamError{Field: "diff", Msg: err.Error()}
 		}
 		req.parsed, req.parsedFrom = diff, req.Diff
+	}
+	if req.Mode, err = ParseMode(string(req.Mode)); err != nil {
+		return nil, &assemble.ParamError{Field: "mode", Msg: err.Error()}
+	}
+	if req.Mode == ModeReview && len(diff) == 0 {
+		return nil, &assemble.ParamError{Field: "mode", Msg: "mode review needs a diff"}
 	}
 	if err := CheckWeights(req.Weights); err != nil {
 		return nil, &assemble.ParamError{Field: "weights", Msg: err.Error()}
@@ -601,6 +611,13 @@ type run struct {
 	// fieldLines are, for each type unit declaring a field the changed
 	// lines select, the declaring lines: its hit lines.
 	fieldLines map[index.ChunkID][]int
+	// ambiguousCallers are the callers the diff channel found only
+	// through a changed unit's name that other units define too (under
+	// review, Options.ReviewCallerDefs): they rank below the sure reach.
+	ambiguousCallers map[index.ChunkID]bool
+	// usedNames are, for each definition the diff channel found a changed
+	// line using, the name it is used by (declLines).
+	usedNames map[index.ChunkID]string
 	// diffCoChanged: the history channel brought files that changed
 	// together with the diff's (Options.DiffDirPrior stands in otherwise).
 	diffCoChanged bool
@@ -723,6 +740,9 @@ func (r *run) diffPriors(diff []FileDiff) {
 	}
 	for _, s := range r.scores {
 		switch n := own[s.c.Path]; {
+		case n > 0 && r.diffReached[s.id] && r.req.Mode == ModeReview:
+			// Under review, the callers and definitions in the diff's own
+			// files are what the reviewer needs most: no penalty.
 		case n > 0 && r.diffReached[s.id]:
 			// A caller of the change or a definition its lines use, in a
 			// file the diff changes: a reviewer needs it, though less
@@ -1065,6 +1085,12 @@ func (r *run) candidates() []assemble.Candidate {
 	if len(top) > 0 {
 		maxScore = top[0].score
 	}
+	reach := r.reviewReach(changed)
+	for _, s := range reach {
+		if !slices.Contains(top, s) {
+			top = append(top, s)
+		}
+	}
 	r.hits.reset(hitTerms(r.q))
 	out := make([]assemble.Candidate, 0, len(top))
 	for _, s := range top {
@@ -1102,6 +1128,27 @@ func (r *run) candidates() []assemble.Candidate {
 			cand.Hits = slices.Compact(slices.Sorted(slices.Values(append(refs[:min(len(refs), maxHitLines)], cand.Hits...))))
 			if len(cand.Hits) > maxHitLines {
 				cand.Hits = cand.Hits[:maxHitLines]
+			}
+		}
+		if slices.Contains(reach, s) {
+			// Under review, what the change reaches ranks above the rest,
+			// in the order of its own scores, shown at its calls and
+			// declarations.
+			if r.ambiguousCallers[s.id] {
+				cand.Score *= reviewTier // a caller of another unit of that name, maybe: after the sure ones
+			} else {
+				cand.Score = reviewTier + (1-reviewTier)*cand.Score
+			}
+			if decl := r.declLines(s); len(decl) > 0 && !slices.Contains(cand.Hits, decl[0]) {
+				cand.Hits = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(decl), cand.Hits...))))
+				if len(cand.Hits) > maxHitLines {
+					cand.Hits = cand.Hits[:maxHitLines]
+				}
+			}
+		} else if len(reach) > 0 {
+			cand.Score *= reviewTier
+			if _, ok := changed[s]; !ok {
+				cand.Withheld = reasonNotReached
 			}
 		}
 		if lines, ok := changed[s]; ok {
@@ -1169,10 +1216,43 @@ func (r *run) candidates() []assemble.Candidate {
 	return out
 }
 
+// reasonNotReached is the omitted reason of the candidates a review
+// leaves out: what the diff's words match, not what the change reaches.
+const reasonNotReached = "not reached by the change (mode review)"
+
+// reviewTier splits the scores of a review's candidates: what the change
+// reaches above it, the rest below.
+const reviewTier = 0.5
+
+// reviewReach are, under review (ModeReview), the units the change
+// reaches (its callers, the definitions and fields its changed lines use;
+// the diff channel's) that are not changed units themselves nor tests,
+// best first.
+func (r *run) reviewReach(changed map[*scored][]int) []*scored {
+	if r.req.Mode != ModeReview {
+		return nil
+	}
+	var out []*scored
+	for id := range r.diffReached {
+		s := r.get(id)
+		if s == nil || pathRole(s.c.Path) == roleTest {
+			continue
+		}
+		if _, ok := changed[s]; !ok {
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b *scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.id, b.id)) })
+	return out
+}
+
 // wantsQueryMaps: the next-best maps are for budgets under
 // Options.QueryMapBelow, for a cursor request from Options.FocusBreadthFrom.
 func (r *run) wantsQueryMaps() bool {
 	o, b := r.e.opts, r.req.Budget.MaxTokens
+	if r.req.Mode == ModeReview {
+		return false // a reviewer reads what the change reaches, not a list of files
+	}
 	if r.req.Focus != nil && (o.FocusBreadthFrom <= 0 || b < o.FocusBreadthFrom) {
 		return false
 	}

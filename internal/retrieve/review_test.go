@@ -2,7 +2,9 @@ package retrieve
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -227,5 +229,119 @@ func TestFocusBareBuiltin(t *testing.T) {
 	files["pkg/use.py"] = "def walk(bar):\n    first = bar.next()\n    second = bar.next()\n    return first + second\n"
 	if !named(files) {
 		t.Error("bar.next() was not resolved to Bar.next")
+	}
+}
+
+// guardDiff is the guard change of reviewFixture as a unified diff.
+const guardDiff = `diff --git a/ranges/ranges.go b/ranges/ranges.go
+--- a/ranges/ranges.go
++++ b/ranges/ranges.go
+@@ -11,6 +11,10 @@ const maxRanges = 100000
+ // Normalize sorts rs and merges the ranges that touch or overlap.
+ func Normalize(rs []Range, lineCount int) []Range {
++	// guard: nothing to do for too many ranges or none
++	if len(rs) == 0 || len(rs) > maxRanges {
++		return nil
++	}
+ 	out := make([]Range, 0, len(rs))
+ 	for _, r := range rs {
+ 		if r.End > lineCount {
+`
+
+// TestReviewMode: under review the guard change shows Normalize whole
+// first, then exactly what it reaches — its three callers at their calls
+// and the constant its changed lines use, at its declaration — and
+// nothing the diff's words only match: access.Guard (the comment's word
+// "guard") is listed as omitted, not reached by the change.
+func TestReviewMode(t *testing.T) {
+	snap := indexFiles(t, reviewFixture())
+	e := NewEngine(tokens.NewRegistry())
+	for _, budget := range []int{8000, 2000} {
+		resp, err := e.Assemble(context.Background(), snap, Request{Diff: guardDiff, Mode: ModeReview, Budget: assemble.Budget{MaxTokens: budget}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		shown := map[string][]ranges.Range{}
+		for _, p := range resp.Parts {
+			order = append(order, fmt.Sprintf("%s %s %v", p.Path, p.Symbol, p.Ranges))
+			shown[p.Path] = ranges.Union(shown[p.Path], p.Ranges)
+		}
+		if p := resp.Parts[0]; p.Path != "ranges/ranges.go" || ranges.Total(ranges.Intersect(p.Ranges, []ranges.Range{{Start: 11, End: 25}})) != 15 {
+			t.Errorf("%d: Normalize, whole, is not the first part:\n%s", budget, strings.Join(order, "\n"))
+		}
+		want := map[string]int{"assemble/pack.go": 7, "render/render.go": 7, "expand/expand.go": 10, "ranges/ranges.go": 9}
+		for _, path := range slices.Sorted(maps.Keys(want)) {
+			if !ranges.ContainsLine(shown[path], want[path]) {
+				t.Errorf("%d: %s:%d (a call of Normalize, or maxRanges's declaration) is not shown:\n%s", budget, path, want[path], strings.Join(order, "\n"))
+			}
+		}
+		for path := range shown {
+			if _, ok := want[path]; !ok {
+				t.Errorf("%d: %s is shown, though the change does not reach it:\n%s", budget, path, strings.Join(order, "\n"))
+			}
+		}
+		if !slices.ContainsFunc(resp.Omitted, func(o assemble.Omitted) bool {
+			return o.Path == "access/guard.go" && o.Reason == reasonNotReached
+		}) {
+			t.Errorf("%d: access/guard.go is not listed as omitted, not reached: %+v", budget, resp.Omitted)
+		}
+	}
+	// The default mode still offers what the words match.
+	related, err := e.Assemble(context.Background(), snap, Request{Diff: guardDiff, Budget: assemble.Budget{MaxTokens: 8000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(related.Parts, func(p assemble.Part) bool { return p.Path == "access/guard.go" }) {
+		t.Error("the default mode no longer shows what the diff's words match")
+	}
+}
+
+// TestModeParams: an unknown mode and a review without a diff are
+// refused, naming the field.
+func TestModeParams(t *testing.T) {
+	e := NewEngine(tokens.NewRegistry())
+	for _, tc := range []struct {
+		req  Request
+		want string
+	}{
+		{Request{Diff: guardDiff, Mode: "audit", Budget: assemble.Budget{MaxTokens: 100}}, `unknown mode "audit"`},
+		{Request{Query: "guard", Mode: ModeReview, Budget: assemble.Budget{MaxTokens: 100}}, "needs a diff"},
+	} {
+		err := e.Validate(&tc.req)
+		var pe *assemble.ParamError
+		if !errors.As(err, &pe) || pe.Field != "mode" || !strings.Contains(pe.Msg, tc.want) {
+			t.Errorf("%+v: error %v, want a mode error saying %q", tc.req.Mode, err, tc.want)
+		}
+	}
+	req := Request{Diff: guardDiff, Mode: "related", Budget: assemble.Budget{MaxTokens: 100}}
+	if err := e.Validate(&req); err != nil || req.Mode != ModeRelated {
+		t.Errorf("mode related: %v, %q", err, req.Mode)
+	}
+}
+
+// TestCallsOwnMethodOnly: a Go method that calls a name only on its own
+// receiver calls its own type's method of that name, not another type's.
+func TestCallsOwnMethodOnly(t *testing.T) {
+	routeMatch := chunk.Chunk{Language: "go", Kind: chunk.KindMethod, Symbol: "Match", QualifiedName: "Route.Match"}
+	caller := func(qn, sig string) chunk.Chunk {
+		return chunk.Chunk{Language: "go", Kind: chunk.KindMethod, QualifiedName: qn, Signature: sig}
+	}
+	serve := caller("Router.ServeHTTP", "func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request)")
+	for _, tc := range []struct {
+		c    chunk.Chunk
+		text string
+		want bool
+	}{
+		{serve, "func (r *Router) ServeHTTP(w, req) {\n\tif r.Match(req, &m) {\n\t}\n}", true},
+		{serve, "func (r *Router) ServeHTTP(w, req) {\n\tfor _, route := range r.routes {\n\t\troute.Match(req, &m)\n\t}\n}", false},
+		{serve, "func (r *Router) ServeHTTP(w, req) {\n\tr.Match(req, &m)\n\tcur.Match(req, &m)\n}", false},
+		{serve, "func (r *Router) ServeHTTP(w, req) {\n\tr.MatchAll(req)\n}", false},
+		{caller("Route.Other", "func (r *Route) Other()"), "func (r *Route) Other() {\n\tr.Match(nil, nil)\n}", false},
+		{chunk.Chunk{Language: "go", Kind: chunk.KindFunction, QualifiedName: "mux.Serve", Signature: "func Serve(r *Router)"}, "func Serve(r *Router) {\n\tr.Match(nil, nil)\n}", false},
+	} {
+		if got := callsOwnMethodOnly(tc.c, tc.text, routeMatch); got != tc.want {
+			t.Errorf("%s %q: %v, want %v", tc.c.QualifiedName, tc.text, got, tc.want)
+		}
 	}
 }

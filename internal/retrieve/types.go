@@ -91,6 +91,34 @@ func CheckFocusLine(snap *index.Snapshot, f *Focus) error {
 	return nil
 }
 
+// Mode is what a request's context is for: the default (ModeRelated) or
+// ModeReview.
+type Mode string
+
+const (
+	// ModeRelated (the default): the code related to the request — for a
+	// diff, what else may have to change with it (its co-changed files),
+	// its callers and what it uses, and what its words match.
+	ModeRelated Mode = ""
+	// ModeReview: a diff under review. Its changed units first, then what
+	// the change reaches — the callers of the changed units at their
+	// calls, the definitions the changed lines use at their declarations,
+	// in the diff's own files too — and only then what its words match,
+	// without the next-best files' one-line maps.
+	ModeReview Mode = "review"
+)
+
+// ParseMode parses a mode's name ("" or "related" is ModeRelated).
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "", "related":
+		return ModeRelated, nil
+	case string(ModeReview):
+		return ModeReview, nil
+	}
+	return "", fmt.Errorf("unknown mode %q (want related or review)", s)
+}
+
 // Request is one retrieval + assembly request. At least one of Query,
 // Focus and Diff must be set.
 type Request struct {
@@ -101,6 +129,7 @@ type Request struct {
 	Format   assemble.Format   // default markdown
 	Strategy assemble.Strategy // default grouped
 	Encoding string            // default cl100k_base
+	Mode     Mode              // what the context is for; ModeReview needs a diff
 	Include  []string          // doublestar globs on the relative path; empty = all
 	Exclude  []string          // doublestar globs on the relative path
 	Explain  bool              // fill Response.Explain
