@@ -431,6 +431,11 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 	sure := map[index.ChunkID]bool{}
 	for _, id := range touched {
 		c, _ := r.snap.Chunk(id)
+		if r.req.Mode == ModeReview && c.Kind != chunk.KindFunction && c.Kind != chunk.KindMethod {
+			// Under review the callers are those of changed code; the
+			// users of a changed type or variable are everywhere.
+			continue
+		}
 		refs, ambiguous := r.callersOf(c)
 		for _, u := range refs {
 			if !slices.Contains(r.callSites[u], c.Symbol) {

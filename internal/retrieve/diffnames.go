@@ -163,9 +163,10 @@ func mayRefer(names changedNames, name, lang, from string, def chunk.Chunk) bool
 // name alone:
 //   - where methods are called through a receiver (Go, Python, JS/TS,
 //     Rust, Ruby), a name written only bare is never a method;
-//   - in Go, a bare universe name (len, int, string) is the builtin, and a
-//     bare name is of the file's own package: a definition in another
-//     directory is reached only as pkg.Name.
+//   - in Go, a bare universe name (len, int, string) is the builtin, a
+//     bare name is of the file's own package (a definition in another
+//     directory is reached only as pkg.Name), and never a type's field
+//     or method (a local variable path is not struct context's field).
 func refers(lang, from string, dotted bool, name string, def chunk.Chunk) bool {
 	if dotted {
 		return true
@@ -175,6 +176,9 @@ func refers(lang, from string, dotted bool, name string, def chunk.Chunk) bool {
 	}
 	if lang == "go" && (goPredeclared[name] || path.Dir(def.Path) != path.Dir(from)) {
 		return false
+	}
+	if lang == "go" && def.Symbol != name && (def.Kind == chunk.KindType || def.Kind == chunk.KindInterface) {
+		return false // a field or method of the type: Go never writes a member bare
 	}
 	return true
 }
@@ -287,12 +291,23 @@ func (r *run) callersOf(c chunk.Chunk) ([]index.ChunkID, bool) {
 		if !refers(uc.Language, uc.Path, dottedIn(text, c.Symbol), c.Symbol, c) {
 			continue
 		}
-		if ambiguous && callsOwnMethodOnly(uc, text, c) {
+		if (ambiguous || r.req.Mode == ModeReview) && goMethodNotCalled(uc, text, c) {
 			continue
 		}
 		out = append(out, u)
 	}
 	return out, ambiguous
+}
+
+// goMethodNotCalled reports whether a Go unit uc (text) cannot call the
+// method c: it never writes c's name as a call (.Name( — req.URL.Path
+// selects a field of another type, io.Writer names a type), or it calls
+// the name only on its own receiver, of another type (callsOwnMethodOnly).
+func goMethodNotCalled(uc chunk.Chunk, text string, c chunk.Chunk) bool {
+	if uc.Language != "go" || c.Kind != chunk.KindMethod {
+		return false
+	}
+	return !strings.Contains(text, "."+c.Symbol+"(") || callsOwnMethodOnly(uc, text, c)
 }
 
 // callsOwnMethodOnly reports whether a Go method uc (text) writes c's name
@@ -418,11 +433,26 @@ func linesDeclaring(text string, first int, names []string) []int {
 // rules of mayRefer, in the order the names appear; seen is updated.
 func (r *run) usedByChanges(fd FileDiff, names changedNames, lang string, maxDefs int, seen map[index.ChunkID]bool) []index.ChunkID {
 	var out []index.ChunkID
+	var goImports map[string]string
 	for _, name := range names.order {
 		if len(name) < 2 {
 			continue
 		}
+		// Under review, a Go name written only as pkg.Name after an
+		// imported package's name is that package's: mail.Header is not
+		// the workspace's Header.
+		var from []string
+		if r.req.Mode == ModeReview && lang == "go" && names.dotted[name] && !names.bare[name] {
+			if goImports == nil {
+				text, _ := r.files().Text(fd.Path)
+				goImports = goImportNames(text)
+			}
+			from = importedFrom(fd.Added, name, goImports)
+		}
 		found := r.reachable(name, maxDefs, seen, func(def chunk.Chunk) bool {
+			if from != nil && !slices.ContainsFunc(from, func(ip string) bool { return inGoPackage(def.Path, ip) }) {
+				return false
+			}
 			return !(def.Path == fd.Path && def.Kind == chunk.KindHeader) && mayRefer(names, name, lang, fd.Path, def)
 		})
 		if r.usedNames == nil {
@@ -453,4 +483,98 @@ func (r *run) declLines(s *scored) []int {
 		}
 	}
 	return []int{from}
+}
+
+// goImportNames maps the names a Go file's imports are known by (the
+// alias, else the path's last segment, a major version suffix skipped)
+// to their import paths; dot and blank imports are left out.
+func goImportNames(text string) map[string]string {
+	out := map[string]string{}
+	inBlock := false
+	for line := range strings.Lines(text) {
+		l := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(l, "import ("):
+			inBlock = true
+			continue
+		case inBlock && strings.HasPrefix(l, ")"):
+			inBlock = false
+			continue
+		case strings.HasPrefix(l, "import "):
+			l = strings.TrimSpace(strings.TrimPrefix(l, "import "))
+		case !inBlock:
+			if strings.HasPrefix(l, "func ") || strings.HasPrefix(l, "type ") || strings.HasPrefix(l, "var ") || strings.HasPrefix(l, "const ") {
+				return out // the imports are over
+			}
+			continue
+		}
+		ip, ok := quoted(l)
+		if !ok {
+			continue
+		}
+		name := ""
+		if i := strings.IndexByte(l, '"'); i > 0 {
+			name = strings.TrimSpace(l[:i])
+		}
+		if name == "" {
+			segs := strings.Split(ip, "/")
+			name = segs[len(segs)-1]
+			if len(segs) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+				name = segs[len(segs)-2]
+			}
+			if i := strings.IndexByte(name, '.'); i > 0 {
+				name = name[:i] // gopkg.in/yaml.v3
+			}
+			name = strings.ReplaceAll(name, "-", "_")
+		}
+		if name != "_" && name != "." {
+			out[name] = ip
+		}
+	}
+	return out
+}
+
+// importedFrom returns the import paths of the packages lines select
+// name from (pkg.Name) when every selection of name in lines is on an
+// imported package's name, else nil (some x.Name on a value).
+func importedFrom(lines []string, name string, imports map[string]string) []string {
+	var out []string
+	for _, line := range lines {
+		for i := 0; ; {
+			j := strings.Index(line[i:], "."+name)
+			if j < 0 {
+				break
+			}
+			at, end := i+j, i+j+1+len(name)
+			i = at + 1
+			if end < len(line) && isIdentByte(line[end]) {
+				continue
+			}
+			k := at
+			for k > 0 && isIdentByte(line[k-1]) {
+				k--
+			}
+			ip, ok := imports[line[k:at]]
+			if !ok || k == at || (k > 0 && line[k-1] == '.') {
+				return nil
+			}
+			if !slices.Contains(out, ip) {
+				out = append(out, ip)
+			}
+		}
+	}
+	return out
+}
+
+// inGoPackage reports whether the file at p (workspace-relative) can be
+// in the Go package imported as ip: never for the standard library (no
+// dot in its first element), else when p's directory ends ip (a module's
+// root package matches any).
+func inGoPackage(p, ip string) bool {
+	first, _, _ := strings.Cut(ip, "/")
+	if !strings.Contains(first, ".") {
+		return false
+	}
+	dir := path.Dir(p)
+	return dir == "." || strings.HasSuffix(ip, "/"+dir)
 }

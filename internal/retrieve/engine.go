@@ -1139,13 +1139,8 @@ func (r *run) candidates() []assemble.Candidate {
 			} else {
 				cand.Score = reviewTier + (1-reviewTier)*cand.Score
 			}
-			if decl := r.declLines(s); len(decl) > 0 && !slices.Contains(cand.Hits, decl[0]) {
-				cand.Hits = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(decl), cand.Hits...))))
-				if len(cand.Hits) > maxHitLines {
-					cand.Hits = cand.Hits[:maxHitLines]
-				}
-			}
-		} else if len(reach) > 0 {
+			r.reviewShape(s, &cand)
+		} else if len(reach) > 0 || (r.req.Mode == ModeReview && len(changed) > 0) {
 			cand.Score *= reviewTier
 			if _, ok := changed[s]; !ok {
 				cand.Withheld = reasonNotReached
@@ -1224,6 +1219,70 @@ const reasonNotReached = "not reached by the change (mode review)"
 // reaches above it, the rest below.
 const reviewTier = 0.5
 
+// reviewShape shows a unit the change reaches at what makes it reached:
+// the lines calling the changed units, the declaration of the name the
+// changed lines use, the fields they select (its hit lines). A unit
+// longer than reviewPartShare of the budget shows only its declaration
+// and those lines with reviewContext lines around each: a reviewer reads
+// the call, not the whole caller, and a big interface whose one method
+// the change calls leaves room for the next caller.
+func (r *run) reviewShape(s *scored, cand *assemble.Candidate) {
+	var hits []int
+	if names := r.callSites[s.id]; len(names) > 0 {
+		hits = append(hits, linesNaming(r.chunkText(s.c), s.c.StartLine, names)...)
+	}
+	hits = append(hits, r.fieldLines[s.id]...)
+	hits = append(hits, r.declLines(s)...)
+	if len(hits) == 0 {
+		return
+	}
+	hits = slices.Compact(slices.Sorted(slices.Values(hits)))
+	if len(hits) > maxHitLines {
+		hits = hits[:maxHitLines]
+	}
+	cand.Hits = hits
+	if r.req.Explain {
+		s.priors = append(s.priors, r.reachNote(s))
+	}
+	limit := int(reviewPartShare * float64(r.req.Budget.MaxTokens))
+	if cand.Tokens <= limit || limit <= 0 {
+		return
+	}
+	c := s.c
+	keep := []ranges.Range{{Start: sigStartOf(c), End: max(sigStartOf(c), c.SigEndLine)}}
+	for _, h := range hits {
+		keep = append(keep, ranges.Range{Start: max(c.StartLine, h-reviewContext), End: min(c.EndLine, h+reviewContext)})
+	}
+	cand.Ranges = ranges.Union(nil, keep)
+	cand.Tokens = 0 // counted by the assembler for these lines
+}
+
+// reachNote says, for --explain, why the change reaches s.
+func (r *run) reachNote(s *scored) string {
+	var why []string
+	if names := r.callSites[s.id]; len(names) > 0 {
+		why = append(why, "calls "+strings.Join(names, ", "))
+	}
+	if name, ok := r.usedNames[s.id]; ok {
+		why = append(why, "declares "+name+", which the changed lines use")
+	}
+	if len(r.fieldLines[s.id]) > 0 {
+		why = append(why, "declares a field the changed lines select")
+	}
+	note := "under review: reached by the change ("
+	if r.ambiguousCallers[s.id] {
+		note = "under review: reached by the change through a name other units define too ("
+	}
+	return note + strings.Join(why, "; ") + ")"
+}
+
+// reviewPartShare and reviewContext shape a long unit the change reaches
+// (reviewShape).
+const (
+	reviewPartShare = 0.15
+	reviewContext   = 3
+)
+
 // reviewReach are, under review (ModeReview), the units the change
 // reaches (its callers, the definitions and fields its changed lines use;
 // the diff channel's) that are not changed units themselves nor tests,
@@ -1236,6 +1295,12 @@ func (r *run) reviewReach(changed map[*scored][]int) []*scored {
 	for id := range r.diffReached {
 		s := r.get(id)
 		if s == nil || pathRole(s.c.Path) == roleTest {
+			continue
+		}
+		if _, used := r.usedNames[id]; !used && len(r.callSites[id]) == 0 {
+			// A type reached only by a field name the changed lines
+			// select, which its own name is not: most often another
+			// type's field of that name (measured: none of 21 was).
 			continue
 		}
 		if _, ok := changed[s]; !ok {

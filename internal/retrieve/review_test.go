@@ -345,3 +345,88 @@ func TestCallsOwnMethodOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestGoImportNames: the names a Go file's imports go by.
+func TestGoImportNames(t *testing.T) {
+	text := "package p\n\nimport \"fmt\"\n\nimport (\n\t\"net/http\"\n\tctx \"context\"\n\t_ \"embed\"\n\t\"github.com/labstack/echo/v4\"\n\t\"gopkg.in/yaml.v3\"\n\t\"example.com/go-kit/log\"\n)\n\nfunc F() {}\n\nimport \"late\"\n"
+	got := goImportNames(text)
+	want := map[string]string{"fmt": "fmt", "http": "net/http", "ctx": "context", "echo": "github.com/labstack/echo/v4",
+		"yaml": "gopkg.in/yaml.v3", "log": "example.com/go-kit/log"}
+	if !maps.Equal(got, want) {
+		t.Errorf("goImportNames = %v, want %v", got, want)
+	}
+}
+
+// TestImportedFrom: a name selected only on imported packages' names is
+// theirs; one selected on a value anywhere may be the workspace's.
+func TestImportedFrom(t *testing.T) {
+	imports := map[string]string{"http": "net/http", "echo": "github.com/labstack/echo/v4"}
+	for _, tc := range []struct {
+		lines []string
+		name  string
+		want  []string
+	}{
+		{[]string{"\th := http.Header{}", "\tvar x http.Header"}, "Header", []string{"net/http"}},
+		{[]string{"\th := http.Header{}", "\tc.Header.Set(k, v)"}, "Header", nil},
+		{[]string{"\te := echo.New()", "\thttp.NewRequest()"}, "New", []string{"github.com/labstack/echo/v4"}},
+		{[]string{"\tx := a.http.Header"}, "Header", nil},
+		{[]string{"\tx := http.HeaderValue"}, "Header", nil},
+	} {
+		if got := importedFrom(tc.lines, tc.name, imports); !slices.Equal(got, tc.want) {
+			t.Errorf("%q %s: %v, want %v", tc.lines, tc.name, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		path, ip string
+		want     bool
+	}{
+		{"middleware/proxy.go", "github.com/labstack/echo/v4/middleware", true},
+		{"echo.go", "github.com/labstack/echo/v4", true},
+		{"middleware/proxy.go", "github.com/other/middleware2", false},
+		{"http/header.go", "net/http", false},
+	} {
+		if got := inGoPackage(tc.path, tc.ip); got != tc.want {
+			t.Errorf("inGoPackage(%s, %s) = %v", tc.path, tc.ip, got)
+		}
+	}
+}
+
+// TestGoBareNameNotMember: in Go a bare name never refers to a type's
+// field or method, which the symbol table lists among the type's names.
+func TestGoBareNameNotMember(t *testing.T) {
+	ctxType := chunk.Chunk{Language: "go", Kind: chunk.KindType, Symbol: "context", Path: "echo/context.go"}
+	names := namesOfLines([]string{"\tpath := c.Request().URL.Path", "\treturn path"})
+	if mayRefer(names, "path", "go", "echo/router.go", ctxType) {
+		t.Error("a local variable path refers to struct context's field path")
+	}
+	if !mayRefer(names, "context", "go", "echo/router.go", ctxType) {
+		t.Error("a bare context does not refer to the type context of its package")
+	}
+}
+
+// TestReviewCallersCall: under review, a Go method's callers are the
+// units that call it (.Name(), on something else than their own receiver
+// of another type: a field selection req.URL.Path or the type io.Writer
+// does not call Route.URL or Logger.Writer.
+func TestReviewCallersCall(t *testing.T) {
+	files := map[string]string{
+		"go.mod":    "module example.com/r\n\ngo 1.22\n",
+		"route.go":  "package r\n\ntype Route struct{ host string }\n\n// URL builds the route's URL.\nfunc (r *Route) URL() string {\n\treturn \"http://\" + r.host\n}\n",
+		"build.go":  "package r\n\n// Link links to a route.\nfunc Link(rt *Route) string {\n\treturn rt.URL()\n}\n",
+		"serve.go":  "package r\n\nimport \"net/http\"\n\n// Path is the request's path.\nfunc Path(req *http.Request) string {\n\treturn req.URL.Path\n}\n",
+		"router.go": "package r\n\ntype Router struct{ base string }\n\n// URL is the router's base URL.\nfunc (rr *Router) URL() string { return rr.base }\n\n// Self shows the router's own URL.\nfunc (rr *Router) Self() string {\n\treturn rr.URL()\n}\n",
+	}
+	diff := "diff --git a/route.go b/route.go\n--- a/route.go\n+++ b/route.go\n@@ -5,4 +5,4 @@ type Route struct{ host string }\n // URL builds the route's URL.\n func (r *Route) URL() string {\n-\treturn \"http://\" + r.host\n+\treturn \"https://\" + r.host\n }\n"
+	snap := indexFiles(t, files)
+	resp, err := NewEngine(tokens.NewRegistry()).Assemble(context.Background(), snap, Request{Diff: diff, Mode: ModeReview, Budget: assemble.Budget{MaxTokens: 4000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, p := range resp.Parts {
+		paths = append(paths, p.Path)
+	}
+	if !slices.Contains(paths, "build.go") || slices.Contains(paths, "serve.go") || slices.Contains(paths, "router.go") {
+		t.Errorf("parts %v: want build.go (rt.URL()), not serve.go (req.URL.Path) nor router.go (rr.URL() on its own receiver)", paths)
+	}
+}
