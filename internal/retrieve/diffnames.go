@@ -163,10 +163,9 @@ func mayRefer(names changedNames, name, lang, from string, def chunk.Chunk) bool
 // name alone:
 //   - where methods are called through a receiver (Go, Python, JS/TS,
 //     Rust, Ruby), a name written only bare is never a method;
-//   - in Go, a bare universe name (len, int, string) is the builtin, a
-//     bare name is of the file's own package (a definition in another
-//     directory is reached only as pkg.Name), and never a type's field
-//     or method (a local variable path is not struct context's field).
+//   - in Go, a bare universe name (len, int, string) is the builtin, and a
+//     bare name is of the file's own package: a definition in another
+//     directory is reached only as pkg.Name.
 func refers(lang, from string, dotted bool, name string, def chunk.Chunk) bool {
 	if dotted {
 		return true
@@ -177,10 +176,17 @@ func refers(lang, from string, dotted bool, name string, def chunk.Chunk) bool {
 	if lang == "go" && (goPredeclared[name] || path.Dir(def.Path) != path.Dir(from)) {
 		return false
 	}
-	if lang == "go" && def.Symbol != name && (def.Kind == chunk.KindType || def.Kind == chunk.KindInterface) {
-		return false // a field or method of the type: Go never writes a member bare
-	}
 	return true
+}
+
+// goMemberBare reports whether name, written only bare in Go, would be a
+// member of the type def (its field or method, which the symbol table
+// lists among the type's names): Go writes a member bare only as a
+// composite literal's key (Route{name: n}), so a review, which wants the
+// definitions a change really uses, takes a bare name for one of its
+// package's own declarations.
+func goMemberBare(names changedNames, name, lang string, def chunk.Chunk) bool {
+	return lang == "go" && !names.dotted[name] && def.Symbol != name && (def.Kind == chunk.KindType || def.Kind == chunk.KindInterface)
 }
 
 // dottedIn reports whether text writes name right after a '.' (x.name,
@@ -452,6 +458,9 @@ func (r *run) usedByChanges(fd FileDiff, names changedNames, lang string, maxDef
 		found := r.reachable(name, maxDefs, seen, func(def chunk.Chunk) bool {
 			if from != nil && !slices.ContainsFunc(from, func(ip string) bool { return inGoPackage(def.Path, ip) }) {
 				return false
+			}
+			if r.req.Mode == ModeReview && goMemberBare(names, name, lang, def) {
+				return false // a local variable path is not struct context's field
 			}
 			return !(def.Path == fd.Path && def.Kind == chunk.KindHeader) && mayRefer(names, name, lang, fd.Path, def)
 		})

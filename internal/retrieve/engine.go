@@ -162,16 +162,16 @@ type Options struct {
 	// (got = create(defaults) leads to create) are offered too, at this
 	// share of the referring definition's weight (0: not).
 	FocusHop float64
+	// ReviewCallerDefs: under review (ModeReview), the callers of a
+	// changed unit are looked up while its name has at most this many
+	// definitions (5 otherwise: a name defined more often says little).
+	ReviewCallerDefs int
 	// QueryMapBelow: under budgets smaller than this, a question's or a
 	// diff's next-best files are offered as compact maps (queryMaps):
 	// QueryMapFiles files per 4 000 tokens (at least QueryMapFiles) beyond
 	// those the ranking fills 1 − QueryMapShare of the budget with,
 	// QueryMapLines declarations each, scored up to 1 + QueryMapScore
 	// times the cut's score (0 files: never).
-	// ReviewCallerDefs: under review (ModeReview), the callers of a
-	// changed unit are looked up while its name has at most this many
-	// definitions (5 otherwise: a name defined more often says little).
-	ReviewCallerDefs                            int
 	QueryMapBelow, QueryMapFiles, QueryMapLines int
 	QueryMapShare, QueryMapScore                float64
 	// FocusBreadthFrom: a cursor request of at least this many tokens
@@ -194,6 +194,10 @@ type Options struct {
 	// tokens cost the diff task 0.04 of its file recall, 0.1 of it 0.006).
 	DiffChangedShare    float64
 	DiffChangedFullFrom int
+	// DiffChangedFrom: in the default mode, under budgets smaller than
+	// this the changed units have no reserve and are ranked like any
+	// other candidate (a review's always have one).
+	DiffChangedFrom int
 	// CoChangeFiles is how many files the history channel brings for a
 	// diff: those that changed most often with the diff's files (0: none).
 	CoChangeFiles int
@@ -288,7 +292,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{RRFK: 20, MaxCandidates: 150, LexicalK: 120, Neighbors: 8, TestPenalty: 0.3, ToolingPenalty: 0.4, DiffSelfPenalty: 0.3, DiffGraphWeight: 1, DocPenalty: 0.6, LiteralPenalty: 0.7, LiteralShare: 0.8, PathStrength: 3, LexSymbolBoost: 2, OverviewMaxFiles: 3000,
 		PerFileShare: 0.6, CursorPerFileShare: 0.3, PerFileMinBudget: 4000, Levels: true, FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000,
-		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25, DiffChangedShare: 0.3, DiffChangedFullFrom: 6000,
+		FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, CursorShare: 0.25, DiffChangedShare: 0.3, DiffChangedFullFrom: 6000, DiffChangedFrom: 4000,
 		FocusAbove: 1 << 20, FocusBelow: 1 << 20,
 		ReviewCallerDefs: 12, QueryMapBelow: 10000, QueryMapFiles: 16, QueryMapLines: 1, QueryMapShare: 0.2, QueryMapScore: 0.1, FocusBreadthFrom: 4000,
 		LexicalFileOrder: 0.5, FileRank: 1, FileRankDiff: 1, FileDepth: 3, FileDepthFrom: 4000, FileHeaderShare: 0.6, FileHeaderMaxShare: 0.1, MessageCommits: 20, MessageFiles: 20, MessageWeight: 0.2, MessageFilesFrom: 4000, DiffDirPrior: 0.3, DiffDirIndexPrior: 0.5, CoChangeFiles: 20, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, CoChangeHalfLife: 150, HistoryPrior: 0.5,
@@ -915,6 +919,9 @@ func (r *run) changedUnits() []changedUnit {
 	if r.e.opts.DiffChangedShare <= 0 || len(r.diffChanged) == 0 {
 		return nil
 	}
+	if r.req.Mode != ModeReview && r.req.Budget.MaxTokens < r.e.opts.DiffChangedFrom {
+		return nil
+	}
 	var all []changedUnit
 	for _, id := range slices.Sorted(maps.Keys(r.diffChanged)) {
 		if s := r.get(id); s != nil {
@@ -1086,7 +1093,9 @@ func (r *run) candidates() []assemble.Candidate {
 		maxScore = top[0].score
 	}
 	reach := r.reviewReach(changed)
+	reached := make(map[*scored]bool, len(reach))
 	for _, s := range reach {
+		reached[s] = true
 		if !slices.Contains(top, s) {
 			top = append(top, s)
 		}
@@ -1130,7 +1139,7 @@ func (r *run) candidates() []assemble.Candidate {
 				cand.Hits = cand.Hits[:maxHitLines]
 			}
 		}
-		if slices.Contains(reach, s) {
+		if reached[s] {
 			// Under review, what the change reaches ranks above the rest,
 			// in the order of its own scores, shown at its calls and
 			// declarations.
@@ -1284,9 +1293,9 @@ const (
 )
 
 // reviewReach are, under review (ModeReview), the units the change
-// reaches (its callers, the definitions and fields its changed lines use;
-// the diff channel's) that are not changed units themselves nor tests,
-// best first.
+// reaches (the diff channel's callers of the changed functions and the
+// definitions its changed lines use, a type then carrying the fields they
+// select) that are not changed units themselves nor tests, best first.
 func (r *run) reviewReach(changed map[*scored][]int) []*scored {
 	if r.req.Mode != ModeReview {
 		return nil

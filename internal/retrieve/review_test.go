@@ -182,9 +182,10 @@ func TestReviewGuardChange(t *testing.T) {
 	if n != 3 {
 		t.Errorf("the three callers are not among the four parts after the change:\n%s", strings.Join(order, "\n"))
 	}
-	// At a small budget the changed lines lead, trimmed, and the callers
-	// still follow.
-	small, err := e.Assemble(context.Background(), snap, Request{Diff: diff, Budget: assemble.Budget{MaxTokens: 300}})
+	// Under 4 000 tokens the default mode spends the budget on what the
+	// diff does not show (Options.DiffChangedFrom); a review's changed
+	// lines lead at any budget, trimmed.
+	small, err := e.Assemble(context.Background(), snap, Request{Diff: diff, Mode: ModeReview, Budget: assemble.Budget{MaxTokens: 300}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,16 +392,23 @@ func TestImportedFrom(t *testing.T) {
 	}
 }
 
-// TestGoBareNameNotMember: in Go a bare name never refers to a type's
-// field or method, which the symbol table lists among the type's names.
+// TestGoBareNameNotMember: in Go a bare name is not a type's field or
+// method, which the symbol table lists among the type's names (but for
+// a composite literal's keys, which a review does not count).
 func TestGoBareNameNotMember(t *testing.T) {
 	ctxType := chunk.Chunk{Language: "go", Kind: chunk.KindType, Symbol: "context", Path: "echo/context.go"}
-	names := namesOfLines([]string{"\tpath := c.Request().URL.Path", "\treturn path"})
-	if mayRefer(names, "path", "go", "echo/router.go", ctxType) {
-		t.Error("a local variable path refers to struct context's field path")
+	names := namesOfLines([]string{"\tpath := c.Request().URL.Path", "\treturn path, context{}"})
+	if !goMemberBare(names, "path", "go", ctxType) {
+		t.Error("a local variable path taken for struct context's field path")
 	}
-	if !mayRefer(names, "context", "go", "echo/router.go", ctxType) {
-		t.Error("a bare context does not refer to the type context of its package")
+	if goMemberBare(names, "context", "go", ctxType) {
+		t.Error("a bare context taken for a member of the type context")
+	}
+	if goMemberBare(names, "Path", "go", ctxType) {
+		t.Error("a selected Path taken for a bare name")
+	}
+	if goMemberBare(names, "path", "python", ctxType) {
+		t.Error("the Go rule applied to Python")
 	}
 }
 
