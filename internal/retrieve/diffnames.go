@@ -469,6 +469,13 @@ func (r *run) usedByChanges(fd FileDiff, names changedNames, lang string, maxDef
 		}
 		for _, id := range found {
 			r.usedNames[id] = name
+			if names.dotted[name] && !names.bare[name] && from == nil {
+				// x.Name on a value: which type's Name only types tell.
+				if r.usedOnValue == nil {
+					r.usedOnValue = map[index.ChunkID]bool{}
+				}
+				r.usedOnValue[id] = true
+			}
 		}
 		out = append(out, found...)
 	}

@@ -622,6 +622,11 @@ type run struct {
 	// usedNames are, for each definition the diff channel found a changed
 	// line using, the name it is used by (declLines).
 	usedNames map[index.ChunkID]string
+	// usedOnValue are the definitions found for a name the changed lines
+	// write only as x.Name on a value (not on an imported package's name):
+	// some other type's Name as often as not, so under review they rank
+	// below the rest of the reach.
+	usedOnValue map[index.ChunkID]bool
 	// diffCoChanged: the history channel brought files that changed
 	// together with the diff's (Options.DiffDirPrior stands in otherwise).
 	diffCoChanged bool
@@ -1143,8 +1148,10 @@ func (r *run) candidates() []assemble.Candidate {
 			// Under review, what the change reaches ranks above the rest,
 			// in the order of its own scores, shown at its calls and
 			// declarations.
-			if r.ambiguousCallers[s.id] {
-				cand.Score *= reviewTier // a caller of another unit of that name, maybe: after the sure ones
+			if r.ambiguousCallers[s.id] || (r.usedOnValue[s.id] && len(r.callSites[s.id]) == 0) {
+				// A caller of another unit of that name, or another
+				// type's method of that name, maybe: after the sure ones.
+				cand.Score *= reviewTier
 			} else {
 				cand.Score = reviewTier + (1-reviewTier)*cand.Score
 			}

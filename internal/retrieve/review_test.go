@@ -438,3 +438,29 @@ func TestReviewCallersCall(t *testing.T) {
 		t.Errorf("parts %v: want build.go (rt.URL()), not serve.go (req.URL.Path) nor router.go (rr.URL() on its own receiver)", paths)
 	}
 }
+
+// TestReviewValueSelectionsLast: under review, a definition reached only
+// through x.Name on a value (some type's Name; only types tell which)
+// comes after the definitions the changed lines name outright.
+func TestReviewValueSelectionsLast(t *testing.T) {
+	files := map[string]string{
+		"go.mod":  "module example.com/p\n\ngo 1.22\n",
+		"a.go":    "package p\n\n// helper is one.\nfunc helper() int { return 1 }\n",
+		"size.go": "package p\n\ntype Box struct{ n int }\n\n// Size is the box's size.\nfunc (b Box) Size() int { return b.n }\n",
+		"use.go":  "package p\n\n// Use adds.\nfunc Use(v Box) int {\n\treturn helper() + v.Size()\n}\n",
+	}
+	diff := "diff --git a/use.go b/use.go\n--- a/use.go\n+++ b/use.go\n@@ -3,4 +3,4 @@ package p\n // Use adds.\n func Use(v Box) int {\n-\treturn helper()\n+\treturn helper() + v.Size()\n }\n"
+	snap := indexFiles(t, files)
+	resp, err := NewEngine(tokens.NewRegistry()).Assemble(context.Background(), snap, Request{Diff: diff, Mode: ModeReview, Budget: assemble.Budget{MaxTokens: 4000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, p := range resp.Parts {
+		order = append(order, p.Path)
+	}
+	a, s := slices.Index(order, "a.go"), slices.Index(order, "size.go")
+	if a < 0 || s < 0 || a > s {
+		t.Errorf("parts %v: want a.go (helper(), named outright) before size.go (v.Size(), on a value), both shown", order)
+	}
+}
