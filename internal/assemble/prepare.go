@@ -60,6 +60,7 @@ func quote(s string) string { return "\"" + s + "\"" }
 func (a *assembly) prepare(in []Candidate) []*cand {
 	byID := map[string]*cand{}
 	out := make([]*cand, 0, len(in))
+	var withheld []Candidate
 	for i := range in {
 		c := in[i]
 		if math.IsNaN(c.Score) || math.IsInf(c.Score, 0) {
@@ -87,7 +88,7 @@ func (a *assembly) prepare(in []Candidate) []*cand {
 		}
 		if c.Withheld != "" {
 			c.Ranges = rs
-			a.omit(&cand{Candidate: c, handle: Handle(c.Path, rs)}, c.Tokens, c.Withheld)
+			withheld = append(withheld, c)
 			continue
 		}
 		idKey := c.ID + "\x00" + c.Path
@@ -106,6 +107,18 @@ func (a *assembly) prepare(in []Candidate) []*cand {
 			byID[idKey] = x
 		}
 		out = append(out, x)
+	}
+	// A withheld candidate is omitted with the producer's reason, once per
+	// ID, unless the same ID also came without the reason: then it is
+	// that candidate's.
+	omitted := map[string]bool{}
+	for _, c := range withheld {
+		idKey := c.ID + "\x00" + c.Path
+		if c.ID != "" && (byID[idKey] != nil || omitted[idKey]) {
+			continue
+		}
+		omitted[idKey] = true
+		a.omit(&cand{Candidate: c, handle: Handle(c.Path, c.Ranges)}, c.Tokens, c.Withheld)
 	}
 	for _, c := range out {
 		if st := a.stitch(c.file, c.Ranges); !ranges.Equal(st, c.Ranges) {

@@ -367,4 +367,12 @@ func TestWithheld(t *testing.T) {
 	if o := res.Omitted[i]; o.Reason != "not asked for" || o.Handle != "b.go#L10-20" || o.Tokens != 42 {
 		t.Errorf("omitted = %+v", o)
 	}
+	// The same ID withheld and not: the candidate is packed, not omitted.
+	cs = append(cs, Candidate{ID: "u", Path: "b.go", Ranges: rr(30, 32), Score: 0.5, Withheld: "not asked for"},
+		Candidate{ID: "u", Path: "b.go", Ranges: rr(30, 32), Score: 0.4})
+	res = run(t, Request{Budget: Budget{MaxTokens: 4000}, Policy: DefaultPolicy()}, cs, files)
+	if !slices.ContainsFunc(res.Parts, func(p Part) bool { return p.Path == "b.go" && p.Ranges[0].Start == 30 }) ||
+		slices.ContainsFunc(res.Omitted, func(o Omitted) bool { return o.Handle == "b.go#L30-32" }) {
+		t.Errorf("a candidate withheld under one ID and offered under it again: parts %+v, omitted %+v", res.Parts, res.Omitted)
+	}
 }

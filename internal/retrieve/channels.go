@@ -462,12 +462,19 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 	// bare name, a selector, a builtin and a comment follow (mayRefer):
 	// not every name of the changed units, whose bare `len(x)` met a
 	// method called len elsewhere.
+	// Every file's used definitions before any file's fields: a type one
+	// file's lines name is that, whatever the order of the diff's files.
 	var fields []index.ChunkID
-	for _, fd := range files {
+	fileNames := make([]changedNames, len(files))
+	for i, fd := range files {
 		if fd.Path != "" {
-			names := namesOfLines(fd.Added)
-			used = append(used, r.usedByChanges(fd, names, chunk.LanguageOf(fd.Path), 3, seen)...)
-			fields = append(fields, r.fieldsUsedBy(fd, names, seen)...)
+			fileNames[i] = namesOfLines(fd.Added)
+			used = append(used, r.usedByChanges(fd, fileNames[i], chunk.LanguageOf(fd.Path), 3, seen)...)
+		}
+	}
+	for i, fd := range files {
+		if fd.Path != "" {
+			fields = append(fields, r.fieldsUsedBy(fd, fileNames[i], seen)...)
 		}
 	}
 	// What the change reaches (its callers, the definitions its lines

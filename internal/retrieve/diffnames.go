@@ -2,8 +2,11 @@ package retrieve
 
 import (
 	"cmp"
+	"go/parser"
+	"go/token"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctxls/ctxls/internal/index"
@@ -502,52 +505,49 @@ func (r *run) declLines(s *scored) []int {
 }
 
 // goImportNames maps the names a Go file's imports are known by (the
-// alias, else the path's last segment, a major version suffix skipped)
-// to their import paths; dot and blank imports are left out.
+// alias, else the name goimports assumes: the path's last element, a
+// major version suffix skipped, a "go-" prefix dropped, cut at the first
+// '.' or '-') to their import paths; dot and blank imports are left out,
+// and so is everything of a file whose imports do not parse.
 func goImportNames(text string) map[string]string {
 	out := map[string]string{}
-	inBlock := false
-	for line := range strings.Lines(text) {
-		l := strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(l, "import ("):
-			inBlock = true
-			continue
-		case inBlock && strings.HasPrefix(l, ")"):
-			inBlock = false
-			continue
-		case strings.HasPrefix(l, "import "):
-			l = strings.TrimSpace(strings.TrimPrefix(l, "import "))
-		case !inBlock:
-			if strings.HasPrefix(l, "func ") || strings.HasPrefix(l, "type ") || strings.HasPrefix(l, "var ") || strings.HasPrefix(l, "const ") {
-				return out // the imports are over
-			}
-			continue
-		}
-		ip, ok := quoted(l)
-		if !ok {
+	f, err := parser.ParseFile(token.NewFileSet(), "", text, parser.ImportsOnly)
+	if err != nil {
+		return out
+	}
+	for _, spec := range f.Imports {
+		ip, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
 			continue
 		}
 		name := ""
-		if i := strings.IndexByte(l, '"'); i > 0 {
-			name = strings.TrimSpace(l[:i])
+		if spec.Name != nil {
+			name = spec.Name.Name
+		} else {
+			name = assumedGoName(ip)
 		}
-		if name == "" {
-			segs := strings.Split(ip, "/")
-			name = segs[len(segs)-1]
-			if len(segs) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
-				name = segs[len(segs)-2]
-			}
-			if i := strings.IndexByte(name, '.'); i > 0 {
-				name = name[:i] // gopkg.in/yaml.v3
-			}
-			name = strings.ReplaceAll(name, "-", "_")
-		}
-		if name != "_" && name != "." {
+		if name != "_" && name != "." && name != "" {
 			out[name] = ip
 		}
 	}
 	return out
+}
+
+// assumedGoName is the package name an import path is assumed to declare
+// (goimports' rule): github.com/labstack/echo/v4 → echo, gopkg.in/yaml.v3
+// → yaml, github.com/mattn/go-sqlite3 → sqlite3, …/opentracing-go →
+// opentracing.
+func assumedGoName(ip string) string {
+	segs := strings.Split(ip, "/")
+	name := segs[len(segs)-1]
+	if len(segs) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		name = segs[len(segs)-2]
+	}
+	name = strings.TrimPrefix(name, "go-")
+	if i := strings.IndexAny(name, ".-"); i > 0 {
+		name = name[:i]
+	}
+	return name
 }
 
 // importedFrom returns the import paths of the packages lines select
@@ -583,14 +583,25 @@ func importedFrom(lines []string, name string, imports map[string]string) []stri
 }
 
 // inGoPackage reports whether the file at p (workspace-relative) can be
-// in the Go package imported as ip: never for the standard library (no
-// dot in its first element), else when p's directory ends ip (a module's
-// root package matches any).
+// in the Go package imported as ip: when a trailing part of p's directory
+// ends ip (its module's go.mod may sit below the workspace root:
+// backend/api/x.go is in example.com/proj/api), and for a file of the
+// workspace root, when ip is not the standard library's (no dot in its
+// first element).
 func inGoPackage(p, ip string) bool {
-	first, _, _ := strings.Cut(ip, "/")
-	if !strings.Contains(first, ".") {
-		return false
-	}
 	dir := path.Dir(p)
-	return dir == "." || strings.HasSuffix(ip, "/"+dir)
+	if dir == "." {
+		first, _, _ := strings.Cut(ip, "/")
+		return strings.Contains(first, ".")
+	}
+	for suffix := dir; ; {
+		if ip == suffix || strings.HasSuffix(ip, "/"+suffix) {
+			return true
+		}
+		_, rest, ok := strings.Cut(suffix, "/")
+		if !ok {
+			return false
+		}
+		suffix = rest
+	}
 }

@@ -484,6 +484,9 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 		return nil, err
 	}
 	res.Omitted = slices.DeleteFunc(res.Omitted, func(o assemble.Omitted) bool { return r.mapHandles[o.Handle] })
+	if req.Mode == ModeReview && len(res.Parts) == 0 && len(r.diffChanged) == 0 {
+		res.Stats.Note = strings.TrimPrefix(res.Stats.Note+"; mode review: the diff changes no indexed unit and reaches none (a deletion, or files the index leaves out); what its words match is listed in omitted", "; ")
+	}
 	res.Stats.IndexState = snap.StateRoot()
 	res.Stats.IndexComplete = snap.Complete()
 	if note != "" {
@@ -1145,9 +1148,9 @@ func (r *run) candidates() []assemble.Candidate {
 			}
 		}
 		if reached[s] {
-			// Under review, what the change reaches ranks above the rest,
-			// in the order of its own scores, shown at its calls and
-			// declarations.
+			// Under review, what the change reaches is all there is
+			// beside the changed units, in the order of its own scores
+			// (the least sure last), shown at its calls and declarations.
 			if r.ambiguousCallers[s.id] || (r.usedOnValue[s.id] && len(r.callSites[s.id]) == 0) {
 				// A caller of another unit of that name, or another
 				// type's method of that name, maybe: after the sure ones.
@@ -1156,9 +1159,11 @@ func (r *run) candidates() []assemble.Candidate {
 				cand.Score = reviewTier + (1-reviewTier)*cand.Score
 			}
 			r.reviewShape(s, &cand)
-		} else if len(reach) > 0 || (r.req.Mode == ModeReview && len(changed) > 0) {
+		} else if r.req.Mode == ModeReview {
 			cand.Score *= reviewTier
-			if _, ok := changed[s]; !ok {
+			if _, ok := r.diffChanged[s.id]; !ok && s.id != r.focusChunk {
+				// Neither what the diff changes (a changed unit, or one
+				// around changed units) nor the cursor's own unit.
 				cand.Withheld = reasonNotReached
 			}
 		}
@@ -1202,7 +1207,7 @@ func (r *run) candidates() []assemble.Candidate {
 		}
 		out = append(out, cand)
 	}
-	if r.req.Budget.MaxTokens < r.e.opts.FocusMapBelow {
+	if r.req.Budget.MaxTokens < r.e.opts.FocusMapBelow && r.req.Mode != ModeReview {
 		out = append(out, r.focusMaps(maxScore)...)
 	}
 	if r.wantsQueryMaps() {
@@ -1232,7 +1237,9 @@ func (r *run) candidates() []assemble.Candidate {
 const reasonNotReached = "not reached by the change (mode review)"
 
 // reviewTier splits the scores of a review's candidates: what the change
-// reaches above it, the rest below.
+// surely reaches above it; below it the reach that may be another unit's
+// (ambiguousCallers, usedOnValue), the changed units (which lead anyway)
+// and the withheld rest.
 const reviewTier = 0.5
 
 // reviewShape shows a unit the change reaches at what makes it reached:

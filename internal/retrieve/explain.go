@@ -23,9 +23,43 @@ func (r *run) explain(res *assemble.Result) []Explanation {
 			byHandle[h] = s
 		}
 	}
+	// A review's reached unit cut around its calls (reviewShape, then
+	// stitched by the assembler) has a handle of its own: the smallest
+	// unit of its file that holds its lines explains it.
+	var byPath map[string][]*scored
+	within := func(handle string) *scored {
+		p, rs, err := assemble.ParseHandle(handle)
+		if err != nil || len(rs) == 0 {
+			return nil
+		}
+		if byPath == nil {
+			byPath = map[string][]*scored{}
+			for _, s := range r.scores {
+				byPath[s.c.Path] = append(byPath[s.c.Path], s)
+			}
+		}
+		lo, hi := rs[0].Start, rs[len(rs)-1].End
+		var best *scored
+		for _, s := range byPath[p] {
+			if s.c.StartLine > lo || s.c.EndLine < hi {
+				continue
+			}
+			span, bestSpan := s.c.EndLine-s.c.StartLine, 0
+			if best != nil {
+				bestSpan = best.c.EndLine - best.c.StartLine
+			}
+			if best == nil || span < bestSpan || (span == bestSpan && s.id < best.id) {
+				best = s
+			}
+		}
+		return best
+	}
 	var out []Explanation
 	add := func(handle, part, reason string, score float64) {
 		s := byHandle[handle]
+		if s == nil && r.req.Mode == ModeReview && !r.mapHandles[handle] {
+			s = within(handle)
+		}
 		e := Explanation{Handle: handle, Part: part, Reason: reason, Score: score, Channels: map[string]float64{}}
 		if s != nil {
 			e.Path, e.Symbol = s.c.Path, symbolOf(s.c)

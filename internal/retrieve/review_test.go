@@ -349,10 +349,11 @@ func TestCallsOwnMethodOnly(t *testing.T) {
 
 // TestGoImportNames: the names a Go file's imports go by.
 func TestGoImportNames(t *testing.T) {
-	text := "package p\n\nimport \"fmt\"\n\nimport (\n\t\"net/http\"\n\tctx \"context\"\n\t_ \"embed\"\n\t\"github.com/labstack/echo/v4\"\n\t\"gopkg.in/yaml.v3\"\n\t\"example.com/go-kit/log\"\n)\n\nfunc F() {}\n\nimport \"late\"\n"
+	text := "package p\n\nimport \"fmt\"\n\nimport (\n\t\"net/http\"\n\tctx \"context\"\n\t_ \"embed\"\n\t\"github.com/labstack/echo/v4\"\n\t\"gopkg.in/yaml.v3\"\n\t\"example.com/go-kit/log\"\n\t\"github.com/mattn/go-sqlite3\"\n\t\"github.com/opentracing/opentracing-go\"\n)\nimport (\"os\")\n\nvar m = map[string]int{\n\t\"http\": 1,\n}\n"
 	got := goImportNames(text)
 	want := map[string]string{"fmt": "fmt", "http": "net/http", "ctx": "context", "echo": "github.com/labstack/echo/v4",
-		"yaml": "gopkg.in/yaml.v3", "log": "example.com/go-kit/log"}
+		"yaml": "gopkg.in/yaml.v3", "log": "example.com/go-kit/log", "sqlite3": "github.com/mattn/go-sqlite3",
+		"opentracing": "github.com/opentracing/opentracing-go", "os": "os"}
 	if !maps.Equal(got, want) {
 		t.Errorf("goImportNames = %v, want %v", got, want)
 	}
@@ -384,7 +385,14 @@ func TestImportedFrom(t *testing.T) {
 		{"middleware/proxy.go", "github.com/labstack/echo/v4/middleware", true},
 		{"echo.go", "github.com/labstack/echo/v4", true},
 		{"middleware/proxy.go", "github.com/other/middleware2", false},
-		{"http/header.go", "net/http", false},
+		{"backend/api/x.go", "example.com/proj/api", true}, // a go.mod below the root
+		{"api/x.go", "myapp/api", true},                    // a module path without a dot
+		{"api/x.go", "example.com/proj/other", false},
+		{"x.go", "fmt", false},
+		{"x.go", "example.com/proj", true},
+		// A workspace directory named like a standard package passes: only
+		// the module's path would tell them apart.
+		{"http/header.go", "net/http", true},
 	} {
 		if got := inGoPackage(tc.path, tc.ip); got != tc.want {
 			t.Errorf("inGoPackage(%s, %s) = %v", tc.path, tc.ip, got)
@@ -462,5 +470,89 @@ func TestReviewValueSelectionsLast(t *testing.T) {
 	a, s := slices.Index(order, "a.go"), slices.Index(order, "size.go")
 	if a < 0 || s < 0 || a > s {
 		t.Errorf("parts %v: want a.go (helper(), named outright) before size.go (v.Size(), on a value), both shown", order)
+	}
+}
+
+// TestReviewExplainsTrimmedReach: a reached unit cut around its call
+// still says, with --explain, why it is there.
+func TestReviewExplainsTrimmedReach(t *testing.T) {
+	var body strings.Builder
+	for i := range 80 {
+		fmt.Fprintf(&body, "\tx += %d\n", i)
+	}
+	files := map[string]string{
+		"go.mod":   "module example.com/p\n\ngo 1.22\n",
+		"norm.go":  "package p\n\n// Normalize normalizes.\nfunc Normalize(n int) int {\n\treturn n\n}\n",
+		"long.go":  "package p\n\n// Long calls Normalize deep inside.\nfunc Long() int {\n\tx := 0\n" + body.String() + "\treturn Normalize(x)\n}\n",
+		"other.go": "package p\n\n// Other is unrelated.\nfunc Other() int { return 2 }\n",
+	}
+	diff := "diff --git a/norm.go b/norm.go\n--- a/norm.go\n+++ b/norm.go\n@@ -3,4 +3,4 @@ package p\n // Normalize normalizes.\n func Normalize(n int) int {\n-\treturn n\n+\treturn n + 0\n }\n"
+	snap := indexFiles(t, files)
+	resp, err := NewEngine(tokens.NewRegistry()).Assemble(context.Background(), snap, Request{Diff: diff, Mode: ModeReview, Explain: true, Budget: assemble.Budget{MaxTokens: 400}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var long *assemble.Part
+	for i, p := range resp.Parts {
+		if p.Path == "long.go" {
+			long = &resp.Parts[i]
+		}
+	}
+	if long == nil || ranges.Total(long.Ranges) > 20 || !ranges.ContainsLine(long.Ranges, 86) {
+		t.Fatalf("long.go is not shown cut around its call (line 86): %+v", resp.Parts)
+	}
+	for _, x := range resp.Explain {
+		if x.Part == long.ID && !slices.ContainsFunc(x.Priors, func(p string) bool { return strings.Contains(p, "calls Normalize") }) {
+			t.Errorf("the cut caller's explanation does not say it calls Normalize: %+v", x)
+		}
+	}
+}
+
+// TestReviewNothingReached: a review of a diff that only deletes a file
+// shows nothing and says why; what its words match is listed as omitted.
+func TestReviewNothingReached(t *testing.T) {
+	snap := indexFiles(t, reviewFixture())
+	diff := "diff --git a/gone.go b/gone.go\ndeleted file mode 100644\n--- a/gone.go\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-package ranges\n-\n-func Normalize() {}\n"
+	resp, err := NewEngine(tokens.NewRegistry()).Assemble(context.Background(), snap, Request{Diff: diff, Mode: ModeReview, Budget: assemble.Budget{MaxTokens: 2000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Parts) != 0 || !strings.Contains(resp.Stats.Note, "mode review: the diff changes no indexed unit") || len(resp.Omitted) == 0 {
+		t.Errorf("parts %d, note %q, omitted %d", len(resp.Parts), resp.Stats.Note, len(resp.Omitted))
+	}
+}
+
+// TestReviewDiffOrder: the reach of a diff of several files does not
+// depend on their order (a type one file names stays a definition it
+// uses though another file only selects its field).
+func TestReviewDiffOrder(t *testing.T) {
+	files := map[string]string{
+		"go.mod":  "module example.com/p\n\ngo 1.22\n",
+		"box.go":  "package p\n\n// Box holds a size.\ntype Box struct {\n\tsize int\n}\n",
+		"a.go":    "package p\n\n// Grow grows b.\nfunc Grow(b *Box) {\n\tb.size++\n}\n",
+		"b.go":    "package p\n\n// Make makes one.\nfunc Make() Box {\n\treturn Box{}\n}\n",
+		"misc.go": "package p\n\n// Misc is unrelated.\nfunc Misc() int { return 3 }\n",
+		// Four more types with a field size: the name alone is ambiguous.
+		"other/sizes.go": "package other\n\ntype A struct{ size int }\n\ntype B struct{ size int }\n\ntype C struct{ size int }\n\ntype D struct{ size int }\n",
+	}
+	da := "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -3,4 +3,4 @@ package p\n // Grow grows b.\n func Grow(b *Box) {\n-\tb.size--\n+\tb.size++\n }\n"
+	db := "diff --git a/b.go b/b.go\n--- a/b.go\n+++ b/b.go\n@@ -3,4 +3,4 @@ package p\n // Make makes one.\n func Make() Box {\n-\treturn Box{size: 1}\n+\treturn Box{}\n }\n"
+	snap := indexFiles(t, files)
+	e := NewEngine(tokens.NewRegistry())
+	var got []string
+	for _, diff := range []string{da + db, db + da} {
+		resp, err := e.Assemble(context.Background(), snap, Request{Diff: diff, Mode: ModeReview, Budget: assemble.Budget{MaxTokens: 2000}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, p := range resp.Parts {
+			paths = append(paths, p.Path)
+		}
+		slices.Sort(paths)
+		got = append(got, strings.Join(slices.Compact(paths), " "))
+	}
+	if got[0] != got[1] || !strings.Contains(got[0], "box.go") {
+		t.Errorf("files shown: %q in one order, %q in the other; want the same, box.go among them", got[0], got[1])
 	}
 }

@@ -103,8 +103,8 @@ const (
 	// ModeReview: a diff under review. Its changed units first, then what
 	// the change reaches — the callers of the changed units at their
 	// calls, the definitions the changed lines use at their declarations,
-	// in the diff's own files too — and only then what its words match,
-	// without the next-best files' one-line maps.
+	// in the diff's own files too — and nothing else: what its words only
+	// match is withheld (listed as omitted), and there are no maps.
 	ModeReview Mode = "review"
 )
 
