@@ -8,7 +8,7 @@
 #                                                   -budgets 2000 -ablations=false -weights symbol=2
 #                                                   -opts rrfk=30); results go to eval/work/last.jsonl
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh -heldout     the held-out check: eval/heldout.json (five repositories
-#                                                   never tuned on) against the peers; rewrites
+#                                                   whose query and diff cases were never tuned on) against the peers; rewrites
 #                                                   eval/results/heldout.jsonl and docs/heldout.md's tables
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh -clone       clone the missing repositories (bare) into DIR
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh -mine        mine eval/cases.json again from the recorded heads
@@ -55,8 +55,9 @@ case "${1:-}" in
 	exit 0
 	;;
 -heldout)
-	# Never tuned on: run it to check a change that won on eval/cases.json
-	# (docs/heldout.md says how the cases were chosen).
+	# Run it to check a change that won on eval/cases.json: its query and
+	# diff cases were never tuned on, its review cases were consulted while
+	# the review mode was built (docs/heldout.md says how they were chosen).
 	shift
 	mkdir -p eval/results
 	exec go run ./eval/cmd/run -cases eval/heldout.json -repos-dir "$EVAL_REPOS_DIR" -ablations=false \
