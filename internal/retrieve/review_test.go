@@ -144,20 +144,7 @@ func Normalize(rs []Range, lineCount int) []Range {
 // methods called len and int by name alone.
 func TestReviewGuardChange(t *testing.T) {
 	snap := indexFiles(t, reviewFixture())
-	diff := `diff --git a/ranges/ranges.go b/ranges/ranges.go
---- a/ranges/ranges.go
-+++ b/ranges/ranges.go
-@@ -11,6 +11,10 @@ const maxRanges = 100000
- // Normalize sorts rs and merges the ranges that touch or overlap.
- func Normalize(rs []Range, lineCount int) []Range {
-+	// guard: nothing to do for too many ranges or none
-+	if len(rs) == 0 || len(rs) > maxRanges {
-+		return nil
-+	}
- 	out := make([]Range, 0, len(rs))
- 	for _, r := range rs {
- 		if r.End > lineCount {
-`
+	diff := guardDiff
 	e := NewEngine(tokens.NewRegistry())
 	resp, err := e.Assemble(context.Background(), snap, Request{Diff: diff, Budget: assemble.Budget{MaxTokens: 8000}, Explain: true})
 	if err != nil {
@@ -420,6 +407,21 @@ func TestGoBareNameNotMember(t *testing.T) {
 	}
 }
 
+// reviewPaths are the paths of the parts, in order, of a review of diff
+// over files at budget.
+func reviewPaths(t *testing.T, files map[string]string, diff string, budget int) []string {
+	t.Helper()
+	resp, err := NewEngine(tokens.NewRegistry()).Assemble(context.Background(), indexFiles(t, files), Request{Diff: diff, Mode: ModeReview, Budget: assemble.Budget{MaxTokens: budget}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, p := range resp.Parts {
+		paths = append(paths, p.Path)
+	}
+	return paths
+}
+
 // TestReviewCallersCall: under review, a Go method's callers are the
 // units that call it (.Name(), on something else than their own receiver
 // of another type: a field selection req.URL.Path or the type io.Writer
@@ -433,15 +435,7 @@ func TestReviewCallersCall(t *testing.T) {
 		"router.go": "package r\n\ntype Router struct{ base string }\n\n// URL is the router's base URL.\nfunc (rr *Router) URL() string { return rr.base }\n\n// Self shows the router's own URL.\nfunc (rr *Router) Self() string {\n\treturn rr.URL()\n}\n",
 	}
 	diff := "diff --git a/route.go b/route.go\n--- a/route.go\n+++ b/route.go\n@@ -5,4 +5,4 @@ type Route struct{ host string }\n // URL builds the route's URL.\n func (r *Route) URL() string {\n-\treturn \"http://\" + r.host\n+\treturn \"https://\" + r.host\n }\n"
-	snap := indexFiles(t, files)
-	resp, err := NewEngine(tokens.NewRegistry()).Assemble(context.Background(), snap, Request{Diff: diff, Mode: ModeReview, Budget: assemble.Budget{MaxTokens: 4000}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paths []string
-	for _, p := range resp.Parts {
-		paths = append(paths, p.Path)
-	}
+	paths := reviewPaths(t, files, diff, 4000)
 	if !slices.Contains(paths, "build.go") || slices.Contains(paths, "serve.go") || slices.Contains(paths, "router.go") {
 		t.Errorf("parts %v: want build.go (rt.URL()), not serve.go (req.URL.Path) nor router.go (rr.URL() on its own receiver)", paths)
 	}
@@ -458,15 +452,7 @@ func TestReviewValueSelectionsLast(t *testing.T) {
 		"use.go":  "package p\n\n// Use adds.\nfunc Use(v Box) int {\n\treturn helper() + v.Size()\n}\n",
 	}
 	diff := "diff --git a/use.go b/use.go\n--- a/use.go\n+++ b/use.go\n@@ -3,4 +3,4 @@ package p\n // Use adds.\n func Use(v Box) int {\n-\treturn helper()\n+\treturn helper() + v.Size()\n }\n"
-	snap := indexFiles(t, files)
-	resp, err := NewEngine(tokens.NewRegistry()).Assemble(context.Background(), snap, Request{Diff: diff, Mode: ModeReview, Budget: assemble.Budget{MaxTokens: 4000}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var order []string
-	for _, p := range resp.Parts {
-		order = append(order, p.Path)
-	}
+	order := reviewPaths(t, files, diff, 4000)
 	a, s := slices.Index(order, "a.go"), slices.Index(order, "size.go")
 	if a < 0 || s < 0 || a > s {
 		t.Errorf("parts %v: want a.go (helper(), named outright) before size.go (v.Size(), on a value), both shown", order)
@@ -537,18 +523,9 @@ func TestReviewDiffOrder(t *testing.T) {
 	}
 	da := "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -3,4 +3,4 @@ package p\n // Grow grows b.\n func Grow(b *Box) {\n-\tb.size--\n+\tb.size++\n }\n"
 	db := "diff --git a/b.go b/b.go\n--- a/b.go\n+++ b/b.go\n@@ -3,4 +3,4 @@ package p\n // Make makes one.\n func Make() Box {\n-\treturn Box{size: 1}\n+\treturn Box{}\n }\n"
-	snap := indexFiles(t, files)
-	e := NewEngine(tokens.NewRegistry())
 	var got []string
 	for _, diff := range []string{da + db, db + da} {
-		resp, err := e.Assemble(context.Background(), snap, Request{Diff: diff, Mode: ModeReview, Budget: assemble.Budget{MaxTokens: 2000}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var paths []string
-		for _, p := range resp.Parts {
-			paths = append(paths, p.Path)
-		}
+		paths := reviewPaths(t, files, diff, 2000)
 		slices.Sort(paths)
 		got = append(got, strings.Join(slices.Compact(paths), " "))
 	}
