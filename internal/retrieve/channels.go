@@ -436,7 +436,7 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 			// users of a changed type or variable are everywhere.
 			continue
 		}
-		refs, ambiguous := r.callersOf(c)
+		refs, ambiguous := r.callersOf(c, r.req.Mode == ModeReview)
 		for _, u := range refs {
 			if !slices.Contains(r.callSites[u], c.Symbol) {
 				r.callSites[u] = append(r.callSites[u], c.Symbol)
@@ -510,10 +510,7 @@ func (r *run) graph() []index.ChunkID {
 		for _, d := range uses {
 			acc[d] += s.score * 0.6 / float64(len(uses))
 		}
-		usedBy, ambiguous := r.callersOf(s.c)
-		if ambiguous {
-			continue // the review's looser lookup is for the changed units' own callers
-		}
+		usedBy, _ := r.callersOf(s.c, false) // the review's looser lookup is for the changed units' own callers
 		for _, u := range usedBy {
 			acc[u] += s.score * 0.4 / float64(len(usedBy))
 		}
@@ -613,17 +610,18 @@ func overviewRanking(snap *index.Snapshot) []overviewEntry {
 
 // callers are up to 40 chunks that refer to c's own name, unless the name
 // is defined in many places (String, New, Close): then who "calls" it is
-// noise, and on a big tree an expensive question. Under review a name
-// defined up to Options.ReviewCallerDefs times still finds its callers
+// noise, and on a big tree an expensive question. Loose (a review's
+// changed units) a name defined up to Options.ReviewCallerDefs times still
+// finds its callers
 // (route.Match among eight Match methods), marked ambiguous: a reviewer
 // misses a caller more than a reader of a related question does, but
 // some of them call another Match.
-func (r *run) callers(c chunk.Chunk) (refs []index.ChunkID, ambiguous bool) {
+func (r *run) callers(c chunk.Chunk, loose bool) (refs []index.ChunkID, ambiguous bool) {
 	if c.Symbol == "" || len(c.Symbol) < 3 {
 		return nil, false
 	}
 	if _, ok := r.snap.DefsAtMost(c.Symbol, 5); !ok {
-		if r.req.Mode != ModeReview {
+		if !loose {
 			return nil, false
 		}
 		if _, ok := r.snap.DefsAtMost(c.Symbol, r.e.opts.ReviewCallerDefs); !ok {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"go/parser"
 	"go/token"
+	"iter"
 	"path"
 	"slices"
 	"strconv"
@@ -195,16 +196,37 @@ func goMemberBare(names changedNames, name, lang string, def chunk.Chunk) bool {
 // dottedIn reports whether text writes name right after a '.' (x.name,
 // pkg.Name), not as part of a longer identifier.
 func dottedIn(text, name string) bool {
-	for i := 0; ; {
-		j := strings.Index(text[i:], "."+name)
-		if j < 0 {
-			return false
+	for range selections(text, name) {
+		return true
+	}
+	return false
+}
+
+// selections yields, for each place text writes name right after a '.'
+// (not as part of a longer identifier), the identifier before that '.'
+// ("" when there is none: a call's result, an index) and whether that
+// identifier is itself selected (a.b.name).
+func selections(text, name string) iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		sel := "." + name
+		for i := 0; ; {
+			j := strings.Index(text[i:], sel)
+			if j < 0 {
+				return
+			}
+			at, end := i+j, i+j+len(sel)
+			i = end
+			if end < len(text) && isIdentByte(text[end]) {
+				continue // a longer name
+			}
+			k := at
+			for k > 0 && isIdentByte(text[k-1]) {
+				k--
+			}
+			if !yield(text[k:at], k > 0 && text[k-1] == '.') {
+				return
+			}
 		}
-		end := i + j + 1 + len(name)
-		if end >= len(text) || !isIdentByte(text[end]) {
-			return true
-		}
-		i = end
 	}
 }
 
@@ -286,10 +308,11 @@ func (r *run) usesOf(id index.ChunkID, c chunk.Chunk, maxDefs int) []index.Chunk
 	return out
 }
 
-// callersOf are the callers of c (see callers) whose text can reach it by
-// the language's rules (refers), and whether c's name is ambiguous.
-func (r *run) callersOf(c chunk.Chunk) ([]index.ChunkID, bool) {
-	refs, ambiguous := r.callers(c)
+// callersOf are the callers of c (see callers; loose under review) whose
+// text can reach it by the language's rules (refers), and whether c's
+// name is ambiguous.
+func (r *run) callersOf(c chunk.Chunk, loose bool) ([]index.ChunkID, bool) {
+	refs, ambiguous := r.callers(c, loose)
 	out := refs[:0:0]
 	for _, u := range refs {
 		uc, ok := r.snap.Chunk(u)
@@ -319,12 +342,12 @@ func goMethodNotCalled(uc chunk.Chunk, text string, c chunk.Chunk) bool {
 	return !strings.Contains(text, "."+c.Symbol+"(") || callsOwnMethodOnly(uc, text, c)
 }
 
-// callsOwnMethodOnly reports whether a Go method uc (text) writes c's name
-// only as a call on its own receiver (func (r *Router) … r.Match(…)) while
-// c is a method of another type: then it calls its own type's method of
-// that name, not c.
+// callsOwnMethodOnly reports whether a Go unit uc (text) is a method that
+// writes the Go method c's name only as a call on its own receiver (func
+// (r *Router) … r.Match(…)) while c is a method of another type: then it
+// calls its own type's method of that name, not c.
 func callsOwnMethodOnly(uc chunk.Chunk, text string, c chunk.Chunk) bool {
-	if uc.Language != "go" || uc.Kind != chunk.KindMethod || c.Kind != chunk.KindMethod {
+	if uc.Kind != chunk.KindMethod {
 		return false
 	}
 	recvType, _, _ := strings.Cut(uc.QualifiedName, ".")
@@ -341,19 +364,9 @@ func callsOwnMethodOnly(uc chunk.Chunk, text string, c chunk.Chunk) bool {
 	if !ok || recv == "" || !isIdentStart(recv[0]) {
 		return false
 	}
-	sel := "." + c.Symbol
 	found := false
-	for i := 0; ; {
-		j := strings.Index(text[i:], sel)
-		if j < 0 {
-			break
-		}
-		at, end := i+j, i+j+len(sel)
-		i = end
-		if end < len(text) && isIdentByte(text[end]) {
-			continue // a longer name
-		}
-		if at < len(recv) || text[at-len(recv):at] != recv || (at > len(recv) && isIdentByte(text[at-len(recv)-1])) {
+	for q := range selections(text, c.Symbol) {
+		if q != recv {
 			return false // called on something else
 		}
 		found = true
@@ -556,22 +569,9 @@ func assumedGoName(ip string) string {
 func importedFrom(lines []string, name string, imports map[string]string) []string {
 	var out []string
 	for _, line := range lines {
-		for i := 0; ; {
-			j := strings.Index(line[i:], "."+name)
-			if j < 0 {
-				break
-			}
-			at, end := i+j, i+j+1+len(name)
-			i = at + 1
-			if end < len(line) && isIdentByte(line[end]) {
-				continue
-			}
-			k := at
-			for k > 0 && isIdentByte(line[k-1]) {
-				k--
-			}
-			ip, ok := imports[line[k:at]]
-			if !ok || k == at || (k > 0 && line[k-1] == '.') {
+		for q, selected := range selections(line, name) {
+			ip, ok := imports[q]
+			if !ok || selected {
 				return nil
 			}
 			if !slices.Contains(out, ip) {

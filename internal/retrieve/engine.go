@@ -1139,10 +1139,11 @@ func (r *run) candidates() []assemble.Candidate {
 		if names := r.callSites[s.id]; len(names) > 0 {
 			refs = linesNaming(r.chunkText(c), c.StartLine, names)
 		}
-		if refs = append(refs, r.fieldLines[s.id]...); len(refs) > 0 {
+		refs = append(refs, r.fieldLines[s.id]...)
+		if len(refs) > 0 {
 			// A caller of changed code is shown at its calls first, a
 			// type at the fields the change uses.
-			cand.Hits = slices.Compact(slices.Sorted(slices.Values(append(refs[:min(len(refs), maxHitLines)], cand.Hits...))))
+			cand.Hits = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(refs[:min(len(refs), maxHitLines)]), cand.Hits...))))
 			if len(cand.Hits) > maxHitLines {
 				cand.Hits = cand.Hits[:maxHitLines]
 			}
@@ -1158,7 +1159,7 @@ func (r *run) candidates() []assemble.Candidate {
 			} else {
 				cand.Score = reviewTier + (1-reviewTier)*cand.Score
 			}
-			r.reviewShape(s, &cand)
+			r.reviewShape(s, &cand, refs)
 		} else if r.req.Mode == ModeReview {
 			cand.Score *= reviewTier
 			if _, ok := r.diffChanged[s.id]; !ok && s.id != r.focusChunk {
@@ -1243,19 +1244,15 @@ const reasonNotReached = "not reached by the change (mode review)"
 const reviewTier = 0.5
 
 // reviewShape shows a unit the change reaches at what makes it reached:
-// the lines calling the changed units, the declaration of the name the
-// changed lines use, the fields they select (its hit lines). A unit
+// refs (its lines calling the changed units and declaring the fields
+// they select, which candidates found already) and the declaration of
+// the name the changed lines use (its hit lines). A unit
 // longer than reviewPartShare of the budget shows only its declaration
 // and those lines with reviewContext lines around each: a reviewer reads
 // the call, not the whole caller, and a big interface whose one method
 // the change calls leaves room for the next caller.
-func (r *run) reviewShape(s *scored, cand *assemble.Candidate) {
-	var hits []int
-	if names := r.callSites[s.id]; len(names) > 0 {
-		hits = append(hits, linesNaming(r.chunkText(s.c), s.c.StartLine, names)...)
-	}
-	hits = append(hits, r.fieldLines[s.id]...)
-	hits = append(hits, r.declLines(s)...)
+func (r *run) reviewShape(s *scored, cand *assemble.Candidate, refs []int) {
+	hits := append(slices.Clone(refs), r.declLines(s)...)
 	if len(hits) == 0 {
 		return
 	}
