@@ -133,8 +133,8 @@ func cdirGitRoot(t *testing.T) string {
 
 // TestIndexCacheIsPrivate: after `ctxls index` and `ctxls assemble` on a
 // git checkout, with the cache in the default layout under a new
-// $CTXLS_CACHE_DIR, nothing there — directories, the index, bleve's
-// files, the history and vector caches, the lock, the tags — is open to
+// $CTXLS_CACHE_DIR, nothing there — directories, the index, the lexical
+// store's segments and manifest, the history and vector caches, the lock, the tags — is open to
 // the group or others (it was 0755 / 0644 under the usual umask 022).
 func TestIndexCacheIsPrivate(t *testing.T) {
 	root := cdirGitRoot(t)
@@ -166,7 +166,7 @@ func TestIndexCacheIsPrivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"CACHEDIR.TAG", "lock", "CURRENT", "tables.bin", "index_meta.json", "root.bolt", "history.v2", "semantic.v2"} {
+	for _, want := range []string{"CACHEDIR.TAG", "lock", "CURRENT", "tables.bin", "MANIFEST", "s-1.seg", "history.v2", "semantic.v2"} {
 		if !slices.Contains(files, want) {
 			t.Errorf("no %s in the cache (%q): the walk did not see all of it", want, files)
 		}

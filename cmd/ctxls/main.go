@@ -28,6 +28,11 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
+	// CTXLS_MEMPROFILE=FILE writes a heap profile at the end of the run
+	// (what stays in use: the index's tables, the vectors).
+	if f := os.Getenv("CTXLS_MEMPROFILE"); f != "" {
+		defer writeHeapProfile(f)
+	}
 	printGoroutinesOnSignal(ctx, os.Stderr)
 	var code int
 	switch {
@@ -47,6 +52,17 @@ func main() {
 		pprof.StopCPUProfile()
 		os.Exit(code)
 	}
+}
+
+// writeHeapProfile writes the heap profile to the file f (errors are
+// ignored: a profile is a diagnostic).
+func writeHeapProfile(f string) {
+	out, err := os.Create(f)
+	if err != nil {
+		return
+	}
+	defer out.Close()
+	_ = pprof.WriteHeapProfile(out)
 }
 
 // printGoroutinesOnSignal makes the process print "ctxls: goroutines: N"

@@ -14,13 +14,12 @@ import (
 // from nothing to ≈ 150 MB, and the default pacing (a collection each
 // time the heap doubles) then collects hundreds of times early on, for
 // a large share of the build's CPU. Instead the collector runs when the
-// heap reaches a limit, starting at 192 MiB and raised to twice the live
-// heap whenever that passes half the limit — the default's 2× headroom on
-// a large tree, never a collector running back to back. Measured on Go's
-// src, runs interleaved with the default: `ctxls index` 30.1–30.5 user
-// CPU-s instead of 29.4–33.6 (≈ 4 % less on average), wall 20.2–20.5 s
-// against 19.7–22.5 s, peak RSS 327–352 MB against 322–362 MB
-// (docs/benchmarks.md).
+// heap reaches a limit, starting at 192 MiB and raised to 1.5 times the
+// live heap whenever that passes two thirds of the limit: never a
+// collector running back to back, and a peak memory that grows with the
+// tree by the live heap's half, not by all of it as the default's 2×
+// would (on four copies of Go's src the live heap nears 400 MB at the
+// end of a build; docs/benchmarks.md, "Scale", has the figures).
 //
 // It leaves the settings alone when GOGC or GOMEMLIMIT is set, and
 // restores them when stop is called.
@@ -48,8 +47,8 @@ func batchGC(ctx context.Context) (stop func()) {
 			if sample[0].Value.Kind() != metrics.KindUint64 {
 				continue
 			}
-			if live := int64(min(sample[0].Value.Uint64(), math.MaxInt64/4)); live > limit/2 {
-				limit = 2 * live
+			if live := int64(min(sample[0].Value.Uint64(), math.MaxInt64/4)); live > limit*2/3 {
+				limit = live * 3 / 2
 				debug.SetMemoryLimit(limit)
 			}
 		}

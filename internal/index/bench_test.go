@@ -3,7 +3,6 @@ package index
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,21 +41,9 @@ func benchOptions(b *testing.B, cache string) Options {
 	if testing.Verbose() {
 		o.Logf = b.Logf
 	}
-	// Tuning experiments: CTXLS_BENCH_BATCH, CTXLS_BENCH_SAFE=1,
-	// CTXLS_BENCH_MERGE={"maxSegmentsPerTier":…} (scorch merge plan JSON).
+	// Tuning experiments: CTXLS_BENCH_BATCH.
 	if n, err := strconv.Atoi(os.Getenv("CTXLS_BENCH_BATCH")); err == nil {
 		o.BatchSize = n
-	}
-	o.bleveExtra = map[string]any{}
-	if os.Getenv("CTXLS_BENCH_SAFE") == "1" {
-		o.bleveExtra["unsafe_batch"] = false
-	}
-	if m := os.Getenv("CTXLS_BENCH_MERGE"); m != "" {
-		var v map[string]any
-		if err := json.Unmarshal([]byte(m), &v); err != nil {
-			b.Fatal(err)
-		}
-		o.bleveExtra["scorchMergePlanOptions"] = v
 	}
 	return o
 }
@@ -113,8 +100,8 @@ func BenchmarkColdBuild(b *testing.B) {
 	b.ReportMetric(float64(st.IndexBytes)/float64(st.Bytes), "disk/src")
 	b.ReportMetric(float64(peak)/1e6, "peakRSS_MB")
 	if gen, err := readCurrent(st.Dir); err == nil {
-		zaps, _ := filepath.Glob(filepath.Join(gen, bleveName, "store", "*.zap"))
-		b.ReportMetric(float64(len(zaps)), "segments")
+		segs, _ := filepath.Glob(filepath.Join(gen, postingsName, "*.seg"))
+		b.ReportMetric(float64(len(segs)), "segments")
 	}
 	b.Logf("stats: %+v", st)
 }
@@ -150,7 +137,7 @@ func TestMain(m *testing.M) {
 }
 
 // BenchmarkOpenNothingChanged: open a valid index whose tree did not
-// change (load tables, open bleve, walk, compare) and close it.
+// change (load tables, open the lexical store, walk, compare) and close it.
 func BenchmarkOpenNothingChanged(b *testing.B) {
 	tree, opts := benchBuilt(b)
 	b.ReportAllocs()

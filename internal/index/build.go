@@ -10,11 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/document"
-	bindex "github.com/blevesearch/bleve_index_api"
-
+	"github.com/ctxls/ctxls/internal/index/analysis"
 	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/index/postings"
 	"github.com/ctxls/ctxls/internal/index/walk"
 )
 
@@ -27,7 +25,7 @@ type fileJob struct {
 	// any: a file that still has it is not chunked again.
 	knownHash string
 	// old is the file's row in the snapshot being changed (nil in a full
-	// build): chunks whose bleve document it already has get none.
+	// build): chunks whose lexical document it already has get none.
 	old *fileRec
 	// again: chunk with the chunker's ChunkAgain when it has one (an
 	// editor buffer's change).
@@ -35,24 +33,81 @@ type fileJob struct {
 }
 
 // fileResult is a processed fileJob: the file's new table row and the
-// bleve documents of its chunks (nil after they are written).
+// lexical documents of its chunks (nil after they are written).
 type fileResult struct {
 	job *fileJob
 	// rec is the file's new row; its chunks are filled in by the writer
 	// (batchWriter.add) from chunks, which interns their names.
 	rec    *fileRec
 	chunks []chunk.Chunk
-	docs   []*document.Document
+	docs   []*postings.Doc
 	skip   string // non-empty: the file is not indexed, for this reason
 	err    error  // detail for skip
 	// same: the content hash equals job.knownHash; rec holds only the
 	// file info, without chunks.
 	same bool
+	// copied, when set, are the chunk records of a file of this build
+	// with the same content and language (sameContent): rec's chunks are
+	// a copy of them, with this path's field lengths.
+	copied []chunkRec
+	// contentKey is the file's key in the build's sameContent table
+	// when it is the first of its content ("" otherwise).
+	contentKey string
+}
+
+// sameContent maps the content of files a full build indexes (hash and
+// language) to their rows: a file with the same content at another path
+// — a vendored copy, a fork inside a monorepo, the same tree checked out
+// twice — takes its chunks and token counts (and its secret verdict) from
+// the first instead of being parsed and counted again. Only its lexical
+// documents, which contain its path, are made anew. A worker that meets a
+// content another worker is still indexing waits for it, so that each
+// content is chunked once whatever the timing.
+type sameContent struct {
+	mu   sync.Mutex
+	rows map[string]*sameRow
+}
+
+// sameRow is one content's first file: rec once the writer has it (nil
+// when that file was left out), done closed then.
+type sameRow struct {
+	done chan struct{}
+	rec  *fileRec
+}
+
+// claim returns key's row and whether the caller is the first to claim
+// it (it must then settle it).
+func (t *sameContent) claim(key string) (*sameRow, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r, ok := t.rows[key]; ok {
+		return r, false
+	}
+	r := &sameRow{done: make(chan struct{})}
+	t.rows[key] = r
+	return r, true
+}
+
+// settle records the first file's row of key (nil: not indexed).
+func (t *sameContent) settle(key string, rec *fileRec) {
+	t.mu.Lock()
+	r := t.rows[key]
+	t.mu.Unlock()
+	r.rec = rec
+	close(r.done)
 }
 
 // processFile reads, hashes, chunks and counts one file. It uses only the
 // given chunker and immutable settings, so workers may run it in parallel.
 func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
+	return x.processFileSame(context.Background(), ch, j, nil)
+}
+
+// processFileSame is processFile in a full build whose contents seen are
+// same (nil: none): a file with the content of one indexed before takes
+// its chunks (sameContent). It waits, under ctx, for a first file still
+// in progress.
+func (x *Index) processFileSame(ctx context.Context, ch Chunker, j *fileJob, same *sameContent) fileResult {
 	r := fileResult{job: j}
 	src := j.content
 	if src == nil {
@@ -66,14 +121,6 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 		}
 		src = b
 	}
-	// The walk sniffs only a file's first bytes, and an editor buffer may
-	// change after it was judged: the whole text is checked here, where
-	// every file and buffer is read before it is chunked, so that a
-	// private key or a token anywhere in it keeps the whole file out.
-	if what := walk.SecretContent(src); what != "" {
-		r.skip, r.err = string(walk.ReasonSecret), errors.New(what)
-		return r
-	}
 	info := FileInfo{
 		Path:     j.entry.Path,
 		Size:     j.entry.Size,
@@ -81,6 +128,32 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 		Hash:     contentHash(src),
 		Language: j.entry.Language,
 		Overlay:  j.overlay,
+	}
+	if same != nil && j.content == nil && j.old == nil && !j.again {
+		key := info.Hash + "\x00" + chunk.LanguageOf(info.Path)
+		row, first := same.claim(key)
+		if first {
+			r.contentKey = key // the build's consumer settles it
+		} else {
+			select {
+			case <-row.done:
+			case <-ctx.Done():
+				r.skip, r.err = "canceled", ctx.Err()
+				return r
+			}
+			if row.rec != nil {
+				x.copyFile(&r, info, row.rec, src)
+				return r
+			}
+		}
+	}
+	// The walk sniffs only a file's first bytes, and an editor buffer may
+	// change after it was judged: the whole text is checked here, where
+	// every file and buffer is read before it is chunked, so that a
+	// private key or a token anywhere in it keeps the whole file out.
+	if what := walk.SecretContent(src); what != "" {
+		r.skip, r.err = string(walk.ReasonSecret), errors.New(what)
+		return r
 	}
 	if j.content != nil && !j.overlay {
 		// Content given by the caller: the disk file is not known to match,
@@ -129,7 +202,9 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 		oldRecs = j.old.recs()
 	}
 	prev := x.previousCounts(j.old, len(chunks), nenc)
-	r.docs = make([]*document.Document, len(chunks))
+	ac := x.counter()
+	defer x.counters.Put(ac)
+	r.docs = make([]*postings.Doc, len(chunks))
 	for i := range chunks {
 		c := &chunks[i]
 		if nenc > 0 {
@@ -141,12 +216,38 @@ func (x *Index) processFile(ch Chunker, j *fileJob) fileResult {
 			}
 		}
 		if i < len(oldRecs) && sameChunkDocument(&oldRecs[i], c) {
-			continue // bleve has it: batchWriter.add keeps it (nil doc)
+			continue // the store has it: batchWriter.add keeps it (nil doc)
 		}
-		r.docs[i] = chunkDocument(makeChunkID(info.Path, i), c, src[c.StartByte:c.EndByte])
+		r.docs[i] = chunkDocument(makeChunkID(info.Path, i), c, src[c.StartByte:c.EndByte], ac)
 	}
 	r.rec, r.chunks = rec, chunks
 	return r
+}
+
+// copyFile fills r for the file info whose content src is that of first,
+// a row of the same build (sameContent): first's chunks and token counts,
+// and lexical documents of this path.
+func (x *Index) copyFile(r *fileResult, info FileInfo, first *fileRec, src []byte) {
+	recs := first.recs()
+	rec := &fileRec{info: info, tokens: first.toks()}
+	rec.info.Language = first.info.Language
+	rec.info.Chunks = len(recs)
+	ac := x.counter()
+	defer x.counters.Put(ac)
+	r.docs = make([]*postings.Doc, len(recs))
+	for i := range recs {
+		c := &recs[i]
+		r.docs[i] = lexicalDocument(makeChunkID(info.Path, i), info.Path, c.symbol, c.qualifiedName, c.doc, src[c.startByte:c.endByte], ac)
+	}
+	r.rec, r.copied = rec, recs
+}
+
+// counter takes an analysis.Counter from the pool (put it back).
+func (x *Index) counter() *analysis.Counter {
+	if ac, ok := x.counters.Get().(*analysis.Counter); ok {
+		return ac
+	}
+	return new(analysis.Counter)
 }
 
 // previousCounts returns what processFile needs to reuse the token counts
@@ -260,8 +361,9 @@ func (x *Index) runPipelineKick(ctx context.Context, jobs []fileJob, kick pipeli
 				return
 			}
 			defer ch.Close()
+			same := x.same.Load()
 			for j := range next {
-				r := x.processFile(ch, j)
+				r := x.processFileSame(ctx, ch, j, same)
 				select {
 				case results <- r:
 				case <-ctx.Done():
@@ -316,50 +418,76 @@ func (x *Index) runPipelineKick(ctx context.Context, jobs []fileJob, kick pipeli
 	return ctx.Err()
 }
 
-// batchWriter is the single bleve writer of a build, refresh or update: it
-// batches documents, flushes every BatchSize operations, and records each
-// file's field lengths once bleve has analyzed its documents.
+// batchWriter is the single writer of the lexical store in a build,
+// refresh or update: it adds each file's documents to the store (deleting
+// the previous ones of its path) and hands the written rows on in
+// batches of about BatchSize documents, after which flushed runs.
 type batchWriter struct {
 	x       *Index
-	bidx    bleve.Index
-	batch   *bleve.Batch
+	store   *postings.Store
 	size    int
+	ops     int // store operations since the last flush
 	pending []*fileResult
 	out     map[string]*fileRec // files written, by path
-	// before runs once, before the first batch that changes bleve.
+	// before runs once, before the first change to the store.
 	before func() error
 	// flushed runs after each flush.
 	flushed func() error
 }
 
-func (x *Index) newBatchWriter(bidx bleve.Index) *batchWriter {
-	return &batchWriter{
-		x: x, bidx: bidx, batch: bidx.NewBatch(), size: x.set.BatchSize,
-		out: make(map[string]*fileRec),
-	}
+func (x *Index) newBatchWriter(store *postings.Store) *batchWriter {
+	return &batchWriter{x: x, store: store, size: x.set.BatchSize, out: make(map[string]*fileRec)}
 }
 
-// add queues r's documents, replacing old (the file's previous row, if
-// any) in bleve.
-func (w *batchWriter) add(r *fileResult, old *fileRec) error {
-	nt := w.x.names
-	nt.mu.Lock()
-	r.rec.info.Language = nt.canonical(r.rec.info.Language)
-	r.rec.chunks = make([]chunkRec, len(r.chunks))
-	for i := range r.chunks {
-		r.rec.chunks[i] = newChunkRec(&r.chunks[i], nt)
+// changing runs before once, ahead of the first change to the store.
+func (w *batchWriter) changing() error {
+	if w.before == nil {
+		return nil
 	}
-	nt.mu.Unlock()
+	err := w.before()
+	w.before = nil
+	return err
+}
+
+// add writes r's documents, replacing old (the file's previous row, if
+// any) in the store.
+func (w *batchWriter) add(r *fileResult, old *fileRec) error {
+	if r.copied != nil {
+		// The copy shares the first file's records (they are never
+		// changed in place) unless a field length differs: its path may
+		// have more or fewer terms.
+		r.rec.chunks = r.copied
+		for i, d := range r.docs {
+			if d.Len != r.copied[i].flen {
+				r.rec.chunks = slices.Clone(r.copied)
+				break
+			}
+		}
+		r.copied = nil
+	} else {
+		nt := w.x.names
+		nt.mu.Lock()
+		r.rec.info.Language = nt.canonical(r.rec.info.Language)
+		r.rec.chunks = make([]chunkRec, len(r.chunks))
+		for i := range r.chunks {
+			r.rec.chunks[i] = newChunkRec(&r.chunks[i], nt)
+		}
+		nt.mu.Unlock()
+	}
 	r.chunks = nil
+	if err := w.changing(); err != nil {
+		return err
+	}
 	if old != nil {
 		for i := len(r.rec.chunks); i < old.numChunks(); i++ {
-			w.batch.Delete(string(makeChunkID(old.info.Path, i)))
+			w.store.Delete(string(makeChunkID(old.info.Path, i)))
+			w.ops++
 		}
 	}
 	for i, d := range r.docs {
 		// A chunk whose document is the old one at the same ordinal (same
 		// bytes, names, doc comment, kind and language; processFile left
-		// its document nil) is already in bleve: an edit inside one
+		// its document nil) is already in the store: an edit inside one
 		// function rewrites one document, not the file's hundred.
 		if d == nil {
 			if old == nil || i >= old.numChunks() {
@@ -369,12 +497,15 @@ func (w *batchWriter) add(r *fileResult, old *fileRec) error {
 			continue
 		}
 		w.x.docsWritten++
-		if err := w.batch.IndexAdvanced(d); err != nil {
-			return fmt.Errorf("index %s: %w", r.rec.info.Path, err)
+		if r.rec.chunks[i].flen != d.Len {
+			r.rec.chunks[i].flen = d.Len
 		}
+		w.store.Add(d)
+		w.ops++
 	}
+	r.docs = nil
 	w.pending = append(w.pending, r)
-	if w.batch.Size() >= w.size {
+	if w.ops >= w.size {
 		return w.flush()
 	}
 	return nil
@@ -400,82 +531,35 @@ func (w *batchWriter) forget(p string) {
 
 // remove deletes old's documents.
 func (w *batchWriter) remove(old *fileRec) error {
-	for i := range old.numChunks() {
-		w.batch.Delete(string(makeChunkID(old.info.Path, i)))
+	if err := w.changing(); err != nil {
+		return err
 	}
-	if w.batch.Size() >= w.size {
+	for i := range old.numChunks() {
+		w.store.Delete(string(makeChunkID(old.info.Path, i)))
+		w.ops++
+	}
+	if w.ops >= w.size {
 		return w.flush()
 	}
 	return nil
 }
 
+// flush hands the rows written since the last flush on to out and runs
+// flushed.
 func (w *batchWriter) flush() error {
-	if w.batch.Size() == 0 && len(w.pending) == 0 {
+	if w.ops == 0 && len(w.pending) == 0 {
 		return nil
 	}
-	if w.before != nil {
-		if err := w.before(); err != nil {
-			return err
-		}
-		w.before = nil
-	}
-	if err := w.bidx.Batch(w.batch); err != nil {
-		return fmt.Errorf("write index batch: %w", err)
-	}
 	for _, r := range w.pending {
-		for i, d := range r.docs {
-			if d != nil {
-				fieldLengths(d, &r.rec.chunks[i].flen)
-			}
-		}
-		r.docs = nil
 		w.out[r.rec.info.Path] = r.rec
 	}
 	clear(w.pending)
 	w.pending = w.pending[:0]
-	// A new batch, not Reset: bleve's analysis goroutines may still range
-	// over the old batch's operations after Batch returns (seen by the race
-	// detector), and Reset would clear that map under them.
-	w.batch = w.bidx.NewBatch()
+	w.ops = 0
 	if w.flushed != nil {
 		return w.flushed()
 	}
 	return nil
-}
-
-// persistIndex waits until every batch applied to bidx so far is on disk.
-// Indexes are opened with unsafe_batch (a batch returns before its segment
-// is persisted); persistence is in order, so the callback of one more
-// batch proves the earlier ones are on disk.
-//
-// When the disk does not take the segments (full, read-only), scorch
-// retries for ever and never calls back: persistIndex then returns
-// errPersist as soon as scorch has counted a few failed attempts.
-func persistIndex(ctx context.Context, bidx bleve.Index, state string) error {
-	failures := persistFailures(bidx)
-	before := failures()
-	done := make(chan error, 1)
-	b := bidx.NewBatch()
-	b.SetInternal([]byte("ctxls.state"), []byte(state))
-	b.SetPersistedCallback(bindex.BatchCallback(func(err error) { done <- err }))
-	if err := bidx.Batch(b); err != nil {
-		return fmt.Errorf("persist index: %w", err)
-	}
-	if err := awaitOrGiveUp(ctx, done, failures, before); err != nil {
-		return fmt.Errorf("persist index: %w", err)
-	}
-	return nil
-}
-
-// fieldLengths stores the analyzed length of d's search fields in flen.
-func fieldLengths(d *document.Document, flen *[numSearchFields]uint32) {
-	for _, f := range d.Fields {
-		for j, name := range searchFields {
-			if f.Name() == name {
-				flen[j] = uint32(f.AnalyzedLength())
-			}
-		}
-	}
 }
 
 // sameChunkDocument is sameDocument for a chunk record and a new chunk.
@@ -488,7 +572,7 @@ func sameChunkDocument(a *chunkRec, c *chunk.Chunk) bool {
 }
 
 // sameDocument reports whether chunks a and b, at the same ordinal of one
-// path, have the same bleve document (chunkDocument): equal content hashes
+// path, have the same lexical document (chunkDocument): equal content hashes
 // of their bytes, names, doc comments, kinds and languages. Chunks without
 // a content hash are never the same.
 func sameDocument(a, b *chunkRec) bool {
@@ -545,7 +629,6 @@ func (x *Index) buildBufferChange(w *batchWriter, p string) error {
 }
 
 // resultsBuffer is how many processed files the workers may run ahead of
-// the writer: while it hands a batch to bleve (≈ 90 files' documents,
-// analysed and built into a segment on its goroutine), the workers keep
-// chunking the next files instead of waiting.
+// the writer: while it adds a file's documents to the store, the workers
+// keep chunking the next files instead of waiting.
 const resultsBuffer = 128

@@ -158,9 +158,9 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 			b[len(b)/3] ^= 0x40
 			os.WriteFile(p, b, 0o644)
 		}},
-		{"truncated bleve", "damaged", func(t *testing.T, dir, gen string) {
+		{"truncated lexical store", "damaged", func(t *testing.T, dir, gen string) {
 			n := 0
-			filepath.WalkDir(filepath.Join(gen, bleveName), func(p string, d os.DirEntry, err error) error {
+			filepath.WalkDir(filepath.Join(gen, postingsName), func(p string, d os.DirEntry, err error) error {
 				if err == nil && d.Type().IsRegular() {
 					os.Truncate(p, 0)
 					n++
@@ -168,11 +168,11 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 				return nil
 			})
 			if n == 0 {
-				t.Fatal("no bleve files")
+				t.Fatal("no lexical store files")
 			}
 		}},
-		{"bleve directory gone", "damaged", func(t *testing.T, dir, gen string) {
-			os.RemoveAll(filepath.Join(gen, bleveName))
+		{"lexical store gone", "damaged", func(t *testing.T, dir, gen string) {
+			os.RemoveAll(filepath.Join(gen, postingsName))
 		}},
 		{"bad CURRENT", "damaged", func(t *testing.T, dir, gen string) {
 			os.WriteFile(filepath.Join(dir, currentName), []byte("../../etc\n"), 0o644)
@@ -246,9 +246,9 @@ func TestChangesPersistThroughCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Until the checkpoint the marker is gone: a crash now means a rebuild,
-	// never tables that disagree with bleve.
+	// never tables that disagree with the lexical store.
 	if _, err := os.Stat(filepath.Join(gen, completeName)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("completeness marker present while bleve has unrecorded changes: %v", err)
+		t.Errorf("completeness marker present while the lexical store has unrecorded changes: %v", err)
 	}
 	if err := x.SetOverlay(ctx, "ranges/stitch.go", []byte("package ranges\n\nfunc unsavedonly() {}\n")); err != nil {
 		t.Fatal(err)
@@ -539,10 +539,10 @@ func TestChunkRecRoundTrip(t *testing.T) {
 	}
 }
 
-// TestDamagedBoltNeverPanics: 64 bytes flipped at the start of any page of
-// bleve's root.bolt (bbolt asserts its pages with panics) lead to a rebuild
-// or to an index that still answers, never to a panic.
-func TestDamagedBoltNeverPanics(t *testing.T) {
+// TestDamagedStoreNeverPanics: 64 bytes flipped at the start of any page
+// of the lexical store's manifest or segment lead to a rebuild, never to
+// a panic or to an index served from damaged bytes.
+func TestDamagedStoreNeverPanics(t *testing.T) {
 	opts := testOptions(t)
 	root := t.TempDir()
 	writeTree(t, root, fixture())
@@ -550,15 +550,22 @@ func TestDamagedBoltNeverPanics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bolt := filepath.Join(liveGen(t, opts.CacheDir), bleveName, "store", "root.bolt")
+	for _, name := range []string{"MANIFEST", "s-1.seg"} {
+		damageEveryPage(t, root, opts, first, name)
+	}
+}
+
+func damageEveryPage(t *testing.T, root string, opts Options, first Stats, name string) {
+	bolt := filepath.Join(liveGen(t, opts.CacheDir), postingsName, name)
 	good, err := os.ReadFile(bolt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const page = 4096
-	rebuilt := 0
+	rebuilt, rounds := 0, 0
 	for off := 0; off < len(good); off += page {
-		bolt := filepath.Join(liveGen(t, opts.CacheDir), bleveName, "store", "root.bolt")
+		rounds++
+		bolt := filepath.Join(liveGen(t, opts.CacheDir), postingsName, name)
 		b := slices.Clone(good)
 		for i := off; i < off+64 && i < len(b); i++ {
 			b[i] ^= 0xff
@@ -583,16 +590,15 @@ func TestDamagedBoltNeverPanics(t *testing.T) {
 			}
 		}()
 		// The next round damages the index as first built.
-		good2, err := os.ReadFile(filepath.Join(liveGen(t, opts.CacheDir), bleveName, "store", "root.bolt"))
+		good2, err := os.ReadFile(filepath.Join(liveGen(t, opts.CacheDir), postingsName, name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		good = good2
 	}
-	if rebuilt == 0 {
-		t.Fatal("no damage was detected at all")
+	if rebuilt != rounds {
+		t.Fatalf("%s: %d of %d damaged pages led to a rebuild", name, rebuilt, rounds)
 	}
-	t.Logf("%d of %d damaged pages led to a rebuild", rebuilt, (len(good)+page-1)/page)
 }
 
 // TestCacheDirInsideRoot: an index kept inside the tree it indexes (a CI

@@ -1,10 +1,11 @@
 // Package index is the workspace index: it lists a workspace's files,
 // chunks them, and keeps
 //
-//   - a bleve (BM25) index with one document per chunk: fields text
-//     (a "path qualified-name" line, then the chunk's text), symbol
-//     (symbol and qualified name), path, doc (the doc comment), kind and
-//     language, all analyzed with the code analyzer of index/analysis;
+//   - a lexical store (package postings) with one document per chunk:
+//     fields text (a "path qualified-name" line, then the chunk's text),
+//     symbol (symbol and qualified name), path and doc (the doc comment),
+//     analyzed with the code analyzer of index/analysis, kept as postings
+//     (term → chunk, term frequency) and field lengths;
 //   - a file table (path, size, modification time, content hash,
 //     language), a chunk table (chunk.Chunk plus its token count in each
 //     requested encoding, computed once at index time) and a symbol table
@@ -16,7 +17,7 @@
 // # Reading
 //
 // Readers work on a *Snapshot (Index.Snapshot), an immutable view whose
-// tables and pinned bleve reader always agree, as in gopls. A writer never
+// tables and lexical reader always agree, as in gopls. A writer never
 // blocks readers: it prepares the next snapshot and swaps an atomic
 // pointer. Snapshots are reference counted; release each one.
 //
@@ -29,12 +30,13 @@
 // # Searching
 //
 // Snapshot.Search scores chunks with BM25 over the fields text, symbol
-// (boosted 3×), path and doc. The index mapping says ScoringModel "bm25",
-// but the scores are computed here, from bleve's postings of the pinned
-// snapshot: per (term, field), idf·tf·(k1+1)/(tf+k1·(1−b+b·len/avglen)),
-// with bleve's process-wide k1 and b (1.2, 0.75) and the average field
-// lengths kept in the tables, times the field boost and the term's weight,
-// summed — without the coordination factor bleve's disjunctions apply.
+// (boosted 3×), path and doc, from the postings of the snapshot's
+// reader: per (term, field), idf·tf·(k1+1)/(tf+k1·(1−b+b·len/avglen)),
+// with Lucene's k1 and b (1.2, 0.75), the field length as Lucene and
+// bleve keep it (through a float32 norm) and the average field lengths
+// kept in the tables, times the field boost and the term's weight,
+// summed. These are the scores the index computed when its postings
+// were bleve's, to the bit.
 // Postings of (term, field) pairs found in over a fifth of a large index
 // are skipped when the query has rarer terms. Ties are broken by path,
 // then line. A Query carries raw text, identifiers (searched whole and by
@@ -44,18 +46,19 @@
 //
 // Open builds, or loads and refreshes, the index; Update, Remove,
 // SetOverlay, ClearOverlay and Refresh change it. All changes go through
-// one writer mutex and one bleve writer (batches of 1000 documents);
-// chunking and token counting run on GOMAXPROCS workers, each with its own
-// Chunker. Overlays (open editor buffers) override the disk in every
-// answer until cleared. Single-file changes and overlays are admitted by
+// one writer mutex and one writer of the lexical store; chunking, token
+// counting and the analysis of each chunk's fields run on GOMAXPROCS
+// workers, each with its own Chunker. Overlays (open editor buffers)
+// override the disk in every answer until cleared. Single-file changes and overlays are admitted by
 // the walker's rules (ignore files, secrets, size, binary).
 //
-// A full build does not merge bleve segments as they come (that rewrites
-// every document several times) but merges them once at the end; the
-// index is then reopened with bleve's normal merge policy for incremental
-// changes. Chunks are kept compactly (int32 positions, Defines and
-// References as ids into an append-only name table), about half the size
-// of chunk.Chunk; Chunk and ChunksOf expand them.
+// A full build adds every document to one open segment of the store,
+// written once at the end (a background build seals one whenever it
+// publishes a snapshot, and merges them at the end); incremental changes
+// add small segments that the store merges as they accumulate. Chunks are
+// kept compactly (int32 positions, Defines and References as ids into an
+// append-only name table), about half the size of chunk.Chunk; Chunk and
+// ChunksOf expand them.
 //
 // # On disk
 //
@@ -63,13 +66,13 @@
 // (os.UserCacheDir()/ctxls/<hash of the absolute root>, or
 // $CTXLS_CACHE_DIR/<hash>), or in Options.CacheDir. A full build is written
 // to a new generation directory and switched in by atomically replacing
-// the CURRENT file; a completeness marker is written last, after bleve
-// has persisted everything and the tables file (a checksummed binary
-// file) is written. Incremental changes remove the marker first and a
-// checkpoint writes it again (Options.CheckpointDelay after the last
+// the CURRENT file; a completeness marker is written last, after the
+// lexical store has synced its segments and manifest and the tables file
+// (a checksummed binary file) is written. Incremental changes remove the
+// marker first and a checkpoint writes it again (Options.CheckpointDelay after the last
 // change, and on Close), so a crash in between costs a rebuild, never a
 // wrong answer. A missing marker, another schema version, tables that fail
-// their checksum or a bleve index that fails to open all lead to a full
+// their checksum or a lexical segment that fails its own all lead to a full
 // build; files changed since (size or modification time differ, then the
 // content hash) are re-read and re-indexed on open.
 //

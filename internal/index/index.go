@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,24 +10,17 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/index/scorch"
-	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxls/ctxls/internal/index/postings"
 	"github.com/ctxls/ctxls/internal/index/walk"
 )
-
-// bleveMetaName is the metadata file bleve writes into an index's
-// directory.
-const bleveMetaName = "index_meta.json"
 
 // compactAfter is the number of changed files a snapshot's delta may hold
 // before the writer folds it into new base tables. Lookups scan the delta,
@@ -63,9 +55,9 @@ type Index struct {
 
 	// names is the name table of all chunk records; the writer interns.
 	names   *nameTable
-	gen     string // live generation directory; "" when in memory
-	bidx    bleve.Index
-	chunker Chunker // the writer's, for single-file changes
+	gen     string          // live generation directory; "" when in memory
+	post    *postings.Store // the lexical store; nil when closed
+	chunker Chunker         // the writer's, for single-file changes
 	// unverified holds the paths whose chunks came from an incremental
 	// parse not yet compared with a fresh one (verifyLocked).
 	unverified map[string]bool
@@ -76,9 +68,9 @@ type Index struct {
 	building bool        // a background build is running
 	pending  []pendingOp // changes that arrived during the build
 	seq      uint64
-	// dirty: bleve has changes not covered by the completeness marker
-	// (the marker is removed); tablesDirty: the tables on disk are out of
-	// date (mtimes only, bleve unchanged).
+	// dirty: the lexical store has changes not covered by the
+	// completeness marker (the marker is removed); tablesDirty: the
+	// tables on disk are out of date (mtimes only, the store unchanged).
 	dirty, tablesDirty bool
 	ckTimer            *time.Timer
 	stats              Stats
@@ -87,8 +79,13 @@ type Index struct {
 	cancelBuild context.CancelFunc
 	// warm builds the symbol maps right after an existing index opens.
 	warm bool
-	// docsWritten counts the bleve documents written since Open (tests).
+	// docsWritten counts the lexical documents written since Open (tests).
 	docsWritten int
+	// counters are the analysis.Counters of the chunking workers.
+	counters sync.Pool
+	// same is the running full build's table of contents seen (nil
+	// outside a full build).
+	same atomic.Pointer[sameContent]
 	// prelist is the walk Open started for the first refresh (nil when
 	// none is under way).
 	prelist       chan listResult
@@ -430,7 +427,7 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 		return "damaged: " + err.Error()
 	}
 	// Start the refresh's walk now, on the stat section, while the rest
-	// of the tables and bleve are opened: on a large tree the walk's
+	// of the tables and the lexical store are opened: on a large tree the walk's
 	// stat calls take as long as the decoding.
 	if wl, ok := x.set.Lister.(*WalkLister); ok {
 		v := readVerdicts(gen)
@@ -455,7 +452,7 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	if err := <-segments; err != nil {
 		return "damaged: " + err.Error()
 	}
-	bidx, err := openBleve(filepath.Join(gen, bleveName), x.bleveConfig())
+	post, err := postings.Open(filepath.Join(gen, postingsName))
 	if err != nil {
 		return "damaged: " + err.Error()
 	}
@@ -464,9 +461,9 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 		base.symOnce.Do(func() { base.sym = sym })
 	}
 	x.names.compact()
-	if n, err := bidx.DocCount(); err != nil || n != uint64(len(base.all)) || len(base.all) != m.Chunks {
-		bidx.Close()
-		return fmt.Sprintf("damaged: %d documents for %d chunks (%v)", n, len(base.all), err)
+	if n := post.DocCount(); n != uint64(len(base.all)) || len(base.all) != m.Chunks {
+		post.Close()
+		return fmt.Sprintf("damaged: %d documents for %d chunks", n, len(base.all))
 	}
 	// Build the symbol maps and the path words while the refresh walks
 	// the tree: the first Defs/Refs/PathsWithWords would otherwise pay for
@@ -480,43 +477,14 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.gen, x.bidx = gen, bidx
+	x.gen, x.post = gen, post
 	if err := x.publishLocked(base, nil, true); err != nil {
-		x.bidx, x.gen = nil, ""
-		bidx.Close()
+		x.post, x.gen = nil, ""
+		post.Close()
 		return "damaged: " + err.Error()
 	}
 	removeStale = func() { removeOtherGenerations(x.dir, gen) }
 	return ""
-}
-
-// openBleve opens a bleve index. bbolt asserts its pages with panics
-// ("Page expected to be: 3, but self identifies as …"), so a damaged
-// root.bolt panics inside Open; that is turned into an error here, so that
-// the index is rebuilt rather than the process ending. bbolt reads its
-// pages through mmap: a truncated root.bolt faults (SIGBUS) when Open
-// reads past its end, which SetPanicOnFault turns into a panic too.
-func openBleve(path string, cfg map[string]interface{}) (idx bleve.Index, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			idx, err = nil, fmt.Errorf("open %s: the store is damaged: %v", path, r)
-		}
-	}()
-	return bleve.OpenUsing(path, cfg)
-}
-
-func (x *Index) bleveConfig() map[string]interface{} {
-	cfg := map[string]interface{}{
-		// A second writer in another process waits this long for bolt's
-		// own lock instead of forever (ours is taken first anyway).
-		"bolt_timeout": "2s",
-		// Batches return once applied in memory; durability comes from
-		// persistIndex before every completeness marker.
-		"unsafe_batch": true,
-	}
-	maps.Copy(cfg, x.set.bleveExtra)
-	return cfg
 }
 
 func (x *Index) wantMarker() marker {
@@ -531,39 +499,23 @@ func (x *Index) wantMarker() marker {
 // startBuild creates a new generation (or an in-memory index) and runs the
 // full build, in the background if so configured.
 func (x *Index) startBuild(ctx context.Context, reason string) error {
-	gen, bpath := "", ""
+	gen, ppath := "", ""
 	if !x.set.InMemory {
 		var err error
 		if gen, err = newGeneration(x.dir); err != nil {
 			return err
 		}
-		bpath = filepath.Join(gen, bleveName)
+		ppath = filepath.Join(gen, postingsName)
 	}
-	cfg := x.bleveConfig()
-	if gen != "" {
-		// Merging while the build adds segments, but each document once:
-		// see buildMerge.
-		cfg["scorchMergePlanOptions"] = buildMerge(x.set.BatchSize)
-		maps.Copy(cfg, x.set.bleveExtra)
-	}
-	bidx, err := bleve.NewUsing(bpath, newMapping(), scorch.Name, scorch.Name, cfg)
+	post, err := postings.Create(ppath)
 	if err != nil {
 		if gen != "" {
 			os.RemoveAll(gen)
 		}
 		return fmt.Errorf("create index: %w", err)
 	}
-	if gen != "" {
-		// bleve makes its directories 0700 and its segments and store
-		// 0600, but its metadata file 0666 less the umask.
-		if err := os.Chmod(filepath.Join(bpath, bleveMetaName), 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			bidx.Close()
-			os.RemoveAll(gen)
-			return fmt.Errorf("create index: %w", err)
-		}
-	}
 	x.mu.Lock()
-	x.bidx = bidx
+	x.post = post
 	x.building = true
 	err = x.publishLocked(newTables(x.set.encodings, nil, nil), nil, false)
 	x.mu.Unlock()
@@ -607,7 +559,7 @@ func (x *Index) startBuild(ctx context.Context, reason string) error {
 	return run(ctx)
 }
 
-// fullBuild indexes every listed file into x.bidx (a new, empty index in
+// fullBuild indexes every listed file into x.post (a new, empty store in
 // generation gen) and, on disk, makes gen the live generation.
 func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	start := time.Now()
@@ -646,7 +598,9 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 		total += j.entry.Size
 	}
 
-	w := x.newBatchWriter(x.bidx)
+	x.same.Store(&sameContent{rows: map[string]*sameRow{}})
+	defer x.same.Store(nil)
+	w := x.newBatchWriter(x.post)
 	files := make(map[string]*fileRec, len(jobs))
 	lastPublish := time.Now()
 	publishNow := false // an open file was just indexed
@@ -691,7 +645,19 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 		}
 		return err
 	}
-	err = x.runPipelineKick(ctx, jobs, pipelineKick{x.ovKick, applyBuffers}, func(r *fileResult) error {
+	same := x.same.Load()
+	err = x.runPipelineKick(ctx, jobs, pipelineKick{x.ovKick, applyBuffers}, func(r *fileResult) (err error) {
+		if r.contentKey != "" {
+			// Tell the files of the same content waiting for this one
+			// whether it was indexed.
+			defer func() {
+				if err != nil || r.skip != "" || buffered[r.job.entry.Path] {
+					same.settle(r.contentKey, nil)
+				} else {
+					same.settle(r.contentKey, r.rec)
+				}
+			}()
+		}
 		if buffered[r.job.entry.Path] {
 			prog.FilesDone++
 			return nil
@@ -731,12 +697,11 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	base := newTables(x.set.encodings, x.names.view(), files)
 	x.names.compact()
 	indexed := time.Now()
-	if gen != "" {
-		if err := x.compactBuild(ctx, gen); err != nil {
-			x.abandonBuild(gen)
-			return fmt.Errorf("build index: %w", err)
-		}
+	if err := x.post.Compact(); err != nil {
+		x.abandonBuild(gen)
+		return fmt.Errorf("build index: %w", err)
 	}
+	x.post.ForgetIDs()
 	merged := time.Now()
 	defer func() {
 		x.set.Logf("index: built %s: %d files, %d chunks in %v (list %v, chunk and index %v, merge %v, save %v)",
@@ -752,7 +717,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	}
 	if gen != "" {
 		snap := x.cur.Load()
-		if err := persistIndex(ctx, x.bidx, snap.StateRoot()); err != nil {
+		if err := x.post.Persist(); err != nil {
 			return fmt.Errorf("build index: %w", err)
 		}
 		if err := x.writeStateLocked(gen, snap); err != nil {
@@ -775,99 +740,22 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	return nil
 }
 
-// mergeGroup is how many batch segments a build merges into one.
-const mergeGroup = 24
-
-// buildMerge is the merge policy of a build, whose batches of batchSize
-// documents each become a segment: as soon as more than mergeGroup such
-// segments wait, mergeGroup of them are merged into one, by scorch's merger
-// goroutine while the workers keep chunking. Merged segments are never
-// merged again (a segment is eligible only below MaxSegmentSize/2), so each
-// document is rewritten once, as by a single merge at the end — which,
-// done after the last batch, ran alone on one core for ≈ 3 s of Go's src.
-// The default tiered policy rewrites each document two or three times.
-func buildMerge(batchSize int) map[string]any {
-	return map[string]any{
-		"MaxSegmentsPerTier":   mergeGroup,
-		"SegmentsPerMergeTask": mergeGroup,
-		"TierGrowth":           10,
-		"FloorSegmentSize":     batchSize,
-		"MaxSegmentSize":       maxMerged(batchSize),
-		"ReclaimDeletesWeight": 2,
-	}
-}
-
-// maxMerged is the merge policies' MaxSegmentSize (in documents): a
-// merge takes segments while their total stays below it (a group of batch
-// segments, which run a little over batchSize each, fits), and only
-// segments of less than half of it are merged at all (a batch segment is,
-// a merged group is not).
-func maxMerged(batchSize int) int { return (mergeGroup + 2) * batchSize }
-
-// finalMerge merges the batch segments a build left unmerged (fewer than
-// a group's worth) into one, in one round; the merged ones stay as they
-// are.
-func finalMerge(batchSize int) *mergeplan.MergePlanOptions {
-	return &mergeplan.MergePlanOptions{
-		MaxSegmentsPerTier:   1,
-		MaxSegmentSize:       int64(maxMerged(batchSize)),
-		TierGrowth:           10,
-		SegmentsPerMergeTask: mergeGroup + 4,
-		FloorSegmentSize:     1 << 40,
-		ReclaimDeletesWeight: 2,
-	}
-}
-
-// compactBuild merges the segments of a freshly built on-disk index once,
-// then reopens it with the normal merge policy for incremental changes.
-// Snapshots taken during a background build keep reading the segments of
-// the closed index until released.
-func (x *Index) compactBuild(ctx context.Context, gen string) error {
-	if err := persistIndex(ctx, x.bidx, "built"); err != nil {
-		return err
-	}
-	adv, err := x.bidx.Advanced()
-	if err != nil {
-		return err
-	}
-	if sc, ok := adv.(*scorch.Scorch); ok {
-		if err := forceMerge(ctx, sc, finalMerge(x.set.BatchSize)); err != nil {
-			return fmt.Errorf("merge segments: %w", err)
-		}
-		if err := persistIndex(ctx, x.bidx, "merged"); err != nil {
-			return err
-		}
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if err := x.bidx.Close(); err != nil {
-		return fmt.Errorf("reopen index: %w", err)
-	}
-	x.bidx = nil
-	bidx, err := openBleve(filepath.Join(gen, bleveName), x.bleveConfig())
-	if err != nil {
-		return fmt.Errorf("reopen index: %w", err)
-	}
-	x.bidx = bidx
-	return nil
-}
-
 // abandonBuild closes the half-built index and deletes its generation.
 func (x *Index) abandonBuild(gen string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.emptyLocked()
-	if x.bidx != nil {
-		_ = x.bidx.Close()
-		x.bidx = nil
+	if x.post != nil {
+		_ = x.post.Close()
+		x.post = nil
 	}
 	if gen != "" {
 		os.RemoveAll(gen)
 	}
 }
 
-// emptyLocked publishes an empty snapshot without a bleve reader, for an
-// Index that has no usable bleve index (closed, or its build failed).
+// emptyLocked publishes an empty snapshot without a lexical reader, for
+// an Index that has no usable store (closed, or its build failed).
 func (x *Index) emptyLocked() {
 	x.seq++
 	s := newSnapshot(x.env, newTables(x.set.encodings, nil, nil), nil, nil, nil, false, x.seq)
@@ -934,17 +822,14 @@ func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
 	return nil
 }
 
-// publishLocked makes (base, delta) with the bleve index's current state
-// the current snapshot, folding delta into base when it has grown large.
+// publishLocked makes (base, delta) with the lexical store's current
+// state the current snapshot, folding delta into base when it has grown
+// large.
 func (x *Index) publishLocked(base *tables, delta map[string]*fileRec, complete bool) error {
 	if len(delta) > compactAfter {
 		base, delta = compact(base, delta, x.names.view()), nil
 	}
-	adv, err := x.bidx.Advanced()
-	if err != nil {
-		return fmt.Errorf("snapshot: %w", err)
-	}
-	reader, err := adv.Reader()
+	reader, err := x.post.Reader()
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
@@ -1050,7 +935,7 @@ func (x *Index) Close() error {
 		x.ckTimer.Stop()
 	}
 	var errs []error
-	if x.bidx != nil && !x.private {
+	if x.post != nil && !x.private {
 		errs = append(errs, x.checkpointLocked(context.Background()))
 	}
 	if x.chunker != nil {
@@ -1058,16 +943,9 @@ func (x *Index) Close() error {
 		x.chunker = nil
 	}
 	x.emptyLocked()
-	if x.bidx != nil {
-		err := closeStore(x.bidx, cmp.Or(x.set.storeCloseWait, storeCloseWait))
-		if errors.Is(err, errStoreStuck) && x.gen != "" && !x.private {
-			// Its next open must not trust it: without the marker it is
-			// built again.
-			x.set.Logf("index: %v: the next open rebuilds %s", err, x.gen)
-			err = errors.Join(err, removeMarker(x.gen))
-		}
-		errs = append(errs, err)
-		x.bidx = nil
+	if x.post != nil {
+		errs = append(errs, x.post.Close())
+		x.post = nil
 	}
 	if x.private && x.dir != "" {
 		errs = append(errs, os.RemoveAll(x.dir))

@@ -148,9 +148,9 @@ func TestOverlayDuringBuildVisibleAtOnce(t *testing.T) {
 		}
 	}
 	// No document of an older buffer or of the build's disk reads is left
-	// in bleve beside the tables' chunks.
-	if n, err := x.bidx.DocCount(); err != nil || n != uint64(s.NumChunks()) {
-		t.Errorf("bleve holds %d documents for %d chunks (%v)", n, s.NumChunks(), err)
+	// in the lexical store beside the tables' chunks.
+	if n := x.post.DocCount(); n != uint64(s.NumChunks()) {
+		t.Errorf("the lexical store holds %d documents for %d chunks", n, s.NumChunks())
 	}
 	if hits, _ := s.Search(ctx, Query{Text: "F0"}, 5); len(hits) != 0 && hits[0].Path == "pkg/f000.go" {
 		t.Errorf("the disk text of a buffer is searchable: %v", hits)

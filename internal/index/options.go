@@ -58,7 +58,9 @@ type Options struct {
 
 	// Workers is the number of chunking goroutines; 0 means GOMAXPROCS.
 	Workers int
-	// BatchSize is the number of documents per bleve batch; 0 means 1000.
+	// BatchSize is how many documents the writer adds between two
+	// hand-overs of the written files (a background build publishes a
+	// snapshot at most once a second, at such a point); 0 means 1000.
 	BatchSize int
 
 	// Progress, if set, is called from the writer goroutine after each
@@ -104,13 +106,6 @@ type Options struct {
 	// index writes its tables and completeness marker to disk; 0 means
 	// 5 s, negative means only on Checkpoint and Close.
 	CheckpointDelay time.Duration
-
-	// bleveExtra overrides bleve (scorch) configuration; for tests and
-	// benchmarks.
-	bleveExtra map[string]any
-	// storeCloseWait bounds how long Close waits for bleve's store to
-	// close (0: 30 s; see closeStore); for tests.
-	storeCloseWait time.Duration
 }
 
 // Progress reports how far a build or refresh has come.

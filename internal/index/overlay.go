@@ -6,8 +6,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-
-	"github.com/ctxls/ctxls/internal/index/analysis"
 )
 
 // Overlay is one client's unsaved editor buffers over a shared Index: its
@@ -48,7 +46,7 @@ type overlayFile struct {
 }
 
 // memDoc is one buffer chunk's search fields, scored in memory like a
-// bleve document (see search).
+// document of the lexical store (see search).
 type memDoc struct {
 	tf   [numSearchFields]map[string]uint32
 	flen [numSearchFields]uint32
@@ -137,18 +135,13 @@ func (o *Overlay) process(p string, content []byte, old *overlayFile) (*overlayF
 			continue
 		}
 		m := &f.docs[i]
-		for _, fd := range d.Fields {
-			j := slices.Index(searchFields[:], fd.Name())
-			if j < 0 {
-				continue
+		m.flen = d.Len
+		d.Terms(func(j int, t []byte, freq uint32) {
+			if m.tf[j] == nil {
+				m.tf[j] = map[string]uint32{}
 			}
-			freqs, n := analysis.Frequencies(fd.Value())
-			m.flen[j] = uint32(n)
-			m.tf[j] = make(map[string]uint32, len(freqs))
-			for t, tf := range freqs {
-				m.tf[j][t] = uint32(tf.Frequency())
-			}
-		}
+			m.tf[j][string(t)] = freq
+		})
 	}
 	nt := x.names
 	nt.mu.Lock()
@@ -218,7 +211,7 @@ func (o *Overlay) Close() {
 }
 
 // derive makes the view of base with o's buffers. The view reads base's
-// bleve reader and releases base when it is released itself.
+// lexical reader and releases base when it is released itself.
 func (o *Overlay) derive(base *Snapshot) *Snapshot {
 	delta := maps.Clone(base.delta)
 	if delta == nil {
@@ -255,7 +248,7 @@ func (o *Overlay) derive(base *Snapshot) *Snapshot {
 	return v
 }
 
-// memCorpus is what a view's buffers add to its parent's bleve reader:
+// memCorpus is what a view's buffers add to its parent's lexical reader:
 // the paths whose documents in the reader are not the view's (hidden or
 // overlaid), and the buffers' chunks to score in memory.
 type memCorpus struct {

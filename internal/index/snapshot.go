@@ -11,9 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	bindex "github.com/blevesearch/bleve_index_api"
-
 	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/index/postings"
 )
 
 // ErrNotFound is returned (wrapped) for a path that is not in a snapshot.
@@ -33,13 +32,13 @@ type env struct {
 }
 
 // Snapshot is an immutable view of the index at one state: file table,
-// chunk table, symbol table and a pinned bleve reader that agree with each
+// chunk table, symbol table and a lexical reader that agree with each
 // other. Any number of goroutines may use one snapshot at once; it never
 // changes, whatever the writer does meanwhile.
 //
 // A snapshot obtained from Index.Snapshot must be released by calling the
-// release function returned with it; until then it pins the bleve segments
-// it reads. Methods called after release return errors or empty results.
+// release function returned with it; until then it pins the lexical
+// segments it reads. Methods called after release return errors or empty results.
 // Slices and Chunk values returned share memory with the snapshot and must
 // not be modified.
 type Snapshot struct {
@@ -71,7 +70,7 @@ type Snapshot struct {
 	complete  bool
 	seq       uint64
 
-	reader bindex.IndexReader // nil when there are no documents yet
+	reader *postings.Reader // nil when there are no documents yet
 	refs   atomic.Int64
 
 	// parent, for a client's view (Overlay.Snapshot), is the index's
@@ -83,7 +82,7 @@ type Snapshot struct {
 
 // newSnapshot assembles a snapshot; reader is owned by it from now on.
 func newSnapshot(e *env, base *tables, delta map[string]*fileRec, names []string,
-	reader bindex.IndexReader, complete bool, seq uint64) *Snapshot {
+	reader *postings.Reader, complete bool, seq uint64) *Snapshot {
 	s := &Snapshot{env: e, base: base, delta: delta, names: names, reader: reader, complete: complete, seq: seq}
 	s.refs.Store(1)
 	flen := base.flen
@@ -165,11 +164,8 @@ func (s *Snapshot) release() {
 	if s.refs.Add(-1) != 0 {
 		return
 	}
-	switch {
-	case s.parent != nil:
+	if s.parent != nil {
 		s.parent.release()
-	case s.reader != nil:
-		_ = s.reader.Close()
 	}
 }
 
@@ -233,6 +229,18 @@ type File struct {
 // file still has the size and modification time the file table recorded,
 // which costs a stat instead of a read and a hash.
 func (s *Snapshot) File(path string) (File, error) {
+	return s.readFile(path, true)
+}
+
+// FileOnce is File for a pass that reads every file once (the semantic
+// channel's training): the text is not kept in the index's cache of
+// texts, where it would only push out what requests read, and hold
+// memory the pass needs.
+func (s *Snapshot) FileOnce(path string) (File, error) {
+	return s.readFile(path, false)
+}
+
+func (s *Snapshot) readFile(path string, cache bool) (File, error) {
 	f := s.file(path)
 	if f == nil {
 		return File{}, fmt.Errorf("file %s: %w", path, ErrNotFound)
@@ -257,7 +265,9 @@ func (s *Snapshot) File(path string) (File, error) {
 		return File{}, fmt.Errorf("file %s: %w", path, ErrStale)
 	}
 	t := string(b)
-	s.env.texts.put(path, f.info.Hash, t)
+	if cache {
+		s.env.texts.put(path, f.info.Hash, t)
+	}
 	return File{f.info, t}, nil
 }
 

@@ -11,14 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync/atomic"
 	"syscall"
-	"time"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/index/scorch"
-	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/ctxls/ctxls/internal/cachefile"
+	"github.com/ctxls/ctxls/internal/index/postings"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,17 +25,6 @@ import (
 // next process indexes again. The user is told once, through
 // Options.Warnf (or, with Options.NoMemoryFallback, Open fails with a
 // *CacheDirError).
-
-// errPersist: bleve could not write its segments to disk. Scorch retries a
-// failed persist forever without calling the batch's persisted callback
-// (it only counts the failure and fires an async error), so persistIndex
-// watches that count instead of waiting for ever.
-var errPersist = errors.New("bleve cannot write the index's segments to disk: is it full or read-only?")
-
-// persistFailuresBeforeGiveUp is how many failed persist attempts show
-// that the disk does not take the index (scorch retries at once: a full
-// disk fails hundreds of times a second).
-const persistFailuresBeforeGiveUp = 3
 
 // storageErrnos are the errors of a cache directory that cannot be
 // written.
@@ -57,70 +42,12 @@ func isStorageFailure(err error) bool {
 	if errors.As(err, &re) || errors.Is(err, ErrNotCacheDir) {
 		return false
 	}
-	if errors.Is(err, errPersist) {
-		return true
-	}
 	for _, e := range storageErrnos {
 		if errors.Is(err, e) {
 			return true
 		}
 	}
 	return false
-}
-
-// persistFailures returns a function that reads the number of failed
-// persist attempts of bidx (0 for an index that is not scorch's).
-func persistFailures(bidx bleve.Index) func() uint64 {
-	adv, err := bidx.Advanced()
-	if err != nil {
-		return func() uint64 { return 0 }
-	}
-	sc, ok := adv.(*scorch.Scorch)
-	if !ok {
-		return func() uint64 { return 0 }
-	}
-	st, ok := sc.Stats().(*scorch.Stats)
-	if !ok {
-		return func() uint64 { return 0 }
-	}
-	return func() uint64 { return atomic.LoadUint64(&st.TotPersistLoopErr) }
-}
-
-// forceMerge runs scorch's ForceMerge, which waits for the merger without
-// looking at ctx, and whose merger retries a merge that fails to write
-// its segment (a full disk, a file size limit) for ever without telling
-// it: errPersist once the merger has counted a few failed attempts, or
-// ctx's error. Either way the caller closes the index, which ends the
-// merger and the ForceMerge left waiting.
-func forceMerge(ctx context.Context, sc *scorch.Scorch, mo *mergeplan.MergePlanOptions) error {
-	failures := func() uint64 { return 0 }
-	if st, ok := sc.Stats().(*scorch.Stats); ok {
-		failures = func() uint64 { return atomic.LoadUint64(&st.TotFileMergeLoopErr) }
-	}
-	before := failures()
-	done := make(chan error, 1)
-	go func() { done <- sc.ForceMerge(ctx, mo) }()
-	return awaitOrGiveUp(ctx, done, failures, before)
-}
-
-// awaitOrGiveUp waits for done, unless ctx ends first (its error) or the
-// failures counter of a scorch loop that retries for ever grows by
-// persistFailuresBeforeGiveUp past before (errPersist).
-func awaitOrGiveUp(ctx context.Context, done <-chan error, failures func() uint64, before uint64) error {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-done:
-			return err
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tick.C:
-			if failures()-before >= persistFailuresBeforeGiveUp {
-				return errPersist
-			}
-		}
-	}
 }
 
 // probeName is the file probeWrite writes (and removes at once).
@@ -219,12 +146,12 @@ func (x *Index) rebuildInMemory(ctx context.Context, gen, reason string, cause e
 	if err := x.inMemory(x.dir, why); err != nil {
 		return err
 	}
-	bidx, err := bleve.NewUsing("", newMapping(), scorch.Name, scorch.Name, x.bleveConfig())
+	post, err := postings.Create("")
 	if err != nil {
 		return fmt.Errorf("create index in memory: %w", err)
 	}
 	x.mu.Lock()
-	x.bidx = bidx
+	x.post = post
 	x.gen = ""
 	lerr := x.lock.release()
 	x.lock = nil
@@ -235,39 +162,11 @@ func (x *Index) rebuildInMemory(ctx context.Context, gen, reason string, cause e
 	return x.fullBuild(ctx, "", reason+"; in memory: the cache directory cannot be written")
 }
 
-// storeCloseWait is how long Close waits for bleve's store to close.
-const storeCloseWait = 30 * time.Second
-
-// errStoreStuck: bleve's store did not close in time.
-var errStoreStuck = errors.New("the index store did not close (its write lock is held: a damaged store)")
-
-// closeStore closes bidx, waiting at most wait. bleve's Close ends by
-// closing the bolt database, which waits for its write lock; on a damaged
-// root.bolt that lock was seen held for ever with no goroutine inside
-// bbolt — most likely a write transaction that scorch's persister, which
-// recovers panics, abandoned when bbolt panicked — and Close never
-// returned: a ctxls assemble that answered, then hung. Past wait the
-// close is left to finish (or not) on its own goroutine and errStoreStuck
-// is returned.
-func closeStore(bidx bleve.Index, wait time.Duration) error {
-	done := make(chan error, 1)
-	go func() { done <- bidx.Close() }()
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		return errStoreStuck
-	}
-}
-
 // verifySegments checks, on a goroutine of its own, the checksum every
-// bleve segment file of generation gen carries in its last 4 bytes (zap's
-// footer: the CRC-32 (IEEE) of the bytes before it), and sends the first
-// mismatch (or nil) on the channel it returns. zap itself never checks
-// it: a flipped bit in a segment was served, and failed every query that
-// read it, for ever. Segments are immutable once written (a change makes
+// segment file of generation gen's lexical store carries in its last 4
+// bytes (the CRC-32 (IEEE) of the bytes before it), and sends the first
+// mismatch (or nil) on the channel it returns: a flipped bit in a segment
+// must not be served. Segments are immutable once written (a change makes
 // new ones), so a segment is read once: the ones that passed are recorded
 // in the generation (checkedName) with their size, inode, modification
 // and change times, and a later open reads only those whose stat
@@ -277,7 +176,7 @@ func closeStore(bidx bleve.Index, wait time.Duration) error {
 func verifySegments(gen string) <-chan error {
 	out := make(chan error, 1)
 	go func() {
-		files, err := filepath.Glob(filepath.Join(gen, bleveName, "store", "*.zap"))
+		files, err := filepath.Glob(filepath.Join(gen, postingsName, "*.seg"))
 		if err != nil {
 			out <- err
 			return

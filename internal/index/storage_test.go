@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,9 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/index/scorch"
-
+	"github.com/ctxls/ctxls/internal/index/postings"
 	"github.com/ctxls/ctxls/internal/tokens"
 )
 
@@ -163,46 +160,32 @@ func TestStorageHelper(t *testing.T) {
 		os.Exit(0)
 	}
 	if mode == "merge" {
-		// A scorch index of its own whose background merges never take
-		// these segments (2 documents each, over MaxSegmentSize 1), each
-		// persisted before the next is written; then the limit, and a
-		// final merge whose segment does not fit.
-		bidx, err := bleve.NewUsing(filepath.Join(cache, "merge"), newMapping(), scorch.Name, scorch.Name, map[string]any{
-			"unsafe_batch": true, "scorchMergePlanOptions": map[string]any{"MaxSegmentSize": 1},
-		})
+		// A lexical store of its own with 20 small segments (2 documents
+		// each), persisted; then the limit, and a merge of them all whose
+		// segment does not fit.
+		st, err := postings.Create(filepath.Join(cache, "merge"))
 		if err != nil {
 			res.Err = err.Error()
 			report()
 		}
+		st.MaxSegments = 1000
 		for i := range 20 {
-			b := bidx.NewBatch()
 			for j := range 2 {
-				var words strings.Builder
-				for k := range 1000 { // unique terms that share no prefix: a segment grows with its dictionary
-					fmt.Fprintf(&words, "%x ", crc32.ChecksumIEEE(fmt.Appendf(nil, "%d/%d/%d", i, j, k)))
+				d := &postings.Doc{ID: fmt.Sprintf("doc%d-%d", i, j)}
+				for k := range 1000 { // unique terms: a segment grows with its dictionary
+					d.Add(fieldText, fmt.Appendf(nil, "%x", crc32.ChecksumIEEE(fmt.Appendf(nil, "%d/%d/%d", i, j, k))), 1)
 				}
-				if err := b.Index(fmt.Sprintf("doc%d-%d", i, j), map[string]any{fieldText: words.String()}); err != nil {
-					res.Err = err.Error()
-					report()
-				}
+				d.Len[fieldText] = 1000
+				st.Add(d)
 			}
-			if err := bidx.Batch(b); err != nil {
-				res.Err = err.Error()
-				report()
-			}
-			if err := persistIndex(ctx, bidx, fmt.Sprint(i)); err != nil {
+			if err := st.Persist(); err != nil {
 				res.Err = err.Error()
 				report()
 			}
 		}
 		setLimit()
-		adv, err := bidx.Advanced()
-		if err != nil {
-			res.Err = err.Error()
-			report()
-		}
 		start := time.Now()
-		res.CheckErr = fmt.Sprint(forceMerge(ctx, adv.(*scorch.Scorch), finalMerge(50)))
+		res.CheckErr = fmt.Sprint(st.Compact())
 		res.CheckSecs = time.Since(start).Seconds()
 		report()
 	}
@@ -319,7 +302,7 @@ func TestDiskFullAtCheckpoint(t *testing.T) {
 	if res.Err != "" {
 		t.Fatalf("%s", res.Err)
 	}
-	if res.CheckErr == "" || !errors.Is(errorFrom(res.CheckErr), errPersist) && !strings.Contains(res.CheckErr, "file too large") {
+	if !strings.Contains(res.CheckErr, "file too large") {
 		t.Errorf("checkpoint error %q, want one saying the disk does not take the index", res.CheckErr)
 	}
 	if res.CheckSecs > promptSecs || res.CloseSecs > promptSecs {
@@ -336,34 +319,23 @@ func TestDiskFullAtCheckpoint(t *testing.T) {
 // against a 5 s bound).
 const promptSecs = 20
 
-// A final merge whose segment the disk does not take ends with errPersist
-// at once: scorch's ForceMerge, whose merger retries a failed merge for
-// ever, waited for ever (seen once as a hung build under -race).
+// A merge whose segment the disk does not take ends with an error at
+// once, naming the cause.
 func TestDiskFullAtFinalMerge(t *testing.T) {
 	res := runStorageHelper(t, "merge", 64<<10)
 	if res.Err != "" {
 		t.Fatalf("%s", res.Err)
 	}
-	if !strings.Contains(res.CheckErr, errPersist.Error()) {
-		t.Errorf("final merge: %q, want errPersist", res.CheckErr)
+	if !strings.Contains(res.CheckErr, "file too large") {
+		t.Errorf("final merge: %q, want the disk's error", res.CheckErr)
 	}
 	if res.CheckSecs > promptSecs {
 		t.Errorf("final merge took %.1f s: want an error at once", res.CheckSecs)
 	}
 }
 
-// errorFrom maps an error message back to errPersist when it carries its
-// text (the helper reports errors as text).
-func errorFrom(msg string) error {
-	if strings.Contains(msg, errPersist.Error()) {
-		return errPersist
-	}
-	return errors.New(msg)
-}
-
-// A bleve segment with a flipped byte fails its checksum at open: the
-// index is rebuilt instead of served (zap never checks the checksum; the
-// damaged segment failed every query that read it, run after run).
+// A lexical segment with a flipped byte fails its checksum at open: the
+// index is rebuilt instead of served.
 func TestDamagedSegmentIsRebuilt(t *testing.T) {
 	opts := testOptions(t)
 	root := t.TempDir()
@@ -373,7 +345,7 @@ func TestDamagedSegmentIsRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		segs, err := filepath.Glob(filepath.Join(liveGen(t, opts.CacheDir), bleveName, "store", "*.zap"))
+		segs, err := filepath.Glob(filepath.Join(liveGen(t, opts.CacheDir), postingsName, "*.seg"))
 		if err != nil || len(segs) == 0 {
 			t.Fatalf("no segments: %v", err)
 		}
@@ -398,10 +370,10 @@ func TestDamagedSegmentIsRebuilt(t *testing.T) {
 	}
 }
 
-// A truncated root.bolt (bbolt reads it through mmap) never ends the
-// process: reading past its end faulted (SIGBUS, a fatal error that
-// recover cannot catch); now the index is rebuilt.
-func TestTruncatedBoltNeverCrashes(t *testing.T) {
+// A truncated segment or manifest (segments are read through mmap: a
+// read past the end of a mapped file faults) never ends the process nor
+// is served: the index is rebuilt.
+func TestTruncatedStoreNeverCrashes(t *testing.T) {
 	opts := testOptions(t)
 	root := t.TempDir()
 	writeTree(t, root, bigFixture())
@@ -409,29 +381,35 @@ func TestTruncatedBoltNeverCrashes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bolt := filepath.Join(liveGen(t, opts.CacheDir), bleveName, "store", "root.bolt")
-	fi, err := os.Stat(bolt)
-	if err != nil {
-		t.Fatal(err)
+	file := func(name string) string {
+		if name == "MANIFEST" {
+			return filepath.Join(liveGen(t, opts.CacheDir), postingsName, name)
+		}
+		segs, _ := filepath.Glob(filepath.Join(liveGen(t, opts.CacheDir), postingsName, "*.seg"))
+		if len(segs) == 0 {
+			t.Fatal("no segments")
+		}
+		return segs[0]
 	}
-	rebuilt := 0
-	for _, n := range []int64{0, 100, 4096, 4096 + 100, 8192, 8192 + 512, fi.Size() / 2, fi.Size() - 1} {
-		bolt := filepath.Join(liveGen(t, opts.CacheDir), bleveName, "store", "root.bolt")
-		if err := os.Truncate(bolt, n); err != nil {
+	for _, name := range []string{"segment", "MANIFEST"} {
+		fi, err := os.Stat(file(name))
+		if err != nil {
 			t.Fatal(err)
 		}
-		x := mustOpen(t, root, opts)
-		st := x.Stats()
-		if st.Mode == "build" {
-			rebuilt++
+		for _, n := range []int64{0, 8, 100, fi.Size() / 2, fi.Size() - 1} {
+			if err := os.Truncate(file(name), n); err != nil {
+				t.Fatal(err)
+			}
+			x := mustOpen(t, root, opts)
+			st := x.Stats()
+			if st.Mode != "build" {
+				t.Errorf("%s truncated to %d: mode %q, want a rebuild", name, n, st.Mode)
+			}
+			if st.StateRoot != first.StateRoot || len(hitPaths(t, x, Query{Identifiers: []string{"Handler100_4"}})) == 0 {
+				t.Errorf("%s truncated to %d: state %s (%s %s), or nothing found", name, n, st.StateRoot, st.Mode, st.Reason)
+			}
+			x.Close()
 		}
-		if st.StateRoot != first.StateRoot || len(hitPaths(t, x, Query{Identifiers: []string{"Handler100_4"}})) == 0 {
-			t.Errorf("root.bolt truncated to %d: state %s (%s %s), or nothing found", n, st.StateRoot, st.Mode, st.Reason)
-		}
-		x.Close()
-	}
-	if rebuilt == 0 {
-		t.Error("no truncation led to a rebuild")
 	}
 }
 
@@ -447,7 +425,7 @@ func TestCheckedSegmentsRecord(t *testing.T) {
 	}
 	mustOpen(t, root, opts).Close()
 	gen := liveGen(t, opts.CacheDir)
-	segs, err := filepath.Glob(filepath.Join(gen, bleveName, "store", "*.zap"))
+	segs, err := filepath.Glob(filepath.Join(gen, postingsName, "*.seg"))
 	if err != nil || len(segs) == 0 {
 		t.Fatalf("no segments: %v", err)
 	}
@@ -484,55 +462,5 @@ func TestCheckedSegmentsRecord(t *testing.T) {
 	}
 	if readChecked(liveGen(t, opts.CacheDir)) != nil {
 		t.Error("a damaged record was read")
-	}
-}
-
-// stuckStore is a bleve index whose Close does not return until released,
-// as bleve's does when scorch's persister recovered from a bbolt panic
-// with the bolt write lock held.
-type stuckStore struct {
-	store
-	release chan struct{}
-}
-
-// store names bleve.Index so that stuckStore can embed it (its field may
-// not be called Index: that is one of its methods).
-type store = bleve.Index
-
-func (s stuckStore) Close() error {
-	<-s.release
-	return s.store.Close()
-}
-
-// A store whose close never returns does not hang Close: it gives up
-// after the wait with an error, and the generation loses its completeness
-// marker, so that the next open builds the index again instead of
-// trusting that store.
-func TestCloseStuckStore(t *testing.T) {
-	opts := testOptions(t)
-	opts.storeCloseWait = 200 * time.Millisecond
-	x, root := openFixture(t, opts)
-	gen := x.gen
-	release := make(chan struct{})
-	defer close(release)
-	x.mu.Lock()
-	x.bidx = stuckStore{x.bidx, release}
-	x.mu.Unlock()
-	start := time.Now()
-	err := x.Close()
-	if !errors.Is(err, errStoreStuck) {
-		t.Fatalf("Close of a stuck store: %v, want errStoreStuck", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Close took %v", d)
-	}
-	if _, err := os.Stat(filepath.Join(gen, completeName)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("the completeness marker is still there (%v)", err)
-	}
-	release <- struct{}{} // let the old store close before the directory is reused
-	y := mustOpen(t, root, opts)
-	defer y.Close()
-	if st := y.Stats(); st.Mode != "build" {
-		t.Errorf("the next open: mode %q (%s), want a build", st.Mode, st.Reason)
 	}
 }

@@ -26,14 +26,16 @@ import (
 //	<dir>/CURRENT           name of the live generation, replaced by rename
 //	<dir>/g-<time>-<rand>/  one generation (a full build)
 //	    SCHEMA              schemaVersion, written first
-//	    bleve/              the bleve (scorch) index
+//	    postings/           the lexical store (package postings): its
+//	                        segments and their MANIFEST
 //	    tables.bin          file and chunk tables (codec.go)
 //	    COMPLETE            marker (JSON), written last; removed before an
-//	                        incremental change touches bleve, rewritten by
+//	                        incremental change touches the lexical
+//	                        store, rewritten by
 //	                        the next checkpoint
 //	    SKIPPED             files left out for their content, with their
 //	                        size and mtime (verdicts.go; advisory)
-//	    CHECKED             bleve segments whose checksum passed, with their
+//	    CHECKED             lexical segments whose checksum passed, with their
 //	                        stat (storage.go; advisory)
 //	<dir>/history.v2        the git history channel's cache (package history)
 //	<dir>/semantic.v2       the vector store (package semantic, vecfile.go)
@@ -42,7 +44,7 @@ import (
 // CURRENT to it with an atomic rename once its marker is written; older
 // generations are deleted after the switch (or on the next open if the
 // process died first). A generation without marker, with another schema,
-// or whose tables or bleve index fail to open is never served: the index
+// or whose tables or lexical store fail to open is never served: the index
 // is rebuilt.
 const (
 	// schemaVersion changes with the tables' format, with the chunker's
@@ -50,16 +52,17 @@ const (
 	// JavaScript functions called in place are scopes) and with the rules
 	// that admit files (5: a private key or a token anywhere in a file's
 	// text keeps it out; older indexes judged only its first KiB, and a
-	// refresh does not read unchanged files again), so that no index built
-	// by older rules is served.
-	schemaVersion = 5
+	// refresh does not read unchanged files again) and with the lexical
+	// store's format (6: the postings store replaces bleve's), so that no
+	// index built by older rules is served.
+	schemaVersion = 6
 
 	lockName     = "lock"
 	currentName  = "CURRENT"
 	schemaName   = "SCHEMA"
 	tablesName   = "tables.bin"
 	completeName = "COMPLETE"
-	bleveName    = "bleve"
+	postingsName = "postings"
 	genPrefix    = "g-"
 )
 

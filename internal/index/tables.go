@@ -164,7 +164,7 @@ type chunkRec struct {
 	startByte, endByte, startLine, endLine int32
 	sigEndLine, docStartLine, part         int32
 	// flen is the analyzed length (number of terms) of each field of
-	// searchFields in the chunk's bleve document: the BM25 statistics.
+	// the chunk's lexical document: the BM25 statistics.
 	flen [numSearchFields]uint32
 }
 

@@ -19,7 +19,7 @@ var ErrClosed = errors.New("index closed")
 
 // Update re-indexes one file: content is its new content, or nil to read
 // it from disk (a missing file is removed). The old chunks of the file are
-// replaced in bleve and in the tables, and a new snapshot is published
+// replaced in the lexical store and in the tables, and a new snapshot is published
 // before Update returns. While an editor overlay is set for the path the
 // overlay stays indexed and Update does nothing. Content given here is
 // treated as the file's disk content; use SetOverlay for unsaved buffers.
@@ -184,7 +184,7 @@ func (x *Index) Refresh(ctx context.Context) (Stats, error) {
 
 // Checkpoint writes the tables and the completeness marker of the live
 // generation if anything changed since the last checkpoint, after making
-// sure bleve has persisted every change. It runs by itself
+// sure the lexical store has synced every change. It runs by itself
 // Options.CheckpointDelay after the last change, and on Close.
 func (x *Index) Checkpoint(ctx context.Context) error {
 	x.mu.Lock()
@@ -204,7 +204,7 @@ func (x *Index) checkpointLocked(ctx context.Context) error {
 		return nil
 	}
 	if x.dirty {
-		if err := persistIndex(ctx, x.bidx, snap.StateRoot()); err != nil {
+		if err := x.post.Persist(); err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 	}
@@ -236,9 +236,9 @@ func (x *Index) scheduleCheckpointLocked() {
 }
 
 // beginChangeLocked runs before the first change to a live generation's
-// bleve index after a checkpoint: it removes the completeness marker, so
-// that a crash before the next checkpoint leads to a rebuild rather than
-// to tables that disagree with bleve.
+// lexical store after a checkpoint: it removes the completeness marker,
+// so that a crash before the next checkpoint leads to a rebuild rather
+// than to tables that disagree with the store.
 func (x *Index) beginChangeLocked() error {
 	if x.gen != "" && !x.dirty && !x.building {
 		if err := removeMarker(x.gen); err != nil {
@@ -298,8 +298,8 @@ func (x *Index) changeFileLocked(ctx context.Context, p string, content []byte, 
 	return nil
 }
 
-// applyLocked indexes jobs and removes paths, in one stream of bleve
-// batches, then publishes a new snapshot. A job whose content hash equals
+// applyLocked indexes jobs and removes paths, in one stream of writes
+// to the lexical store, then publishes a new snapshot. A job whose content hash equals
 // the indexed one only updates the file table's size and time. A job
 // that cannot be read removes the file.
 func (x *Index) applyLocked(ctx context.Context, jobs []fileJob, removed []string) (changed, dropped int, err error) {
@@ -315,7 +315,7 @@ func (x *Index) applyCountLocked(ctx context.Context, jobs []fileJob, removed []
 	if delta == nil {
 		delta = make(map[string]*fileRec)
 	}
-	w := x.newBatchWriter(x.bidx)
+	w := x.newBatchWriter(x.post)
 	w.before = x.beginChangeLocked
 	drop := func(p string) error {
 		old := cur.file(p)
@@ -390,8 +390,8 @@ func (x *Index) applyCountLocked(ctx context.Context, jobs []fileJob, removed []
 		err = w.flush()
 	}
 	if err != nil {
-		// bleve may hold part of the change: publish what was written so
-		// that tables and bleve agree, and leave the rest to a refresh.
+		// The store may hold part of the change: publish what was written
+		// so that tables and store agree, and leave the rest to a refresh.
 		maps.Copy(delta, w.out)
 		if perr := x.publishLocked(cur.base, delta, cur.complete); perr != nil {
 			err = errors.Join(err, perr)

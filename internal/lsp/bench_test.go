@@ -58,8 +58,8 @@ type benchServer struct {
 
 // TestMain closes the benchmarks' server after the run, so that its index
 // is checkpointed: otherwise the edits of BenchmarkTreeDidChange leave the
-// cached index incomplete and the next run rebuilds it (and bleve's
-// merges of that build then compete with what is measured).
+// cached index incomplete and the next run rebuilds it (and that build
+// then competes with what is measured).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	// BenchmarkTreeWarmStart shuts the shared session down itself (and

@@ -268,7 +268,7 @@ func bagFiles(ctx context.Context, snap *index.Snapshot, paths []string) ([]*fil
 
 // bagFile reads and bags one file with g; nil when it cannot be read.
 func bagFile(snap *index.Snapshot, path string, g *bagger) *fileBags {
-	f, err := snap.File(path)
+	f, err := snap.FileOnce(path)
 	if err != nil {
 		return nil
 	}

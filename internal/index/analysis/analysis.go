@@ -1,76 +1,12 @@
 package analysis
 
 import (
-	"fmt"
-
-	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/registry"
-	index "github.com/blevesearch/bleve_index_api"
+	"bytes"
+	"hash/maphash"
 )
 
-// Names under which init registers the analysis components with bleve.
-const (
-	// TokenizerName is the tokenizer that emits identifiers
-	// ([A-Za-z_][A-Za-z0-9_]*) and numbers ([0-9]+), original case.
-	TokenizerName = "ctxls_code_tokenizer"
-	// FilterName is the token filter that lowercases each token and adds the
-	// parts of each identifier after it.
-	FilterName = "ctxls_identifier_parts"
-	// AnalyzerName is TokenizerName followed by FilterName.
-	AnalyzerName = "ctxls_code"
-)
-
-func init() {
-	// Registration fails only on a duplicate name, which is a programming
-	// error (two packages claiming the same name): fail loudly at start-up.
-	must(registry.RegisterTokenizer(TokenizerName,
-		func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
-			return Tokenizer{}, nil
-		}))
-	must(registry.RegisterTokenFilter(FilterName,
-		func(map[string]interface{}, *registry.Cache) (analysis.TokenFilter, error) {
-			return PartsFilter{}, nil
-		}))
-	must(registry.RegisterAnalyzer(AnalyzerName,
-		func(map[string]interface{}, *registry.Cache) (analysis.Analyzer, error) {
-			return Analyzer{}, nil
-		}))
-}
-
-func must(err error) {
-	if err != nil {
-		panic(fmt.Sprintf("ctxls analysis: %v", err))
-	}
-}
-
-// Analyzer is the code analyzer: Tokenizer then PartsFilter, in one pass.
-// It is stateless and safe for concurrent use.
-type Analyzer struct{}
-
-// Analyze returns the terms of input with their byte offsets; it gives the
-// same tokens as Tokenizer followed by PartsFilter, in one pass. The
-// returned tokens' terms share one freshly allocated buffer; input is not
-// retained.
-func (Analyzer) Analyze(input []byte) analysis.TokenStream {
-	var slab []analysis.Token
-	var out analysis.TokenStream
-	Visit(input, func(term []byte, start, end int, numeric bool) {
-		if len(slab) == cap(slab) {
-			slab = make([]analysis.Token, 0, max(16, len(input)/8))
-		}
-		typ := analysis.AlphaNumeric
-		if numeric {
-			typ = analysis.Numeric
-		}
-		slab = append(slab, analysis.Token{Start: start, End: end, Term: term, Position: len(out) + 1, Type: typ})
-		out = append(out, &slab[len(slab)-1])
-	})
-	return out
-}
-
-// Visit calls emit for each term of input in order, exactly the terms
-// Analyze returns: lowercased, with the byte offsets of the text they come
-// from. Terms share one buffer allocated by Visit, valid after it returns;
+// Visit calls emit for each term of input in order: lowercased, with the
+// byte offsets of the text they come from. Terms share one buffer allocated by Visit, valid after it returns;
 // emit must not modify them.
 func Visit(input []byte, emit func(term []byte, start, end int, numeric bool)) {
 	VisitBuf(input, nil, emit)
@@ -131,138 +67,95 @@ func VisitBuf(input, buf []byte, emit func(term []byte, start, end int, numeric 
 	return buf
 }
 
-// Frequencies analyzes input like Analyze and returns each distinct term's
-// frequency, and the number of terms: what bleve computes from Analyze's
-// tokens for a field indexed without term vectors, at a fraction of the
-// allocations. The map's terms share one buffer.
-func Frequencies(input []byte) (index.TokenFrequencies, int) {
-	freqs := make(index.TokenFrequencies, len(input)/16+1)
-	var slab []index.TokenFreq
+// Counter counts the terms of texts, reusing its buffers from one text
+// to the next. Not safe for concurrent use; the zero Counter is ready.
+type Counter struct {
+	buf   []byte
+	seed  maphash.Seed
+	slots []int32 // open addressing: 1 + index into ents, 0 for empty
+	ents  []counted
+}
+
+type counted struct {
+	term  []byte
+	hash  uint64
+	count uint32
+	slot  int32
+}
+
+// Count analyzes input like Visit and calls emit once for each distinct
+// term, in the order of first occurrence, with its number of
+// occurrences; it returns the number of terms (the text's length in
+// terms). The terms are valid until the next Count.
+func (c *Counter) Count(input []byte, emit func(term []byte, freq uint32)) int {
+	if c.slots == nil {
+		c.seed = maphash.MakeSeed()
+		c.slots = make([]int32, 256)
+	}
+	c.ents = c.ents[:0]
 	n := 0
-	Visit(input, func(term []byte, _, _ int, _ bool) {
+	c.buf = VisitBuf(input, c.buf, func(term []byte, _, _ int, _ bool) {
 		n++
-		if tf, ok := freqs[string(term)]; ok {
-			tf.SetFrequency(tf.Frequency() + 1)
+		c.add(term)
+	})
+	for _, e := range c.ents {
+		emit(e.term, e.count)
+	}
+	for _, e := range c.ents {
+		c.slots[e.slot] = 0
+	}
+	return n
+}
+
+// add counts one occurrence of term.
+func (c *Counter) add(term []byte) {
+	h := maphash.Bytes(c.seed, term)
+	mask := uint64(len(c.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := c.slots[i]
+		if s == 0 {
+			c.ents = append(c.ents, counted{term: term, hash: h, count: 1, slot: int32(i)})
+			c.slots[i] = int32(len(c.ents))
+			if 2*len(c.ents) > len(c.slots) {
+				c.grow()
+			}
 			return
 		}
-		if len(slab) == cap(slab) {
-			slab = make([]index.TokenFreq, 0, max(16, len(input)/32))
+		if e := &c.ents[s-1]; e.hash == h && bytes.Equal(e.term, term) {
+			e.count++
+			return
 		}
-		slab = append(slab, index.TokenFreq{Term: term})
-		tf := &slab[len(slab)-1]
-		tf.SetFrequency(1)
-		freqs[string(term)] = tf
-	})
-	return freqs, n
+	}
 }
 
-// Tokenizer splits text into identifiers ([A-Za-z_][A-Za-z0-9_]*) and
-// numbers ([0-9]+); every other byte (including all non-ASCII bytes)
-// separates tokens. Terms keep their original case and alias the input.
-// It is stateless and safe for concurrent use.
-type Tokenizer struct{}
-
-// Tokenize implements analysis.Tokenizer.
-func (Tokenizer) Tokenize(input []byte) analysis.TokenStream {
-	spans := scan(input, nil)
-	slab := make([]analysis.Token, len(spans))
-	rv := make(analysis.TokenStream, len(spans))
-	for i, sp := range spans {
-		typ := analysis.AlphaNumeric
-		if isDigit(input[sp.start]) {
-			typ = analysis.Numeric
+// grow doubles the table and places every term again.
+func (c *Counter) grow() {
+	c.slots = make([]int32, 2*len(c.slots))
+	mask := uint64(len(c.slots) - 1)
+	for k := range c.ents {
+		e := &c.ents[k]
+		i := e.hash & mask
+		for c.slots[i] != 0 {
+			i = (i + 1) & mask
 		}
-		slab[i] = analysis.Token{
-			Start:    sp.start,
-			End:      sp.end,
-			Term:     input[sp.start:sp.end:sp.end],
-			Position: i + 1,
-			Type:     typ,
-		}
-		rv[i] = &slab[i]
+		c.slots[i] = int32(k + 1)
+		e.slot = int32(i)
 	}
-	return rv
-}
-
-// PartsFilter lowercases every token and, after each identifier made of
-// more than one part, emits the parts (see Split). Terms shorter than two
-// bytes are dropped. Positions are renumbered 1, 2, … in emission order so
-// that the parts of one identifier are adjacent (a phrase "parse http"
-// matches parseHTTP). It is stateless and safe for concurrent use.
-type PartsFilter struct{}
-
-// Filter implements analysis.TokenFilter. It does not modify the input
-// tokens' terms; the output terms share one new buffer.
-func (PartsFilter) Filter(input analysis.TokenStream) analysis.TokenStream {
-	total := 0
-	for _, t := range input {
-		total += len(t.Term)
-	}
-	buf := make([]byte, 0, total)
-	out := make(analysis.TokenStream, 0, len(input)*2)
-	var slab []analysis.Token
-	var parts []span
-	emit := func(term []byte, start, end int, typ analysis.TokenType) {
-		if len(slab) == cap(slab) {
-			slab = make([]analysis.Token, 0, len(input)+8)
-		}
-		slab = append(slab, analysis.Token{
-			Start: start, End: end, Term: term,
-			Position: len(out) + 1, Type: typ,
-		})
-		out = append(out, &slab[len(slab)-1])
-	}
-	for _, t := range input {
-		orig := t.Term
-		from := len(buf)
-		for _, c := range orig {
-			buf = append(buf, lower(c))
-		}
-		low := buf[from:len(buf):len(buf)]
-		if t.Type == analysis.Numeric || (len(orig) > 0 && isDigit(orig[0])) {
-			if len(low) > 1 {
-				emit(low, t.Start, t.End, t.Type)
-			}
-			continue
-		}
-		// Offsets of parts are relative to the term; they map onto the
-		// input only when the term spans exactly End-Start bytes.
-		exact := t.End-t.Start == len(orig)
-		parts = splitSpans(orig, parts[:0])
-		if len(low) > 1 {
-			emit(low, t.Start, t.End, t.Type)
-		}
-		if len(parts) == 1 && parts[0].start == 0 && parts[0].end == len(orig) {
-			continue // the whole identifier is its only part
-		}
-		for _, p := range parts {
-			if p.end-p.start < 2 {
-				continue
-			}
-			s, e := t.Start, t.End
-			if exact {
-				s, e = t.Start+p.start, t.Start+p.end
-			}
-			emit(low[p.start:p.end:p.end], s, e, t.Type)
-		}
-	}
-	return out
 }
 
 // Terms returns the distinct terms the analyzer produces for text, in order
 // of first occurrence. It is what a query must be made of to match the index.
 func Terms(text string) []string {
-	toks := Analyzer{}.Analyze([]byte(text))
-	seen := make(map[string]struct{}, len(toks))
-	rv := make([]string, 0, len(toks))
-	for _, t := range toks {
-		if _, ok := seen[string(t.Term)]; ok {
-			continue
+	seen := map[string]struct{}{}
+	var rv []string
+	Visit([]byte(text), func(term []byte, _, _ int, _ bool) {
+		if _, ok := seen[string(term)]; ok {
+			return
 		}
-		s := string(t.Term)
+		s := string(term)
 		seen[s] = struct{}{}
 		rv = append(rv, s)
-	}
+	})
 	return rv
 }
 
@@ -301,36 +194,6 @@ func IsIdentifier(s string) bool {
 }
 
 type span struct{ start, end int }
-
-// scan appends the spans of identifiers and numbers in input to dst.
-func scan(input []byte, dst []span) []span {
-	if dst == nil {
-		dst = make([]span, 0, len(input)/5+1)
-	}
-	i := 0
-	for i < len(input) {
-		c := input[i]
-		switch {
-		case isLetter(c) || c == '_':
-			j := i + 1
-			for j < len(input) && isIdent(input[j]) {
-				j++
-			}
-			dst = append(dst, span{i, j})
-			i = j
-		case isDigit(c):
-			j := i + 1
-			for j < len(input) && isDigit(input[j]) {
-				j++
-			}
-			dst = append(dst, span{i, j})
-			i = j
-		default:
-			i++
-		}
-	}
-	return dst
-}
 
 // splitSpans appends to dst the parts of identifier s: underscores
 // separate; a part starts at an upper-case letter that follows a lower-case

@@ -1,19 +1,17 @@
 package analysis
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
-
-	"github.com/blevesearch/bleve/v2/registry"
 )
 
 func terms(t *testing.T, text string) []string {
 	t.Helper()
 	var rv []string
-	for _, tok := range (Analyzer{}).Analyze([]byte(text)) {
-		rv = append(rv, string(tok.Term))
-	}
+	Visit([]byte(text), func(term []byte, _, _ int, _ bool) { rv = append(rv, string(term)) })
 	return rv
 }
 
@@ -45,9 +43,15 @@ func TestAnalyzerSplitsIdentifiers(t *testing.T) {
 	}
 }
 
-func TestAnalyzerOffsetsAndPositions(t *testing.T) {
+type token struct {
+	term       string
+	start, end int
+}
+
+func TestAnalyzerOffsets(t *testing.T) {
 	in := "  parseHTTP(req)"
-	toks := (Analyzer{}).Analyze([]byte(in))
+	var toks []token
+	Visit([]byte(in), func(term []byte, s, e int, _ bool) { toks = append(toks, token{string(term), s, e}) })
 	want := []struct {
 		term       string
 		start, end int
@@ -57,63 +61,70 @@ func TestAnalyzerOffsetsAndPositions(t *testing.T) {
 	}
 	for i, w := range want {
 		tk := toks[i]
-		if string(tk.Term) != w.term || tk.Start != w.start || tk.End != w.end || tk.Position != i+1 {
-			t.Errorf("token %d = %q [%d,%d) pos %d, want %q [%d,%d) pos %d",
-				i, tk.Term, tk.Start, tk.End, tk.Position, w.term, w.start, w.end, i+1)
+		if tk.term != w.term || tk.start != w.start || tk.end != w.end {
+			t.Errorf("token %d = %q [%d,%d), want %q [%d,%d)", i, tk.term, tk.start, tk.end, w.term, w.start, w.end)
 		}
-		if !strings.EqualFold(in[tk.Start:tk.End], w.term) {
-			t.Errorf("token %d offsets point at %q", i, in[tk.Start:tk.End])
+		if !strings.EqualFold(in[tk.start:tk.end], w.term) {
+			t.Errorf("token %d offsets point at %q", i, in[tk.start:tk.end])
 		}
 	}
 }
 
-// The fused Analyze and Frequencies agree with Tokenizer + PartsFilter.
-func TestFusedAnalysisAgrees(t *testing.T) {
+// Counter gives each distinct term of Visit once, in the order of first
+// occurrence, with its number of occurrences, and the number of terms.
+func TestCounterAgreesWithVisit(t *testing.T) {
 	inputs := []string{
 		"func (s *Server) handleHTTPRequest(ctx context.Context) error { return s.next_handler.ServeHTTP(w, r, 42) }",
-		"x86_64 __init__ ParseHTTP2Request IOError a b 7 12 naïve café _ __ A1b2C3",
+		"x86_64 __init__ ParseHTTP2Request IOError a b 7 12 naïve café _ __ A1b2C3 http HTTP Http",
 		"",
 		"   \n\t",
 	}
+	var many strings.Builder // more distinct terms than the table's first size
+	for i := range 700 {
+		fmt.Fprintf(&many, "name%d x%dY ", i%400, i)
+	}
+	inputs = append(inputs, many.String())
+	var c Counter
 	for _, in := range inputs {
-		want := PartsFilter{}.Filter(Tokenizer{}.Tokenize([]byte(in)))
-		got := (Analyzer{}).Analyze([]byte(in))
-		if len(got) != len(want) {
-			t.Fatalf("%q: %d tokens, want %d", in, len(got), len(want))
-		}
-		counts := map[string]int{}
-		for i := range want {
-			g, w := got[i], want[i]
-			if string(g.Term) != string(w.Term) || g.Start != w.Start || g.End != w.End || g.Position != w.Position || g.Type != w.Type {
-				t.Errorf("%q token %d: %v, want %v", in, i, g, w)
+		counts := map[string]uint32{}
+		var first []string
+		n := 0
+		Visit([]byte(in), func(term []byte, _, _ int, _ bool) {
+			if counts[string(term)] == 0 {
+				first = append(first, string(term))
 			}
-			counts[string(w.Term)]++
+			counts[string(term)]++
+			n++
+		})
+		got := map[string]uint32{}
+		var order []string
+		total := c.Count([]byte(in), func(term []byte, freq uint32) {
+			got[string(term)] = freq
+			order = append(order, string(term))
+		})
+		if total != n || !reflect.DeepEqual(got, counts) && len(counts) > 0 {
+			t.Errorf("%q: Count = %v (%d terms), want %v (%d)", in, got, total, counts, n)
 		}
-		freqs, n := Frequencies([]byte(in))
-		if n != len(want) || len(freqs) != len(counts) {
-			t.Errorf("%q: Frequencies %d terms, %d distinct; want %d, %d", in, n, len(freqs), len(want), len(counts))
-		}
-		for term, c := range counts {
-			if tf := freqs[term]; tf == nil || tf.Frequency() != c || string(tf.Term) != term {
-				t.Errorf("%q: frequency of %q = %v, want %d", in, term, tf, c)
-			}
+		if !slices.Equal(order, first) {
+			t.Errorf("%q: terms %q, want %q", in, order, first)
 		}
 	}
 }
 
-func BenchmarkFrequencies(b *testing.B) {
+func BenchmarkCount(b *testing.B) {
 	src := []byte(strings.Repeat("func (s *Server) handleHTTPRequest(ctx context.Context, req *http.Request) error {\n\treturn s.next_handler.ServeHTTP(w, req, 42)\n}\n", 50))
 	b.ReportAllocs()
 	b.SetBytes(int64(len(src)))
+	var c Counter
 	for b.Loop() {
-		Frequencies(src)
+		c.Count(src, func([]byte, uint32) {})
 	}
 }
 
 func TestAnalyzerDoesNotModifyInput(t *testing.T) {
 	in := []byte("FooBar baz_Qux")
 	orig := string(in)
-	(Analyzer{}).Analyze(in)
+	Visit(in, func([]byte, int, int, bool) {})
 	if string(in) != orig {
 		t.Fatalf("input modified: %q", in)
 	}
@@ -150,33 +161,11 @@ func TestIsIdentifier(t *testing.T) {
 	}
 }
 
-func TestRegistered(t *testing.T) {
-	cache := registry.NewCache()
-	a, err := cache.AnalyzerNamed(AnalyzerName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := a.Analyze([]byte("fooBar")); len(got) != 3 {
-		t.Fatalf("registered analyzer gave %d tokens, want 3", len(got))
-	}
-	tk, err := cache.TokenizerNamed(TokenizerName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := cache.TokenFilterNamed(FilterName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := f.Filter(tk.Tokenize([]byte("fooBar"))); len(got) != 3 {
-		t.Fatalf("tokenizer+filter gave %d tokens, want 3", len(got))
-	}
-}
-
 func BenchmarkAnalyze(b *testing.B) {
 	src := []byte(strings.Repeat("func (s *Server) handleHTTPRequest(ctx context.Context, req *http.Request) error {\n\treturn s.next_handler.ServeHTTP(w, req, 42)\n}\n", 50))
 	b.ReportAllocs()
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		(Analyzer{}).Analyze(src)
+		Visit(src, func([]byte, int, int, bool) {})
 	}
 }

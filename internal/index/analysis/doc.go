@@ -12,12 +12,9 @@
 // "http". Terms of one byte are dropped (loop variables, single digits): they
 // carry no retrieval signal and make up a large share of all tokens.
 //
-// The package registers, in its init function, a bleve tokenizer
-// (TokenizerName), a token filter (FilterName) and an analyzer built from the
-// two (AnalyzerName) in bleve's process-wide registry; that is bleve's way of
-// naming analyzers in a stored mapping, so any process that opens an index
-// built with them must import this package. Terms and Split give the same
-// analysis without bleve, for query analysis.
+// Visit gives the terms of a text in order with their offsets, Counter their
+// frequencies (what the index stores), Terms and Split the distinct terms of
+// a query.
 //
 // The package does no I/O and holds no mutable state.
 package analysis

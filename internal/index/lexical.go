@@ -3,150 +3,84 @@ package index
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
-	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	"github.com/blevesearch/bleve/v2/document"
-	"github.com/blevesearch/bleve/v2/mapping"
-	bsearch "github.com/blevesearch/bleve/v2/search"
-	bindex "github.com/blevesearch/bleve_index_api"
-
 	"github.com/ctxls/ctxls/internal/index/analysis"
 	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/index/postings"
 )
 
-// Field names of the bleve documents, one document per chunk.
+// The BM25 parameters: Lucene's and bleve's defaults.
 const (
-	fieldText     = "text"     // "path qualified-name" line + the chunk's text
-	fieldSymbol   = "symbol"   // symbol and qualified name
-	fieldPath     = "path"     // the file's path
-	fieldDoc      = "doc"      // the doc comment
-	fieldKind     = "kind"     // chunk.Kind, not analyzed
-	fieldLanguage = "language" // language, not analyzed
+	bm25K1 = 1.2
+	bm25B  = 0.75
 )
 
-// searchFields are the analyzed fields a Query searches, in the order of
-// corpusStats.avgLen and chunkRec.flen.
-var searchFields = [numSearchFields]string{fieldText, fieldSymbol, fieldPath, fieldDoc}
-
-const numSearchFields = 4
+// Fields of a chunk's document in the lexical store, one document per
+// chunk, in the order of corpusStats.avgLen and chunkRec.flen:
+//
+//	text    "path qualified-name" line + the chunk's text
+//	symbol  symbol and qualified name
+//	path    the file's path
+//	doc     the doc comment
+const (
+	fieldText = iota
+	fieldSymbol
+	fieldPath
+	fieldDoc
+	numSearchFields
+)
 
 // corpusStats are the BM25 collection statistics of one snapshot: the
-// number of documents and the average length (in terms) of each field of
-// searchFields. They come from the tables, not from bleve, whose
-// per-snapshot statistics cost a pass over each field's dictionary.
+// number of documents and the average length (in terms) of each field.
+// They come from the tables, not from the postings.
 type corpusStats struct {
 	docs   uint64
 	avgLen [numSearchFields]float64
 }
 
-// newMapping is the index mapping stored with the index. Documents are
-// built directly (see chunkDocument), so the mapping only records the
-// fields, their analyzers and the scoring model for anyone opening the
-// index with bleve's own tools.
-func newMapping() *mapping.IndexMappingImpl {
-	m := bleve.NewIndexMapping()
-	m.ScoringModel = bindex.BM25Scoring
-	m.DefaultAnalyzer = analysis.AnalyzerName
-	m.StoreDynamic = false
-	m.IndexDynamic = false
-	m.DocValuesDynamic = false
-
-	dm := bleve.NewDocumentStaticMapping()
-	text := func() *mapping.FieldMapping {
-		f := bleve.NewTextFieldMapping()
-		f.Analyzer = analysis.AnalyzerName
-		f.Store = false
-		f.IncludeTermVectors = false
-		f.IncludeInAll = false
-		f.DocValues = false
-		return f
-	}
-	kw := func() *mapping.FieldMapping {
-		f := text()
-		f.Analyzer = keyword.Name
-		return f
-	}
-	dm.AddFieldMappingsAt(fieldText, text())
-	dm.AddFieldMappingsAt(fieldSymbol, text())
-	dm.AddFieldMappingsAt(fieldPath, text())
-	dm.AddFieldMappingsAt(fieldDoc, text())
-	dm.AddFieldMappingsAt(fieldKind, kw())
-	dm.AddFieldMappingsAt(fieldLanguage, kw())
-	m.DefaultMapping = dm
-	return m
+// chunkDocument builds the lexical document of chunk c whose text is
+// body, analyzing its fields with the code analyzer (index/analysis).
+func chunkDocument(id ChunkID, c *chunk.Chunk, body []byte, ac *analysis.Counter) *postings.Doc {
+	return lexicalDocument(id, c.Path, c.Symbol, c.QualifiedName, c.Doc, body, ac)
 }
 
-// chunkDocument builds the bleve document of chunk c whose text is body.
-// Nothing is stored: bleve returns IDs and scores, the tables hold the rest.
-func chunkDocument(id ChunkID, c *chunk.Chunk, body []byte) *document.Document {
-	const opts = bindex.IndexField
-	name := c.QualifiedName
+// lexicalDocument is chunkDocument for a chunk given by its fields.
+func lexicalDocument(id ChunkID, path, symbol, qualifiedName, doc string, body []byte, ac *analysis.Counter) *postings.Doc {
+	name := qualifiedName
 	if name == "" {
-		name = c.Symbol
+		name = symbol
 	}
-	text := make([]byte, 0, len(c.Path)+len(name)+2+len(body))
-	text = append(text, c.Path...)
+	text := make([]byte, 0, len(path)+len(name)+2+len(body))
+	text = append(text, path...)
 	text = append(text, ' ')
 	text = append(text, name...)
 	text = append(text, '\n')
 	text = append(text, body...)
 
-	d := document.NewDocument(string(id))
-	d.AddField(&codeField{name: fieldText, value: text})
-	sym := c.Symbol
-	if c.QualifiedName != "" && c.QualifiedName != c.Symbol {
-		sym += " " + c.QualifiedName
+	d := &postings.Doc{ID: string(id)}
+	add := func(f int, value []byte) {
+		n := ac.Count(value, func(t []byte, freq uint32) { d.Add(f, t, freq) })
+		d.Len[f] = uint32(n)
+	}
+	add(fieldText, text)
+	sym := symbol
+	if qualifiedName != "" && qualifiedName != symbol {
+		sym += " " + qualifiedName
 	}
 	if sym != "" {
-		d.AddField(&codeField{name: fieldSymbol, value: []byte(sym)})
+		add(fieldSymbol, []byte(sym))
 	}
-	d.AddField(&codeField{name: fieldPath, value: []byte(c.Path)})
-	if c.Doc != "" {
-		d.AddField(&codeField{name: fieldDoc, value: []byte(c.Doc)})
-	}
-	if c.Kind != "" {
-		d.AddField(document.NewTextFieldCustom(fieldKind, nil, []byte(c.Kind), opts, nil))
-	}
-	if c.Language != "" {
-		d.AddField(document.NewTextFieldCustom(fieldLanguage, nil, []byte(c.Language), opts, nil))
+	add(fieldPath, []byte(path))
+	if doc != "" {
+		add(fieldDoc, []byte(doc))
 	}
 	return d
 }
-
-// codeField is a bleve document field analyzed with the code analyzer
-// (analysis.AnalyzerName): indexed, not stored, no term vectors. It
-// computes its term frequencies directly (analysis.Frequencies) instead of
-// materializing a token stream, which halves the allocations of indexing.
-type codeField struct {
-	name   string
-	value  []byte
-	length int
-	freqs  bindex.TokenFrequencies
-}
-
-var _ document.Field = (*codeField)(nil)
-
-func (f *codeField) Name() string                         { return f.name }
-func (f *codeField) ArrayPositions() []uint64             { return nil }
-func (f *codeField) Options() bindex.FieldIndexingOptions { return bindex.IndexField }
-func (f *codeField) Value() []byte                        { return f.value }
-func (f *codeField) NumPlainTextBytes() uint64            { return uint64(len(f.value)) }
-func (f *codeField) EncodedFieldType() byte               { return 't' }
-func (f *codeField) AnalyzedLength() int                  { return f.length }
-func (f *codeField) AnalyzedTokenFrequencies() bindex.TokenFrequencies {
-	return f.freqs
-}
-func (f *codeField) Size() int { return 64 + len(f.name) + len(f.value) + f.freqs.Size() }
-
-// Analyze implements document.Field.
-func (f *codeField) Analyze() { f.freqs, f.length = analysis.Frequencies(f.value) }
 
 // Query is a lexical query. Give the raw text, or let the retrieval layer
 // say which words are identifiers and which are prose; all three may be
@@ -288,10 +222,10 @@ func (sp *scorerPool) put(s *scorer) {
 }
 
 type fieldTerm struct {
-	field  int // index into searchFields
+	field  int // fieldText …
 	term   string
 	weight float64
-	tfr    bindex.TermFieldReader // nil: only mem has the term
+	post   *postings.Postings // nil: only mem has the term
 	df     uint64
 }
 
@@ -301,7 +235,7 @@ type fieldTerm struct {
 // in this snapshot, dropped). The reader's documents of mem's paths are
 // not the snapshot's and are skipped; mem's chunks are scored with the
 // same BM25 over the same collection statistics.
-func search(ctx context.Context, reader bindex.IndexReader, mem *memCorpus, pool *scorerPool, st corpusStats,
+func search(ctx context.Context, reader *postings.Reader, mem *memCorpus, pool *scorerPool, st corpusStats,
 	q Query, k int, resolve func(ChunkID) (startLine, endLine int, ok bool)) ([]Hit, error) {
 	admit := q.Filter
 	if mem != nil {
@@ -324,14 +258,11 @@ func search(ctx context.Context, reader bindex.IndexReader, mem *memCorpus, pool
 		}
 		return x
 	}
-	fields := [numSearchFields]struct {
-		name  string
-		boost float64
-	}{
-		{searchFields[0], 1},
-		{searchFields[1], boost(q.SymbolBoost, 3)},
-		{searchFields[2], boost(q.PathBoost, 1)},
-		{searchFields[3], boost(q.DocBoost, 1)},
+	fields := [numSearchFields]struct{ boost float64 }{
+		fieldText:   {1},
+		fieldSymbol: {boost(q.SymbolBoost, 3)},
+		fieldPath:   {boost(q.PathBoost, 1)},
+		fieldDoc:    {boost(q.DocBoost, 1)},
 	}
 	// Deterministic term order: the scores are float sums.
 	names := make([]string, 0, len(terms))
@@ -340,30 +271,21 @@ func search(ctx context.Context, reader bindex.IndexReader, mem *memCorpus, pool
 	}
 	slices.Sort(names)
 
+	// The postings are read in place: keep the reader reachable.
+	defer runtime.KeepAlive(reader)
 	var fts []fieldTerm
-	defer func() {
-		for _, ft := range fts {
-			if ft.tfr != nil {
-				_ = ft.tfr.Close()
-			}
-		}
-	}()
 	for fi, f := range fields {
 		if f.boost <= 0 {
 			continue
 		}
 		for _, t := range names {
-			var tfr bindex.TermFieldReader
+			var post *postings.Postings
 			var df uint64
 			if reader != nil {
-				var err error
-				tfr, err = reader.TermFieldReader(ctx, []byte(t), f.name, true, true, false)
-				if err != nil {
-					return nil, fmt.Errorf("search: term %q: %w", t, err)
-				}
-				if df = tfr.Count(); df == 0 {
-					_ = tfr.Close()
-					tfr = nil
+				if post = reader.Lookup(fi, t); post.DF == 0 {
+					post = nil
+				} else {
+					df = post.DF
 				}
 			}
 			if mem != nil {
@@ -372,7 +294,7 @@ func search(ctx context.Context, reader bindex.IndexReader, mem *memCorpus, pool
 			if df == 0 {
 				continue
 			}
-			fts = append(fts, fieldTerm{fi, t, f.boost * terms[t], tfr, df})
+			fts = append(fts, fieldTerm{fi, t, f.boost * terms[t], post, df})
 		}
 	}
 	limit := max(uint64(math.Ceil(commonFraction*float64(n))), commonMinDocs)
@@ -385,8 +307,7 @@ func search(ctx context.Context, reader bindex.IndexReader, mem *memCorpus, pool
 
 	sc := pool.get()
 	defer pool.put(sc)
-	k1, b := bsearch.BM25_k1, bsearch.BM25_b
-	var tfd bindex.TermFieldDoc
+	k1, b := bm25K1, bm25B
 	var memAcc []float64 // scores of mem.docs
 	steps := 0
 	for _, ft := range fts {
@@ -413,25 +334,21 @@ func search(ctx context.Context, reader bindex.IndexReader, mem *memCorpus, pool
 				memAcc[i] += w * tf / (tf + k1*(1-b+b*fieldLen/avgLen))
 			}
 		}
-		for ft.tfr != nil {
+		for ft.post != nil {
 			if steps++; steps&4095 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			d, err := ft.tfr.Next(&tfd)
-			if err != nil {
-				return nil, fmt.Errorf("search: %w", err)
-			}
-			if d == nil {
+			doc, freq, flen, ok := ft.post.Next()
+			if !ok {
 				break
 			}
-			if len(d.ID) != 8 {
-				return nil, fmt.Errorf("search: unexpected internal id %x", []byte(d.ID))
-			}
-			num := binary.BigEndian.Uint64(d.ID)
-			tf := float64(d.Freq)
+			num := uint64(doc)
+			tf := float64(freq)
 			fieldLen := avgLen
-			if d.Norm > 0 {
-				fieldLen = 1 / (d.Norm * d.Norm)
+			// The field length as Lucene and bleve keep it: through a
+			// float32 norm, 1/√len.
+			if norm := postings.Norm(flen); norm > 0 {
+				fieldLen = 1 / (norm * norm)
 			}
 			s := w * tf / (tf + k1*(1-b+b*fieldLen/avgLen))
 			if num >= uint64(len(sc.acc)) {
@@ -443,7 +360,6 @@ func search(ctx context.Context, reader bindex.IndexReader, mem *memCorpus, pool
 				sc.touched = append(sc.touched, num)
 			}
 			sc.acc[num] += s
-			tfd.ID = d.ID[:0]
 		}
 	}
 	if len(sc.touched) == 0 && memAcc == nil {
@@ -456,17 +372,11 @@ func search(ctx context.Context, reader bindex.IndexReader, mem *memCorpus, pool
 	// With a Filter, widen the cut until k hits pass it (or all did).
 	var hits []Hit
 	var ords []int
-	idbuf := make([]byte, 8)
 	for want := k; len(sc.touched) > 0; want *= 4 {
 		cands := topCandidates(sc.acc, sc.touched, want)
 		hits, ords = hits[:0], ords[:0]
 		for _, num := range cands {
-			binary.BigEndian.PutUint64(idbuf, num)
-			ext, err := reader.ExternalID(idbuf)
-			if err != nil {
-				return nil, fmt.Errorf("search: document %d: %w", num, err)
-			}
-			id := ChunkID(ext)
+			id := ChunkID(reader.ID(uint32(num)))
 			path, ord, _ := id.Split()
 			if q.Filter != nil && !q.Filter(path) {
 				continue

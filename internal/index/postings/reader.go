@@ -1,0 +1,141 @@
+package postings
+
+import (
+	"math"
+	"runtime"
+	"sort"
+)
+
+// Reader is an immutable view of a store: what it held when Reader was
+// called. Documents are numbered across the view's segments (a
+// segment's documents follow the previous segment's). Safe for
+// concurrent use. Keep the Reader reachable while its Postings are
+// iterated: they read its segments in place.
+type Reader struct {
+	views []view
+	total uint32 // documents, deleted or not
+	live  uint64
+}
+
+type view struct {
+	seg  *Segment
+	hold *mapped
+	del  bitset
+	ndel uint32
+	base uint32
+}
+
+// NumDocs returns the number of live documents.
+func (r *Reader) NumDocs() uint64 {
+	if r == nil {
+		return 0
+	}
+	return r.live
+}
+
+// MaxDoc returns one past the largest document number.
+func (r *Reader) MaxDoc() uint32 {
+	if r == nil {
+		return 0
+	}
+	return r.total
+}
+
+// ID returns the ID of document doc ("" if there is none).
+func (r *Reader) ID(doc uint32) string {
+	if r == nil || doc >= r.total {
+		return ""
+	}
+	i := sort.Search(len(r.views), func(i int) bool { return r.views[i].base > doc }) - 1
+	if i < 0 {
+		return ""
+	}
+	v := &r.views[i]
+	id := v.seg.ID(doc - v.base)
+	runtime.KeepAlive(v.hold)
+	return id
+}
+
+// Postings iterates the live postings of one term of one field across a
+// Reader's segments.
+type Postings struct {
+	r     *Reader
+	f     int
+	parts []part
+	cur   int
+	it    Iter
+	// DF is the number of live documents with the term.
+	DF uint64
+}
+
+type part struct {
+	v    *view
+	post []byte
+}
+
+// Lookup returns the postings of term t in field f.
+func (r *Reader) Lookup(f int, t string) *Postings {
+	p := &Postings{r: r, f: f, cur: -1}
+	if r == nil || f < 0 || f >= NumFields {
+		return p
+	}
+	for i := range r.views {
+		v := &r.views[i]
+		ti, ok := v.seg.lookup(f, t)
+		if !ok {
+			continue
+		}
+		post, df := v.seg.postings(f, ti)
+		if len(post) == 0 {
+			continue
+		}
+		if v.ndel > 0 {
+			df = 0
+			it := Iter{b: post}
+			for {
+				d, _, ok := it.Next()
+				if !ok {
+					break
+				}
+				if !v.del.has(d) {
+					df++
+				}
+			}
+		}
+		p.DF += uint64(df)
+		p.parts = append(p.parts, part{v, post})
+	}
+	return p
+}
+
+// Next returns the next live document, its term frequency and the
+// length of the field in that document; ok is false at the end.
+func (p *Postings) Next() (doc, freq, fieldLen uint32, ok bool) {
+	for {
+		if p.cur >= 0 {
+			v := p.parts[p.cur].v
+			for {
+				d, fr, ok := p.it.Next()
+				if !ok {
+					break
+				}
+				if d >= v.seg.docs || (v.ndel > 0 && v.del.has(d)) {
+					continue
+				}
+				return v.base + d, fr, v.seg.FieldLen(d, p.f), true
+			}
+		}
+		if p.cur+1 >= len(p.parts) {
+			runtime.KeepAlive(p.r)
+			return 0, 0, 0, false
+		}
+		p.cur++
+		p.it = Iter{b: p.parts[p.cur].post}
+	}
+}
+
+// Norm returns the length normalization of a field of length n as a
+// float32, as Lucene and bleve store it (1/√n), widened to float64.
+func Norm(n uint32) float64 {
+	return float64(float32(1 / math.Sqrt(float64(n))))
+}
