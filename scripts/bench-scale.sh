@@ -11,6 +11,8 @@
 #   SCALE_COPIES="1 2 4"                  the tree sizes, in copies
 #   ZOEKT_INDEX=/path/to/zoekt-index      the peer, optional
 #   SCALE_EMBEDDINGS=workspace|off        the semantic channel (default workspace)
+#   SCALE_RUNS=3                          cold builds per tree and tool: the
+#                                         table has the median time and RSS
 #
 # It prints a markdown table; nothing is written outside a temporary
 # directory, which is removed at the end. Not a test: the figures depend on
@@ -20,6 +22,7 @@ cd "$(dirname "$0")/.."
 bin=${1:-bin/ctxls}
 copies=${SCALE_COPIES:-1 2 4}
 emb=${SCALE_EMBEDDINGS:-workspace}
+runs=${SCALE_RUNS:-3}
 src=$(go env GOROOT)/src
 [ -x "$bin" ] || { echo "bench-scale: no ctxls binary at $bin (make build)" >&2; exit 2; }
 if [ -n "${ZOEKT_INDEX:-}" ] && [ ! -x "$ZOEKT_INDEX" ]; then
@@ -41,6 +44,11 @@ measure() {
 	}
 }
 
+# median X...: the middle value (the lower middle of an even count).
+median() {
+	printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"
+}
+
 lines1=$(find "$src" -name '*.go' -type f -print0 | xargs -0 cat | wc -l)
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $("$bin" --version 2>/dev/null || echo ctxls); Go $(go env GOVERSION); embeddings $emb"
 echo
@@ -53,8 +61,29 @@ for n in $copies; do
 		cp -a "$src" "$tree/copy$i"
 	done
 	cache=$work/cache$n
-	measure "$work/cold" "$bin" index --root "$tree" --cache-dir "$cache" --embeddings "$emb"
-	read -r cold coldkb <"$work/cold"
+	# Cold builds, ctxls and zoekt in turns (a machine whose speed drifts
+	# drifts for both): the median of the runs.
+	colds=()
+	coldkbs=()
+	zts=()
+	zkbs=()
+	for _ in $(seq 1 "$runs"); do
+		rm -rf "$cache"
+		measure "$work/cold" "$bin" index --root "$tree" --cache-dir "$cache" --embeddings "$emb"
+		read -r s kb <"$work/cold"
+		colds+=("$s")
+		coldkbs+=("$kb")
+		if [ -n "${ZOEKT_INDEX:-}" ]; then
+			rm -rf "$work/zoekt$n"
+			measure "$work/zoekt" "$ZOEKT_INDEX" -index "$work/zoekt$n" "$tree"
+			read -r s kb <"$work/zoekt"
+			zts+=("$s")
+			zkbs+=("$kb")
+			rm -rf "$work/zoekt$n"
+		fi
+	done
+	cold=$(median "${colds[@]}")
+	coldkb=$(median "${coldkbs[@]}")
 	measure "$work/refresh" "$bin" index --root "$tree" --cache-dir "$cache" --embeddings "$emb"
 	read -r refresh _ <"$work/refresh"
 	warm=()
@@ -65,18 +94,18 @@ for n in $copies; do
 		warm+=("$s")
 		[ "$kb" -gt "$warmkb" ] && warmkb=$kb
 	done
-	median=$(printf '%s\n' "${warm[@]}" | sort -n | sed -n 3p)
+	median=$(median "${warm[@]}")
 	zt="—"
 	zkb="—"
 	ratio="—"
 	if [ -n "${ZOEKT_INDEX:-}" ]; then
-		measure "$work/zoekt" "$ZOEKT_INDEX" -index "$work/zoekt$n" "$tree"
-		read -r zt zkb <"$work/zoekt"
+		zt=$(median "${zts[@]}")
+		zkb=$(median "${zkbs[@]}")
 		ratio=$(awk -v a="$cold" -v b="$zt" 'BEGIN { printf "%.2f×", a / b }')
 		zkb="$((zkb / 1024)) MB"
 		zt="$zt s"
-		rm -rf "$work/zoekt$n"
 	fi
+	echo "  (copies $n: ctxls ${colds[*]} s, ${coldkbs[*]} KB; zoekt ${zts[*]:-—} s, ${zkbs[*]:-—} KB)" >&2
 	printf '| %d | %s | %s s | %d MB | %s | %s | %s | %s s | %s s | %d MB |\n' "$n" "$(awk -v l="$lines1" -v n="$n" 'BEGIN { printf "%.1f M", l * n / 1e6 }')" \
 		"$cold" $((coldkb / 1024)) "$zt" "$zkb" "$ratio" "$refresh" "$median" $((warmkb / 1024))
 	rm -rf "$tree" "$cache"

@@ -140,6 +140,14 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		opts.Progress = bar.update
 	}
 	defer batchGC(ctx)()
+	// The vector store the request reads after the index opens is read
+	// while it opens.
+	var vectors *semantic.Prefetch
+	if *embeddings == semantic.ModeWorkspace && engine.WantsSemantic(&req) {
+		if cdir, err := cacheDirOf(dir, opts); err == nil {
+			vectors = semantic.PrefetchStore(filepath.Join(cdir, semantic.CacheFile))
+		}
+	}
 	x, err := index.Open(ctx, dir, opts)
 	bar.finish()
 	if re := (*index.RootReadError)(nil); errors.As(err, &re) {
@@ -158,7 +166,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		req.History = loadHistory(ctx, dir, x.Dir(), env)
 	}
 	if *embeddings != semantic.ModeOff && engine.WantsSemantic(&req) {
-		req.Semantic = loadSemantic(ctx, snap, x.Dir(), ep, env)
+		req.Semantic = loadSemantic(ctx, snap, x.Dir(), ep, vectors, env)
 	}
 	if *explain && !*asJSON && req.Format != assemble.JSON {
 		switch {
@@ -229,7 +237,7 @@ func loadHistory(ctx context.Context, root, indexDir string, env Env) *history.L
 // index directory, trained on the snapshot's own content (exact: a one-shot
 // run answers the same for the same files, whatever the cache's past) and
 // written back; nil, with a warning, when they cannot be computed.
-func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, ep *semantic.Endpoint, env Env) *semantic.Store {
+func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, ep *semantic.Endpoint, pre *semantic.Prefetch, env Env) *semantic.Store {
 	warnf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) }
 	cache := ""
 	if indexDir != "" {
@@ -245,7 +253,11 @@ func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, ep
 		}
 		return s
 	}
-	s, _, err = semantic.Load(ctx, snap, cache, semantic.DefaultOptions(), true, warnf)
+	if pre != nil && pre.Path() == cache {
+		s, _, err = semantic.LoadPrefetched(ctx, snap, pre, semantic.DefaultOptions(), true, warnf)
+	} else {
+		s, _, err = semantic.Load(ctx, snap, cache, semantic.DefaultOptions(), true, warnf)
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			warnf("semantic vectors: %v (going on without them)", err)
@@ -253,6 +265,15 @@ func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, ep
 		return nil
 	}
 	return s
+}
+
+// cacheDirOf is the directory the index of root opens with opts (a
+// private one, when the shared one is locked, is not known before).
+func cacheDirOf(root string, opts index.Options) (string, error) {
+	if opts.CacheDir != "" {
+		return opts.CacheDir, nil
+	}
+	return index.DefaultCacheDir(root)
 }
 
 // embeddingsFlags checks --embeddings and the service's flags

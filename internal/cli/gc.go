@@ -14,12 +14,12 @@ import (
 // from nothing to ≈ 150 MB, and the default pacing (a collection each
 // time the heap doubles) then collects hundreds of times early on, for
 // a large share of the build's CPU. Instead the collector runs when the
-// heap reaches a limit, starting at 192 MiB and raised to 1.5 times the
-// live heap whenever that passes two thirds of the limit: never a
-// collector running back to back, and a peak memory that grows with the
-// tree by the live heap's half, not by all of it as the default's 2×
-// would (on four copies of Go's src the live heap nears 400 MB at the
-// end of a build; docs/benchmarks.md, "Scale", has the figures).
+// heap reaches a limit, starting at 192 MiB and raised to the live heap
+// plus headroom whenever the live heap grows: never a collector running
+// back to back, and a peak memory that grows with the tree by half the
+// live heap past 384 MiB, not by all of it as the default's 2× would (on
+// four copies of Go's src the live heap nears 400 MB at the end of a
+// build; docs/benchmarks.md, "Scale", has the figures).
 //
 // It leaves the settings alone when GOGC or GOMEMLIMIT is set, and
 // restores them when stop is called.
@@ -47,8 +47,8 @@ func batchGC(ctx context.Context) (stop func()) {
 			if sample[0].Value.Kind() != metrics.KindUint64 {
 				continue
 			}
-			if live := int64(min(sample[0].Value.Uint64(), math.MaxInt64/4)); live > limit*2/3 {
-				limit = live * 3 / 2
+			if live := int64(min(sample[0].Value.Uint64(), math.MaxInt64/4)); live+headroom(live) > limit {
+				limit = live + headroom(live)
 				debug.SetMemoryLimit(limit)
 			}
 		}
@@ -59,4 +59,11 @@ func batchGC(ctx context.Context) (stop func()) {
 		debug.SetMemoryLimit(oldLimit)
 		debug.SetGCPercent(oldPercent)
 	}
+}
+
+// headroom is how far past the live heap the next collection waits: as
+// far as the live heap (the default's doubling) up to 192 MiB, then half
+// of it.
+func headroom(live int64) int64 {
+	return max(min(live, 192<<20), live/2)
 }

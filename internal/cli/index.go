@@ -91,7 +91,7 @@ func buildIndex(ctx context.Context, root string, opts index.Options, withVector
 	st := x.Stats()
 	if st.Dir != "" {
 		snap, release := x.Snapshot()
-		loadSemantic(ctx, snap, st.Dir, ep, env)
+		loadSemantic(ctx, snap, st.Dir, ep, nil, env)
 		release()
 	}
 	if err := x.Close(); err != nil {

@@ -55,19 +55,14 @@ func lexicalDocument(id ChunkID, path, symbol, qualifiedName, doc string, body [
 	if name == "" {
 		name = symbol
 	}
-	text := make([]byte, 0, len(path)+len(name)+2+len(body))
-	text = append(text, path...)
-	text = append(text, ' ')
-	text = append(text, name...)
-	text = append(text, '\n')
-	text = append(text, body...)
-
 	d := &postings.Doc{ID: string(id)}
-	add := func(f int, value []byte) {
-		n := ac.Count(value, func(t []byte, freq uint32) { d.Add(f, t, freq) })
+	add := func(f int, values ...[]byte) {
+		n := ac.CountAll(func(t []byte, freq uint32) { d.Add(f, t, freq) }, values...)
 		d.Len[f] = uint32(n)
 	}
-	add(fieldText, text)
+	// The text field is the line "path name" and the chunk's text; no
+	// term spans the separators, so the parts are analyzed apart.
+	add(fieldText, []byte(path), []byte(name), body)
 	sym := symbol
 	if qualifiedName != "" && qualifiedName != symbol {
 		sym += " " + qualifiedName

@@ -97,30 +97,62 @@ func lowerASCII(s string) string {
 // pathIndex returns the map from each PathWords word to the indexes into
 // t.paths of the paths that have it (ascending, each once), building it
 // on the first call. Safe for concurrent use.
+//
+// Words are numbered as they are met, and a directory's words are found
+// once for all the files in it: on four copies of Go's src (40 000 paths,
+// 10 000 directories) that is a map lookup per path and per stem word
+// instead of one per word of every path, twice.
 func (t *tables) pathIndex() map[string][]int32 {
 	t.pathOnce.Do(func() {
-		counts := make(map[string]int32)
-		total := 0
-		last := make(map[string]int32) // word → last path index counted
-		for i, p := range t.paths {
-			PathWords(p, func(w string) {
-				if j, ok := last[w]; ok && j == int32(i) {
-					return
-				}
-				last[w] = int32(i)
-				counts[w]++
-				total++
-			})
+		ids := map[string]int32{}
+		var words []string
+		var lists [][]int32
+		id := func(w string) int32 {
+			k, ok := ids[w]
+			if !ok {
+				k = int32(len(words))
+				ids[w] = k
+				words = append(words, w)
+				lists = append(lists, nil)
+			}
+			return k
 		}
-		t.byWord = slabLists(counts, total)
+		dirWords := map[string][]int32{} // directory → its words' ids
+		var mine []int32
 		for i, p := range t.paths {
-			PathWords(p, func(w string) {
-				l := t.byWord[w]
-				if n := len(l); n > 0 && l[n-1] == int32(i) {
-					return
+			mine = mine[:0]
+			slash := strings.LastIndexByte(p, '/')
+			if slash > 0 {
+				dw, ok := dirWords[p[:slash]]
+				if !ok {
+					for dirs := p[:slash]; dirs != ""; {
+						d, rest, _ := strings.Cut(dirs, "/")
+						if d != "" {
+							dw = append(dw, id(lowerASCII(d)))
+						}
+						dirs = rest
+					}
+					dirWords[p[:slash]] = dw
 				}
-				t.byWord[w] = append(l, int32(i))
-			})
+				mine = append(mine, dw...)
+			}
+			base := p[slash+1:]
+			if j := strings.LastIndexByte(base, '.'); j > 0 {
+				base = base[:j]
+			}
+			mine = append(mine, id(lowerASCII(base)))
+			StemParts(base, true, func(w string) { mine = append(mine, id(w)) })
+			for _, k := range mine {
+				l := lists[k]
+				if n := len(l); n > 0 && l[n-1] == int32(i) {
+					continue // the word is this path's more than once
+				}
+				lists[k] = append(l, int32(i))
+			}
+		}
+		t.byWord = make(map[string][]int32, len(words))
+		for k, w := range words {
+			t.byWord[w] = slices.Clip(lists[k])
 		}
 	})
 	return t.byWord

@@ -386,19 +386,6 @@ func (t *tables) symbols() *symIndex {
 	return t.sym
 }
 
-// slabLists returns a map with an empty list of capacity counts[k] for
-// each key k, all carved from one slice of total elements.
-func slabLists(counts map[string]int32, total int) map[string][]int32 {
-	slab := make([]int32, total)
-	m := make(map[string][]int32, len(counts))
-	off := 0
-	for k, n := range counts {
-		m[k] = slab[off : off : off+int(n)]
-		off += int(n)
-	}
-	return m
-}
-
 // forEachDefName calls fn once for each distinct name chunk r defines:
 // its symbol, its qualified name and its Defines.
 func forEachDefName(r *chunkRec, names []string, fn func(string)) {

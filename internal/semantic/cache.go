@@ -35,7 +35,38 @@ func Unmarshal(b []byte) (*Store, error) { return decodeStore(&mapped{data: b}) 
 // changed store is written back; a cache that cannot be written is told
 // to warnf (nil: not told), and the store used all the same.
 func Load(ctx context.Context, snap *index.Snapshot, cachePath string, opts Options, exact bool, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
-	old := readStore(cachePath)
+	return loadStore(ctx, snap, cachePath, readStore(cachePath), opts, exact, warnf)
+}
+
+// Prefetch is the cache file of a Load to come, read on a goroutine of
+// its own meanwhile (a CLI call reads it while the index opens).
+type Prefetch struct {
+	path string
+	done chan struct{}
+	s    *Store
+}
+
+// Path returns the cache file's path.
+func (p *Prefetch) Path() string { return p.path }
+
+// PrefetchStore starts reading the cache file at path.
+func PrefetchStore(path string) *Prefetch {
+	p := &Prefetch{path: path, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.s = readStore(path)
+	}()
+	return p
+}
+
+// LoadPrefetched is Load with the cache file p started reading.
+func LoadPrefetched(ctx context.Context, snap *index.Snapshot, p *Prefetch, opts Options, exact bool, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
+	<-p.done
+	return loadStore(ctx, snap, p.path, p.s, opts, exact, warnf)
+}
+
+// loadStore is Load with old, the store read from cachePath (nil: none).
+func loadStore(ctx context.Context, snap *index.Snapshot, cachePath string, old *Store, opts Options, exact bool, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
 	if old != nil && (old.model == nil || old.opts != opts || exact && old.trainedAt != snap.StateRoot()) {
 		old = nil
 	}

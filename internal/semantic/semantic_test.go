@@ -311,3 +311,33 @@ func TestSplitIndependent(t *testing.T) {
 		t.Fatal("the split of the bagging changed the model")
 	}
 }
+
+// A store read ahead (PrefetchStore, while the index opens) loads as the
+// same store as Load reads: the cache written by the first load is used,
+// nothing is trained again.
+func TestLoadPrefetched(t *testing.T) {
+	x, _ := indexFiles(t, topics())
+	snap := snapshot(t, x)
+	cache := filepath.Join(t.TempDir(), CacheFile)
+	a, st, err := Load(context.Background(), snap, cache, testOptions(), true, nil)
+	if err != nil || !st.Trained {
+		t.Fatalf("first load: %v, %+v", err, st)
+	}
+	pre := PrefetchStore(cache)
+	if pre.Path() != cache {
+		t.Fatalf("path %q", pre.Path())
+	}
+	b, st, err := LoadPrefetched(context.Background(), snap, pre, testOptions(), true, nil)
+	if err != nil || st.Trained {
+		t.Fatalf("prefetched load: %v, %+v (want the cached store, not trained again)", err, st)
+	}
+	q := a.Query("stale entries and capacity")
+	if ha, hb := a.Search(snap, q, 30, -1, nil), b.Search(snap, q, 30, -1, nil); len(ha) == 0 || !slices.Equal(ha, hb) {
+		t.Fatalf("different hits:\n%v\n%v", ha, hb)
+	}
+	// A missing cache file: built, as Load does.
+	c, st, err := LoadPrefetched(context.Background(), snap, PrefetchStore(filepath.Join(t.TempDir(), CacheFile)), testOptions(), true, nil)
+	if err != nil || !st.Trained || c == nil {
+		t.Fatalf("no cache: %v, %+v", err, st)
+	}
+}

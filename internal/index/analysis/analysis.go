@@ -88,16 +88,34 @@ type counted struct {
 // occurrences; it returns the number of terms (the text's length in
 // terms). The terms are valid until the next Count.
 func (c *Counter) Count(input []byte, emit func(term []byte, freq uint32)) int {
+	return c.CountAll(emit, input)
+}
+
+// CountAll is Count over the texts joined by a separator (a space),
+// without joining them.
+func (c *Counter) CountAll(emit func(term []byte, freq uint32), inputs ...[]byte) int {
 	if c.slots == nil {
 		c.seed = maphash.MakeSeed()
 		c.slots = make([]int32, 256)
 	}
 	c.ents = c.ents[:0]
-	n := 0
-	c.buf = VisitBuf(input, c.buf, func(term []byte, _, _ int, _ bool) {
-		n++
-		c.add(term)
-	})
+	total := 0
+	for _, in := range inputs {
+		total += len(in)
+	}
+	if cap(c.buf) < total {
+		c.buf = make([]byte, 0, total)
+	}
+	// Each text's terms go after the previous ones' in buf: the counted
+	// terms alias it.
+	n, off := 0, 0
+	for _, in := range inputs {
+		used := VisitBuf(in, c.buf[off:off:cap(c.buf)], func(term []byte, _, _ int, _ bool) {
+			n++
+			c.add(term)
+		})
+		off += len(used)
+	}
 	for _, e := range c.ents {
 		emit(e.term, e.count)
 	}

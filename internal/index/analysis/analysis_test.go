@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"slices"
@@ -167,5 +168,27 @@ func BenchmarkAnalyze(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
 		Visit(src, func([]byte, int, int, bool) {})
+	}
+}
+
+// CountAll over parts counts what Count counts over the parts joined by
+// separators, terms in the same order.
+func TestCountAllJoined(t *testing.T) {
+	parts := [][]byte{[]byte("net/http/server.go"), []byte("Server.ServeHTTP"), []byte("func (s *Server) ServeHTTP(w ResponseWriter) { s.serve(w, 42) } // http2 x86_64")}
+	joined := bytes.Join(parts, []byte(" "))
+	var c Counter
+	type tf struct {
+		term string
+		freq uint32
+	}
+	collect := func(count func(emit func([]byte, uint32)) int) ([]tf, int) {
+		var out []tf
+		n := count(func(term []byte, freq uint32) { out = append(out, tf{string(term), freq}) })
+		return out, n
+	}
+	want, wn := collect(func(emit func([]byte, uint32)) int { return c.Count(joined, emit) })
+	got, gn := collect(func(emit func([]byte, uint32)) int { return c.CountAll(emit, parts...) })
+	if gn != wn || !slices.Equal(got, want) {
+		t.Fatalf("CountAll = %v (%d), want %v (%d)", got, gn, want, wn)
 	}
 }
