@@ -17,7 +17,7 @@ import (
 // heap reaches a limit, starting at 192 MiB and raised to the live heap
 // plus headroom whenever the live heap grows: never a collector running
 // back to back, and a peak memory that grows with the tree by half the
-// live heap past 384 MiB, not by all of it as the default's 2× would (on
+// live heap past 256 MiB, not by all of it as the default's 2× would (on
 // four copies of Go's src the live heap nears 400 MB at the end of a
 // build; docs/benchmarks.md, "Scale", has the figures).
 //
@@ -62,8 +62,8 @@ func batchGC(ctx context.Context) (stop func()) {
 }
 
 // headroom is how far past the live heap the next collection waits: as
-// far as the live heap (the default's doubling) up to 192 MiB, then half
+// far as the live heap (the default's doubling) up to 128 MiB, then half
 // of it.
 func headroom(live int64) int64 {
-	return max(min(live, 192<<20), live/2)
+	return max(min(live, 128<<20), live/2)
 }

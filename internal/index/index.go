@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ctxls/ctxls/internal/index/chunk"
 	"github.com/ctxls/ctxls/internal/index/postings"
 	"github.com/ctxls/ctxls/internal/index/walk"
 )
@@ -694,10 +695,24 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 		return fmt.Errorf("build index: %w", err)
 	}
 	maps.Copy(files, w.out)
+	// The parsers' trees are freed; their memory goes back to the
+	// system now rather than stay with the C heap for the process's life.
+	chunk.ReleaseMemory()
 	base := newTables(x.set.encodings, x.names.view(), files)
 	x.names.compact()
 	indexed := time.Now()
+	// The tables are written while the lexical store writes its segment:
+	// neither reads the other, and each takes a core for a while.
+	tablesDone := make(chan error, 1)
+	if gen != "" {
+		go func() {
+			tablesDone <- x.writeTablesOf(gen, base.paths, func(p string) *fileRec { return base.files[p] }, base.names, base, true)
+		}()
+	} else {
+		tablesDone <- nil
+	}
 	if err := x.post.Compact(); err != nil {
+		<-tablesDone
 		x.abandonBuild(gen)
 		return fmt.Errorf("build index: %w", err)
 	}
@@ -720,7 +735,10 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 		if err := x.post.Persist(); err != nil {
 			return fmt.Errorf("build index: %w", err)
 		}
-		if err := x.writeStateLocked(gen, snap); err != nil {
+		if err := <-tablesDone; err != nil {
+			return fmt.Errorf("build index: %w", err)
+		}
+		if err := x.writeMarkerLocked(gen, snap); err != nil {
 			return fmt.Errorf("build index: %w", err)
 		}
 		if err := switchCurrent(x.dir, gen); err != nil {
@@ -783,9 +801,20 @@ func (x *Index) jobsFor(entries []Entry) []fileJob {
 // writeStateLocked writes snap's tables and then the completeness marker
 // into gen: the last step of making gen servable.
 func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
-	files := make([]*fileRec, 0, len(snap.paths))
-	for _, p := range snap.paths {
-		f := snap.file(p)
+	if err := x.writeTablesOf(gen, snap.paths, snap.file, snap.names, snap.base, snap.delta == nil || len(snap.delta) == 0); err != nil {
+		return err
+	}
+	return x.writeMarkerLocked(gen, snap)
+}
+
+// writeTablesOf writes the tables file of gen: the rows of paths (file
+// gives each one) and the symbol maps, those of base when the rows are
+// base's (same), else built from the rows.
+func (x *Index) writeTablesOf(gen string, paths []string, file func(string) *fileRec, names []string, base *tables, same bool) error {
+	files := make([]*fileRec, 0, len(paths))
+	nchunks := 0
+	for _, p := range paths {
+		f := file(p)
 		if f.info.Overlay {
 			// The index holds an editor buffer: make the next process
 			// re-read the disk file (its size and hash will not match).
@@ -795,14 +824,15 @@ func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
 			f = &g
 		}
 		files = append(files, f)
+		nchunks += f.numChunks()
 	}
 	// The symbol maps go with the tables, so that the next process need
 	// not build them (≈ 80 ms on Go's src).
 	var sym *symIndex
-	if len(snap.delta) == 0 {
-		sym = snap.base.symbols()
+	if same {
+		sym = base.symbols()
 	} else {
-		t := &tables{names: snap.names, all: make([]chunkRef, 0, snap.nchunks)}
+		t := &tables{names: names, all: make([]chunkRef, 0, nchunks)}
 		for _, f := range files {
 			for i := range f.numChunks() {
 				t.all = append(t.all, chunkRef{f, int32(i)})
@@ -810,9 +840,12 @@ func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
 		}
 		sym = buildSymIndex(t)
 	}
-	if err := writeTables(filepath.Join(gen, tablesName), x.set.encodings, snap.names, files, sym); err != nil {
-		return err
-	}
+	return writeTables(filepath.Join(gen, tablesName), x.set.encodings, names, files, sym)
+}
+
+// writeMarkerLocked writes gen's completeness marker for snap, whose
+// tables gen has: the last step of making gen servable.
+func (x *Index) writeMarkerLocked(gen string, snap *Snapshot) error {
 	m := x.wantMarker()
 	m.StateRoot, m.Files, m.Chunks, m.Written = snap.StateRoot(), len(snap.paths), snap.nchunks, time.Now().UTC()
 	if err := writeMarker(gen, m); err != nil {
