@@ -181,8 +181,37 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 	}
 	nenc := len(encodings)
 	var body, chunks []byte
-	for _, fr := range files {
+	// Files that share their chunk records (the same content at two
+	// paths, sameContent) share their encoded chunks: the later ones say
+	// which earlier file's block they have.
+	type blockKey struct {
+		rec  *chunkRec
+		tok  *int32
+		lazy *byte
+		n    int
+	}
+	type firstBlock struct {
+		file int
+		flen [numSearchFields]uint64
+	}
+	firsts := map[blockKey]firstBlock{}
+	for fileIdx, fr := range files {
 		fi := &fr.info
+		var key blockKey
+		if l := fr.lazy; l != nil && !l.loaded.Load() && len(l.body) > 0 {
+			key = blockKey{lazy: &l.body[0], n: l.n}
+		} else if len(fr.chunks) > 0 {
+			key = blockKey{rec: &fr.chunks[0], n: len(fr.chunks)}
+			if len(fr.tokens) > 0 {
+				key.tok = &fr.tokens[0]
+			}
+		}
+		if first, ok := firsts[key]; ok && key.n > 0 {
+			writeFileHeader(&body, st, fi, key.n, first.flen)
+			body = binary.AppendUvarint(body, 0) // no block of its own:
+			body = binary.AppendUvarint(body, uint64(first.file))
+			continue
+		}
 		recs, toks := fr.peek()
 		chunks = chunks[:0]
 		var flen [numSearchFields]uint64
@@ -225,22 +254,12 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 				flen[j] += uint64(l)
 			}
 		}
-		body = binary.AppendUvarint(body, uint64(st.id(fi.Path)))
-		body = binary.AppendVarint(body, fi.Size)
-		body = binary.AppendVarint(body, unixNano(fi.ModTime))
-		body = binary.AppendUvarint(body, uint64(st.id(fi.Hash)))
-		body = binary.AppendUvarint(body, uint64(st.id(fi.Language)))
-		var flags uint64
-		if fi.Overlay {
-			flags |= 1
-		}
-		body = binary.AppendUvarint(body, flags)
-		body = binary.AppendUvarint(body, uint64(len(recs)))
-		for _, l := range flen {
-			body = binary.AppendUvarint(body, l)
-		}
+		writeFileHeader(&body, st, fi, len(recs), flen)
 		body = binary.AppendUvarint(body, uint64(len(chunks)))
 		body = append(body, chunks...)
+		if key.n > 0 {
+			firsts[key] = firstBlock{fileIdx, flen}
+		}
 	}
 	w.align4()
 	blob := 0
@@ -364,6 +383,29 @@ func (r *tablesReader) count(minSize int) int {
 	return n
 }
 
+// writeFileHeader appends a file's record header: its info, its number
+// of chunks and their field lengths' sums. The chunks' block follows: its
+// length and bytes, or a zero length and the index of the earlier file
+// whose block it shares.
+func writeFileHeader(body *[]byte, st *strTable, fi *FileInfo, n int, flen [numSearchFields]uint64) {
+	b := *body
+	b = binary.AppendUvarint(b, uint64(st.id(fi.Path)))
+	b = binary.AppendVarint(b, fi.Size)
+	b = binary.AppendVarint(b, unixNano(fi.ModTime))
+	b = binary.AppendUvarint(b, uint64(st.id(fi.Hash)))
+	b = binary.AppendUvarint(b, uint64(st.id(fi.Language)))
+	var flags uint64
+	if fi.Overlay {
+		flags |= 1
+	}
+	b = binary.AppendUvarint(b, flags)
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, l := range flen {
+		b = binary.AppendUvarint(b, l)
+	}
+	*body = b
+}
+
 // readTables reads a tables file written by writeTables. Any truncation,
 // bit flip or format change is reported as an error wrapping errCorrupt.
 func readTables(path string, nt *nameTable) (encodings []string, files map[string]*fileRec, sym *symIndex, err error) {
@@ -394,6 +436,9 @@ type tablesFile struct {
 	symOff uint64
 	nstrs  uint64
 	stats  map[string]fileStat
+	// order is the stat section's paths in file order (sorted, as
+	// written; newTables checks).
+	order []string
 }
 
 func (tf *tablesFile) corrupt(why string) error {
@@ -446,7 +491,10 @@ func openTables(path string) (*tablesFile, error) {
 			f.Close()
 			return nil, tf.corrupt("stat section")
 		}
-		head = size
+		// A longer section (tens of thousands of files): read on by
+		// doubling, so that the walk can start before the whole file is
+		// read.
+		head = min(size, 2*head)
 	}
 }
 
@@ -479,9 +527,13 @@ func (tf *tablesFile) parseStats() (ok bool, err error) {
 	// The bytes read so far never change again: their strings are
 	// views (see finish).
 	b := tf.data[len(tablesMagic):head]
+	if !statsComplete(b) {
+		return false, nil // the caller reads on (without building the map each time)
+	}
 	r := &tablesReader{b: b, all: unsafe.String(unsafe.SliceData(b), len(b))}
 	n := r.count(3)
 	tf.stats = make(map[string]fileStat, n)
+	tf.order = make([]string, 0, n)
 	for range n {
 		l := r.uvarint()
 		if l > uint64(len(r.b)) {
@@ -493,12 +545,39 @@ func (tf *tablesFile) parseStats() (ok bool, err error) {
 		r.b = r.b[l:]
 		st := fileStat{size: r.varint(), modTime: r.varint(), overlay: r.uvarint()&1 != 0}
 		tf.stats[p] = st
+		tf.order = append(tf.order, p)
 	}
 	if r.err != nil {
 		return false, nil
 	}
 	tf.rest = head - len(r.b)
 	return true, nil
+}
+
+// statsComplete reports whether b holds the whole stat section: its count,
+// then per file a path, a size, a time and flags (parseStats). It only
+// skips over them.
+func statsComplete(b []byte) bool {
+	n, k := binary.Uvarint(b)
+	if k <= 0 {
+		return false
+	}
+	b = b[k:]
+	for range n {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)-k) {
+			return false
+		}
+		b = b[k+int(l):]
+		for range 3 {
+			_, k := binary.Uvarint(b)
+			if k <= 0 {
+				return false
+			}
+			b = b[k:]
+		}
+	}
+	return true
 }
 
 // finish reads the rest of the file and checks the checksum and trailer.
@@ -612,6 +691,7 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 	}
 	nf := r.count(8)
 	files = make(map[string]*fileRec, nf)
+	blocks := make([]*lazyRecs, 0, nf) // by file, in file order
 	for range nf {
 		fr := &fileRec{}
 		fi := &fr.info
@@ -623,15 +703,29 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 		fi.Hash = dec.str(r.uvarint(), r)
 		fi.Language = dec.str(r.uvarint(), r)
 		fi.Overlay = r.uvarint()&1 != 0
-		l := &lazyRecs{n: r.count(20), dec: dec}
+		l := &lazyRecs{n: r.int(), dec: dec}
 		fi.Chunks = l.n
 		for k := range l.flen {
 			l.flen[k] = r.uvarint()
 		}
 		l.body = r.raw(r.count(1))
+		switch {
+		case r.err != nil:
+		case len(l.body) == 0 && l.n > 0:
+			// The block of an earlier file with the same chunks.
+			k := r.uvarint()
+			if k >= uint64(len(blocks)) || blocks[k].n != l.n {
+				r.fail()
+			} else {
+				l.body = blocks[k].body
+			}
+		case l.n < 0 || l.n > len(l.body)/20:
+			r.fail() // every chunk takes 20 bytes or more
+		}
 		if r.err != nil {
 			break
 		}
+		blocks = append(blocks, l)
 		fr.lazy = l
 		if _, dup := files[fi.Path]; dup {
 			r.fail()

@@ -457,7 +457,7 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	if err != nil {
 		return "damaged: " + err.Error()
 	}
-	base := newTables(encs, x.names.view(), files)
+	base := newTablesOrdered(encs, x.names.view(), files, tf.order)
 	if sym != nil {
 		base.symOnce.Do(func() { base.sym = sym })
 	}

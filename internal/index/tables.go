@@ -358,14 +358,27 @@ type tables struct {
 // newTables indexes files (which it takes ownership of); names must cover
 // their chunks' name ids.
 func newTables(encodings, names []string, files map[string]*fileRec) *tables {
+	return newTablesOrdered(encodings, names, files, nil)
+}
+
+// newTablesOrdered is newTables given the paths of files in order when
+// they are known (a tables file keeps them so): they are then checked,
+// not sorted. Otherwise (or when they do not match files) it sorts.
+func newTablesOrdered(encodings, names []string, files map[string]*fileRec, order []string) *tables {
 	t := &tables{encodings: encodings, names: names, files: files}
-	t.paths = make([]string, 0, len(files))
-	n := 0
-	for p, f := range files {
-		t.paths = append(t.paths, p)
-		n += f.numChunks()
+	if len(order) == len(files) && strictlySorted(order) && !slices.ContainsFunc(order, func(p string) bool { return files[p] == nil }) {
+		t.paths = slices.Clone(order)
+	} else {
+		t.paths = make([]string, 0, len(files))
+		for p := range files {
+			t.paths = append(t.paths, p)
+		}
+		slices.Sort(t.paths)
 	}
-	slices.Sort(t.paths)
+	n := 0
+	for _, p := range t.paths {
+		n += files[p].numChunks()
+	}
 	t.all = make([]chunkRef, 0, n)
 	for _, p := range t.paths {
 		f := files[p]
@@ -377,6 +390,16 @@ func newTables(encodings, names []string, files map[string]*fileRec) *tables {
 		}
 	}
 	return t
+}
+
+// strictlySorted reports whether ss is sorted without duplicates.
+func strictlySorted(ss []string) bool {
+	for i := 1; i < len(ss); i++ {
+		if ss[i-1] >= ss[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // symbols returns the symbol maps, building them on the first call. Safe
