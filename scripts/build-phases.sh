@@ -28,12 +28,11 @@ read -r secs kb <"$work/time"
 # total PROFILE SAMPLE [FOCUS]: the samples under FOCUS (all without), in
 # seconds or MB.
 total() {
-	local args=(-top -nodecount=1)
+	local args=(-top -nodefraction=0 -nodecount=1000000)
 	[ "$2" != cpu ] && args+=(-sample_index="$2")
 	[ -n "${3:-}" ] && args+=(-focus="$3")
 	go tool pprof "${args[@]}" "$bin" "$1" 2>/dev/null |
-		awk '/^Showing nodes accounting for/ { for (i = 1; i <= NF; i++) if ($i == "of") { v = $(i + 1); break } }
-			/^Total samples/ && v == "" { v = $NF }
+		awk '/^Showing nodes accounting for/ { v = $5; sub(/,$/, "", v) }
 			END {
 				u = v; sub(/[0-9.]+/, "", u); n = v + 0
 				if (u == "ms") n /= 1000; else if (u == "kB") n /= 1024; else if (u == "GB") n *= 1024; else if (u == "B") n /= 1048576
@@ -42,7 +41,10 @@ total() {
 }
 
 cpu_all=$(total "$work/cpu" cpu)
-alloc_all=$(total "$work/mem" alloc_space)
+# A binary without CTXLS_MEMPROFILE (older ones) leaves no heap profile:
+# its allocations are not shown.
+alloc_all=—
+[ -s "$work/mem" ] && alloc_all=$(total "$work/mem" alloc_space)
 echo "ctxls index of $tree: $secs s wall, $cpu_all CPU-s, peak RSS $((kb / 1024)) MB, $alloc_all MB allocated"
 echo
 echo "| phase | CPU-s | share | allocated MB | share |"
@@ -50,19 +52,22 @@ echo "|---|---:|---:|---:|---:|"
 phase() {
 	local name=$1 focus=$2 c a
 	c=$(total "$work/cpu" cpu "$focus")
-	a=$(total "$work/mem" alloc_space "$focus")
-	printf '| %s | %s | %s %% | %s | %s %% |\n' "$name" "$c" "$(awk -v a="$c" -v b="$cpu_all" 'BEGIN { printf "%.0f", 100 * a / b }')" \
-		"$a" "$(awk -v a="$a" -v b="$alloc_all" 'BEGIN { printf "%.0f", 100 * a / b }')"
+	a=— ap=—
+	if [ "$alloc_all" != — ]; then
+		a=$(total "$work/mem" alloc_space "$focus")
+		ap="$(awk -v a="$a" -v b="$alloc_all" 'BEGIN { printf "%.0f", 100 * a / b }') %"
+	fi
+	printf '| %s | %s | %s %% | %s | %s |\n' "$name" "$c" "$(awk -v a="$c" -v b="$cpu_all" 'BEGIN { printf "%.0f", 100 * a / b }')" "$a" "$ap"
 }
 phase "walk (list the tree, ignore rules, verdicts)" 'index/walk\.'
 phase "read and hash" 'os\.ReadFile|index\.contentHash|walk\.SecretContent'
 phase "parse (tree-sitter)" 'go-tree-sitter\.\(\*Parser\)'
 phase "chunk (all of chunking, parse included)" 'chunk\.\(\*Chunker\)\.(Chunk|ChunkAgain)$'
-phase "token counts" 'index/tokens\.'
-phase "lexical analysis" 'index\.(lexicalDocument|chunkDocument)'
+phase "token counts" 'internal/tokens\.'
+phase "lexical analysis" 'index\.(lexicalDocument|chunkDocument)|analysis\.Frequencies'
 phase "lexical store (postings)" 'index/postings\.'
 phase "bleve (before the postings store)" 'blevesearch'
-phase "tables (rows, encode, write)" 'index\.(newTables|writeTables|newChunkRec|\(\*batchWriter\)\.add)'
+phase "tables (rows, encode, write)" 'index\.(newTables|newTablesOrdered|writeTables|newChunkRec)$'
 phase "symbol maps" 'index\.buildSymIndex'
 phase "semantic (bag, train, embed, save)" 'ctxls/internal/semantic\.'
 phase "history (git log)" 'ctxls/internal/history\.'
