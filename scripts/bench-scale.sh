@@ -13,6 +13,9 @@
 #   SCALE_EMBEDDINGS=workspace|off        the semantic channel (default workspace)
 #   SCALE_RUNS=3                          cold builds per tree and tool: the
 #                                         table has the median time and RSS
+#   SCALE_DISTINCT=1                      make the copies differ: a comment line
+#                                         is appended to every file of copy 2 and
+#                                         up, so that no content is seen twice
 #
 # It prints a markdown table; nothing is written outside a temporary
 # directory, which is removed at the end. Not a test: the figures depend on
@@ -50,7 +53,7 @@ median() {
 }
 
 lines1=$(find "$src" -name '*.go' -type f -print0 | xargs -0 cat | wc -l)
-echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $("$bin" --version 2>/dev/null || echo ctxls); Go $(go env GOVERSION); embeddings $emb"
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $("$bin" --version 2>/dev/null || echo ctxls); Go $(go env GOVERSION); embeddings $emb${SCALE_DISTINCT:+; copies made distinct}"
 echo
 echo "| copies | Go lines | ctxls cold index | peak RSS | zoekt-index | zoekt RSS | ratio | refresh, nothing changed | warm assemble (median of 5) | its peak RSS |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -59,6 +62,9 @@ for n in $copies; do
 	mkdir -p "$tree"
 	for i in $(seq 1 "$n"); do
 		cp -a "$src" "$tree/copy$i"
+		if [ -n "${SCALE_DISTINCT:-}" ] && [ "$i" -gt 1 ]; then
+			find "$tree/copy$i" -type f -exec sh -c 'for f; do printf "\n// copy %s\n" "$0" >>"$f"; done' "$i" {} +
+		fi
 	done
 	cache=$work/cache$n
 	# Cold builds, ctxls and zoekt in turns (a machine whose speed drifts

@@ -33,14 +33,6 @@ func (r *Reader) NumDocs() uint64 {
 	return r.live
 }
 
-// MaxDoc returns one past the largest document number.
-func (r *Reader) MaxDoc() uint32 {
-	if r == nil {
-		return 0
-	}
-	return r.total
-}
-
 // ID returns the ID of document doc ("" if there is none).
 func (r *Reader) ID(doc uint32) string {
 	if r == nil || doc >= r.total {
