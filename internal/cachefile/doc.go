@@ -5,5 +5,6 @@
 // and a damaged or truncated one is detected and computed again rather
 // than trusted. Record files (WriteRecords, ReadRecords, Record) are the
 // same for lists of small binary records framed by a magic string and a
-// CRC-32C.
+// CRC-32C. Map maps a larger file (the vectors, the lexical store's
+// segments) to be read in place, unmapped once no reader holds it.
 package cachefile

@@ -801,7 +801,7 @@ func (x *Index) jobsFor(entries []Entry) []fileJob {
 // writeStateLocked writes snap's tables and then the completeness marker
 // into gen: the last step of making gen servable.
 func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
-	if err := x.writeTablesOf(gen, snap.paths, snap.file, snap.names, snap.base, snap.delta == nil || len(snap.delta) == 0); err != nil {
+	if err := x.writeTablesOf(gen, snap.paths, snap.file, snap.names, snap.base, len(snap.delta) == 0); err != nil {
 		return err
 	}
 	return x.writeMarkerLocked(gen, snap)

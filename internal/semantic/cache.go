@@ -23,7 +23,7 @@ func (s *Store) MarshalBinary() ([]byte, error) { return encodeStore(s) }
 
 // Unmarshal opens a cache file's content, checking its checksum and every
 // length. The store's vectors alias b.
-func Unmarshal(b []byte) (*Store, error) { return decodeStore(&mapped{data: b}) }
+func Unmarshal(b []byte) (*Store, error) { return decodeStore(&mapped{Data: b}) }
 
 // Load returns the vectors of snap, using the cache file at cachePath
 // ("" for none): the cached store brought up to date (Sync), or a new one
@@ -91,7 +91,7 @@ func readStore(path string) *Store {
 	if path == "" {
 		return nil
 	}
-	m, err := mapFile(path)
+	m, err := cachefile.Map(path)
 	if err != nil {
 		return nil
 	}

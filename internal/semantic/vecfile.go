@@ -58,12 +58,10 @@ type vecHeader struct {
 	Files []byte
 }
 
-// mapped is a cache file's bytes held in memory (mapped, or read where
-// mapping is not available). Vectors read from it alias those bytes and
-// keep a pointer to it, so that it stays until the last of them is gone.
-type mapped struct {
-	data []byte
-}
+// mapped is a cache file's bytes held in memory (cachefile.Map). Vectors
+// read from it alias those bytes and keep a pointer to it, so that it
+// stays until the last of them is gone.
+type mapped = cachefile.Mapped
 
 // littleEndian reports whether this machine stores a float32 as the file
 // does, so that the scales can be read in place.
@@ -153,7 +151,7 @@ func appendFileTable(b []byte, paths []string, files []*fileVecs, hashes bool) [
 // header is decoded, the vectors are read in place. Every length is
 // checked against the file's.
 func decodeStore(src *mapped) (*Store, error) {
-	b := src.data
+	b := src.Data
 	if len(b) < preambleSize || string(b[:8]) != fileMagic {
 		return nil, errors.New("vector cache: not a vector cache file")
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"runtime"
 	"sort"
+
+	"github.com/ctxls/ctxls/internal/cachefile"
 )
 
 // Reader is an immutable view of a store: what it held when Reader was
@@ -19,7 +21,7 @@ type Reader struct {
 
 type view struct {
 	seg  *Segment
-	hold *mapped
+	hold *cachefile.Mapped
 	del  bitset
 	ndel uint32
 	base uint32

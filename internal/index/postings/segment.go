@@ -157,12 +157,16 @@ func openSegment(data []byte) (*Segment, error) {
 	}
 	s.docs = uint32(w[0])
 	n := uint64(s.docs)
-	s.idEnds = section(w[1], 4*n)
-	idLen := uint64(0)
-	if n > 0 && !bad {
-		idLen = uint64(binary.LittleEndian.Uint32(s.idEnds[4*(n-1):]))
+	// lastEnd is the last entry of a u32 ends table of k entries: its
+	// blob's length.
+	lastEnd := func(ends []byte, k uint64) uint64 {
+		if k == 0 || bad {
+			return 0
+		}
+		return uint64(binary.LittleEndian.Uint32(ends[4*(k-1):]))
 	}
-	s.idBytes = section(w[2], idLen)
+	s.idEnds = section(w[1], 4*n)
+	s.idBytes = section(w[2], lastEnd(s.idEnds, n))
 	s.lens = section(w[3], 4*NumFields*n)
 	pstart, plen := w[4+5*NumFields], w[5+5*NumFields]
 	s.post = section(pstart, plen)
@@ -175,11 +179,7 @@ func openSegment(data []byte) (*Segment, error) {
 		sf.terms = uint32(v[0])
 		t := uint64(sf.terms)
 		sf.termEnds = section(v[1], 4*t)
-		tlen := uint64(0)
-		if t > 0 && !bad {
-			tlen = uint64(binary.LittleEndian.Uint32(sf.termEnds[4*(t-1):]))
-		}
-		sf.termBytes = section(v[2], tlen)
+		sf.termBytes = section(v[2], lastEnd(sf.termEnds, t))
 		sf.postEnds = section(v[3], 8*t)
 		sf.df = section(v[4], 4*t)
 	}

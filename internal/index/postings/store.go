@@ -57,8 +57,8 @@ type loc struct{ gen, doc uint32 }
 type seg struct {
 	*Segment
 	gen  uint32
-	name string  // file name in the store's directory; "" in memory
-	hold *mapped // keeps the mapping alive; nil in memory
+	name string            // file name in the store's directory; "" in memory
+	hold *cachefile.Mapped // keeps the mapping alive; nil in memory
 	del  bitset
 	ndel uint32
 	// shared: a Reader holds del; copy it before changing it.
@@ -98,11 +98,11 @@ func Open(dir string) (*Store, error) {
 		if r.Err != nil || ndel > docs {
 			break
 		}
-		m, err := mapFile(filepath.Join(dir, name))
+		m, err := cachefile.Map(filepath.Join(dir, name))
 		if err != nil {
 			return nil, fmt.Errorf("open postings store: %w", err)
 		}
-		sg, err := openSegment(m.data)
+		sg, err := openSegment(m.Data)
 		if err != nil {
 			return nil, fmt.Errorf("open postings store: %s: %w", name, err)
 		}
@@ -300,11 +300,11 @@ func (s *Store) write(b *Builder, gen uint32) (*seg, error) {
 		os.Remove(path)
 		return nil, fmt.Errorf("write postings segment %s: %w", name, err)
 	}
-	m, err := mapFile(path)
+	m, err := cachefile.Map(path)
 	if err != nil {
 		return nil, fmt.Errorf("write postings segment: %w", err)
 	}
-	sg, err := openSegment(m.data)
+	sg, err := openSegment(m.Data)
 	if err != nil {
 		return nil, fmt.Errorf("write postings segment %s: %w", name, err)
 	}

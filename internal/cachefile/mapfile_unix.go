@@ -1,6 +1,6 @@
 //go:build unix
 
-package semantic
+package cachefile
 
 import (
 	"fmt"
@@ -9,10 +9,11 @@ import (
 	"syscall"
 )
 
-// mapFile maps the file at path in memory, read-only; it is unmapped when
-// the returned value (and so every vector read from it) is gone. A file
-// renamed over it later (the next save) does not change what is mapped.
-func mapFile(path string) (*mapped, error) {
+// Map maps the file at path in memory, read-only; it is unmapped when the
+// returned value is no longer reachable, so whatever reads Data keeps a
+// pointer to it. A file renamed over it later (the next save) does not
+// change what is mapped. An empty file is an error.
+func Map(path string) (*Mapped, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -30,7 +31,7 @@ func mapFile(path string) (*mapped, error) {
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
-	m := &mapped{data: data}
+	m := &Mapped{Data: data}
 	runtime.AddCleanup(m, func(b []byte) { _ = syscall.Munmap(b) }, data)
 	return m, nil
 }
