@@ -144,7 +144,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	// while it opens.
 	var vectors *semantic.Prefetch
 	if *embeddings == semantic.ModeWorkspace && engine.WantsSemantic(&req) {
-		if cdir, err := cacheDirOf(dir, opts); err == nil {
+		if cdir, err := opts.CacheDirOf(dir); err == nil {
 			vectors = semantic.PrefetchStore(filepath.Join(cdir, semantic.CacheFile))
 		}
 	}
@@ -265,15 +265,6 @@ func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, ep
 		return nil
 	}
 	return s
-}
-
-// cacheDirOf is the directory the index of root opens with opts (a
-// private one, when the shared one is locked, is not known before).
-func cacheDirOf(root string, opts index.Options) (string, error) {
-	if opts.CacheDir != "" {
-		return opts.CacheDir, nil
-	}
-	return index.DefaultCacheDir(root)
 }
 
 // embeddingsFlags checks --embeddings and the service's flags

@@ -50,9 +50,10 @@ type fileResult struct {
 	// with the same content and language (sameContent): rec's chunks are
 	// a copy of them, with this path's field lengths.
 	copied []chunkRec
-	// contentKey is the file's key in the build's sameContent table
-	// when it is the first of its content ("" otherwise).
-	contentKey string
+	// first is the build's sameContent row of the file's content when
+	// the file is the first with it (nil otherwise): the build's
+	// consumer settles it.
+	first *sameRow
 }
 
 // sameContent maps the content of files a full build indexes (hash and
@@ -88,11 +89,9 @@ func (t *sameContent) claim(key string) (*sameRow, bool) {
 	return r, true
 }
 
-// settle records the first file's row of key (nil: not indexed).
-func (t *sameContent) settle(key string, rec *fileRec) {
-	t.mu.Lock()
-	r := t.rows[key]
-	t.mu.Unlock()
+// settle records the first file's row (nil: not indexed) and wakes the
+// files waiting for it.
+func (r *sameRow) settle(rec *fileRec) {
 	r.rec = rec
 	close(r.done)
 }
@@ -133,7 +132,7 @@ func (x *Index) processFileSame(ctx context.Context, ch Chunker, j *fileJob, sam
 		key := info.Hash + "\x00" + chunk.LanguageOf(info.Path)
 		row, first := same.claim(key)
 		if first {
-			r.contentKey = key // the build's consumer settles it
+			r.first = row
 		} else {
 			select {
 			case <-row.done:
@@ -218,7 +217,7 @@ func (x *Index) processFileSame(ctx context.Context, ch Chunker, j *fileJob, sam
 		if i < len(oldRecs) && sameChunkDocument(&oldRecs[i], c) {
 			continue // the store has it: batchWriter.add keeps it (nil doc)
 		}
-		r.docs[i] = chunkDocument(makeChunkID(info.Path, i), c, src[c.StartByte:c.EndByte], ac)
+		r.docs[i] = lexicalDocument(makeChunkID(info.Path, i), info.Path, c.Symbol, c.QualifiedName, c.Doc, src[c.StartByte:c.EndByte], ac)
 	}
 	r.rec, r.chunks = rec, chunks
 	return r
@@ -572,7 +571,7 @@ func sameChunkDocument(a *chunkRec, c *chunk.Chunk) bool {
 }
 
 // sameDocument reports whether chunks a and b, at the same ordinal of one
-// path, have the same lexical document (chunkDocument): equal content hashes
+// path, have the same lexical document (lexicalDocument): equal content hashes
 // of their bytes, names, doc comments, kinds and languages. Chunks without
 // a content hash are never the same.
 func sameDocument(a, b *chunkRec) bool {

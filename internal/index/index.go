@@ -271,11 +271,11 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	if set.InMemory {
 		return x, x.startBuild(ctx, "in memory")
 	}
-	dir := set.CacheDir
-	if dir == "" {
-		if dir, err = DefaultCacheDir(abs); err != nil {
-			return nil, err
-		}
+	dir, err := set.CacheDirOf(abs)
+	if err != nil {
+		return nil, err
+	}
+	if set.CacheDir == "" {
 		// os.UserCacheDir()/ctxls is ctxls's own; $CTXLS_CACHE_DIR is
 		// only when ctxls creates it.
 		prepareDefaultParent(filepath.Dir(dir), os.Getenv(EnvCacheDir) == "")
@@ -646,16 +646,15 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 		}
 		return err
 	}
-	same := x.same.Load()
 	err = x.runPipelineKick(ctx, jobs, pipelineKick{x.ovKick, applyBuffers}, func(r *fileResult) (err error) {
-		if r.contentKey != "" {
+		if r.first != nil {
 			// Tell the files of the same content waiting for this one
 			// whether it was indexed.
 			defer func() {
 				if err != nil || r.skip != "" || buffered[r.job.entry.Path] {
-					same.settle(r.contentKey, nil)
+					r.first.settle(nil)
 				} else {
-					same.settle(r.contentKey, r.rec)
+					r.first.settle(r.rec)
 				}
 			}()
 		}
@@ -706,7 +705,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	tablesDone := make(chan error, 1)
 	if gen != "" {
 		go func() {
-			tablesDone <- x.writeTablesOf(gen, base.paths, func(p string) *fileRec { return base.files[p] }, base.names, base, true)
+			tablesDone <- x.writeTablesOf(gen, base, nil, base.paths, base.names)
 		}()
 	} else {
 		tablesDone <- nil
@@ -801,20 +800,23 @@ func (x *Index) jobsFor(entries []Entry) []fileJob {
 // writeStateLocked writes snap's tables and then the completeness marker
 // into gen: the last step of making gen servable.
 func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
-	if err := x.writeTablesOf(gen, snap.paths, snap.file, snap.names, snap.base, len(snap.delta) == 0); err != nil {
+	if err := x.writeTablesOf(gen, snap.base, snap.delta, snap.paths, snap.names); err != nil {
 		return err
 	}
 	return x.writeMarkerLocked(gen, snap)
 }
 
-// writeTablesOf writes the tables file of gen: the rows of paths (file
-// gives each one) and the symbol maps, those of base when the rows are
-// base's (same), else built from the rows.
-func (x *Index) writeTablesOf(gen string, paths []string, file func(string) *fileRec, names []string, base *tables, same bool) error {
+// writeTablesOf writes the tables file of gen: the rows of paths, from
+// delta (files changed since base) or else base, and the symbol maps,
+// base's when there is no delta, else built from the rows.
+func (x *Index) writeTablesOf(gen string, base *tables, delta map[string]*fileRec, paths, names []string) error {
 	files := make([]*fileRec, 0, len(paths))
 	nchunks := 0
 	for _, p := range paths {
-		f := file(p)
+		f, changed := delta[p]
+		if !changed {
+			f = base.files[p]
+		}
 		if f.info.Overlay {
 			// The index holds an editor buffer: make the next process
 			// re-read the disk file (its size and hash will not match).
@@ -829,7 +831,7 @@ func (x *Index) writeTablesOf(gen string, paths []string, file func(string) *fil
 	// The symbol maps go with the tables, so that the next process need
 	// not build them (≈ 80 ms on Go's src).
 	var sym *symIndex
-	if same {
+	if len(delta) == 0 {
 		sym = base.symbols()
 	} else {
 		t := &tables{names: names, all: make([]chunkRef, 0, nchunks)}

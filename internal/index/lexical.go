@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/ctxls/ctxls/internal/index/analysis"
-	"github.com/ctxls/ctxls/internal/index/chunk"
 	"github.com/ctxls/ctxls/internal/index/postings"
 )
 
@@ -43,13 +42,9 @@ type corpusStats struct {
 	avgLen [numSearchFields]float64
 }
 
-// chunkDocument builds the lexical document of chunk c whose text is
-// body, analyzing its fields with the code analyzer (index/analysis).
-func chunkDocument(id ChunkID, c *chunk.Chunk, body []byte, ac *analysis.Counter) *postings.Doc {
-	return lexicalDocument(id, c.Path, c.Symbol, c.QualifiedName, c.Doc, body, ac)
-}
-
-// lexicalDocument is chunkDocument for a chunk given by its fields.
+// lexicalDocument builds the lexical document of a chunk of path (its
+// symbol, qualified name and doc comment) whose text is body, analyzing
+// its fields with the code analyzer (index/analysis).
 func lexicalDocument(id ChunkID, path, symbol, qualifiedName, doc string, body []byte, ac *analysis.Counter) *postings.Doc {
 	name := qualifiedName
 	if name == "" {
@@ -57,7 +52,7 @@ func lexicalDocument(id ChunkID, path, symbol, qualifiedName, doc string, body [
 	}
 	d := &postings.Doc{ID: string(id)}
 	add := func(f int, values ...[]byte) {
-		n := ac.CountAll(func(t []byte, freq uint32) { d.Add(f, t, freq) }, values...)
+		n := ac.Count(func(t []byte, freq uint32) { d.Add(f, t, freq) }, values...)
 		d.Len[f] = uint32(n)
 	}
 	// The text field is the line "path name" and the chunk's text; no

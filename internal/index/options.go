@@ -117,6 +117,16 @@ type Progress struct {
 	Chunks     int   `json:"chunks"`
 }
 
+// CacheDirOf returns the directory Open keeps root's index in with these
+// options (unless it falls back to a private or in-memory one):
+// CacheDir, or DefaultCacheDir(root).
+func (o Options) CacheDirOf(root string) (string, error) {
+	if o.CacheDir != "" {
+		return o.CacheDir, nil
+	}
+	return DefaultCacheDir(root)
+}
+
 // DefaultCacheDir returns the index directory for root:
 // $CTXLS_CACHE_DIR/<hash> if that variable is set, else
 // os.UserCacheDir()/ctxls/<hash>, where <hash> is the first 16 bytes of the

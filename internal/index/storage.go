@@ -176,7 +176,7 @@ func (x *Index) rebuildInMemory(ctx context.Context, gen, reason string, cause e
 func verifySegments(gen string) <-chan error {
 	out := make(chan error, 1)
 	go func() {
-		files, err := filepath.Glob(filepath.Join(gen, postingsName, "*.seg"))
+		files, err := postings.SegmentFiles(filepath.Join(gen, postingsName))
 		if err != nil {
 			out <- err
 			return

@@ -83,17 +83,12 @@ type counted struct {
 	slot  int32
 }
 
-// Count analyzes input like Visit and calls emit once for each distinct
-// term, in the order of first occurrence, with its number of
-// occurrences; it returns the number of terms (the text's length in
-// terms). The terms are valid until the next Count.
-func (c *Counter) Count(input []byte, emit func(term []byte, freq uint32)) int {
-	return c.CountAll(emit, input)
-}
-
-// CountAll is Count over the texts joined by a separator (a space),
-// without joining them.
-func (c *Counter) CountAll(emit func(term []byte, freq uint32), inputs ...[]byte) int {
+// Count analyzes the texts like Visit, as if joined by a separator (no
+// term spans two of them), and calls emit once for each distinct term, in
+// the order of first occurrence, with its number of occurrences; it
+// returns the number of terms (the texts' length in terms). The terms are
+// valid until the next Count.
+func (c *Counter) Count(emit func(term []byte, freq uint32), inputs ...[]byte) int {
 	if c.slots == nil {
 		c.seed = maphash.MakeSeed()
 		c.slots = make([]int32, 256)

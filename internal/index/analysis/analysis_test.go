@@ -99,10 +99,10 @@ func TestCounterAgreesWithVisit(t *testing.T) {
 		})
 		got := map[string]uint32{}
 		var order []string
-		total := c.Count([]byte(in), func(term []byte, freq uint32) {
+		total := c.Count(func(term []byte, freq uint32) {
 			got[string(term)] = freq
 			order = append(order, string(term))
-		})
+		}, []byte(in))
 		if total != n || !reflect.DeepEqual(got, counts) && len(counts) > 0 {
 			t.Errorf("%q: Count = %v (%d terms), want %v (%d)", in, got, total, counts, n)
 		}
@@ -118,7 +118,7 @@ func BenchmarkCount(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	var c Counter
 	for b.Loop() {
-		c.Count(src, func([]byte, uint32) {})
+		c.Count(func([]byte, uint32) {}, src)
 	}
 }
 
@@ -171,9 +171,9 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
-// CountAll over parts counts what Count counts over the parts joined by
+// Count over parts counts what it counts over the parts joined by
 // separators, terms in the same order.
-func TestCountAllJoined(t *testing.T) {
+func TestCountPartsJoined(t *testing.T) {
 	parts := [][]byte{[]byte("net/http/server.go"), []byte("Server.ServeHTTP"), []byte("func (s *Server) ServeHTTP(w ResponseWriter) { s.serve(w, 42) } // http2 x86_64")}
 	joined := bytes.Join(parts, []byte(" "))
 	var c Counter
@@ -186,9 +186,9 @@ func TestCountAllJoined(t *testing.T) {
 		n := count(func(term []byte, freq uint32) { out = append(out, tf{string(term), freq}) })
 		return out, n
 	}
-	want, wn := collect(func(emit func([]byte, uint32)) int { return c.Count(joined, emit) })
-	got, gn := collect(func(emit func([]byte, uint32)) int { return c.CountAll(emit, parts...) })
+	want, wn := collect(func(emit func([]byte, uint32)) int { return c.Count(emit, joined) })
+	got, gn := collect(func(emit func([]byte, uint32)) int { return c.Count(emit, parts...) })
 	if gn != wn || !slices.Equal(got, want) {
-		t.Fatalf("CountAll = %v (%d), want %v (%d)", got, gn, want, wn)
+		t.Fatalf("Count of the parts = %v (%d), want %v (%d)", got, gn, want, wn)
 	}
 }

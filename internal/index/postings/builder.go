@@ -97,18 +97,28 @@ func (b *Builder) newDoc(id string, lens [NumFields]uint32) uint32 {
 // doc is at least every document already in that list.
 func (b *Builder) addPosting(f int, t []byte, doc, freq uint32) {
 	fa := &b.fields[f]
+	b.bytes += fa.lists[fa.listFor(t)].add(doc, freq)
+}
+
+// listFor returns the index of term t's list, adding an empty one.
+func (fa *fieldAcc) listFor(t []byte) uint32 {
 	i, ok := fa.dict[string(t)]
 	if !ok {
 		i = uint32(len(fa.lists))
 		fa.dict[string(t)] = i
 		fa.lists = append(fa.lists, plist{})
 	}
-	p := &fa.lists[i]
+	return i
+}
+
+// add appends (doc, freq) to p, doc being past p's last document, and
+// returns the bytes it took.
+func (p *plist) add(doc, freq uint32) int {
 	n := len(p.buf)
 	p.buf = appendPosting(p.buf, doc-p.next, freq)
-	b.bytes += len(p.buf) - n
 	p.next = doc + 1
 	p.df++
+	return len(p.buf) - n
 }
 
 // appendPosting encodes one posting: the distance from the previous

@@ -58,13 +58,18 @@ type Postings struct {
 	parts []part
 	cur   int
 	it    Iter
+	pos   int // into the current part's live
 	// DF is the number of live documents with the term.
 	DF uint64
 }
 
+// part is one segment's postings of a term: encoded, or, in a segment
+// with deleted documents, decoded once (to count the live ones) into
+// live, each document in the high 32 bits and its frequency in the low.
 type part struct {
 	v    *view
 	post []byte
+	live []uint64
 }
 
 // Lookup returns the postings of term t in field f.
@@ -83,21 +88,25 @@ func (r *Reader) Lookup(f int, t string) *Postings {
 		if len(post) == 0 {
 			continue
 		}
+		pt := part{v: v, post: post}
 		if v.ndel > 0 {
-			df = 0
+			pt.live = make([]uint64, 0, min(int(df), len(post))) // a posting takes a byte or more
 			it := Iter{b: post}
 			for {
-				d, _, ok := it.Next()
+				d, fr, ok := it.Next()
 				if !ok {
 					break
 				}
-				if !v.del.has(d) {
-					df++
+				if d < v.seg.docs && !v.del.has(d) {
+					pt.live = append(pt.live, uint64(d)<<32|uint64(fr))
 				}
+			}
+			if df = uint32(len(pt.live)); df == 0 {
+				continue
 			}
 		}
 		p.DF += uint64(df)
-		p.parts = append(p.parts, part{v, post})
+		p.parts = append(p.parts, pt)
 	}
 	return p
 }
@@ -107,16 +116,25 @@ func (r *Reader) Lookup(f int, t string) *Postings {
 func (p *Postings) Next() (doc, freq, fieldLen uint32, ok bool) {
 	for {
 		if p.cur >= 0 {
-			v := p.parts[p.cur].v
-			for {
-				d, fr, ok := p.it.Next()
-				if !ok {
-					break
+			pt := &p.parts[p.cur]
+			v := pt.v
+			if pt.live != nil {
+				if p.pos < len(pt.live) {
+					e := pt.live[p.pos]
+					p.pos++
+					d := uint32(e >> 32)
+					return v.base + d, uint32(e), v.seg.FieldLen(d, p.f), true
 				}
-				if d >= v.seg.docs || (v.ndel > 0 && v.del.has(d)) {
-					continue
+			} else {
+				for {
+					d, fr, ok := p.it.Next()
+					if !ok {
+						break
+					}
+					if d < v.seg.docs {
+						return v.base + d, fr, v.seg.FieldLen(d, p.f), true
+					}
 				}
-				return v.base + d, fr, v.seg.FieldLen(d, p.f), true
 			}
 		}
 		if p.cur+1 >= len(p.parts) {
@@ -124,7 +142,7 @@ func (p *Postings) Next() (doc, freq, fieldLen uint32, ok bool) {
 			return 0, 0, 0, false
 		}
 		p.cur++
-		p.it = Iter{b: p.parts[p.cur].post}
+		p.it, p.pos = Iter{b: p.parts[p.cur].post}, 0
 	}
 }
 

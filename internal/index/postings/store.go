@@ -140,6 +140,12 @@ func (s *Store) ForgetIDs() {
 	s.ids = nil
 }
 
+// SegmentFiles returns the segment files in dir, listed or not in its
+// manifest (what a check of the files reads before the store opens).
+func SegmentFiles(dir string) ([]string, error) {
+	return filepath.Glob(filepath.Join(dir, segPrefix+"*"+segSuffix))
+}
+
 // Files returns the paths of the store's segment files.
 func (s *Store) Files() []string {
 	s.mu.Lock()
@@ -321,31 +327,22 @@ func (s *Store) mergeIfNeeded() error {
 		limit = DefaultMaxSegments
 	}
 	for len(s.segs) > limit {
-		largest := 0
-		rest := uint64(0)
+		largest, total := 0, uint64(0)
 		for i, g := range s.segs {
+			total += uint64(g.live())
 			if g.live() > s.segs[largest].live() {
 				largest = i
 			}
 		}
-		for i, g := range s.segs {
-			if i != largest {
-				rest += uint64(g.live())
-			}
-		}
-		pick := make([]bool, len(s.segs))
-		for i := range pick {
-			pick[i] = i != largest || rest >= uint64(s.segs[largest].live())
-		}
-		if err := s.mergeLocked(pick); err != nil {
+		big := uint64(s.segs[largest].live())
+		all := total-big >= big
+		if err := s.mergeLocked(func(i int) bool { return all || i != largest }); err != nil {
 			return err
 		}
 	}
 	for i, g := range s.segs {
 		if g.docs >= 1024 && g.ndel > g.docs/2 {
-			pick := make([]bool, len(s.segs))
-			pick[i] = true
-			return s.mergeLocked(pick)
+			return s.mergeLocked(func(j int) bool { return j == i })
 		}
 	}
 	return nil
@@ -362,22 +359,18 @@ func (s *Store) Compact() error {
 	if len(s.segs) < 2 && (len(s.segs) == 0 || s.segs[0].ndel == 0) {
 		return nil
 	}
-	pick := make([]bool, len(s.segs))
-	for i := range pick {
-		pick[i] = true
-	}
-	return s.mergeLocked(pick)
+	return s.mergeLocked(func(int) bool { return true })
 }
 
-// mergeLocked replaces the picked segments by one holding their live
-// documents, in order.
-func (s *Store) mergeLocked(pick []bool) error {
+// mergeLocked replaces the segments picked (by index) by one holding
+// their live documents, in order.
+func (s *Store) mergeLocked(pick func(i int) bool) error {
 	b := NewBuilder()
 	gen := s.nextGen
 	s.nextGen++
 	var in []*seg
 	for i, g := range s.segs {
-		if pick[i] {
+		if pick(i) {
 			in = append(in, g)
 		}
 	}
@@ -416,13 +409,7 @@ func (s *Store) mergeLocked(pick []bool) error {
 					if li < 0 {
 						li = int(fa.listFor(t))
 					}
-					p := &fa.lists[li]
-					nd := remap[d]
-					n := len(p.buf)
-					p.buf = appendPosting(p.buf, nd-p.next, freq)
-					b.bytes += len(p.buf) - n
-					p.next = nd + 1
-					p.df++
+					b.bytes += fa.lists[li].add(remap[d], freq)
 				}
 			})
 		}
@@ -437,23 +424,12 @@ func (s *Store) mergeLocked(pick []bool) error {
 	}
 	kept := s.segs[:0:0]
 	for i, g := range s.segs {
-		if !pick[i] {
+		if !pick(i) {
 			kept = append(kept, g)
 		}
 	}
 	s.segs = append(kept, out...)
 	return nil
-}
-
-// listFor returns the index of term t's list, adding an empty one.
-func (fa *fieldAcc) listFor(t []byte) uint32 {
-	i, ok := fa.dict[string(t)]
-	if !ok {
-		i = uint32(len(fa.lists))
-		fa.dict[string(t)] = i
-		fa.lists = append(fa.lists, plist{})
-	}
-	return i
 }
 
 // Persist seals, syncs every segment file and replaces the manifest, so
