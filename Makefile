@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race need-git bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
+.PHONY: run test race need-git need-postgres bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
 # version), whatever GOFLAGS says.
@@ -39,7 +39,7 @@ test-vscode-e2e:
 run: build
 	./bin/ctxls assemble --root . --query "$(QUESTION)" --budget $(BUDGET)
 
-test: lint need-git
+test: lint need-git need-postgres
 	$(GO) test -count=1 ./...
 	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory test-mcp-client; \
 	  else echo "make test: node/npm not found: skipping the MCP TypeScript-client test (.ci/run requires it)"; fi
@@ -67,7 +67,7 @@ test-mcp-client: build
 
 # Every test under the race detector (-short: the long randomized runs
 # are covered by make test). CI runs it after make test.
-race: need-git
+race: need-git need-postgres
 	$(GO) test -race -short -count=1 ./...
 
 # git: the history, diff and eval tests run it (a fresh clone has it; a
@@ -75,6 +75,18 @@ race: need-git
 need-git:
 	@command -v git >/dev/null || { echo "make: installing git (the history and diff tests run it)"; \
 	  { apt-get update -qq && apt-get install -y -qq git >/dev/null; } || { echo "make: git is needed: install it"; exit 1; }; }
+
+# PostgreSQL's server binaries: the store's tests start real servers (a
+# primary and a streaming standby) from them, as an unprivileged user
+# (internal/pgstore/pgtest). Installed from Debian's packages when missing,
+# without the packages' own cluster (nothing is left running).
+need-postgres:
+	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || [ -n "$$CTXLS_PG_BINDIR" ] || { \
+	  echo "make: installing PostgreSQL 15 (the store's tests start real servers)"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-common >/dev/null && \
+	    sed -i 's/^#\? *create_main_cluster.*/create_main_cluster = false/' /etc/postgresql-common/createcluster.conf && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null; } || \
+	  { echo "make: PostgreSQL's server is needed: install postgresql-15 or set CTXLS_PG_BINDIR"; exit 1; }; }
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -14,12 +14,13 @@ import (
 	"github.com/ctxls/ctxls/internal/assemble"
 	"github.com/ctxls/ctxls/internal/history"
 	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/wire"
 )
 
-const assembleUsage = `ctxls assemble --root DIR [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--mode related|review] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M [--embeddings-dimensions N] [--embeddings-key-env VAR]]] [--explain]`
+const assembleUsage = `ctxls assemble (--root DIR | --store URL --repo NAME) [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--mode related|review] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M [--embeddings-dimensions N] [--embeddings-key-env VAR]]] [--explain]`
 
 // ResultSchemaVersion is the version of docs/result.schema.json that the
 // JSON result of `ctxls assemble --json` (or --format json) follows; the
@@ -56,15 +57,45 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	useHistory := fs.Bool("git-history", true, "use the root's git history: files changed with the diff's, files changed often and lately (read once, cached with the index)")
 	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from the root itself, stored with the index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")
 	epConfig := semantic.EndpointFlags(fs)
+	storeURL := fs.String("store", "", "answer from a PostgreSQL store of indexes (postgres://user@host:port/database) instead of a root: name the repository with --repo; --cache-dir is then where checkouts are kept")
+	repoName := fs.String("repo", "", "the repository of --store to answer for")
 	var include, exclude multiFlag
 	fs.Var(&include, "include", "only paths matching this glob (repeatable)")
 	fs.Var(&exclude, "exclude", "leave out paths matching this glob (repeatable)")
 	if help, err := parseFlags(fs, args, assembleUsage, env); help || err != nil {
 		return err
 	}
-	dir, err := rootDir(*root, assembleUsage)
-	if err != nil {
-		return err
+	var dir string
+	var co *pgstore.Checkout
+	if *storeURL != "" || *repoName != "" {
+		switch {
+		case *root != "":
+			return &usageError{assembleUsage, "give --root or --store, not both"}
+		case *storeURL == "":
+			return &usageError{assembleUsage, "--repo needs --store"}
+		case *repoName == "":
+			return &usageError{assembleUsage, "--store needs --repo NAME"}
+		case *diffRev != "":
+			return &usageError{assembleUsage, "--diff REV runs git in the root; with --store, give the diff with --diff-file"}
+		}
+		if err := pgstore.CheckRepoName(*repoName); err != nil {
+			return &usageError{assembleUsage, err.Error()}
+		}
+		st, err := openStore(ctx, *storeURL)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if co, err = checkout(ctx, st, *repoName, *cacheDir); err != nil {
+			return err
+		}
+		defer co.Close()
+		dir = co.Root
+	} else {
+		var err error
+		if dir, err = rootDir(*root, assembleUsage); err != nil {
+			return err
+		}
 	}
 	req := retrieve.Request{
 		Query: *query, Budget: assemble.Budget{MaxTokens: *budget, PerFileMaxTokens: *perFile, PerPartMaxTokens: *perPart},
@@ -129,6 +160,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	if co != nil {
+		useCheckout(co, &opts)
+	}
 	opts.Warm = true // a request follows at once
 	// Another ctxls (a server on the same root) holding the index: answer
 	// from a private index built for this call, said once on stderr,
@@ -162,7 +196,11 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if err := retrieve.CheckFocusLine(snap, req.Focus); err != nil {
 		return err
 	}
-	if *useHistory && req.WantsHistory() {
+	switch {
+	case !*useHistory || !req.WantsHistory():
+	case co != nil:
+		req.History = storeHistory(x.Dir()) // the tree is no git checkout
+	default:
 		req.History = loadHistory(ctx, dir, x.Dir(), env)
 	}
 	if *embeddings != semantic.ModeOff && engine.WantsSemantic(&req) {

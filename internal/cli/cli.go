@@ -85,6 +85,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return exit(env, runAssemble(ctx, args[1:], env))
 	case "index":
 		return exit(env, runIndex(ctx, args[1:], env))
+	case "store":
+		return exit(env, runStore(ctx, args[1:], env))
 	case "help", "-h", "--help":
 		fmt.Fprintln(env.Stdout, mainUsage)
 		return 0
@@ -97,7 +99,8 @@ const mainUsage = `usage: ctxls <command> [flags]
 
 commands:
   assemble   print the context for a question, a cursor or a diff (ctxls assemble -h)
-  index      build or refresh the on-disk index of a workspace (ctxls index -h)
+  index      build or refresh the on-disk index of a workspace (ctxls index -h); --store publishes it
+  store      list a store's repositories, make and revoke its tokens (ctxls store -h)
   serve      run the language server on stdio (--listen ADDR for a loopback or Unix socket, with a token: ctxls serve -h)
   mcp        run the MCP server for coding assistants on stdio (--http ADDR for Streamable HTTP)
   version    print the version`

@@ -9,11 +9,12 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
 )
 
-const indexUsage = `ctxls index --root DIR [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]`
+const indexUsage = `ctxls index --root DIR [--store URL --repo NAME] [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]`
 
 func runIndex(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("index")
@@ -25,12 +26,29 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	useHistory := fs.Bool("git-history", true, "also read the root's git history into its cache beside the index (false: leave it)")
 	embeddings := fs.String("embeddings", semantic.DefaultMode, "also compute the semantic channel's vectors, stored beside the index: workspace (learned from the root itself), endpoint (asked of an embeddings service, --embeddings-endpoint …) or off")
 	epConfig := semantic.EndpointFlags(fs)
+	storeURL := fs.String("store", "", "then publish the index into this PostgreSQL store (postgres://user@host:port/database) as --repo's next generation")
+	repoName := fs.String("repo", "", "the repository's name in --store (letters, digits, . _ - /)")
 	if help, err := parseFlags(fs, args, indexUsage, env); help || err != nil {
 		return err
 	}
 	dir, err := rootDir(*root, indexUsage)
 	if err != nil {
 		return err
+	}
+	if (*storeURL == "") != (*repoName == "") {
+		return &usageError{indexUsage, "give --store and --repo together"}
+	}
+	var st *pgstore.Store
+	if *storeURL != "" {
+		if err := pgstore.CheckRepoName(*repoName); err != nil {
+			return &usageError{indexUsage, err.Error()}
+		}
+		// Connect first: a store that cannot be reached fails before the
+		// build, not after it.
+		if st, err = openStore(ctx, *storeURL); err != nil {
+			return err
+		}
+		defer st.Close()
 	}
 	ep, err := embeddingsFlags(*embeddings, epConfig)
 	if err != nil {
@@ -50,7 +68,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 		opts.Progress = bar.update
 	}
 	defer batchGC(ctx)()
-	st, err := buildIndex(ctx, dir, opts, *embeddings != semantic.ModeOff, ep, env)
+	bs, err := buildIndex(ctx, dir, opts, *embeddings != semantic.ModeOff, ep, env)
 	bar.finish()
 	var ce *index.CacheDirError
 	var re *index.RootReadError
@@ -62,18 +80,47 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	case err != nil:
 		return fmt.Errorf("index %s: %w", dir, err)
 	}
-	if *useHistory && st.Dir != "" {
+	if *useHistory && bs.Dir != "" {
 		// Read the git history into its cache beside the index too: the
 		// next assemble then only checks HEAD.
-		loadHistory(ctx, dir, st.Dir, env)
+		loadHistory(ctx, dir, bs.Dir, env)
+	}
+	var pub *pgstore.PublishStats
+	if st != nil {
+		if bs.Dir == "" {
+			return fmt.Errorf("publish %s: the index could not be kept on disk", *repoName)
+		}
+		ps, err := publish(ctx, st, *repoName, dir, opts)
+		if err != nil {
+			return err
+		}
+		pub = &ps
 	}
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		if pub != nil {
+			return enc.Encode(struct {
+				index.Stats
+				Publish *pgstore.PublishStats `json:"publish"`
+			}{bs, pub})
+		}
+		return enc.Encode(bs)
 	}
-	fmt.Fprintln(env.Stdout, summary(st))
+	fmt.Fprintln(env.Stdout, summary(bs))
+	if pub != nil {
+		fmt.Fprintln(env.Stdout, publishSummary(*pub))
+	}
 	return nil
+}
+
+// publishSummary is the line `ctxls index --store` adds.
+func publishSummary(p pgstore.PublishStats) string {
+	if p.Unchanged {
+		return fmt.Sprintf("publish: %s generation %d unchanged (%d files) in %.2f s", p.Repo, p.Generation, p.Files, p.DurationMs/1000)
+	}
+	return fmt.Sprintf("publish: %s generation %d: %d files, %d of %d blobs new, %.1f MB written in %.2f s",
+		p.Repo, p.Generation, p.Files, p.NewBlobs, p.Blobs, float64(p.Written)/1e6, p.DurationMs/1000)
 }
 
 // buildIndex builds or refreshes the index of root, as index.Build does,

@@ -75,6 +75,12 @@ func Load(ctx context.Context, root, cachePath string, opts Options, warnf func(
 	return refreshCached(ctx, root, cachePath, readCache(cachePath), opts, warnf)
 }
 
+// LoadCache returns the log kept in the cache file at path, as it is: for
+// a tree that is not a git checkout but comes with its history's cache (a
+// replica's checkout of a stored index). nil when there is none or it is
+// bad.
+func LoadCache(path string) *Log { return readCache(path) }
+
 // readCache decodes the cache file at path; nil when there is none or it
 // is bad (then the history is read again from git).
 func readCache(path string) *Log {

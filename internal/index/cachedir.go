@@ -297,3 +297,9 @@ func prepareDefaultParent(base string, owned bool) {
 	}
 	tighten(base, fi)
 }
+
+// PrepareCacheDir makes dir usable as an index directory before Open does
+// (creating and tagging it, or checking a directory found there), so
+// that a caller can place a side file in it first: a replica's checkout
+// puts the stored vector store and history cache there.
+func PrepareCacheDir(dir string) error { return prepareCacheDir(dir) }

@@ -136,15 +136,24 @@ func DefaultCacheDir(root string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cache dir for %s: %w", root, err)
 	}
-	base := os.Getenv(EnvCacheDir)
-	if base == "" {
-		ucd, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("cache dir for %s: %w (set %s)", root, err, EnvCacheDir)
-		}
-		base = filepath.Join(ucd, "ctxls")
+	base, err := DefaultCacheParent()
+	if err != nil {
+		return "", fmt.Errorf("cache dir for %s: %w", root, err)
 	}
 	return filepath.Join(base, cacheDirName(abs)), nil
+}
+
+// DefaultCacheParent returns the directory the default index directories
+// are in: $CTXLS_CACHE_DIR, else os.UserCacheDir()/ctxls.
+func DefaultCacheParent() (string, error) {
+	if base := os.Getenv(EnvCacheDir); base != "" {
+		return base, nil
+	}
+	ucd, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("%w (set %s)", err, EnvCacheDir)
+	}
+	return filepath.Join(ucd, "ctxls"), nil
 }
 
 // settings are Options with defaults filled in.

@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxls/ctxls/internal/history"
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/pgstore"
+	"github.com/ctxls/ctxls/internal/semantic"
+)
+
+// openStore connects to the store at url; errors name the flag.
+func openStore(ctx context.Context, url string) (*pgstore.Store, error) {
+	st, err := pgstore.Open(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("--store: %w", err)
+	}
+	return st, nil
+}
+
+// checkoutParent is where a replica keeps its checkouts: the --cache-dir
+// given, else <default cache parent>/store.
+func checkoutParent(cacheDir string) (string, error) {
+	if cacheDir != "" {
+		return cacheDir, nil
+	}
+	base, err := index.DefaultCacheParent()
+	if err != nil {
+		return "", fmt.Errorf("cache directory for the store's checkouts: %w", err)
+	}
+	return filepath.Join(base, "store"), nil
+}
+
+// checkout checks repo out of st for a request; useCheckout then sets
+// the index options. The caller closes the checkout.
+func checkout(ctx context.Context, st *pgstore.Store, repo, cacheDir string) (*pgstore.Checkout, error) {
+	parent, err := checkoutParent(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	co, err := st.Checkout(ctx, repo, parent, nil)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	if err := index.PrepareCacheDir(co.IndexDir); err != nil {
+		co.Close()
+		return nil, fmt.Errorf("checkout %s: %w", repo, err)
+	}
+	if err := co.InstallSides(co.IndexDir); err != nil {
+		co.Close()
+		return nil, fmt.Errorf("checkout %s: %w", repo, err)
+	}
+	return co, nil
+}
+
+// useCheckout sets opts to index the checkout co from its stored chunks,
+// in its own index directory.
+func useCheckout(co *pgstore.Checkout, opts *index.Options) {
+	opts.CacheDir = co.IndexDir
+	opts.Lister = co.Lister()
+	opts.NewChunker = co.NewChunker
+	opts.ConfigKey = pgstore.ConfigKey
+}
+
+// storeHistory returns the history a checkout came with (nil: none).
+func storeHistory(indexDir string) *history.Log {
+	return history.LoadCache(filepath.Join(indexDir, history.CacheFile))
+}
+
+// publish publishes the index of root (opened again: nothing changed
+// since it was built) with its side files as repo's next generation.
+func publish(ctx context.Context, st *pgstore.Store, repo, root string, opts index.Options) (pgstore.PublishStats, error) {
+	opts.Warm, opts.Background = false, false
+	x, err := index.Open(ctx, root, opts)
+	if err != nil {
+		return pgstore.PublishStats{}, fmt.Errorf("index %s: %w", root, err)
+	}
+	defer x.Close()
+	snap, release := x.Snapshot()
+	defer release()
+	var sides []pgstore.Side
+	if d := x.Dir(); d != "" {
+		sides = []pgstore.Side{
+			{Name: semantic.CacheFile, Path: filepath.Join(d, semantic.CacheFile)},
+			{Name: history.CacheFile, Path: filepath.Join(d, history.CacheFile)},
+		}
+	}
+	return st.Publish(ctx, repo, snap, sides)
+}
+
+const storeUsage = `ctxls store repos --store URL [--json] | ctxls store token --store URL --name NAME --repos A,B|'*' | ctxls store revoke --store URL --name NAME`
+
+// runStore runs `ctxls store …`: the store's repositories and tokens.
+func runStore(ctx context.Context, args []string, env Env) error {
+	if len(args) == 0 {
+		return &usageError{storeUsage, "give a store command: repos, token or revoke"}
+	}
+	fs := newFlagSet("store " + args[0])
+	url := fs.String("store", "", "the store: postgres://user@host:port/database")
+	name := fs.String("name", "", "the token's name")
+	repos := fs.String("repos", "", "the repositories a token grants, comma-separated ('*': every one)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if help, err := parseFlags(fs, args[1:], storeUsage, env); help || err != nil {
+		return err
+	}
+	if *url == "" {
+		return &usageError{storeUsage, "--store is required"}
+	}
+	st, err := openStore(ctx, *url)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	switch args[0] {
+	case "repos":
+		list, err := st.Repos(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			if list == nil {
+				list = []pgstore.RepoInfo{}
+			}
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(list)
+		}
+		for _, r := range list {
+			fmt.Fprintf(env.Stdout, "%s\tgeneration %d\t%d files\t%.1f MB\t%s\n", r.Name, r.Generation, r.Files, float64(r.Bytes)/1e6, r.Updated)
+		}
+		return nil
+	case "token":
+		var list []string
+		for r := range strings.SplitSeq(*repos, ",") {
+			if r = strings.TrimSpace(r); r != "" {
+				list = append(list, r)
+			}
+		}
+		tok, err := st.CreateToken(ctx, *name, list)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(env.Stdout, tok)
+		return nil
+	case "revoke":
+		return st.RevokeToken(ctx, *name)
+	}
+	return &usageError{storeUsage, fmt.Sprintf("unknown store command %q", args[0])}
+}
+
+// storeError says what to do about a store's refusal.
+func storeError(err error) error {
+	switch {
+	case errors.Is(err, pgstore.ErrNoRepo):
+		return fmt.Errorf("%w (ctxls store repos --store URL lists them)", err)
+	}
+	return err
+}

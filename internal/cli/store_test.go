@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ctxls/ctxls/internal/pgstore/pgtest"
+)
+
+// gitRepo makes ws a git repository with a history: the initial commit,
+// then commits that change files together (the history channel's
+// co-changes).
+func gitRepo(t *testing.T, ws string) func(msg string, edits map[string]string) {
+	t.Helper()
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.email=t@t", "-c", "user.name=t", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = ws
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	commit := func(msg string, edits map[string]string) {
+		for p, text := range edits {
+			if err := os.WriteFile(filepath.Join(ws, filepath.FromSlash(p)), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		git("add", "-A")
+		git("commit", "-qm", msg)
+	}
+	git("init", "-q")
+	commit("init", nil)
+	return commit
+}
+
+// appendTo returns path's text in ws with s appended.
+func appendTo(t *testing.T, ws, path, s string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(ws, filepath.FromSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + s
+}
+
+// The context assembled from the store is the one the local index of the
+// same tree gives, byte for byte, for a question, a cursor and a diff;
+// a later generation reaches the replica; secrets are never published.
+func TestStoreParity(t *testing.T) {
+	url := pgtest.Start(t).NewDatabase(t, "parity")
+	ws := workspace(t)
+	commit := gitRepo(t, ws)
+	for i, word := range []string{"rounding", "discount", "receipt"} {
+		commit("change tax and cart together "+word, map[string]string{
+			"tax/rates.go": appendTo(t, ws, "tax/rates.go", "\n// "+word+" rule "+strings.Repeat("x", i)+"\n"),
+			"cart/cart.go": appendTo(t, ws, "cart/cart.go", "\n// "+word+" note\n"),
+		})
+	}
+	local, replica := t.TempDir(), t.TempDir()
+	out, stderr, code := ctxls(t, "", "index", "--root", ws, "--cache-dir", local, "--store", url, "--repo", "org/shop")
+	if code != 0 || !strings.Contains(out, "publish: org/shop generation 1:") {
+		t.Fatalf("index --store: exit %d\n%s%s", code, out, stderr)
+	}
+	diff := `--- a/tax/rates.go
++++ b/tax/rates.go
+@@ -19,4 +19,4 @@ func RateFor(region string) int64 {
+ func Compute(region string, cents int64) int64 {
+ 	bp := RateFor(region)
+-	return (cents*bp + 5000) / 10000
++	return (cents*bp + 9999) / 10000
+ }
+`
+	cases := []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{"--query", "how is the tax computed at checkout", "--budget", "1500"}},
+		{"", []string{"--query", "cart total discount", "--budget", "800", "--format", "xml", "--strategy", "score"}},
+		{"", []string{"--focus", "cart/cart.go:12", "--budget", "1200"}},
+		{diff, []string{"--diff-file", "-", "--budget", "1500"}},
+		{diff, []string{"--diff-file", "-", "--budget", "1500", "--mode", "review"}},
+	}
+	check := func(gen string) {
+		t.Helper()
+		for _, c := range cases {
+			want, stderr, code := ctxls(t, c.stdin, append([]string{"assemble", "--root", ws, "--cache-dir", local}, c.args...)...)
+			if code != 0 || want == "" {
+				t.Fatalf("local %v: exit %d: %s", c.args, code, stderr)
+			}
+			got, stderr, code := ctxls(t, c.stdin, append([]string{"assemble", "--store", url, "--repo", "org/shop", "--cache-dir", replica}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("store %v: exit %d: %s", c.args, code, stderr)
+			}
+			if got != want {
+				t.Fatalf("%s %v: the store's context differs from the local one\n--- local\n%s\n--- store\n%s", gen, c.args, want, got)
+			}
+		}
+	}
+	check("generation 1")
+	// The replica has the history and the vectors it was published with.
+	_, stderr, code = ctxls(t, "", "assemble", "--store", url, "--repo", "org/shop", "--cache-dir", replica, "--query", "tax", "--explain")
+	if code != 0 || !strings.Contains(stderr, "history: ") || strings.Contains(stderr, "history: none") ||
+		!strings.Contains(stderr, "semantic: ") || strings.Contains(stderr, "semantic: none") {
+		t.Fatalf("the replica's channels: exit %d\n%s", code, stderr)
+	}
+
+	// What the walk left out (a secret, an ignored log, a private key)
+	// is in no checkout.
+	trees, _ := filepath.Glob(filepath.Join(replica, "*", "tree"))
+	if len(trees) != 1 {
+		t.Fatalf("checkouts: %v", trees)
+	}
+	for _, p := range []string{"secrets/key.txt", "debug.log", "id_rsa"} {
+		if _, err := os.Stat(filepath.Join(trees[0], p)); err == nil {
+			t.Errorf("%s was published", p)
+		}
+	}
+
+	// Nothing changed: no new generation.
+	out, stderr, code = ctxls(t, "", "index", "--root", ws, "--cache-dir", local, "--store", url, "--repo", "org/shop")
+	if code != 0 || !strings.Contains(out, "generation 1 unchanged") {
+		t.Fatalf("index again: exit %d\n%s%s", code, out, stderr)
+	}
+	// One file changed: a few new blobs, and the replica answers with it.
+	commit("add a refund", map[string]string{"cart/cart.go": appendTo(t, ws, "cart/cart.go", "\n// Refund gives a zanzibarite refund.\nfunc Refund() {}\n")})
+	out, stderr, code = ctxls(t, "", "index", "--root", ws, "--cache-dir", local, "--store", url, "--repo", "org/shop")
+	m := regexp.MustCompile(`generation 2: \d+ files, (\d+) of (\d+) blobs new`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("index after a change: exit %d\n%s%s", code, out, stderr)
+	}
+	if n := atoi(t, m[1]); n > 8 || n*3 > atoi(t, m[2]) {
+		t.Errorf("one changed file wrote %s of %s blobs", m[1], m[2])
+	}
+	got, stderr, code := ctxls(t, "", "assemble", "--store", url, "--repo", "org/shop", "--cache-dir", replica, "--query", "zanzibarite refund", "--budget", "300")
+	if code != 0 || !strings.Contains(got, "func Refund") {
+		t.Fatalf("the replica did not see generation 2: exit %d: %s\n%s", code, stderr, got)
+	}
+	cases = append(cases, struct {
+		stdin string
+		args  []string
+	}{"", []string{"--query", "zanzibarite refund", "--budget", "600"}})
+	check("generation 2")
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}

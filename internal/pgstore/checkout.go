@@ -1,0 +1,447 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/sys/unix"
+
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/index/chunk"
+)
+
+// Checkout is one generation of a repository in a replica's cache
+// directory: the indexed files' texts under Root, and what a local index
+// over Root needs to be built from the stored chunks (Lister, NewChunker,
+// ConfigKey) into IndexDir. It holds a shared lock on the checkout until
+// Close, so that no other process updates the tree under it.
+//
+// Layout of a checkout directory (<cache>/<hash of store and repository>):
+//
+//	lock           flock(2): exclusive while updating, shared while used
+//	state.json     the generation checked out and its manifest's hash,
+//	               written once the tree is complete
+//	manifest.json  that manifest (the next update's base)
+//	tree/          the files' texts, with the manifest's modification times
+//	index/         the index's cache directory (package index)
+//	sides/         side files fetched and not yet installed (InstallSides)
+type Checkout struct {
+	Repo       string
+	Generation int64
+	Root       string // the tree
+	IndexDir   string // the index's cache directory
+	// Written and Removed count the files this checkout wrote and
+	// removed; Fetched the compressed bytes it read from the store.
+	Written, Removed int
+	Fetched          int64
+
+	store   *Store
+	dir     string
+	entries map[string]*FileEntry
+	lock    *os.File
+
+	mu     sync.Mutex
+	chunks map[Hash][]byte // chunk blobs fetched ahead
+}
+
+// ConfigKey is the index configuration key of a checkout's index: its
+// chunks come from the store, not from a parser of this process.
+const ConfigKey = "pgstore-chunks-v1"
+
+// state is state.json.
+type state struct {
+	Generation int64  `json:"generation"`
+	Manifest   string `json:"manifest"`
+}
+
+// Checkout brings the current generation of repo into the cache
+// directory parent (created if missing) and returns it, locked for
+// reading. allow, when not nil, is asked first: a repository it refuses
+// is reported exactly as one the store does not have.
+func (s *Store) Checkout(ctx context.Context, repo, parent string, allow func(repo string) bool) (*Checkout, error) {
+	if err := CheckRepoName(repo); err != nil {
+		return nil, err
+	}
+	if allow != nil && !allow(repo) {
+		return nil, fmt.Errorf("%w: %s", ErrNoRepo, repo)
+	}
+	gen, mh, err := s.current(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(s.id + "\x00" + repo))
+	dir := filepath.Join(parent, hex.EncodeToString(sum[:16]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("checkout %s: %w", repo, err)
+	}
+	c := &Checkout{Repo: repo, Generation: gen, Root: filepath.Join(dir, "tree"), IndexDir: filepath.Join(dir, "index"),
+		store: s, dir: dir, chunks: map[Hash][]byte{}}
+	c.lock, err = os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("checkout %s: %w", repo, err)
+	}
+	if err := flock(ctx, c.lock, unix.LOCK_SH); err != nil {
+		c.lock.Close()
+		return nil, fmt.Errorf("checkout %s: %w", repo, err)
+	}
+	m, ok := c.readLocal(mh)
+	if !ok {
+		// Update under the exclusive lock, then share it again.
+		if err := flock(ctx, c.lock, unix.LOCK_EX); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("checkout %s: %w", repo, err)
+		}
+		if m, ok = c.readLocal(mh); !ok {
+			if m, err = c.update(ctx, mh); err != nil {
+				c.Close()
+				return nil, fmt.Errorf("checkout %s (generation %d): %w", repo, gen, err)
+			}
+		}
+		if err := flock(ctx, c.lock, unix.LOCK_SH); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("checkout %s: %w", repo, err)
+		}
+	}
+	c.entries = make(map[string]*FileEntry, len(m.Files))
+	for i := range m.Files {
+		c.entries[m.Files[i].Path] = &m.Files[i]
+	}
+	return c, nil
+}
+
+// Close releases the checkout's lock.
+func (c *Checkout) Close() error {
+	if c.lock == nil {
+		return nil
+	}
+	err := c.lock.Close()
+	c.lock = nil
+	return err
+}
+
+// current returns repo's current generation and its manifest's hash.
+func (s *Store) current(ctx context.Context, repo string) (int64, Hash, error) {
+	var gen int64
+	var mh []byte
+	err := s.pool.QueryRow(ctx, `SELECT r.generation, g.manifest FROM ctxls_repos r
+		JOIN ctxls_generations g ON g.repo = r.name AND g.id = r.generation WHERE r.name = $1`, repo).Scan(&gen, &mh)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, Hash{}, fmt.Errorf("%w: %s", ErrNoRepo, repo)
+	}
+	if err != nil {
+		return 0, Hash{}, fmt.Errorf("read %s's generation: %w", repo, err)
+	}
+	if len(mh) != len(Hash{}) {
+		return 0, Hash{}, fmt.Errorf("read %s's generation: bad manifest hash", repo)
+	}
+	return gen, Hash(mh), nil
+}
+
+// readLocal returns the checked-out manifest when it is mh's.
+func (c *Checkout) readLocal(mh Hash) (*Manifest, bool) {
+	var st state
+	b, err := os.ReadFile(filepath.Join(c.dir, "state.json"))
+	if err != nil || json.Unmarshal(b, &st) != nil || st.Manifest != mh.String() {
+		return nil, false
+	}
+	mb, err := os.ReadFile(filepath.Join(c.dir, "manifest.json"))
+	if err != nil || hashOf(mb) != mh {
+		return nil, false
+	}
+	m, err := decodeManifest(mb)
+	return m, err == nil
+}
+
+// update brings the tree from the checked-out manifest (if any) to mh's,
+// fetching only the texts that changed.
+func (c *Checkout) update(ctx context.Context, mh Hash) (*Manifest, error) {
+	blobs, n, err := c.store.getBlobs(ctx, []Hash{mh})
+	if err != nil {
+		return nil, err
+	}
+	c.Fetched += n
+	m, err := decodeManifest(blobs[mh])
+	if err != nil {
+		return nil, err
+	}
+	var old *Manifest
+	if ob, err := os.ReadFile(filepath.Join(c.dir, "manifest.json")); err == nil {
+		old, _ = decodeManifest(ob) // a damaged one: everything is written again
+	}
+	if _, err := os.Stat(c.Root); err != nil {
+		old = nil // the tree is gone: write it whole
+	}
+	// Invalidate first: a crash from here on leaves no state.json, and
+	// the next checkout writes what differs again.
+	if err := os.Remove(filepath.Join(c.dir, "state.json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	had := map[string]*FileEntry{}
+	if old != nil {
+		for i := range old.Files {
+			had[old.Files[i].Path] = &old.Files[i]
+		}
+	}
+	var write []*FileEntry
+	var texts []Hash
+	seen := map[Hash]bool{}
+	for i := range m.Files {
+		f := &m.Files[i]
+		if o := had[f.Path]; o != nil && o.Text == f.Text && o.MTime == f.MTime {
+			delete(had, f.Path)
+			continue
+		}
+		delete(had, f.Path)
+		write = append(write, f)
+		h, err := parseHash(f.Text)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[h] {
+			seen[h] = true
+			texts = append(texts, h)
+		}
+	}
+	for p := range had {
+		if err := os.Remove(filepath.Join(c.Root, filepath.FromSlash(p))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		c.Removed++
+	}
+	// The texts, in batches so that memory holds a batch's.
+	const batch = 2000
+	for lo := 0; lo < len(texts); lo += batch {
+		got, n, err := c.store.getBlobs(ctx, texts[lo:min(lo+batch, len(texts))])
+		c.Fetched += n
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range write {
+			h, _ := parseHash(f.Text)
+			b, ok := got[h]
+			if !ok {
+				continue
+			}
+			if err := writeFile(filepath.Join(c.Root, filepath.FromSlash(f.Path)), b, f.MTime); err != nil {
+				return nil, err
+			}
+		}
+	}
+	c.Written = len(write)
+	// Chunks for the files the index will chunk: the written ones, or
+	// every file when there is no index yet.
+	need := write
+	if _, err := os.Stat(filepath.Join(c.IndexDir, "CURRENT")); err != nil {
+		need = nil
+		for i := range m.Files {
+			need = append(need, &m.Files[i])
+		}
+	}
+	if err := c.prefetchChunks(ctx, need); err != nil {
+		return nil, err
+	}
+	if err := c.fetchSides(ctx, m, old); err != nil {
+		return nil, err
+	}
+	if err := writeFile(filepath.Join(c.dir, "manifest.json"), blobs[mh], 0); err != nil {
+		return nil, err
+	}
+	sb, _ := json.Marshal(state{Generation: c.Generation, Manifest: mh.String()})
+	if err := writeFile(filepath.Join(c.dir, "state.json"), sb, 0); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// prefetchChunks reads the chunk blobs of files.
+func (c *Checkout) prefetchChunks(ctx context.Context, files []*FileEntry) error {
+	var hs []Hash
+	seen := map[Hash]bool{}
+	for _, f := range files {
+		h, err := parseHash(f.Chunks)
+		if err != nil {
+			return err
+		}
+		if !seen[h] {
+			seen[h] = true
+			hs = append(hs, h)
+		}
+	}
+	got, n, err := c.store.getBlobs(ctx, hs)
+	c.Fetched += n
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	for h, b := range got {
+		c.chunks[h] = b
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// fetchSides writes the side files that changed since old into sides/,
+// for InstallSides.
+func (c *Checkout) fetchSides(ctx context.Context, m, old *Manifest) error {
+	prev := map[string]string{}
+	if old != nil {
+		for _, sd := range old.Sides {
+			b, _ := json.Marshal(sd.Blocks)
+			prev[sd.Name] = string(b)
+		}
+	}
+	for _, sd := range m.Sides {
+		if b, _ := json.Marshal(sd.Blocks); prev[sd.Name] == string(b) {
+			if _, err := os.Stat(filepath.Join(c.IndexDir, sd.Name)); err == nil {
+				continue // installed and unchanged
+			}
+		}
+		var hs []Hash
+		for _, s := range sd.Blocks {
+			h, err := parseHash(s)
+			if err != nil {
+				return err
+			}
+			hs = append(hs, h)
+		}
+		got, n, err := c.store.getBlobs(ctx, hs)
+		c.Fetched += n
+		if err != nil {
+			return err
+		}
+		out := make([]byte, 0, sd.Size)
+		for _, h := range hs {
+			out = append(out, got[h]...)
+		}
+		if err := writeFile(filepath.Join(c.dir, "sides", sd.Name), out, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// InstallSides moves the side files fetched by the checkout into the
+// index directory dir (which the index created: it owns the directory).
+func (c *Checkout) InstallSides(dir string) error {
+	ents, err := os.ReadDir(filepath.Join(c.dir, "sides"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !sideNames[e.Name()] {
+			continue
+		}
+		if err := os.Rename(filepath.Join(c.dir, "sides", e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("install %s: %w", e.Name(), err)
+		}
+	}
+	return nil
+}
+
+// Lister lists the manifest's files, with its sizes and times: the
+// checkout's index never walks the tree.
+func (c *Checkout) Lister() index.Lister { return manifestLister{c} }
+
+type manifestLister struct{ c *Checkout }
+
+func (l manifestLister) List(context.Context, string) ([]index.Entry, []index.Skipped, error) {
+	out := make([]index.Entry, 0, len(l.c.entries))
+	for _, f := range l.c.entries {
+		e := index.Entry{Path: f.Path, Size: f.Size}
+		if f.MTime != 0 {
+			e.ModTime = time.Unix(0, f.MTime)
+		}
+		out = append(out, e)
+	}
+	return out, nil, nil
+}
+
+// NewChunker returns chunkers that answer with the stored chunks.
+func (c *Checkout) NewChunker() (index.Chunker, error) { return storeChunker{c}, nil }
+
+type storeChunker struct{ c *Checkout }
+
+func (sc storeChunker) Close() {}
+
+func (sc storeChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
+	f := sc.c.entries[p]
+	if f == nil {
+		return nil, fmt.Errorf("%s is not in generation %d of %s", p, sc.c.Generation, sc.c.Repo)
+	}
+	if sum := sha256.Sum256(src); hex.EncodeToString(sum[:]) != f.Text {
+		return nil, fmt.Errorf("%s: the checked-out text is not the stored one", p)
+	}
+	h, err := parseHash(f.Chunks)
+	if err != nil {
+		return nil, err
+	}
+	sc.c.mu.Lock()
+	b, ok := sc.c.chunks[h]
+	sc.c.mu.Unlock()
+	if !ok {
+		// Not fetched ahead (an index rebuilt after damage): ask now.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		got, _, err := sc.c.store.getBlobs(ctx, []Hash{h})
+		if err != nil {
+			return nil, err
+		}
+		b = got[h]
+	}
+	return decodeChunks(b, p)
+}
+
+// writeFile writes b to path through a temporary file and a rename
+// (creating directories), with the modification time mtime (Unix ns; 0:
+// now).
+func writeFile(path string, b []byte, mtime int64) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp := path + ".ctxls-tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	if mtime != 0 {
+		t := time.Unix(0, mtime)
+		if err := os.Chtimes(tmp, t, t); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// flock takes (or converts to) the lock how on f, waiting under ctx.
+func flock(ctx context.Context, f *os.File, how int) error {
+	for {
+		err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

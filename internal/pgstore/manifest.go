@@ -1,0 +1,165 @@
+package pgstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"unicode"
+
+	"github.com/restic/chunker"
+
+	"github.com/ctxls/ctxls/internal/index/chunk"
+)
+
+// manifestFormat is the version of Manifest's encoding.
+const manifestFormat = 1
+
+// Manifest is one generation of a repository: what a replica checks out.
+type Manifest struct {
+	Format    int         `json:"format"`
+	Repo      string      `json:"repo"`
+	StateRoot string      `json:"stateRoot"` // the index snapshot's
+	Files     []FileEntry `json:"files"`     // in path order
+	Sides     []SideEntry `json:"sides"`     // in name order
+}
+
+// FileEntry is one indexed file.
+type FileEntry struct {
+	Path   string `json:"p"`
+	Size   int64  `json:"s"`
+	MTime  int64  `json:"m"` // Unix ns, as the publisher's index recorded it
+	Text   string `json:"t"` // the text's blob (the index's content hash)
+	Chunks string `json:"c"` // the chunks' blob (encodeChunks)
+}
+
+// SideEntry is a side file of the index directory (the vector store, the
+// git history's cache), stored as content-defined blocks so that a small
+// change to it writes a few blocks.
+type SideEntry struct {
+	Name   string   `json:"name"`
+	Size   int64    `json:"size"`
+	Blocks []string `json:"blocks"`
+}
+
+func (m *Manifest) encode() []byte {
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err) // plain data: cannot fail
+	}
+	return b
+}
+
+func decodeManifest(b []byte) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	if m.Format != manifestFormat {
+		return nil, fmt.Errorf("manifest format %d, this ctxls reads %d", m.Format, manifestFormat)
+	}
+	for i, f := range m.Files {
+		if !localPath(f.Path) {
+			return nil, fmt.Errorf("manifest: bad path %q", f.Path)
+		}
+		if i > 0 && m.Files[i-1].Path >= f.Path {
+			return nil, fmt.Errorf("manifest: paths out of order at %q", f.Path)
+		}
+	}
+	for _, sd := range m.Sides {
+		if !sideNames[sd.Name] {
+			return nil, fmt.Errorf("manifest: unknown side file %q", sd.Name)
+		}
+	}
+	return &m, nil
+}
+
+// sideNames are the side files a manifest may carry.
+var sideNames = map[string]bool{"semantic.v2": true, "history.v2": true}
+
+// localPath reports whether p is a clean, slash-separated relative path
+// that stays inside the directory it is joined to.
+func localPath(p string) bool {
+	return p != "" && p != "." && path.Clean(p) == p && !path.IsAbs(p) && p != ".." &&
+		!strings.HasPrefix(p, "../") && !strings.ContainsAny(p, "\\\x00")
+}
+
+// CheckRepoName checks a repository's name: 1–200 characters of letters,
+// digits and . _ - / (an organisation's "group/project" form), not
+// starting with a slash or a dot.
+func CheckRepoName(name string) error {
+	if name == "" || len(name) > 200 {
+		return fmt.Errorf("--repo: a repository's name has 1 to 200 characters (got %d)", len(name))
+	}
+	for _, r := range name {
+		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._-/", r))) {
+			return fmt.Errorf("--repo %q: a repository's name has letters, digits and . _ - / only", name)
+		}
+	}
+	if name[0] == '/' || name[0] == '.' || strings.Contains(name, "//") || strings.HasSuffix(name, "/") {
+		return fmt.Errorf("--repo %q: not a repository's name (no leading dot or slash, no empty part)", name)
+	}
+	return nil
+}
+
+// encodeChunks is the stored form of a file's chunks: JSON, without the
+// path (equal contents at two paths share one blob).
+func encodeChunks(cs []chunk.Chunk) []byte {
+	slim := make([]chunk.Chunk, len(cs))
+	for i, c := range cs {
+		c.Path = ""
+		slim[i] = c
+	}
+	b, err := json.Marshal(slim)
+	if err != nil {
+		panic(err) // plain data: cannot fail
+	}
+	return b
+}
+
+// decodeChunks reads encodeChunks's form back for the file at p.
+func decodeChunks(b []byte, p string) ([]chunk.Chunk, error) {
+	var cs []chunk.Chunk
+	if err := json.Unmarshal(b, &cs); err != nil {
+		return nil, fmt.Errorf("chunks of %s: %w", p, err)
+	}
+	for i := range cs {
+		cs[i].Path = p
+	}
+	return cs, nil
+}
+
+// The side files' blocks: content-defined boundaries (Rabin
+// fingerprints, restic's chunker) between 16 and 256 KiB, 64 KiB on
+// average, so that an edit in the middle of a file changes the blocks
+// around it and not every block after it.
+const (
+	blockMin  = 16 << 10
+	blockMax  = 256 << 10
+	blockBits = 16
+	// blockPol is the chunker's irreducible polynomial: fixed, so that
+	// every publisher cuts the same bytes at the same places.
+	blockPol = chunker.Pol(0x3DA3358B4DC173)
+)
+
+// splitBlocks cuts b into content-defined blocks.
+func splitBlocks(b []byte) ([][]byte, error) {
+	c := chunker.NewWithBoundaries(bytes.NewReader(b), blockPol, blockMin, blockMax)
+	c.SetAverageBits(blockBits)
+	var out [][]byte
+	var off int
+	buf := make([]byte, blockMax)
+	for {
+		ch, err := c.Next(buf)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b[off:off+int(ch.Length)])
+		off += int(ch.Length)
+	}
+}

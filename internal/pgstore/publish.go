@@ -1,0 +1,187 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/index/chunk"
+)
+
+// PublishStats says what a publish wrote.
+type PublishStats struct {
+	Repo       string `json:"repo"`
+	Generation int64  `json:"generation"`
+	// Unchanged is true when the tree and its side files are those of the
+	// current generation: nothing was written.
+	Unchanged bool  `json:"unchanged"`
+	Files     int   `json:"files"`
+	Bytes     int64 `json:"bytes"` // the texts' total size
+	// NewBlobs and Written count the blobs the store lacked and their
+	// compressed bytes; Blobs counts every blob the generation names.
+	NewBlobs   int     `json:"newBlobs"`
+	Written    int64   `json:"written"`
+	Blobs      int     `json:"blobs"`
+	DurationMs float64 `json:"durationMs"`
+}
+
+// Side is a side file of an index directory to publish with it.
+type Side struct {
+	Name string // "semantic.v2", "history.v2"
+	Path string // where it is; a missing file is left out
+}
+
+// KeepGenerations is how many generations of a repository the store
+// keeps: the current one and those before it that replicas may still be
+// checking out.
+const KeepGenerations = 3
+
+// Publish writes snap's files, their chunks and the side files into the
+// store as the next generation of repo, and makes it current. Blobs the
+// store has already are not written again. A file whose disk content no
+// longer matches snap fails the publish (index again, then publish).
+func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, sides []Side) (PublishStats, error) {
+	start := time.Now()
+	st := PublishStats{Repo: repo}
+	if err := CheckRepoName(repo); err != nil {
+		return st, err
+	}
+	m := &Manifest{Format: manifestFormat, Repo: repo, StateRoot: snap.StateRoot()}
+	paths := snap.Paths()
+	m.Files = make([]FileEntry, len(paths))
+	chunkBlobs := make([][]byte, len(paths))
+	parallel(len(paths), func(i int) {
+		p := paths[i]
+		fi, _ := snap.Stat(p)
+		ics := snap.ChunksOf(p)
+		cs := make([]chunk.Chunk, 0, len(ics))
+		for _, c := range ics {
+			cs = append(cs, c.Chunk)
+		}
+		chunkBlobs[i] = encodeChunks(cs)
+		m.Files[i] = FileEntry{Path: p, Size: fi.Size, MTime: fi.ModTime.UnixNano(), Text: fi.Hash, Chunks: hashOf(chunkBlobs[i]).String()}
+		if fi.ModTime.IsZero() {
+			m.Files[i].MTime = 0
+		}
+	})
+	// Every blob the generation names, then those the store lacks.
+	type want struct {
+		h    Hash
+		text string // the path whose text it is ("": not a text)
+		raw  []byte
+	}
+	var wants []want
+	seen := map[Hash]bool{}
+	add := func(w want) {
+		if !seen[w.h] {
+			seen[w.h] = true
+			wants = append(wants, w)
+		}
+	}
+	for i, f := range m.Files {
+		st.Bytes += f.Size
+		h, err := parseHash(f.Text)
+		if err != nil {
+			return st, fmt.Errorf("publish %s: %s: %w", repo, f.Path, err)
+		}
+		add(want{h: h, text: f.Path})
+		add(want{h: hashOf(chunkBlobs[i]), raw: chunkBlobs[i]})
+	}
+	for _, sd := range sides {
+		b, err := os.ReadFile(sd.Path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return st, fmt.Errorf("publish %s: %w", repo, err)
+		}
+		blocks, err := splitBlocks(b)
+		if err != nil {
+			return st, fmt.Errorf("publish %s: %s: %w", repo, sd.Name, err)
+		}
+		e := SideEntry{Name: sd.Name, Size: int64(len(b))}
+		for _, blk := range blocks {
+			h := hashOf(blk)
+			e.Blocks = append(e.Blocks, h.String())
+			add(want{h: h, raw: blk})
+		}
+		m.Sides = append(m.Sides, e)
+	}
+	mb := m.encode()
+	mh := hashOf(mb)
+	add(want{h: mh, raw: mb})
+	st.Files, st.Blobs = len(m.Files), len(wants)
+
+	hashes := make([]Hash, len(wants))
+	for i, w := range wants {
+		hashes[i] = w.h
+	}
+	miss, err := s.missing(ctx, hashes)
+	if err != nil {
+		return st, fmt.Errorf("publish %s: %w", repo, err)
+	}
+	var news []blob
+	for _, w := range wants {
+		if !miss[w.h] {
+			continue
+		}
+		raw := w.raw
+		if w.text != "" {
+			f, err := snap.FileOnce(w.text)
+			if err != nil {
+				return st, fmt.Errorf("publish %s: %w (index the root again, then publish)", repo, err)
+			}
+			raw = []byte(f.Text)
+		}
+		news = append(news, blob{hash: w.h, raw: raw})
+	}
+	st.NewBlobs = len(news)
+	if st.Written, err = s.putBlobs(ctx, news); err != nil {
+		return st, fmt.Errorf("publish %s: %w", repo, err)
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "INSERT INTO ctxls_repos (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", repo); err != nil {
+			return err
+		}
+		var cur int64
+		if err := tx.QueryRow(ctx, "SELECT generation FROM ctxls_repos WHERE name = $1 FOR UPDATE", repo).Scan(&cur); err != nil {
+			return err
+		}
+		var curManifest []byte
+		err := tx.QueryRow(ctx, "SELECT manifest FROM ctxls_generations WHERE repo = $1 AND id = $2", repo, cur).Scan(&curManifest)
+		if err == nil && Hash(curManifest) == mh {
+			st.Generation, st.Unchanged = cur, true
+			return nil
+		}
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		st.Generation = cur + 1
+		if _, err := tx.Exec(ctx, "INSERT INTO ctxls_generations (repo, id, manifest, files, bytes) VALUES ($1, $2, $3, $4, $5)",
+			repo, st.Generation, mh[:], st.Files, st.Bytes); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE ctxls_repos SET generation = $2, updated = now() WHERE name = $1", repo, st.Generation); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM ctxls_generations WHERE repo = $1 AND id <= $2", repo, st.Generation-KeepGenerations); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "SELECT pg_notify($1, $2)", NotifyChannel, repo)
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("publish %s: %w", repo, err)
+	}
+	st.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	return st, nil
+}
+
+// NotifyChannel is the PostgreSQL channel a publish notifies, with the
+// repository's name as payload.
+const NotifyChannel = "ctxls_generations"
