@@ -240,4 +240,3 @@ func freePort(tb testing.TB) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
-
