@@ -17,13 +17,16 @@ import (
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/index/walk"
 	"github.com/ctxls/ctxls/internal/mcp"
+	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/tokens"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 const mcpUsage = `usage: ctxls mcp [--root DIR]... [--cache-dir DIR] [--log FILE] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]
        ctxls mcp --http ADDR [--token-file F] [--allow-remote] [--root DIR]... [--cache-dir DIR] [--log FILE]
+       ctxls mcp [--http ADDR [--allow-remote]] --store URL [--cache-dir DIR] [--log FILE]
 
 Runs the ctxls MCP server for coding assistants: tools assemble_context,
 expand_context, find_symbol and index_status over stdin/stdout (newline-
@@ -68,6 +71,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	epConfig := semantic.EndpointFlags(fs)
 	allowRemote := fs.Bool("allow-remote", false, "with --http: accept an ADDR that is not loopback (clients still need the token)")
 	tokenFile := fs.String("token-file", "", "with --http: read the token clients must send from `FILE` (mode 0600; default $"+access.EnvTokenFile+", else a generated file)")
+	storeURL := fs.String("store", "", "serve the repositories of an index store (postgres://user@host:port/database) instead of roots: calls name a repository (repo); over HTTP, clients send a token made by ctxls store token and read what it grants; --cache-dir is where checkouts are kept")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -95,6 +99,24 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			return 2
 		}
 	}
+	if *storeURL != "" && len(roots) > 0 {
+		fmt.Fprintf(stderr, "ctxls mcp: give --root or --store, not both\n%s", mcpUsage)
+		return 2
+	}
+	if *storeURL != "" && *tokenFile != "" {
+		fmt.Fprintf(stderr, "ctxls mcp: with --store, clients send the store's tokens (ctxls store token): no --token-file\n%s", mcpUsage)
+		return 2
+	}
+	var store *pgstore.Store
+	if *storeURL != "" {
+		st, err := pgstore.Open(ctx, *storeURL)
+		if err != nil {
+			fmt.Fprintf(stderr, "ctxls mcp: --store: %v\n", err)
+			return 1
+		}
+		defer st.Close()
+		store = st
+	}
 	var face *httpFace
 	if *httpAddr != "" {
 		deadlines, err := deadlinesFromEnv()
@@ -102,7 +124,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			fmt.Fprintf(stderr, "ctxls mcp: %v\n", err)
 			return 2
 		}
-		f, code := newHTTPFace(*httpAddr, *allowRemote, *tokenFile, stderr)
+		f, code := newHTTPFace(*httpAddr, *allowRemote, *tokenFile, store, stderr)
 		if f == nil {
 			return code
 		}
@@ -118,7 +140,24 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	defer closeLog()
 	logger := log.New(logw, "ctxls mcp: ", log.LstdFlags|log.Lmicroseconds)
 	reg := tokens.NewRegistry()
+	var repos *workspace.Repos
+	var grant func(*sdk.CallToolRequest) (*pgstore.Grant, error)
+	if store != nil {
+		parent, err := checkoutParent(*cacheDir)
+		if err != nil {
+			fmt.Fprintf(stderr, "ctxls mcp: %v\n", err)
+			return 1
+		}
+		repos = workspace.NewRepos(store, workspace.NewPool(logger.Printf), workspace.ReposOptions{
+			Parent: parent, IndexOptions: sharedIndexOptions(reg, ""), Logf: logger.Printf,
+		})
+		if face != nil {
+			grant = mcpGrant
+		}
+	}
 	srv, err := mcp.New(mcp.Options{
+		Repos:              repos,
+		Grant:              grant,
 		Engine:             retrieve.NewEngine(reg),
 		Tokens:             reg,
 		IndexOptions:       sharedIndexOptions(reg, *cacheDir),
@@ -158,6 +197,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 type httpFace struct {
 	ln        net.Listener
 	tok       access.Token
+	store     *storeTokens  // a server of an index store: its tokens instead of tok
 	deadlines faceDeadlines // zero: the defaults
 }
 
@@ -183,11 +223,19 @@ const (
 
 // newHTTPFace checks the address and the token and listens. On failure it
 // reports on stderr and returns nil and the exit status.
-func newHTTPFace(addr string, allowRemote bool, tokenFile string, stderr io.Writer) (*httpFace, int) {
+func newHTTPFace(addr string, allowRemote bool, tokenFile string, store *pgstore.Store, stderr io.Writer) (*httpFace, int) {
 	network, address, err := access.ParseListen(addr, allowRemote)
 	if err != nil {
 		fmt.Fprintf(stderr, "ctxls mcp: --http: %v\n", err)
 		return nil, 2
+	}
+	if store != nil {
+		ln, err := access.Listen(network, address)
+		if err != nil {
+			fmt.Fprintf(stderr, "ctxls mcp: --http: %v\n", err)
+			return nil, 1
+		}
+		return &httpFace{ln: ln, store: newStoreTokens(store)}, 0
 	}
 	tok, err := access.LoadOrCreateToken(tokenFile)
 	if err != nil {
@@ -216,12 +264,17 @@ func (f *httpFace) close() {
 func (f *httpFace) serve(ctx context.Context, srv *mcp.Server, logger *log.Logger, stderr io.Writer) int {
 	// The SDK's own DNS-rebinding check stays on; the guard adds the
 	// token, Origin and any-address Host checks in front of it.
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", access.Guard(h, access.GuardOptions{
+	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil)
+	gopts := access.GuardOptions{
 		Token: f.tok.Value, Logf: logger.Printf,
 		MaxBody: mcpMaxBody, BodyTimeout: f.deadlines.read,
-	}))
+	}
+	if f.store != nil {
+		gopts.Verify = f.store.guardVerify
+		h = f.store.withGrant(h)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", access.Guard(h, gopts))
 	// Every other path, OAuth's discovery and registration paths among
 	// them, is 404: this server does no OAuth.
 	mux.Handle("/", access.NotFound())
@@ -247,7 +300,11 @@ func (f *httpFace) serve(ctx context.Context, srv *mcp.Server, logger *log.Logge
 			fmt.Fprintf(stderr, "ctxls mcp: "+format+"\n", args...)
 		}
 	}
-	notice("token file: %s (clients send its content as Authorization: Bearer TOKEN)", f.tok.Path)
+	if f.store != nil {
+		notice("clients send a token of the index store as Authorization: Bearer TOKEN (ctxls store token)")
+	} else {
+		notice("token file: %s (clients send its content as Authorization: Bearer TOKEN)", f.tok.Path)
+	}
 	if f.ln.Addr().Network() == "unix" {
 		notice("listening on %s (HTTP, path /mcp)", access.DisplayAddr(f.ln))
 	} else {

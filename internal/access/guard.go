@@ -19,6 +19,10 @@ type GuardOptions struct {
 	// Token is what "Authorization: Bearer TOKEN" must carry. Empty lets
 	// no request through.
 	Token string
+	// Verify, when set, judges the bearer token instead of Token (a
+	// server of an index store accepts the store's tokens): nil lets the
+	// request through.
+	Verify func(r *http.Request, token string) error
 	// Hosts are Host header values accepted besides the loopback names
 	// (for a server reached by name with --allow-remote): "name" accepts
 	// that name with any port, "name:port" that port only. Compared
@@ -80,7 +84,7 @@ const refusalDrain = time.Second
 // they need (a Streamable HTTP response stream); a server using Guard
 // sets no WriteTimeout, which would end them.
 func Guard(next http.Handler, opts GuardOptions) http.Handler {
-	g := &guard{next: next, token: opts.Token, logf: opts.Logf, maxBody: opts.MaxBody, bodyTimeout: opts.BodyTimeout}
+	g := &guard{next: next, token: opts.Token, verify: opts.Verify, logf: opts.Logf, maxBody: opts.MaxBody, bodyTimeout: opts.BodyTimeout}
 	if g.maxBody <= 0 {
 		g.maxBody = DefaultMaxBody
 	}
@@ -102,6 +106,7 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 type guard struct {
 	next        http.Handler
 	token       string
+	verify      func(r *http.Request, token string) error
 	hosts       []string
 	origins     []string
 	logf        func(format string, args ...any)
@@ -150,7 +155,13 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"\"Authorization: Bearer TOKEN\", TOKEN being the content of the token file the server printed at start (see docs/mcp.md)")
 		return
 	}
-	if !TokenEqual(tok, g.token) {
+	if g.verify != nil {
+		if err := g.verify(r, tok); err != nil {
+			g.logf("refused %s %s from %s: %v", r.Method, r.URL.Path, r.RemoteAddr, err)
+			refuse(w, tokenRefusal, "forbidden: "+err.Error())
+			return
+		}
+	} else if !TokenEqual(tok, g.token) {
 		g.logf("refused %s %s from %s: wrong bearer token", r.Method, r.URL.Path, r.RemoteAddr)
 		refuse(w, tokenRefusal, "forbidden: wrong token: send the content of the token file the server printed at start "+
 			"(a generated token changes at each start; see docs/mcp.md)")

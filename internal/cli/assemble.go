@@ -18,6 +18,7 @@ import (
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/wire"
+	ws "github.com/ctxls/ctxls/internal/workspace"
 )
 
 const assembleUsage = `ctxls assemble (--root DIR | --store URL --repo NAME) [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--mode related|review] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M [--embeddings-dimensions N] [--embeddings-key-env VAR]]] [--explain]`
@@ -161,7 +162,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	if co != nil {
-		useCheckout(co, &opts)
+		ws.UseCheckout(co, &opts)
 	}
 	opts.Warm = true // a request follows at once
 	// Another ctxls (a server on the same root) holding the index: answer

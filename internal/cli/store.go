@@ -58,15 +58,6 @@ func checkout(ctx context.Context, st *pgstore.Store, repo, cacheDir string) (*p
 	return co, nil
 }
 
-// useCheckout sets opts to index the checkout co from its stored chunks,
-// in its own index directory.
-func useCheckout(co *pgstore.Checkout, opts *index.Options) {
-	opts.CacheDir = co.IndexDir
-	opts.Lister = co.Lister()
-	opts.NewChunker = co.NewChunker
-	opts.ConfigKey = pgstore.ConfigKey
-}
-
 // storeHistory returns the history a checkout came with (nil: none).
 func storeHistory(indexDir string) *history.Log {
 	return history.LoadCache(filepath.Join(indexDir, history.CacheFile))

@@ -4,6 +4,7 @@ package mcp
 // ranked, deduplicated context whose whole text is within the budget.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,7 @@ type AssembleInput struct {
 	Include  []string `json:"include,omitempty" jsonschema:"only paths matching one of these globs, e.g. **/*.go"`
 	Exclude  []string `json:"exclude,omitempty" jsonschema:"leave out paths matching these globs, e.g. **/testdata/**"`
 	Root     string   `json:"root,omitempty" jsonschema:"which root to read when the server has several (a path or a root's directory name); default: the focus's root, else the first"`
+	Repo     string   `json:"repo,omitempty" jsonschema:"on a server of an index store: the repository to read (list_repos lists them); required when the token may read several"`
 	History  []string `json:"history,omitempty" jsonschema:"earlier turns of the conversation, newest last: their identifiers and words are a weaker query than query"`
 	Activity *bool    `json:"activity,omitempty" jsonschema:"false leaves out the session's activity (the files changed on disk since the server started, most recent first, as a prior); default true"`
 	Wait     int      `json:"wait_seconds,omitempty" jsonschema:"while the root's first index build runs, wait up to this many seconds (at most 600) for it to finish instead of the server's default of a few seconds; an answer from a partial index says so"`
@@ -132,10 +134,13 @@ func (s *Server) assembleRequest(ctx context.Context, req *sdk.CallToolRequest, 
 	if in.Diff != "" && in.DiffRev != "" {
 		return "", r, argError("diff_rev", "give diff or diff_rev, not both")
 	}
+	if in.DiffRev != "" && s.opts.Repos != nil {
+		return "", r, argError("diff_rev", "a repository of the index store has no git checkout on this server: give the diff itself (diff)")
+	}
 	if in.Wait < 0 || in.Wait > maxWaitSeconds {
 		return "", r, argError("wait_seconds", "%d: want 0 to %d", in.Wait, maxWaitSeconds)
 	}
-	roots, err := s.roots(ctx, req.Session)
+	roots, err := s.callRoots(ctx, req)
 	if err != nil {
 		return "", r, err
 	}
@@ -150,7 +155,7 @@ func (s *Server) assembleRequest(ctx context.Context, req *sdk.CallToolRequest, 
 	if filepath.IsAbs(focusPath) {
 		abs = focusPath
 	}
-	root, err := pickRoot(roots, in.Root, abs)
+	root, err := s.pick(roots, cmp.Or(in.Repo, in.Root), abs)
 	if err != nil {
 		return "", r, err
 	}

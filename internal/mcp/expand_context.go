@@ -4,6 +4,7 @@ package mcp
 // any lines of a file.
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,7 @@ type ExpandInput struct {
 	Encoding   string   `json:"encoding,omitempty" jsonschema:"the tokenizer the budget counts in (default cl100k_base)"`
 	Format     string   `json:"format,omitempty" jsonschema:"how the text is rendered (default markdown)"`
 	Root       string   `json:"root,omitempty" jsonschema:"which root to read when the server has several"`
+	Repo       string   `json:"repo,omitempty" jsonschema:"on a server of an index store: the repository to read (list_repos lists them); required when the token may read several"`
 }
 
 // ExpandOutput is expand_context's structured result.
@@ -44,7 +46,7 @@ func (s *Server) expandContext(ctx context.Context, req *sdk.CallToolRequest, in
 	if len(in.Handles) > 0 && in.Path != "" {
 		return nil, out, argError("path", "give handles or a path, not both")
 	}
-	roots, err := s.roots(ctx, req.Session)
+	roots, err := s.callRoots(ctx, req)
 	if err != nil {
 		return nil, out, err
 	}
@@ -52,7 +54,7 @@ func (s *Server) expandContext(ctx context.Context, req *sdk.CallToolRequest, in
 	if filepath.IsAbs(in.Path) {
 		abs = in.Path
 	}
-	root, err := pickRoot(roots, in.Root, abs)
+	root, err := s.pick(roots, cmp.Or(in.Repo, in.Root), abs)
 	if err != nil {
 		return nil, out, err
 	}
@@ -85,7 +87,7 @@ func (s *Server) expandContext(ctx context.Context, req *sdk.CallToolRequest, in
 	if err := s.opts.Engine.ValidateExpand(&r); err != nil {
 		return nil, out, paramErr(err)
 	}
-	w, err := s.workspace(root)
+	w, err := s.workspace(ctx, root)
 	if err != nil {
 		return nil, out, err
 	}

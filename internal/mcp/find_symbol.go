@@ -23,6 +23,7 @@ type FindSymbolInput struct {
 	Budget     *Budget `json:"budget,omitempty" jsonschema:"token budget of the listing (maxTokens only; default 2000)"`
 	Encoding   string  `json:"encoding,omitempty" jsonschema:"the tokenizer the budget counts in (default cl100k_base)"`
 	Root       string  `json:"root,omitempty" jsonschema:"which root to search when the server has several"`
+	Repo       string  `json:"repo,omitempty" jsonschema:"on a server of an index store: the repository to read (list_repos lists them); required when the token may read several"`
 }
 
 // SymbolDef is one definition.
@@ -87,11 +88,11 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 	if err := budget.Validate(); err != nil {
 		return nil, out, paramErr(err)
 	}
-	roots, err := s.roots(ctx, req.Session)
+	roots, err := s.callRoots(ctx, req)
 	if err != nil {
 		return nil, out, err
 	}
-	root, err := pickRoot(roots, in.Root, "")
+	root, err := s.pick(roots, cmp.Or(in.Repo, in.Root), "")
 	if err != nil {
 		return nil, out, err
 	}

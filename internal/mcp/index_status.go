@@ -3,6 +3,7 @@ package mcp
 // The index_status tool: each root's index state.
 
 import (
+	"cmp"
 	"context"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,6 +12,7 @@ import (
 // IndexStatusInput is index_status's arguments.
 type IndexStatusInput struct {
 	Root string `json:"root,omitempty" jsonschema:"only this root"`
+	Repo string `json:"repo,omitempty" jsonschema:"on a server of an index store: the repository to read (list_repos lists them); required when the token may read several"`
 }
 
 // Progress is a build's progress.
@@ -49,23 +51,39 @@ type IndexStatusOutput struct {
 // indexStatus is the index_status tool.
 func (s *Server) indexStatus(ctx context.Context, req *sdk.CallToolRequest, in IndexStatusInput) (*sdk.CallToolResult, IndexStatusOutput, error) {
 	out := IndexStatusOutput{Roots: []RootStatus{}}
-	roots, err := s.roots(ctx, req.Session)
+	roots, err := s.callRoots(ctx, req)
 	if err != nil {
 		return nil, out, err
 	}
-	if in.Root != "" {
-		r, err := pickRoot(roots, in.Root, "")
+	if s.opts.Repos != nil && cmp.Or(in.Repo, in.Root) == "" {
+		roots = s.openOf(roots) // not every repository the token may read: those open
+	}
+	if cmp.Or(in.Repo, in.Root) != "" {
+		r, err := s.pick(roots, cmp.Or(in.Repo, in.Root), "")
 		if err != nil {
 			return nil, out, err
 		}
 		roots = []string{r}
 	}
 	for _, r := range roots {
-		w, err := s.workspace(r)
+		w, err := s.workspace(ctx, r)
 		if err != nil {
 			return nil, out, err
 		}
 		out.Roots = append(out.Roots, w.status())
 	}
 	return nil, out, nil
+}
+
+// openOf returns those of roots whose workspace is open.
+func (s *Server) openOf(roots []string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, r := range roots {
+		if _, ok := s.spaces[r]; ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }

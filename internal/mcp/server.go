@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/tokens"
@@ -57,8 +58,17 @@ type Options struct {
 	Embeddings string
 	// EmbeddingsEndpoint is the service of mode "endpoint".
 	EmbeddingsEndpoint *semantic.EndpointConfig
-	Logf               func(format string, args ...any)
-	Version            string
+	// Repos, when set, serves a store's repositories instead of
+	// directories: a call names its repository (the repo argument), and
+	// reads only those its token grants (Grant). Roots and ClientRoots
+	// are then unused.
+	Repos *workspace.Repos
+	// Grant returns what a call may read on a server of Repos: nil
+	// grants every repository (a stdio server, whose user holds the
+	// store's URL); an error refuses the call.
+	Grant   func(req *sdk.CallToolRequest) (*pgstore.Grant, error)
+	Logf    func(format string, args ...any)
+	Version string
 }
 
 // Server is the MCP server: the tools, over one workspace per root shared
@@ -139,12 +149,15 @@ func (s *Server) SDK() *sdk.Server { return s.sdk }
 // Start opens the indexes of the fixed roots in the background, so that the
 // first call finds them open.
 func (s *Server) Start() {
+	if s.opts.Repos != nil {
+		return // repositories are checked out on first use
+	}
 	roots := s.opts.Roots
 	if len(roots) == 0 && !s.opts.ClientRoots {
 		roots = []string{s.opts.WorkDir}
 	}
 	for _, r := range roots {
-		if _, err := s.workspace(r); err != nil {
+		if _, err := s.workspace(s.ctx, r); err != nil {
 			s.opts.Logf("%v", err)
 		}
 	}
@@ -163,30 +176,135 @@ func (s *Server) Close() error {
 		spaces = append(spaces, w)
 	}
 	s.mu.Unlock()
-	slices.SortFunc(spaces, func(a, b *space) int { return strings.Compare(a.root.Path(), b.root.Path()) })
+	slices.SortFunc(spaces, func(a, b *space) int { return strings.Compare(a.name, b.name) })
 	var errs []error
 	for _, w := range spaces {
 		errs = append(errs, w.close())
+	}
+	if s.opts.Repos != nil {
+		errs = append(errs, s.opts.Repos.Close())
 	}
 	s.cancel()
 	return errors.Join(errs...)
 }
 
-// workspace returns root's workspace, opening it on first use.
-func (s *Server) workspace(root string) (*space, error) {
+// workspace returns root's workspace (a repository's, on a server of a
+// store), opening it on first use.
+func (s *Server) workspace(ctx context.Context, root string) (*space, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil, errClosed
 	}
 	if w, ok := s.spaces[root]; ok {
+		s.mu.Unlock()
 		return w, nil
 	}
-	ro := workspace.RootOptions{Watch: !s.opts.NoWatch, RefreshEach: s.opts.NoWatch}
-	r := s.pool.Acquire(root, s.opts.IndexOptions(root), ro)
-	sp := &space{root: r, sess: r.NewSession(maxHeld)}
+	if s.opts.Repos == nil {
+		defer s.mu.Unlock()
+		ro := workspace.RootOptions{Watch: !s.opts.NoWatch, RefreshEach: s.opts.NoWatch}
+		r := s.pool.Acquire(root, s.opts.IndexOptions(root), ro)
+		sp := &space{name: root, root: r, sess: r.NewSession(maxHeld)}
+		s.spaces[root] = sp
+		return sp, nil
+	}
+	s.mu.Unlock()
+	// A repository: its checkout may take a while, without the lock.
+	r, err := s.opts.Repos.Root(ctx, root)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w, ok := s.spaces[root]; ok {
+		return w, nil
+	}
+	if s.closed {
+		return nil, errClosed
+	}
+	sp := &space{name: root, root: r, sess: r.NewSession(maxHeld), repo: true}
 	s.spaces[root] = sp
 	return sp, nil
+}
+
+// callRoots returns the roots a call may read: the repositories its
+// token grants on a server of a store, else the session's roots.
+func (s *Server) callRoots(ctx context.Context, req *sdk.CallToolRequest) ([]string, error) {
+	if s.opts.Repos == nil {
+		return s.roots(ctx, req.Session)
+	}
+	g, err := s.grant(req)
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.opts.Repos.Store().Repos(ctx, g)
+	if err != nil {
+		// The store down: the repositories checked out here still
+		// answer, from their last generation.
+		if open := s.openRepos(g); len(open) > 0 {
+			s.opts.Logf("the index store cannot be read (%v): answering from the %d repositories checked out", err, len(open))
+			return open, nil
+		}
+		return nil, storeErr(err)
+	}
+	out := make([]string, 0, len(list))
+	for _, r := range list {
+		out = append(out, r.Name)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no repository to read: the store has none this token may read (list_repos)")
+	}
+	return out, nil
+}
+
+// openRepos returns the repositories checked out here that g may read
+// (nil: every one), by name.
+func (s *Server) openRepos(g *pgstore.Grant) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for name, sp := range s.spaces {
+		if sp.repo && (g == nil || g.Allows(name)) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// grant is what a call may read on a server of a store.
+func (s *Server) grant(req *sdk.CallToolRequest) (*pgstore.Grant, error) {
+	if s.opts.Grant == nil {
+		return nil, nil
+	}
+	return s.opts.Grant(req)
+}
+
+// pick is pickRoot, except that on a server of a store a call that may
+// read several repositories names one.
+func (s *Server) pick(roots []string, arg, absPath string) (string, error) {
+	if s.opts.Repos != nil {
+		if arg == "" && len(roots) > 1 {
+			return "", argError("repo", "name the repository: one of %s", strings.Join(roots, ", "))
+		}
+		if arg != "" && !slices.Contains(roots, arg) {
+			return "", argError("repo", "%q is not a repository this token may read (list_repos lists them)", arg)
+		}
+		if arg == "" {
+			return roots[0], nil
+		}
+		return arg, nil
+	}
+	return pickRoot(roots, arg, absPath)
+}
+
+// storeErr says what a store's failure means for a call: the repository
+// cannot be read now (the store is down), or is unknown.
+func storeErr(err error) error {
+	if errors.Is(err, pgstore.ErrNoRepo) {
+		return fmt.Errorf("%w (list_repos lists those this token may read)", err)
+	}
+	return fmt.Errorf("the index store cannot be read now: %w (try again shortly)", err)
 }
 
 // sessionRoots are a client's roots, as last listed.
@@ -248,7 +366,7 @@ func (s *Server) listRoots(ss *sdk.ServerSession) {
 			}
 		}
 		for _, r := range sr.roots {
-			if _, err := s.workspace(r); err != nil {
+			if _, err := s.workspace(s.ctx, r); err != nil {
 				s.opts.Logf("%v", err)
 			}
 		}

@@ -24,6 +24,7 @@ const (
 	ToolExpand      = "expand_context"
 	ToolFindSymbol  = "find_symbol"
 	ToolIndexStatus = "index_status"
+	ToolListRepos   = "list_repos"
 )
 
 // DefaultMaxTokens is a call's budget when it gives none.
@@ -191,6 +192,18 @@ func (s *Server) addTools() error {
 		Description: "For each root: files and chunks indexed, whether indexing is complete (and its progress), the index state, when it was last refreshed, whether changes on disk are watched, and files skipped by reason.",
 		InputSchema: in, OutputSchema: outputSchema[IndexStatusOutput](), Annotations: readOnly,
 	}, s.indexStatus)
+	if s.opts.Repos != nil {
+		in, err = inputSchema[ListReposInput]()
+		if err != nil {
+			return err
+		}
+		sdk.AddTool(s.sdk, &sdk.Tool{
+			Name:        ToolListRepos,
+			Title:       "List repositories",
+			Description: "The repositories of the index store this token may read, with their current generation, files and size: pass a name as the repo argument of the other tools.",
+			InputSchema: in, OutputSchema: outputSchema[ListReposOutput](), Annotations: readOnly,
+		}, s.listRepos)
+	}
 	return nil
 }
 
@@ -269,7 +282,7 @@ func (s *Server) view(ctx context.Context, req *sdk.CallToolRequest, root string
 // viewWait is view waiting up to wait for the first build when that is
 // longer than the server's Options.IndexWait.
 func (s *Server) viewWait(ctx context.Context, req *sdk.CallToolRequest, root string, longer time.Duration) (*view, error) {
-	w, err := s.workspace(root)
+	w, err := s.workspace(ctx, root)
 	if err != nil {
 		return nil, err
 	}

@@ -21,8 +21,10 @@ const maxHeld = 4
 // server's session of it (MCP clients have no unsaved buffers; they share
 // the held states, so that any client may expand another's handles).
 type space struct {
+	name string // the root's directory, or the repository's name (repo)
 	root *workspace.Root
 	sess *workspace.Session
+	repo bool // a store's repository: Repos releases its root
 }
 
 // view is one call's hold on a root's snapshot.
@@ -70,7 +72,7 @@ func (sp *space) progress() *index.Progress { return sp.root.Progress() }
 func (sp *space) status() RootStatus {
 	st := sp.root.Status()
 	out := RootStatus{
-		Root: sp.root.Path(), State: st.State, Error: st.Error, Watching: st.Watching, WatchNote: st.WatchNote,
+		Root: sp.name, State: st.State, Error: st.Error, Watching: st.Watching, WatchNote: st.WatchNote,
 		PendingChanges: st.PendingChanges, Warnings: st.Warnings, Files: st.Files, Chunks: st.Chunks,
 		StateRoot: st.StateRoot, Complete: st.Complete, LastMode: st.LastMode, BuildReason: st.BuildReason,
 		Skipped: st.Skipped, CacheDir: st.CacheDir,
@@ -90,5 +92,8 @@ func (sp *space) warned() []string { return sp.root.Warnings() }
 // close ends the server's session and lets go of the root.
 func (sp *space) close() error {
 	sp.sess.Close()
+	if sp.repo {
+		return nil
+	}
 	return sp.root.Release()
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -44,13 +45,14 @@ type Checkout struct {
 	Written, Removed int
 	Fetched          int64
 
-	store   *Store
-	dir     string
-	entries map[string]*FileEntry
-	lock    *os.File
+	store *Store
+	dir   string
+	lock  *os.File
 
-	mu     sync.Mutex
-	chunks map[Hash][]byte // chunk blobs fetched ahead
+	mu       sync.Mutex
+	entries  map[string]*FileEntry // the checked-out manifest's files
+	manifest Hash
+	chunks   map[Hash][]byte // chunk blobs fetched ahead
 }
 
 // ConfigKey is the index configuration key of a checkout's index: its
@@ -95,27 +97,63 @@ func (s *Store) Checkout(ctx context.Context, repo, parent string, allow func(re
 	}
 	m, ok := c.readLocal(mh)
 	if !ok {
-		// Update under the exclusive lock, then share it again.
-		if err := flock(ctx, c.lock, unix.LOCK_EX); err != nil {
+		if m, _, err = c.updateLocked(ctx, gen, mh); err != nil {
 			c.Close()
-			return nil, fmt.Errorf("checkout %s: %w", repo, err)
-		}
-		if m, ok = c.readLocal(mh); !ok {
-			if m, err = c.update(ctx, mh); err != nil {
-				c.Close()
-				return nil, fmt.Errorf("checkout %s (generation %d): %w", repo, gen, err)
-			}
-		}
-		if err := flock(ctx, c.lock, unix.LOCK_SH); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("checkout %s: %w", repo, err)
+			return nil, fmt.Errorf("checkout %s (generation %d): %w", repo, gen, err)
 		}
 	}
-	c.entries = make(map[string]*FileEntry, len(m.Files))
-	for i := range m.Files {
-		c.entries[m.Files[i].Path] = &m.Files[i]
-	}
+	c.setManifest(m, mh)
 	return c, nil
+}
+
+// setManifest makes m (whose blob is mh) the checkout's manifest.
+func (c *Checkout) setManifest(m *Manifest, mh Hash) {
+	entries := make(map[string]*FileEntry, len(m.Files))
+	for i := range m.Files {
+		entries[m.Files[i].Path] = &m.Files[i]
+	}
+	c.mu.Lock()
+	c.entries, c.manifest = entries, mh
+	c.mu.Unlock()
+}
+
+// updateLocked takes the exclusive lock, brings the tree to mh's manifest
+// unless another process did meanwhile, and shares the lock again. It
+// returns the manifest and the paths whose text changed, appeared or
+// went.
+func (c *Checkout) updateLocked(ctx context.Context, gen int64, mh Hash) (*Manifest, []string, error) {
+	if err := flock(ctx, c.lock, unix.LOCK_EX); err != nil {
+		return nil, nil, err
+	}
+	defer flock(context.Background(), c.lock, unix.LOCK_SH) //nolint:errcheck // converting to a shared lock does not wait
+	if m, ok := c.readLocal(mh); ok {
+		return m, nil, nil
+	}
+	c.Generation = gen
+	return c.update(ctx, mh)
+}
+
+// Update brings the checkout to the repository's current generation, if
+// a newer one was published, and returns the paths that changed (the
+// caller refreshes its index: the lister and the chunker answer for the
+// new generation from now on) and whether the generation moved.
+func (c *Checkout) Update(ctx context.Context) (changed []string, moved bool, err error) {
+	gen, mh, err := c.store.current(ctx, c.Repo)
+	if err != nil {
+		return nil, false, err
+	}
+	c.mu.Lock()
+	same := mh == c.manifest
+	c.mu.Unlock()
+	if same {
+		return nil, false, nil
+	}
+	m, changed, err := c.updateLocked(ctx, gen, mh)
+	if err != nil {
+		return nil, false, fmt.Errorf("update %s to generation %d: %w", c.Repo, gen, err)
+	}
+	c.setManifest(m, mh)
+	return changed, true, nil
 }
 
 // Close releases the checkout's lock.
@@ -162,16 +200,17 @@ func (c *Checkout) readLocal(mh Hash) (*Manifest, bool) {
 }
 
 // update brings the tree from the checked-out manifest (if any) to mh's,
-// fetching only the texts that changed.
-func (c *Checkout) update(ctx context.Context, mh Hash) (*Manifest, error) {
+// fetching only the texts that changed; it returns the manifest and the
+// paths written or removed.
+func (c *Checkout) update(ctx context.Context, mh Hash) (*Manifest, []string, error) {
 	blobs, n, err := c.store.getBlobs(ctx, []Hash{mh})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c.Fetched += n
 	m, err := decodeManifest(blobs[mh])
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var old *Manifest
 	if ob, err := os.ReadFile(filepath.Join(c.dir, "manifest.json")); err == nil {
@@ -183,7 +222,7 @@ func (c *Checkout) update(ctx context.Context, mh Hash) (*Manifest, error) {
 	// Invalidate first: a crash from here on leaves no state.json, and
 	// the next checkout writes what differs again.
 	if err := os.Remove(filepath.Join(c.dir, "state.json")); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		return nil, nil, err
 	}
 	had := map[string]*FileEntry{}
 	if old != nil {
@@ -204,26 +243,32 @@ func (c *Checkout) update(ctx context.Context, mh Hash) (*Manifest, error) {
 		write = append(write, f)
 		h, err := parseHash(f.Text)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !seen[h] {
 			seen[h] = true
 			texts = append(texts, h)
 		}
 	}
+	var changed []string
+	for _, f := range write {
+		changed = append(changed, f.Path)
+	}
 	for p := range had {
 		if err := os.Remove(filepath.Join(c.Root, filepath.FromSlash(p))); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
+			return nil, nil, err
 		}
 		c.Removed++
+		changed = append(changed, p)
 	}
+	slices.Sort(changed)
 	// The texts, in batches so that memory holds a batch's.
 	const batch = 2000
 	for lo := 0; lo < len(texts); lo += batch {
 		got, n, err := c.store.getBlobs(ctx, texts[lo:min(lo+batch, len(texts))])
 		c.Fetched += n
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, f := range write {
 			h, _ := parseHash(f.Text)
@@ -232,7 +277,7 @@ func (c *Checkout) update(ctx context.Context, mh Hash) (*Manifest, error) {
 				continue
 			}
 			if err := writeFile(filepath.Join(c.Root, filepath.FromSlash(f.Path)), b, f.MTime); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
@@ -247,19 +292,19 @@ func (c *Checkout) update(ctx context.Context, mh Hash) (*Manifest, error) {
 		}
 	}
 	if err := c.prefetchChunks(ctx, need); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := c.fetchSides(ctx, m, old); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := writeFile(filepath.Join(c.dir, "manifest.json"), blobs[mh], 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sb, _ := json.Marshal(state{Generation: c.Generation, Manifest: mh.String()})
 	if err := writeFile(filepath.Join(c.dir, "state.json"), sb, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return m, nil
+	return m, changed, nil
 }
 
 // prefetchChunks reads the chunk blobs of files.
@@ -357,8 +402,11 @@ func (c *Checkout) Lister() index.Lister { return manifestLister{c} }
 type manifestLister struct{ c *Checkout }
 
 func (l manifestLister) List(context.Context, string) ([]index.Entry, []index.Skipped, error) {
-	out := make([]index.Entry, 0, len(l.c.entries))
-	for _, f := range l.c.entries {
+	l.c.mu.Lock()
+	entries := l.c.entries
+	l.c.mu.Unlock()
+	out := make([]index.Entry, 0, len(entries))
+	for _, f := range entries {
 		e := index.Entry{Path: f.Path, Size: f.Size}
 		if f.MTime != 0 {
 			e.ModTime = time.Unix(0, f.MTime)
@@ -376,7 +424,9 @@ type storeChunker struct{ c *Checkout }
 func (sc storeChunker) Close() {}
 
 func (sc storeChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
+	sc.c.mu.Lock()
 	f := sc.c.entries[p]
+	sc.c.mu.Unlock()
 	if f == nil {
 		return nil, fmt.Errorf("%s is not in generation %d of %s", p, sc.c.Generation, sc.c.Repo)
 	}

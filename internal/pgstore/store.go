@@ -104,3 +104,48 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	}
 	return tx.Commit(ctx)
 }
+
+// Listen calls fn with a repository's name each time a generation of it
+// is published, until ctx ends or the connection is lost (the error
+// says which).
+func (s *Store) Listen(ctx context.Context, fn func(repo string)) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// The connection ends here: LISTEN stays with the session.
+	defer func() {
+		conn.Conn().Close(context.Background()) //nolint:errcheck // discarded
+		conn.Release()
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+NotifyChannel); err != nil {
+		return err
+	}
+	for {
+		n, err := conn.Conn().WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		fn(n.Payload)
+	}
+}
+
+// Generations returns the current generation of each of repos the store
+// has.
+func (s *Store) Generations(ctx context.Context, repos []string) (map[string]int64, error) {
+	rows, err := s.pool.Query(ctx, "SELECT name, generation FROM ctxls_repos WHERE name = ANY($1)", repos)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var gen int64
+		if err := rows.Scan(&name, &gen); err != nil {
+			return nil, err
+		}
+		out[name] = gen
+	}
+	return out, rows.Err()
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -46,6 +47,10 @@ type RootOptions struct {
 	// request (a stat walk). With neither, the face tells the root what
 	// changed (Changed, as an editor's didChangeWatchedFiles does).
 	RefreshEach bool
+	// HistoryFromCache takes the git history from the cache in the
+	// index's directory as it is, without git: the root is a store's
+	// checkout, which is no git checkout but came with its history.
+	HistoryFromCache bool
 }
 
 // Root is one served directory: its index, the disk changes to apply to
@@ -71,6 +76,10 @@ type Root struct {
 
 	hist history.Lazy
 	sem  semantic.Lazy
+	// histCache, for a root with RootOptions.HistoryFromCache, holds the
+	// history read from the cache (cachedHist: once per generation).
+	histCache  bool
+	cachedHist atomic.Pointer[history.Log]
 
 	changes changes
 
@@ -94,7 +103,7 @@ func (p *Pool) Acquire(dir string, opts index.Options, ro RootOptions) *Root {
 	r := &Root{
 		path: dir, key: key, pool: p, refs: 1, logf: p.logf, ctx: ctx, cancel: cancel,
 		ready: make(chan struct{}), built: make(chan struct{}),
-		listeners: map[any]func(string){},
+		listeners: map[any]func(string){}, histCache: ro.HistoryFromCache,
 	}
 	r.changes.init(r)
 	p.roots[key] = r
@@ -197,6 +206,19 @@ func (r *Root) Progress() *index.Progress { return r.progress.Load() }
 // tracker on first use, with its cache in the index's directory. The
 // index must be open.
 func (r *Root) History(ctx context.Context, logf func(format string, args ...any)) *history.Log {
+	if r.histCache {
+		if l := r.cachedHist.Load(); l != nil {
+			return l
+		}
+		if r.idx.Dir() == "" {
+			return nil
+		}
+		l := history.LoadCache(filepath.Join(r.idx.Dir(), history.CacheFile))
+		if l != nil {
+			r.cachedHist.Store(l)
+		}
+		return l
+	}
 	return r.hist.Get(ctx, r.path, r.idx.Dir(), logf)
 }
 

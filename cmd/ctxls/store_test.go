@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxls/ctxls/internal/pgstore"
+	"github.com/ctxls/ctxls/internal/pgstore/pgtest"
+)
+
+// storeRepos are three small repositories, each about one thing.
+var storeRepos = map[string]map[string]string{
+	"org/billing": {
+		"invoice.go": "package billing\n\n// Invoice totals the lines of an order and adds the sales tax.\nfunc Invoice(lines []int64, taxRate int64) int64 {\n\tvar sum int64\n\tfor _, l := range lines {\n\t\tsum += l\n\t}\n\treturn sum + sum*taxRate/10000\n}\n",
+		"refund.go":  "package billing\n\n// Refund returns the money of a cancelled invoice.\nfunc Refund(amount int64) int64 { return -amount }\n",
+	},
+	"org/auth": {
+		"login.go": "package auth\n\n// Login checks a password against its bcrypt hash and opens a session.\nfunc Login(user, password string) (string, error) { return \"session-\" + user, nil }\n",
+	},
+	"team/search": {
+		"rank.py": "def rank(documents, query):\n    \"\"\"Rank documents by bm25 against the query terms.\"\"\"\n    return sorted(documents, key=lambda d: score(d, query), reverse=True)\n\n\ndef score(document, query):\n    return sum(document.count(t) for t in query.split())\n",
+	},
+}
+
+// ctxlsCmd is this test binary run as ctxls.
+func ctxlsCmd(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), runAsMain+"=1")
+	return cmd
+}
+
+// publishRepo writes files into root and publishes root as repo.
+func publishRepo(t *testing.T, url, repo, root string, files map[string]string) {
+	t.Helper()
+	for p, text := range files {
+		if err := os.WriteFile(filepath.Join(root, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := ctxlsCmd("index", "--root", root, "--cache-dir", filepath.Join(root, "..", filepath.Base(root)+".cache"), "--store", url, "--repo", repo).CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("publish: "+repo)) {
+		t.Fatalf("publish %s: %v\n%s", repo, err, out)
+	}
+}
+
+// replica is one `ctxls mcp --http --store` process.
+type replica struct {
+	cmd *exec.Cmd
+	url string
+	log *syncBuffer
+}
+
+func startReplica(t *testing.T, storeURL string) *replica {
+	t.Helper()
+	r := &replica{log: &syncBuffer{}}
+	r.cmd = ctxlsCmd("mcp", "--http", "127.0.0.1:0", "--store", storeURL, "--cache-dir", t.TempDir())
+	r.cmd.Stderr = r.log
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		r.cmd.Process.Kill() //nolint:errcheck // may be dead already
+		r.cmd.Wait()         //nolint:errcheck // killed
+	})
+	listening := regexp.MustCompile(`listening on (http://\S+)`)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := listening.FindStringSubmatch(r.log.String()); m != nil {
+			r.url = m[1]
+			return r
+		}
+	}
+	t.Fatalf("the replica did not listen:\n%s", r.log.String())
+	return nil
+}
+
+// client connects to a replica with a token.
+func (r *replica) client(t *testing.T, token string) *sdk.ClientSession {
+	t.Helper()
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r.url, HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
+	if err != nil {
+		t.Fatalf("connect to %s: %v\n%s", r.url, err, r.log.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and returns its text and whether it was an error.
+func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// Stateless replicas over one store: a token reads the repositories it
+// grants and no other; killing a replica leaves the other answering; a
+// new generation reaches a running replica within 5 s; with the primary
+// stopped, a replica reading through the standby answers, and once the
+// primary is back publishing works again.
+func TestMCPStoreReplicas(t *testing.T) {
+	primary := pgtest.Start(t)
+	url := primary.NewDatabase(t, "org")
+	trees := map[string]string{}
+	for repo, files := range storeRepos {
+		trees[repo] = filepath.Join(t.TempDir(), "tree")
+		if err := os.MkdirAll(trees[repo], 0o755); err != nil {
+			t.Fatal(err)
+		}
+		publishRepo(t, url, repo, trees[repo], files)
+	}
+	st, err := pgstore.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tokBilling, err := st.CreateToken(context.Background(), "billing-bot", []string{"org/billing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokAll, err := st.CreateToken(context.Background(), "assistant", []string{pgstore.AllRepos})
+	if err != nil {
+		t.Fatal(err)
+	}
+	standby := pgtest.StartStandby(t, primary)
+	r1, r2 := startReplica(t, url), startReplica(t, url)
+
+	// A token for one repository: it lists that one, reads it without
+	// naming it, and never reads another's code.
+	bill := r1.client(t, tokBilling)
+	if text, isErr := call(t, bill, "list_repos", nil); isErr || strings.Contains(text, "auth") {
+		t.Fatalf("list_repos with the billing token: %s", text)
+	}
+	text, isErr := call(t, bill, "assemble_context", map[string]any{"query": "how is the sales tax added to an invoice", "budget": map[string]any{"maxTokens": 500}})
+	if isErr || !strings.Contains(text, "func Invoice") {
+		t.Fatalf("billing token, its repository: %s", text)
+	}
+	for _, repo := range []string{"org/auth", "team/search", "org/nope"} {
+		text, isErr := call(t, bill, "assemble_context", map[string]any{"query": "password session bm25", "repo": repo})
+		if !isErr || strings.Contains(text, "Login") || strings.Contains(text, "rank") {
+			t.Fatalf("billing token read %s: %s", repo, text)
+		}
+	}
+	// A token for every repository names the one it reads.
+	all := r2.client(t, tokAll)
+	if text, isErr := call(t, all, "assemble_context", map[string]any{"query": "password"}); !isErr || !strings.Contains(text, "name the repository") {
+		t.Fatalf("no repo with several readable: %s", text)
+	}
+	if text, isErr := call(t, all, "assemble_context", map[string]any{"query": "how does login check the password", "repo": "org/auth"}); isErr || !strings.Contains(text, "func Login") {
+		t.Fatalf("auth: %s", text)
+	}
+	// A wrong token is refused before any tool.
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	if _, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r1.url, HTTPClient: &http.Client{Transport: bearerTransport{"ctxls_forged"}}}, nil); err == nil {
+		t.Fatal("a forged token connected")
+	}
+
+	// Kill one replica: the other answers.
+	r1.cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // checked by the call below
+	r1.cmd.Wait()                           //nolint:errcheck // killed
+	bill2 := r2.client(t, tokBilling)
+	if text, isErr := call(t, bill2, "assemble_context", map[string]any{"query": "refund a cancelled invoice", "budget": map[string]any{"maxTokens": 400}}); isErr || !strings.Contains(text, "func Refund") {
+		t.Fatalf("the surviving replica: %s", text)
+	}
+
+	// A new generation reaches the running replica within 5 s.
+	publishRepo(t, url, "org/billing", trees["org/billing"], map[string]string{
+		"credit.go": "package billing\n\n// CreditNote issues a zanzibarite credit note for a disputed invoice.\nfunc CreditNote(amount int64) int64 { return amount }\n",
+	})
+	published := time.Now()
+	for {
+		text, isErr := call(t, bill2, "assemble_context", map[string]any{"query": "zanzibarite credit note", "budget": map[string]any{"maxTokens": 300}})
+		if !isErr && strings.Contains(text, "func CreditNote") {
+			break
+		}
+		if time.Since(published) > 5*time.Second {
+			t.Fatalf("generation 2 did not reach the replica in 5 s: %s\n%s", text, r2.log.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// The primary down: a replica reading through the standby (a
+	// multi-host URL: the first that answers) checks out and answers.
+	waitReplicated(t, st, standby.URL("org"))
+	primary.Stop()
+	both := strings.Replace(url, "127.0.0.1:"+itoa(primary.Port), "127.0.0.1:"+itoa(primary.Port)+",127.0.0.1:"+itoa(standby.Port), 1)
+	r3 := startReplica(t, both)
+	if text, isErr := call(t, r3.client(t, tokAll), "assemble_context", map[string]any{"query": "rank documents by bm25", "repo": "team/search"}); isErr || !strings.Contains(text, "def rank") {
+		t.Fatalf("through the standby: %s\n%s", text, r3.log.String())
+	}
+	// The running replica keeps answering for what it has checked out.
+	if text, isErr := call(t, bill2, "assemble_context", map[string]any{"query": "refund", "budget": map[string]any{"maxTokens": 300}}); isErr || !strings.Contains(text, "func Refund") {
+		t.Fatalf("a checked-out repository with the primary down: %s", text)
+	}
+	// The primary back: publishing works again.
+	primary.Start()
+	publishRepo(t, url, "org/auth", trees["org/auth"], map[string]string{"logout.go": "package auth\n\n// Logout ends a session.\nfunc Logout(s string) {}\n"})
+}
+
+// waitReplicated waits until the standby at url has the store's current
+// generations.
+func waitReplicated(t *testing.T, primary *pgstore.Store, url string) {
+	t.Helper()
+	want, err := primary.Repos(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		s, err := pgstore.Open(context.Background(), url)
+		if err != nil {
+			continue
+		}
+		got, err := s.Repos(context.Background(), nil)
+		s.Close()
+		if err == nil && len(got) == len(want) && got[0].Generation == want[0].Generation && got[len(got)-1].Generation == want[len(want)-1].Generation {
+			return
+		}
+	}
+	t.Fatal("the standby did not catch up in 30 s")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
