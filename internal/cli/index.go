@@ -14,7 +14,7 @@ import (
 	"github.com/ctxls/ctxls/internal/semantic"
 )
 
-const indexUsage = `ctxls index --root DIR [--store URL --repo NAME] [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]`
+const indexUsage = `ctxls index --root DIR [--store URL --repo NAME [--store-vectors]] [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]`
 
 func runIndex(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("index")
@@ -28,6 +28,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	epConfig := semantic.EndpointFlags(fs)
 	storeURL := fs.String("store", "", "then publish the index into this PostgreSQL store (postgres://user@host:port/database) as --repo's next generation")
 	repoName := fs.String("repo", "", "the repository's name in --store (letters, digits, . _ - /)")
+	storeVectors := fs.Bool("store-vectors", false, "with --store: publish the semantic channel's vectors too (they change whole with any change to the tree; without them each replica computes its own)")
 	if help, err := parseFlags(fs, args, indexUsage, env); help || err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 		if bs.Dir == "" {
 			return fmt.Errorf("publish %s: the index could not be kept on disk", *repoName)
 		}
-		ps, err := publish(ctx, st, *repoName, dir, opts)
+		ps, err := publish(ctx, st, *repoName, dir, opts, *storeVectors && *embeddings == semantic.ModeWorkspace)
 		if err != nil {
 			return err
 		}
@@ -120,7 +121,7 @@ func publishSummary(p pgstore.PublishStats) string {
 		return fmt.Sprintf("publish: %s generation %d unchanged (%d files) in %.2f s", p.Repo, p.Generation, p.Files, p.DurationMs/1000)
 	}
 	return fmt.Sprintf("publish: %s generation %d: %d files, %d of %d blobs new, %.1f MB written in %.2f s",
-		p.Repo, p.Generation, p.Files, p.NewBlobs, p.Blobs, float64(p.Written)/1e6, p.DurationMs/1000)
+		p.Repo, p.Generation, p.Files, p.NewBlobs, p.Checked, float64(p.Written)/1e6, p.DurationMs/1000)
 }
 
 // buildIndex builds or refreshes the index of root, as index.Build does,

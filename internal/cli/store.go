@@ -64,8 +64,12 @@ func storeHistory(indexDir string) *history.Log {
 }
 
 // publish publishes the index of root (opened again: nothing changed
-// since it was built) with its side files as repo's next generation.
-func publish(ctx context.Context, st *pgstore.Store, repo, root string, opts index.Options) (pgstore.PublishStats, error) {
+// since it was built) as repo's next generation, with the git history's
+// cache and, withVectors, the semantic channel's vectors (which change
+// whole with any change to the tree: the vectors of a workspace are
+// trained on all of it, so a replica computing its own keeps publishes
+// small).
+func publish(ctx context.Context, st *pgstore.Store, repo, root string, opts index.Options, withVectors bool) (pgstore.PublishStats, error) {
 	opts.Warm, opts.Background = false, false
 	x, err := index.Open(ctx, root, opts)
 	if err != nil {
@@ -74,14 +78,14 @@ func publish(ctx context.Context, st *pgstore.Store, repo, root string, opts ind
 	defer x.Close()
 	snap, release := x.Snapshot()
 	defer release()
-	var sides []pgstore.Side
+	po := pgstore.PublishOptions{Producer: x.ChunkingKey()}
 	if d := x.Dir(); d != "" {
-		sides = []pgstore.Side{
-			{Name: semantic.CacheFile, Path: filepath.Join(d, semantic.CacheFile)},
-			{Name: history.CacheFile, Path: filepath.Join(d, history.CacheFile)},
+		po.Sides = []pgstore.Side{{Name: history.CacheFile, Path: filepath.Join(d, history.CacheFile)}}
+		if withVectors {
+			po.Sides = append(po.Sides, pgstore.Side{Name: semantic.CacheFile, Path: filepath.Join(d, semantic.CacheFile)})
 		}
 	}
-	return st.Publish(ctx, repo, snap, sides)
+	return st.Publish(ctx, repo, snap, po)
 }
 
 const storeUsage = `ctxls store repos --store URL [--json] | ctxls store token --store URL --name NAME --repos A,B|'*' | ctxls store revoke --store URL --name NAME`

@@ -1006,3 +1006,12 @@ func textCacheLimit(n int) int {
 	}
 	return n
 }
+
+// ChunkingKey identifies what made the index's chunks: the tables' schema
+// and the chunker's configuration. Two indexes with the same key have the
+// same chunks for the same content at the same path (a store's publisher
+// reuses the chunks it published before for files whose content did not
+// change).
+func (x *Index) ChunkingKey() string {
+	return fmt.Sprintf("schema %d|%s", schemaVersion, x.set.ConfigKey)
+}

@@ -22,6 +22,7 @@ type Manifest struct {
 	Format    int         `json:"format"`
 	Repo      string      `json:"repo"`
 	StateRoot string      `json:"stateRoot"` // the index snapshot's
+	Producer  string      `json:"producer"`  // PublishOptions.Producer
 	Files     []FileEntry `json:"files"`     // in path order
 	Sides     []SideEntry `json:"sides"`     // in name order
 }

@@ -44,7 +44,7 @@ func publishTree(t *testing.T, s *Store, repo, root string) PublishStats {
 	defer x.Close()
 	snap, release := x.Snapshot()
 	defer release()
-	st, err := s.Publish(ctx, repo, snap, nil)
+	st, err := s.Publish(ctx, repo, snap, PublishOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestCheckoutIndexEqualsLocal(t *testing.T) {
 	defer lx.Close()
 	lsnap, release := lx.Snapshot()
 	defer release()
-	if _, err := s.Publish(ctx, "r", lsnap, nil); err != nil {
+	if _, err := s.Publish(ctx, "r", lsnap, PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	co, err := s.Checkout(ctx, "r", t.TempDir(), nil)
@@ -296,7 +296,7 @@ func TestStandby(t *testing.T) {
 	defer x.Close()
 	snap, release := x.Snapshot()
 	defer release()
-	if _, err := ro.Publish(ctx, "r2", snap, nil); !errors.Is(err, ErrReadOnly) {
+	if _, err := ro.Publish(ctx, "r2", snap, PublishOptions{}); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("publish on a standby: %v", err)
 	}
 	primary.Stop()
@@ -305,11 +305,11 @@ func TestStandby(t *testing.T) {
 		t.Fatalf("checkout from the standby, primary down: %v", err)
 	}
 	co.Close()
-	if _, err := s.Publish(ctx, "r2", snap, nil); err == nil {
+	if _, err := s.Publish(ctx, "r2", snap, PublishOptions{}); err == nil {
 		t.Fatal("published with the primary down")
 	}
 	primary.Start()
-	if _, err := s.Publish(ctx, "r2", snap, nil); err != nil {
+	if _, err := s.Publish(ctx, "r2", snap, PublishOptions{}); err != nil {
 		t.Fatalf("publish after the primary came back: %v", err)
 	}
 }

@@ -23,10 +23,12 @@ type PublishStats struct {
 	Files     int   `json:"files"`
 	Bytes     int64 `json:"bytes"` // the texts' total size
 	// NewBlobs and Written count the blobs the store lacked and their
-	// compressed bytes; Blobs counts every blob the generation names.
-	NewBlobs   int     `json:"newBlobs"`
-	Written    int64   `json:"written"`
-	Blobs      int     `json:"blobs"`
+	// compressed bytes; Checked counts the blobs looked for (those of
+	// the files that changed since the current generation, the side
+	// files' blocks and the manifest).
+	NewBlobs int   `json:"newBlobs"`
+	Written  int64 `json:"written"`
+	Checked  int   `json:"checked"`
 	DurationMs float64 `json:"durationMs"`
 }
 
@@ -45,29 +47,47 @@ const KeepGenerations = 3
 // store as the next generation of repo, and makes it current. Blobs the
 // store has already are not written again. A file whose disk content no
 // longer matches snap fails the publish (index again, then publish).
-func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, sides []Side) (PublishStats, error) {
+// PublishOptions say what a publish carries besides the snapshot.
+type PublishOptions struct {
+	// Sides are side files of the index directory to publish with it.
+	Sides []Side
+	// Producer identifies what made the snapshot's chunks
+	// (index.Index.ChunkingKey): a file whose content is what the current
+	// generation, published by the same producer, had at the same path
+	// keeps its stored chunks without their being encoded again. Empty:
+	// every file's chunks are encoded.
+	Producer string
+}
+
+func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, po PublishOptions) (PublishStats, error) {
 	start := time.Now()
 	st := PublishStats{Repo: repo}
 	if err := CheckRepoName(repo); err != nil {
 		return st, err
 	}
-	m := &Manifest{Format: manifestFormat, Repo: repo, StateRoot: snap.StateRoot()}
+	m := &Manifest{Format: manifestFormat, Repo: repo, StateRoot: snap.StateRoot(), Producer: po.Producer}
+	prev := s.previous(ctx, repo, po.Producer)
 	paths := snap.Paths()
 	m.Files = make([]FileEntry, len(paths))
 	chunkBlobs := make([][]byte, len(paths))
 	parallel(len(paths), func(i int) {
 		p := paths[i]
 		fi, _ := snap.Stat(p)
+		m.Files[i] = FileEntry{Path: p, Size: fi.Size, MTime: fi.ModTime.UnixNano(), Text: fi.Hash}
+		if fi.ModTime.IsZero() {
+			m.Files[i].MTime = 0
+		}
+		if old, ok := prev[p]; ok && old.Text == fi.Hash {
+			m.Files[i].Chunks = old.Chunks // stored already
+			return
+		}
 		ics := snap.ChunksOf(p)
 		cs := make([]chunk.Chunk, 0, len(ics))
 		for _, c := range ics {
 			cs = append(cs, c.Chunk)
 		}
 		chunkBlobs[i] = encodeChunks(cs)
-		m.Files[i] = FileEntry{Path: p, Size: fi.Size, MTime: fi.ModTime.UnixNano(), Text: fi.Hash, Chunks: hashOf(chunkBlobs[i]).String()}
-		if fi.ModTime.IsZero() {
-			m.Files[i].MTime = 0
-		}
+		m.Files[i].Chunks = hashOf(chunkBlobs[i]).String()
 	})
 	// Every blob the generation names, then those the store lacks.
 	type want struct {
@@ -85,6 +105,9 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 	}
 	for i, f := range m.Files {
 		st.Bytes += f.Size
+		if chunkBlobs[i] == nil {
+			continue // as in the current generation: its blobs are stored
+		}
 		h, err := parseHash(f.Text)
 		if err != nil {
 			return st, fmt.Errorf("publish %s: %s: %w", repo, f.Path, err)
@@ -92,7 +115,7 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 		add(want{h: h, text: f.Path})
 		add(want{h: hashOf(chunkBlobs[i]), raw: chunkBlobs[i]})
 	}
-	for _, sd := range sides {
+	for _, sd := range po.Sides {
 		b, err := os.ReadFile(sd.Path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -115,7 +138,7 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 	mb := m.encode()
 	mh := hashOf(mb)
 	add(want{h: mh, raw: mb})
-	st.Files, st.Blobs = len(m.Files), len(wants)
+	st.Files = len(m.Files)
 
 	hashes := make([]Hash, len(wants))
 	for i, w := range wants {
@@ -140,7 +163,7 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 		}
 		news = append(news, blob{hash: w.h, raw: raw})
 	}
-	st.NewBlobs = len(news)
+	st.NewBlobs, st.Checked = len(news), len(wants)
 	if st.Written, err = s.putBlobs(ctx, news); err != nil {
 		return st, fmt.Errorf("publish %s: %w", repo, err)
 	}
@@ -185,3 +208,28 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 // NotifyChannel is the PostgreSQL channel a publish notifies, with the
 // repository's name as payload.
 const NotifyChannel = "ctxls_generations"
+
+// previous returns the files of repo's current generation by path, when
+// producer (not empty) made it: their chunks can be reused.
+func (s *Store) previous(ctx context.Context, repo, producer string) map[string]FileEntry {
+	if producer == "" {
+		return nil
+	}
+	_, mh, err := s.current(ctx, repo)
+	if err != nil {
+		return nil
+	}
+	blobs, _, err := s.getBlobs(ctx, []Hash{mh})
+	if err != nil {
+		return nil
+	}
+	m, err := decodeManifest(blobs[mh])
+	if err != nil || m.Producer != producer {
+		return nil
+	}
+	out := make(map[string]FileEntry, len(m.Files))
+	for _, f := range m.Files {
+		out[f.Path] = f
+	}
+	return out
+}
