@@ -177,7 +177,7 @@ func TestMCPStoreReplicas(t *testing.T) {
 
 	// Kill one replica: the other answers.
 	r1.cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // checked by the call below
-	r1.cmd.Wait()                           //nolint:errcheck // killed
+	r1.cmd.Wait()                          //nolint:errcheck // killed
 	bill2 := r2.client(t, tokBilling)
 	if text, isErr := call(t, bill2, "assemble_context", map[string]any{"query": "refund a cancelled invoice", "budget": map[string]any{"maxTokens": 400}}); isErr || !strings.Contains(text, "func Refund") {
 		t.Fatalf("the surviving replica: %s", text)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -110,7 +109,7 @@ func (x *Index) processFileSame(ctx context.Context, ch Chunker, j *fileJob, sam
 	r := fileResult{job: j}
 	src := j.content
 	if src == nil {
-		b, err := os.ReadFile(filepath.Join(x.env.root, filepath.FromSlash(j.entry.Path)))
+		b, err := x.env.readFile(j.entry.Path)
 		if err != nil {
 			r.skip, r.err = "read error", err
 			if errors.Is(err, os.ErrNotExist) {
@@ -201,6 +200,11 @@ func (x *Index) processFileSame(ctx context.Context, ch Chunker, j *fileJob, sam
 		oldRecs = j.old.recs()
 	}
 	prev := x.previousCounts(j.old, len(chunks), nenc)
+	// Counts the chunker knows (a store's) are taken as they are.
+	var known [][]int32
+	if cc, ok := ch.(CountingChunker); ok && nenc > 0 && !reused {
+		known = cc.Counts(info.Path, x.set.encodings)
+	}
 	ac := x.counter()
 	defer x.counters.Put(ac)
 	r.docs = make([]*postings.Doc, len(chunks))
@@ -210,6 +214,10 @@ func (x *Index) processFileSame(ctx context.Context, ch Chunker, j *fileJob, sam
 			s, e := lineSpan(starts, len(src), c.StartLine, c.EndLine)
 			if !prev.reuse(i, text[s:e], rec.tokens[i*nenc:(i+1)*nenc]) {
 				for k, cnt := range x.set.counters {
+					if k < len(known) && len(known[k]) == len(chunks) {
+						rec.tokens[i*nenc+k] = known[k][i]
+						continue
+					}
 					rec.tokens[i*nenc+k] = int32(cnt.Count(text[s:e]))
 				}
 			}
@@ -601,11 +609,11 @@ func (x *Index) buildBufferChange(w *batchWriter, p string) error {
 		return nil
 	}
 	if !overlay {
-		fi, err := os.Stat(filepath.Join(x.env.root, filepath.FromSlash(p)))
-		if err != nil || !fi.Mode().IsRegular() {
+		size, mtime, err := x.env.stat(p)
+		if err != nil {
 			return drop()
 		}
-		job.entry.Size, job.entry.ModTime = fi.Size(), fi.ModTime()
+		job.entry.Size, job.entry.ModTime = size, mtime
 	} else {
 		job.entry.Size = int64(len(content))
 	}

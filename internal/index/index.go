@@ -261,7 +261,7 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	}
 	x := &Index{
 		set:       set,
-		env:       &env{root: abs, encodings: set.encodings, pool: &scorerPool{}, texts: newTextCache(textCacheLimit(opts.TextCacheBytes))},
+		env:       &env{root: abs, encodings: set.encodings, pool: &scorerPool{}, texts: newTextCache(textCacheLimit(opts.TextCacheBytes)), files: opts.Files},
 		overlays:  make(map[string][]byte),
 		ovKick:    make(chan struct{}, 1),
 		doneBuild: make(chan struct{}),

@@ -49,6 +49,9 @@ type Options struct {
 	// NewChunker creates one Chunker per worker; nil means
 	// chunk.NewChunker(Chunking).
 	NewChunker func() (Chunker, error)
+	// Files serves the root's files instead of the disk (nil: the disk).
+	// The Lister lists them; the root directory must exist all the same.
+	Files FileSource
 	// Chunking configures the default chunker.
 	Chunking chunk.Options
 	// ConfigKey identifies the chunker configuration when NewChunker is

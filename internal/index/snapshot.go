@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ctxls/ctxls/internal/index/chunk"
 	"github.com/ctxls/ctxls/internal/index/postings"
@@ -29,6 +31,32 @@ type env struct {
 	encodings []string
 	pool      *scorerPool
 	texts     *textCache
+	files     FileSource // nil: the disk under root
+}
+
+// stat returns the size and modification time of the file at the
+// root-relative path rel (fs.ErrNotExist, wrapped, when there is none, or
+// it is not a regular file).
+func (e *env) stat(rel string) (int64, time.Time, error) {
+	if e.files != nil {
+		return e.files.Stat(rel)
+	}
+	fi, err := os.Stat(filepath.Join(e.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, time.Time{}, fmt.Errorf("%s: not a regular file: %w", rel, fs.ErrNotExist)
+	}
+	return fi.Size(), fi.ModTime(), nil
+}
+
+// readFile returns the content of the file at rel.
+func (e *env) readFile(rel string) ([]byte, error) {
+	if e.files != nil {
+		return e.files.ReadFile(rel)
+	}
+	return os.ReadFile(filepath.Join(e.root, filepath.FromSlash(rel)))
 }
 
 // Snapshot is an immutable view of the index at one state: file table,
@@ -248,13 +276,12 @@ func (s *Snapshot) readFile(path string, cache bool) (File, error) {
 	if f.info.Overlay {
 		return File{f.info, f.text}, nil
 	}
-	name := filepath.Join(s.env.root, filepath.FromSlash(path))
 	if t, ok := s.env.texts.get(path, f.info.Hash); ok {
-		if fi, err := os.Stat(name); err == nil && f.info.sameOnDisk(fi.Size(), fi.ModTime()) {
+		if size, mtime, err := s.env.stat(path); err == nil && f.info.sameOnDisk(size, mtime) {
 			return File{f.info, t}, nil
 		}
 	}
-	b, err := os.ReadFile(name)
+	b, err := s.env.readFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return File{}, fmt.Errorf("file %s: %w (%v)", path, ErrStale, err)

@@ -37,12 +37,32 @@ type Lister interface {
 	List(ctx context.Context, root string) ([]Entry, []Skipped, error)
 }
 
+// A FileSource serves a root's files in place of the disk (Options.Files):
+// a store's checkout keeps the texts of a generation in one pack rather
+// than a file each. Paths are root-relative and slash-separated; a path
+// the source does not have is fs.ErrNotExist (wrapped). Implementations
+// are safe for concurrent use; ReadFile's result is the caller's.
+type FileSource interface {
+	Stat(rel string) (size int64, mtime time.Time, err error)
+	ReadFile(rel string) ([]byte, error)
+}
+
 // A Chunker splits one file into chunks. It need not be safe for concurrent
 // use: the index creates one per worker goroutine with Options.NewChunker
 // and closes it when done.
 type Chunker interface {
 	Chunk(path string, src []byte) ([]chunk.Chunk, error)
 	Close()
+}
+
+// A CountingChunker is a Chunker that also knows the token counts of the
+// chunks it returns (a store's checkout has the publisher's): the index
+// takes them instead of counting. Counts returns, for the chunks the last
+// Chunk call returned for path, each encoding's counts per chunk (nil for
+// an encoding it does not know, which the index counts).
+type CountingChunker interface {
+	Chunker
+	Counts(path string, encodings []string) [][]int32
 }
 
 // againChunker is a Chunker that can chunk an edited file again from the

@@ -276,7 +276,20 @@ func (x *Index) changeLocked(ctx context.Context, p string, content []byte, over
 func (x *Index) changeFileLocked(ctx context.Context, p string, content []byte, overlay bool) error {
 	job := fileJob{entry: Entry{Path: p}, content: content, overlay: overlay, again: overlay}
 	if content == nil {
-		fi, err := os.Stat(filepath.Join(x.env.root, filepath.FromSlash(p)))
+		var size int64
+		var mtime time.Time
+		var err error
+		if x.env.files != nil {
+			size, mtime, err = x.env.files.Stat(p)
+		} else {
+			var fi os.FileInfo
+			if fi, err = os.Stat(filepath.Join(x.env.root, filepath.FromSlash(p))); err == nil {
+				if !fi.Mode().IsRegular() {
+					return fmt.Errorf("not a regular file")
+				}
+				size, mtime = fi.Size(), fi.ModTime()
+			}
+		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			_, _, err := x.applyLocked(ctx, nil, []string{p})
@@ -284,10 +297,8 @@ func (x *Index) changeFileLocked(ctx context.Context, p string, content []byte, 
 			return err
 		case err != nil:
 			return err
-		case !fi.Mode().IsRegular():
-			return fmt.Errorf("not a regular file")
 		}
-		job.entry.Size, job.entry.ModTime = fi.Size(), fi.ModTime()
+		job.entry.Size, job.entry.ModTime = size, mtime
 	} else {
 		job.entry.Size = int64(len(content))
 	}

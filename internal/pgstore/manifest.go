@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,11 +12,12 @@ import (
 
 	"github.com/restic/chunker"
 
+	"github.com/ctxls/ctxls/internal/cachefile"
 	"github.com/ctxls/ctxls/internal/index/chunk"
 )
 
 // manifestFormat is the version of Manifest's encoding.
-const manifestFormat = 1
+const manifestFormat = 2
 
 // Manifest is one generation of a repository: what a replica checks out.
 type Manifest struct {
@@ -105,31 +107,102 @@ func CheckRepoName(name string) error {
 	return nil
 }
 
-// encodeChunks is the stored form of a file's chunks: JSON, without the
-// path (equal contents at two paths share one blob).
-func encodeChunks(cs []chunk.Chunk) []byte {
-	slim := make([]chunk.Chunk, len(cs))
-	for i, c := range cs {
-		c.Path = ""
-		slim[i] = c
+// chunksFormat starts the stored form of a file's chunks.
+const chunksFormat = 1
+
+// StoredChunks are a file's chunks as stored: without their path (equal
+// contents at two paths share one blob) and with their token counts in
+// the publisher's encodings, so that a replica neither parses nor counts.
+type StoredChunks struct {
+	Chunks    []chunk.Chunk
+	Encodings []string  // sorted
+	Tokens    [][]int32 // per encoding, per chunk
+}
+
+// encodeChunks is the stored form: a format byte, the encodings, then per
+// chunk its strings and numbers as length-prefixed strings and varints,
+// its defines and references, and its token counts.
+func encodeChunks(sc StoredChunks) []byte {
+	b := []byte{chunksFormat}
+	b = binary.AppendUvarint(b, uint64(len(sc.Encodings)))
+	for _, e := range sc.Encodings {
+		b = cachefile.AppendString(b, e)
 	}
-	b, err := json.Marshal(slim)
-	if err != nil {
-		panic(err) // plain data: cannot fail
+	b = binary.AppendUvarint(b, uint64(len(sc.Chunks)))
+	for i, c := range sc.Chunks {
+		for _, s := range [...]string{c.Language, string(c.Kind), c.Symbol, c.QualifiedName, c.Signature, c.Doc, c.TrackingHash, c.ContentHash} {
+			b = cachefile.AppendString(b, s)
+		}
+		for _, n := range [...]int{c.StartByte, c.EndByte, c.StartLine, c.EndLine, c.SigEndLine, c.DocStartLine, c.Part} {
+			b = binary.AppendVarint(b, int64(n))
+		}
+		for _, list := range [...][]string{c.Defines, c.References} {
+			b = binary.AppendUvarint(b, uint64(len(list)))
+			for _, s := range list {
+				b = cachefile.AppendString(b, s)
+			}
+		}
+		for k := range sc.Encodings {
+			b = binary.AppendVarint(b, int64(sc.Tokens[k][i]))
+		}
 	}
 	return b
 }
 
 // decodeChunks reads encodeChunks's form back for the file at p.
-func decodeChunks(b []byte, p string) ([]chunk.Chunk, error) {
-	var cs []chunk.Chunk
-	if err := json.Unmarshal(b, &cs); err != nil {
-		return nil, fmt.Errorf("chunks of %s: %w", p, err)
+func decodeChunks(b []byte, p string) (StoredChunks, error) {
+	var sc StoredChunks
+	if len(b) == 0 || b[0] != chunksFormat {
+		return sc, fmt.Errorf("chunks of %s: not a known format", p)
 	}
-	for i := range cs {
-		cs[i].Path = p
+	r := &cachefile.Record{B: b[1:]}
+	ne := r.Uvarint()
+	if ne > 16 {
+		return sc, fmt.Errorf("chunks of %s: damaged", p)
 	}
-	return cs, nil
+	for range ne {
+		sc.Encodings = append(sc.Encodings, r.String())
+	}
+	n := r.Uvarint()
+	if r.Err != nil || n > uint64(len(b)) {
+		return sc, fmt.Errorf("chunks of %s: damaged", p)
+	}
+	sc.Chunks = make([]chunk.Chunk, n)
+	sc.Tokens = make([][]int32, ne)
+	for k := range sc.Tokens {
+		sc.Tokens[k] = make([]int32, n)
+	}
+	for i := range sc.Chunks {
+		c := &sc.Chunks[i]
+		c.Path = p
+		c.Language, c.Kind, c.Symbol, c.QualifiedName = r.String(), chunk.Kind(r.String()), r.String(), r.String()
+		c.Signature, c.Doc, c.TrackingHash, c.ContentHash = r.String(), r.String(), r.String(), r.String()
+		for _, dst := range [...]*int{&c.StartByte, &c.EndByte, &c.StartLine, &c.EndLine, &c.SigEndLine, &c.DocStartLine, &c.Part} {
+			*dst = int(r.Varint())
+		}
+		for _, dst := range [...]*[]string{&c.Defines, &c.References} {
+			m := r.Uvarint()
+			if m > uint64(len(r.B)) {
+				return sc, fmt.Errorf("chunks of %s: damaged", p)
+			}
+			if m > 0 {
+				*dst = make([]string, m)
+				for j := range *dst {
+					(*dst)[j] = r.String()
+				}
+			}
+		}
+		for k := range sc.Tokens {
+			sc.Tokens[k][i] = int32(r.Varint())
+		}
+		if r.Err != nil {
+			return sc, fmt.Errorf("chunks of %s: damaged", p)
+		}
+	}
+	if len(r.B) != 0 {
+		return sc, fmt.Errorf("chunks of %s: damaged (trailing bytes)", p)
+	}
+	return sc, nil
 }
 
 // The side files' blocks: content-defined boundaries (Rabin

@@ -54,7 +54,7 @@ func publishTree(t *testing.T, s *Store, repo, root string) PublishStats {
 // openIndex builds the index of a checkout from its stored chunks.
 func openIndex(t *testing.T, co *Checkout) *index.Index {
 	t.Helper()
-	x, err := index.Open(context.Background(), co.Root, index.Options{CacheDir: co.IndexDir, Lister: co.Lister(), NewChunker: co.NewChunker, ConfigKey: ConfigKey})
+	x, err := index.Open(context.Background(), co.Root, index.Options{CacheDir: co.IndexDir, Lister: co.Lister(), Files: co.Files(), NewChunker: co.NewChunker, ConfigKey: ConfigKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,5 +311,36 @@ func TestStandby(t *testing.T) {
 	primary.Start()
 	if _, err := s.Publish(ctx, "r2", snap, PublishOptions{}); err != nil {
 		t.Fatalf("publish after the primary came back: %v", err)
+	}
+}
+
+// The stored form of chunks reads back to the same chunks and counts,
+// and a damaged one is an error, never chunks.
+func TestChunksRoundTrip(t *testing.T) {
+	sc := StoredChunks{
+		Chunks: []chunk.Chunk{
+			{Language: "go", Kind: "function", StartByte: 10, EndByte: 90, StartLine: 3, EndLine: 7, Symbol: "F", QualifiedName: "p.F",
+				Signature: "func F()", SigEndLine: 3, Doc: "// F does.", DocStartLine: 2, Defines: []string{"F"}, References: []string{"G", "H"},
+				TrackingHash: "00112233445566778899aabbccddeeff", ContentHash: "ffeeddccbbaa99887766554433221100"},
+			{Language: "go", Kind: "window", StartByte: 90, EndByte: 91, StartLine: 8, EndLine: 8, Part: 2},
+		},
+		Encodings: []string{"cl100k_base", "o200k_base"},
+		Tokens:    [][]int32{{12, 1}, {11, 1}},
+	}
+	b := encodeChunks(sc)
+	got, err := decodeChunks(b, "a/b.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sc.Chunks {
+		sc.Chunks[i].Path = "a/b.go"
+	}
+	if !reflect.DeepEqual(got, sc) {
+		t.Fatalf("got %+v\nwant %+v", got, sc)
+	}
+	for cut := range len(b) - 1 {
+		if _, err := decodeChunks(b[:cut], "x"); err == nil {
+			t.Fatalf("a blob cut at %d of %d bytes decoded", cut, len(b))
+		}
 	}
 }

@@ -26,9 +26,9 @@ type PublishStats struct {
 	// compressed bytes; Checked counts the blobs looked for (those of
 	// the files that changed since the current generation, the side
 	// files' blocks and the manifest).
-	NewBlobs int   `json:"newBlobs"`
-	Written  int64 `json:"written"`
-	Checked  int   `json:"checked"`
+	NewBlobs   int     `json:"newBlobs"`
+	Written    int64   `json:"written"`
+	Checked    int     `json:"checked"`
 	DurationMs float64 `json:"durationMs"`
 }
 
@@ -82,11 +82,16 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 			return
 		}
 		ics := snap.ChunksOf(p)
-		cs := make([]chunk.Chunk, 0, len(ics))
+		sc := StoredChunks{Chunks: make([]chunk.Chunk, 0, len(ics)), Encodings: snap.Encodings()}
+		sc.Tokens = make([][]int32, len(sc.Encodings))
 		for _, c := range ics {
-			cs = append(cs, c.Chunk)
+			sc.Chunks = append(sc.Chunks, c.Chunk)
+			for k, e := range sc.Encodings {
+				n, _ := snap.TokenCount(c.ID, e)
+				sc.Tokens[k] = append(sc.Tokens[k], int32(n))
+			}
 		}
-		chunkBlobs[i] = encodeChunks(cs)
+		chunkBlobs[i] = encodeChunks(sc)
 		m.Files[i].Chunks = hashOf(chunkBlobs[i]).String()
 	})
 	// Every blob the generation names, then those the store lacks.

@@ -139,6 +139,7 @@ func (rs *Repos) checkout(name string, e *repoRoot) {
 func UseCheckout(co *pgstore.Checkout, opts *index.Options) {
 	opts.CacheDir = co.IndexDir
 	opts.Lister = co.Lister()
+	opts.Files = co.Files()
 	opts.NewChunker = co.NewChunker
 	opts.ConfigKey = pgstore.ConfigKey
 }
