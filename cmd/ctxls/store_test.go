@@ -169,6 +169,22 @@ func TestMCPStoreReplicas(t *testing.T) {
 	if text, isErr := call(t, all, "assemble_context", map[string]any{"query": "how does login check the password", "repo": "org/auth"}); isErr || !strings.Contains(text, "func Login") {
 		t.Fatalf("auth: %s", text)
 	}
+	// Across repositories: one context over every one the token reads.
+	// The repositories that answer come first; what fills the rest of
+	// the budget (if anything) comes after them.
+	text, isErr = call(t, all, "assemble_context", map[string]any{"query": "the invoice refund and the login password check", "repos": []string{"*"}, "budget": map[string]any{"maxTokens": 600}})
+	search := strings.Index(text, "team/search")
+	if isErr || !strings.Contains(text, "org/billing/refund.go") || !strings.Contains(text, "org/auth/login.go") ||
+		(search >= 0 && (search < strings.Index(text, "org/billing/refund.go") || search < strings.Index(text, "org/auth/login.go"))) {
+		t.Fatalf("across repositories: %s", text)
+	}
+	// The billing token cannot widen its reach with repos.
+	if text, isErr := call(t, bill, "assemble_context", map[string]any{"query": "login password", "repos": []string{"org/billing", "org/auth"}}); !isErr || strings.Contains(text, "func Login") {
+		t.Fatalf("billing token across repositories: %s", text)
+	}
+	if text, isErr := call(t, bill, "assemble_context", map[string]any{"query": "login password", "repos": []string{"*"}}); isErr || strings.Contains(text, "func Login") {
+		t.Fatalf("billing token, every repository it reads: %s", text)
+	}
 	// A wrong token is refused before any tool.
 	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
 	if _, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r1.url, HTTPClient: &http.Client{Transport: bearerTransport{"ctxls_forged"}}}, nil); err == nil {

@@ -59,7 +59,8 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from the root itself, stored with the index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")
 	epConfig := semantic.EndpointFlags(fs)
 	storeURL := fs.String("store", "", "answer from a PostgreSQL store of indexes (postgres://user@host:port/database) instead of a root: name the repository with --repo; --cache-dir is then where checkouts are kept")
-	repoName := fs.String("repo", "", "the repository of --store to answer for")
+	var repoNames multiFlag
+	fs.Var(&repoNames, "repo", "the repository of --store to answer for; repeated (or '*': every one), one context across them, each repository's paths under its name")
 	var include, exclude multiFlag
 	fs.Var(&include, "include", "only paths matching this glob (repeatable)")
 	fs.Var(&exclude, "exclude", "leave out paths matching this glob (repeatable)")
@@ -67,31 +68,37 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	var dir string
-	var co *pgstore.Checkout
-	if *storeURL != "" || *repoName != "" {
+	var src ws.StoreSource
+	var single *pgstore.Checkout // src when it is one repository's
+	if *storeURL != "" || len(repoNames) > 0 {
 		switch {
 		case *root != "":
 			return &usageError{assembleUsage, "give --root or --store, not both"}
 		case *storeURL == "":
 			return &usageError{assembleUsage, "--repo needs --store"}
-		case *repoName == "":
+		case len(repoNames) == 0:
 			return &usageError{assembleUsage, "--store needs --repo NAME"}
 		case *diffRev != "":
 			return &usageError{assembleUsage, "--diff REV runs git in the root; with --store, give the diff with --diff-file"}
 		}
-		if err := pgstore.CheckRepoName(*repoName); err != nil {
-			return &usageError{assembleUsage, err.Error()}
+		for _, r := range repoNames {
+			if r == pgstore.AllRepos {
+				continue
+			}
+			if err := pgstore.CheckRepoName(r); err != nil {
+				return &usageError{assembleUsage, err.Error()}
+			}
 		}
 		st, err := openStore(ctx, *storeURL)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		if co, err = checkout(ctx, st, *repoName, *cacheDir); err != nil {
+		if src, single, err = checkoutSource(ctx, st, repoNames, *cacheDir); err != nil {
 			return err
 		}
-		defer co.Close()
-		dir = co.Root
+		defer src.Close()
+		dir, _ = src.Dirs()
 	} else {
 		var err error
 		if dir, err = rootDir(*root, assembleUsage); err != nil {
@@ -161,8 +168,8 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	if co != nil {
-		ws.UseCheckout(co, &opts)
+	if src != nil {
+		ws.UseCheckout(src, &opts)
 	}
 	opts.Warm = true // a request follows at once
 	// Another ctxls (a server on the same root) holding the index: answer
@@ -199,8 +206,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	}
 	switch {
 	case !*useHistory || !req.WantsHistory():
-	case co != nil:
+	case single != nil:
 		req.History = storeHistory(x.Dir()) // the tree is no git checkout
+	case src != nil: // several repositories: no one history
 	default:
 		req.History = loadHistory(ctx, dir, x.Dir(), env)
 	}

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ctxls/ctxls/internal/history"
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/semantic"
+	ws "github.com/ctxls/ctxls/internal/workspace"
 )
 
 // openStore connects to the store at url; errors name the flag.
@@ -36,26 +38,55 @@ func checkoutParent(cacheDir string) (string, error) {
 	return filepath.Join(base, "store"), nil
 }
 
-// checkout checks repo out of st for a request; useCheckout then sets
-// the index options. The caller closes the checkout.
-func checkout(ctx context.Context, st *pgstore.Store, repo, cacheDir string) (*pgstore.Checkout, error) {
+// checkoutSource checks the repositories named out of st for a request:
+// one repository's checkout (returned twice: as the source and as
+// itself), or the union of several ('*': every one in the store).
+// The caller closes the source.
+func checkoutSource(ctx context.Context, st *pgstore.Store, names []string, cacheDir string) (ws.StoreSource, *pgstore.Checkout, error) {
 	parent, err := checkoutParent(cacheDir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	co, err := st.Checkout(ctx, repo, parent, nil)
+	if slices.Contains(names, pgstore.AllRepos) {
+		list, err := st.Repos(ctx, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		names = names[:0:0]
+		for _, r := range list {
+			names = append(names, r.Name)
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	var src ws.StoreSource
+	var single *pgstore.Checkout
+	switch len(names) {
+	case 0:
+		return nil, nil, errors.New("--repo '*': the store has no repository")
+	case 1:
+		co, err := st.Checkout(ctx, names[0], parent, nil)
+		if err != nil {
+			return nil, nil, storeError(err)
+		}
+		src, single = co, co
+	default:
+		u, err := st.CheckoutUnion(ctx, names, parent, nil)
+		if err != nil {
+			return nil, nil, storeError(err)
+		}
+		src = u
+	}
+	_, idir := src.Dirs()
+	err = index.PrepareCacheDir(idir)
+	if err == nil {
+		err = src.InstallSides(idir)
+	}
 	if err != nil {
-		return nil, storeError(err)
+		src.Close()
+		return nil, nil, fmt.Errorf("checkout: %w", err)
 	}
-	if err := index.PrepareCacheDir(co.IndexDir); err != nil {
-		co.Close()
-		return nil, fmt.Errorf("checkout %s: %w", repo, err)
-	}
-	if err := co.InstallSides(co.IndexDir); err != nil {
-		co.Close()
-		return nil, fmt.Errorf("checkout %s: %w", repo, err)
-	}
-	return co, nil
+	return src, single, nil
 }
 
 // storeHistory returns the history a checkout came with (nil: none).

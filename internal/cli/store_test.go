@@ -158,3 +158,53 @@ func atoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// A question across repositories gets one context over them, each
+// repository's paths under its name, with parts of the repositories that
+// answer it and none of one that does not.
+func TestStoreAcrossRepos(t *testing.T) {
+	url := pgtest.Start(t).NewDatabase(t, "across")
+	repos := map[string]map[string]string{
+		"org/billing": {
+			"invoice.go": "package billing\n\n// Invoice totals the lines of an order and adds the sales tax.\nfunc Invoice(lines []int64, taxRate int64) int64 {\n\tvar sum int64\n\tfor _, l := range lines {\n\t\tsum += l\n\t}\n\treturn sum + sum*taxRate/10000\n}\n",
+			"refund.go":  "package billing\n\n// Refund returns the money of a cancelled invoice.\nfunc Refund(amount int64) int64 { return -amount }\n",
+		},
+		"org/auth": {
+			"login.go": "package auth\n\n// Login checks a password against its bcrypt hash and opens a session.\nfunc Login(user, password string) (string, error) { return \"session-\" + user, nil }\n",
+		},
+		"team/search": {
+			"rank.py": "def rank(documents, query):\n    \"\"\"Rank documents by bm25 against the query terms.\"\"\"\n    return sorted(documents, key=lambda d: score(d, query), reverse=True)\n",
+		},
+	}
+	for name, files := range repos {
+		root := t.TempDir()
+		for p, text := range files {
+			if err := os.WriteFile(filepath.Join(root, p), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, stderr, code := ctxls(t, "", "index", "--root", root, "--cache-dir", t.TempDir(), "--store", url, "--repo", name); code != 0 {
+			t.Fatalf("publish %s: %s", name, stderr)
+		}
+	}
+	cache := t.TempDir()
+	q := []string{"--query", "the invoice refund of a cancelled order, and the login password check", "--budget", "600"}
+	for _, sel := range [][]string{{"--repo", "*"}, {"--repo", "org/billing", "--repo", "org/auth", "--repo", "team/search"}} {
+		out, stderr, code := ctxls(t, "", append(append([]string{"assemble", "--store", url, "--cache-dir", cache}, sel...), q...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", sel, code, stderr)
+		}
+		for _, want := range []string{"org/billing/refund.go", "org/auth/login.go", "func Refund", "func Login"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: no %s in\n%s", sel, want, out)
+			}
+		}
+		if strings.Contains(out, "team/search") {
+			t.Errorf("%v: the search repository answered a question about billing and login:\n%s", sel, out)
+		}
+	}
+	// A repository that does not exist fails the request, by name.
+	if _, stderr, code := ctxls(t, "", append([]string{"assemble", "--store", url, "--cache-dir", cache, "--repo", "org/billing", "--repo", "org/nope"}, q...)...); code == 0 || !strings.Contains(stderr, "org/nope") {
+		t.Fatalf("a missing repository: exit %d: %s", code, stderr)
+	}
+}

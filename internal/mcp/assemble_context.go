@@ -44,6 +44,7 @@ type AssembleInput struct {
 	Exclude  []string `json:"exclude,omitempty" jsonschema:"leave out paths matching these globs, e.g. **/testdata/**"`
 	Root     string   `json:"root,omitempty" jsonschema:"which root to read when the server has several (a path or a root's directory name); default: the focus's root, else the first"`
 	Repo     string   `json:"repo,omitempty" jsonschema:"on a server of an index store: the repository to read (list_repos lists them); required when the token may read several"`
+	Repos []string `json:"repos,omitempty" jsonschema:"on a server of an index store: several repositories (or '*': every one the token may read) read as one tree, each repository's paths under its name: one ranked context across them"`
 	History  []string `json:"history,omitempty" jsonschema:"earlier turns of the conversation, newest last: their identifiers and words are a weaker query than query"`
 	Activity *bool    `json:"activity,omitempty" jsonschema:"false leaves out the session's activity (the files changed on disk since the server started, most recent first, as a prior); default true"`
 	Wait     int      `json:"wait_seconds,omitempty" jsonschema:"while the root's first index build runs, wait up to this many seconds (at most 600) for it to finish instead of the server's default of a few seconds; an answer from a partial index says so"`
@@ -107,7 +108,7 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	// differs from the complete one anyway); the left-out handles get
 	// what the context leaves.
 	budget := r.Budget.MaxTokens
-	partial := partialNote(root, v)
+	partial := partialNote(displayRoot(root), v)
 	if partial != "" {
 		if n := counter.Count(partial); n < budget/2 {
 			r.Budget.MaxTokens -= n
@@ -121,7 +122,7 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	}
 	v.Keep(nil)
 	kept = true
-	out = assembleOutput(root, resp, budget)
+	out = assembleOutput(displayRoot(root), resp, budget)
 	out.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
 	return &sdk.CallToolResult{Content: assembleText(out, partial, resp.Rendered, budget, counter)}, out, nil
 }
@@ -155,7 +156,15 @@ func (s *Server) assembleRequest(ctx context.Context, req *sdk.CallToolRequest, 
 	if filepath.IsAbs(focusPath) {
 		abs = focusPath
 	}
-	root, err := s.pick(roots, cmp.Or(in.Repo, in.Root), abs)
+	var root string
+	switch {
+	case len(in.Repos) > 0 && (in.Repo != "" || in.Root != ""):
+		err = argError("repos", "give repo or repos, not both")
+	case len(in.Repos) > 0:
+		root, err = s.pickRepos(roots, in.Repos)
+	default:
+		root, err = s.pick(roots, cmp.Or(in.Repo, in.Root), abs)
+	}
 	if err != nil {
 		return "", r, err
 	}

@@ -27,6 +27,7 @@ type ExpandInput struct {
 	Format     string   `json:"format,omitempty" jsonschema:"how the text is rendered (default markdown)"`
 	Root       string   `json:"root,omitempty" jsonschema:"which root to read when the server has several"`
 	Repo       string   `json:"repo,omitempty" jsonschema:"on a server of an index store: the repository to read (list_repos lists them); required when the token may read several"`
+	Repos []string `json:"repos,omitempty" jsonschema:"on a server of an index store: several repositories (or '*': every one the token may read) read as one tree, each repository's paths under its name: one ranked context across them"`
 }
 
 // ExpandOutput is expand_context's structured result.
@@ -54,7 +55,15 @@ func (s *Server) expandContext(ctx context.Context, req *sdk.CallToolRequest, in
 	if filepath.IsAbs(in.Path) {
 		abs = in.Path
 	}
-	root, err := s.pick(roots, cmp.Or(in.Repo, in.Root), abs)
+	var root string
+	switch {
+	case len(in.Repos) > 0 && (in.Repo != "" || in.Root != ""):
+		err = argError("repos", "give repo or repos, not both")
+	case len(in.Repos) > 0:
+		root, err = s.pickRepos(roots, in.Repos)
+	default:
+		root, err = s.pick(roots, cmp.Or(in.Repo, in.Root), abs)
+	}
 	if err != nil {
 		return nil, out, err
 	}
@@ -105,7 +114,7 @@ func (s *Server) expandContext(ctx context.Context, req *sdk.CallToolRequest, in
 	if err != nil {
 		return nil, out, paramErr(err)
 	}
-	out = ExpandOutput{Root: root, Parts: partInfos(res.Parts), Stats: statsOf(res.Stats), FromHeldState: v.fromHeld()}
+	out = ExpandOutput{Root: displayRoot(root), Parts: partInfos(res.Parts), Stats: statsOf(res.Stats), FromHeldState: v.fromHeld()}
 	if in.IndexState != "" && !v.fromHeld() {
 		note := "index state " + in.IndexState + " is no longer held: read from the current state"
 		if out.Stats.Note != "" {

@@ -24,6 +24,7 @@ type FindSymbolInput struct {
 	Encoding   string  `json:"encoding,omitempty" jsonschema:"the tokenizer the budget counts in (default cl100k_base)"`
 	Root       string  `json:"root,omitempty" jsonschema:"which root to search when the server has several"`
 	Repo       string  `json:"repo,omitempty" jsonschema:"on a server of an index store: the repository to read (list_repos lists them); required when the token may read several"`
+	Repos []string `json:"repos,omitempty" jsonschema:"on a server of an index store: several repositories (or '*': every one the token may read) read as one tree, each repository's paths under its name: one ranked context across them"`
 }
 
 // SymbolDef is one definition.
@@ -92,11 +93,19 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 	if err != nil {
 		return nil, out, err
 	}
-	root, err := s.pick(roots, cmp.Or(in.Repo, in.Root), "")
+	var root string
+	switch {
+	case len(in.Repos) > 0 && (in.Repo != "" || in.Root != ""):
+		err = argError("repos", "give repo or repos, not both")
+	case len(in.Repos) > 0:
+		root, err = s.pickRepos(roots, in.Repos)
+	default:
+		root, err = s.pick(roots, cmp.Or(in.Repo, in.Root), "")
+	}
 	if err != nil {
 		return nil, out, err
 	}
-	out.Root = root
+	out.Root = displayRoot(root)
 	v, err := s.view(ctx, req, root)
 	if err != nil {
 		return nil, out, err

@@ -209,8 +209,15 @@ func (s *Server) workspace(ctx context.Context, root string) (*space, error) {
 		return sp, nil
 	}
 	s.mu.Unlock()
-	// A repository: its checkout may take a while, without the lock.
-	r, err := s.opts.Repos.Root(ctx, root)
+	// A repository (or a union of several, keyed "\x00a\x00b"): its
+	// checkout may take a while, without the lock.
+	var r *workspace.Root
+	var err error
+	if names, ok := strings.CutPrefix(root, "\x00"); ok {
+		r, err = s.opts.Repos.Union(ctx, strings.Split(names, "\x00"))
+	} else {
+		r, err = s.opts.Repos.Root(ctx, root)
+	}
 	if err != nil {
 		return nil, storeErr(err)
 	}
@@ -296,6 +303,44 @@ func (s *Server) pick(roots []string, arg, absPath string) (string, error) {
 		return arg, nil
 	}
 	return pickRoot(roots, arg, absPath)
+}
+
+// pickRepos resolves a call's repos argument on a server of a store: the
+// repositories named ('*': every one the call may read), each one it may
+// read. One repository is its name; several are a union's key.
+func (s *Server) pickRepos(roots, repos []string) (string, error) {
+	if s.opts.Repos == nil {
+		return "", argError("repos", "this server reads directories, not an index store's repositories: use root")
+	}
+	var names []string
+	for _, r := range repos {
+		if r == pgstore.AllRepos {
+			names = append(names, roots...)
+			continue
+		}
+		if !slices.Contains(roots, r) {
+			return "", argError("repos", "%q is not a repository this token may read (list_repos lists them)", r)
+		}
+		names = append(names, r)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	switch len(names) {
+	case 0:
+		return "", argError("repos", "name at least one repository")
+	case 1:
+		return names[0], nil
+	}
+	return "\x00" + strings.Join(names, "\x00"), nil
+}
+
+// displayRoot is what a result says it read: a directory, a repository,
+// or the repositories of a union joined by " + ".
+func displayRoot(key string) string {
+	if names, ok := strings.CutPrefix(key, "\x00"); ok {
+		return strings.ReplaceAll(names, "\x00", " + ")
+	}
+	return key
 }
 
 // storeErr says what a store's failure means for a call: the repository

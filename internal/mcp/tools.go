@@ -291,10 +291,10 @@ func (s *Server) viewWait(ctx context.Context, req *sdk.CallToolRequest, root st
 		n := 0.0
 		tick = func() {
 			n++
-			p := sdk.ProgressNotificationParams{ProgressToken: tok, Progress: n, Message: "indexing " + root}
+			p := sdk.ProgressNotificationParams{ProgressToken: tok, Progress: n, Message: "indexing " + displayRoot(root)}
 			if pr := w.progress(); pr != nil && pr.FilesTotal > 0 {
 				p.Progress, p.Total = float64(pr.FilesDone), float64(pr.FilesTotal)
-				p.Message = fmt.Sprintf("indexing %s: %d of %d files", root, pr.FilesDone, pr.FilesTotal)
+				p.Message = fmt.Sprintf("indexing %s: %d of %d files", displayRoot(root), pr.FilesDone, pr.FilesTotal)
 			}
 			_ = req.Session.NotifyProgress(ctx, &p)
 		}
@@ -308,7 +308,7 @@ func (s *Server) viewWait(ctx context.Context, req *sdk.CallToolRequest, root st
 
 // relPath is retrieve.RootPath with the tool's argument errors.
 func relPath(root, p, arg string) (string, error) {
-	rel, err := retrieve.RootPath(root, p, arg)
+	rel, err := retrieve.RootPath(displayRoot(root), p, arg)
 	return rel, paramErr(err)
 }
 

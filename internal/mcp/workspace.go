@@ -72,7 +72,7 @@ func (sp *space) progress() *index.Progress { return sp.root.Progress() }
 func (sp *space) status() RootStatus {
 	st := sp.root.Status()
 	out := RootStatus{
-		Root: sp.name, State: st.State, Error: st.Error, Watching: st.Watching, WatchNote: st.WatchNote,
+		Root: displayRoot(sp.name), State: st.State, Error: st.Error, Watching: st.Watching, WatchNote: st.WatchNote,
 		PendingChanges: st.PendingChanges, Warnings: st.Warnings, Files: st.Files, Chunks: st.Chunks,
 		StateRoot: st.StateRoot, Complete: st.Complete, LastMode: st.LastMode, BuildReason: st.BuildReason,
 		Skipped: st.Skipped, CacheDir: st.CacheDir,

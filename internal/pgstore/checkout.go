@@ -56,6 +56,7 @@ type Checkout struct {
 	store *Store
 	dir   string
 	lock  *os.File
+	upd   sync.Mutex // one Update at a time
 
 	mu       sync.Mutex
 	entries  map[string]*FileEntry // the checked-out manifest's files
@@ -115,19 +116,28 @@ func (s *Store) Checkout(ctx context.Context, repo, parent string, allow func(re
 			return nil, fmt.Errorf("checkout %s (generation %d): %w", repo, gen, err)
 		}
 	}
-	c.setManifest(m, mh)
+	c.setManifest(m, mh, gen)
 	return c, nil
 }
 
-// setManifest makes m (whose blob is mh) the checkout's manifest.
-func (c *Checkout) setManifest(m *Manifest, mh Hash) {
+// setManifest makes m (whose blob is mh, of generation gen) the
+// checkout's manifest.
+func (c *Checkout) setManifest(m *Manifest, mh Hash, gen int64) {
 	entries := make(map[string]*FileEntry, len(m.Files))
 	for i := range m.Files {
 		entries[m.Files[i].Path] = &m.Files[i]
 	}
 	c.mu.Lock()
-	c.entries, c.manifest = entries, mh
+	c.entries, c.manifest, c.Generation = entries, mh, gen
 	c.mu.Unlock()
+}
+
+// Gen returns the generation checked out (Generation, read safely while
+// an Update may run).
+func (c *Checkout) Gen() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Generation
 }
 
 // updateLocked takes the exclusive lock, brings the tree to mh's manifest
@@ -142,8 +152,7 @@ func (c *Checkout) updateLocked(ctx context.Context, gen int64, mh Hash) (*Manif
 	if m, ok := c.readLocal(mh); ok {
 		return m, nil, nil
 	}
-	c.Generation = gen
-	return c.update(ctx, mh)
+	return c.update(ctx, mh, gen)
 }
 
 // Update brings the checkout to the repository's current generation, if
@@ -151,6 +160,8 @@ func (c *Checkout) updateLocked(ctx context.Context, gen int64, mh Hash) (*Manif
 // caller refreshes its index: the lister and the chunker answer for the
 // new generation from now on) and whether the generation moved.
 func (c *Checkout) Update(ctx context.Context) (changed []string, moved bool, err error) {
+	c.upd.Lock()
+	defer c.upd.Unlock()
 	gen, mh, err := c.store.current(ctx, c.Repo)
 	if err != nil {
 		return nil, false, err
@@ -165,9 +176,12 @@ func (c *Checkout) Update(ctx context.Context) (changed []string, moved bool, er
 	if err != nil {
 		return nil, false, fmt.Errorf("update %s to generation %d: %w", c.Repo, gen, err)
 	}
-	c.setManifest(m, mh)
+	c.setManifest(m, mh, gen)
 	return changed, true, nil
 }
+
+// Dirs returns the index's root and cache directory.
+func (c *Checkout) Dirs() (root, indexDir string) { return c.Root, c.IndexDir }
 
 // Close releases the checkout's lock.
 func (c *Checkout) Close() error {
@@ -263,7 +277,7 @@ func mapPack(path string, size int64) (*cachefile.Mapped, error) {
 // mh's: a new pack, with the texts the old one had copied from it and the
 // others fetched. It returns the manifest and the paths whose text changed,
 // appeared or went.
-func (c *Checkout) update(ctx context.Context, mh Hash) (*Manifest, []string, error) {
+func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, []string, error) {
 	blobs, n, err := c.store.getBlobs(ctx, []Hash{mh})
 	if err != nil {
 		return nil, nil, err
@@ -364,7 +378,7 @@ func (c *Checkout) update(ctx context.Context, mh Hash) (*Manifest, []string, er
 	if err := writeFile(filepath.Join(c.dir, "manifest.json"), blobs[mh]); err != nil {
 		return nil, nil, err
 	}
-	sb, _ := json.Marshal(state{Generation: c.Generation, Manifest: mh.String()})
+	sb, _ := json.Marshal(state{Generation: gen, Manifest: mh.String()})
 	if err := writeFile(filepath.Join(c.dir, "state.json"), sb); err != nil {
 		return nil, nil, err
 	}

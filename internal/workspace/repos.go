@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,10 +30,71 @@ type Repos struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu    sync.Mutex
-	open  map[string]*repoRoot
-	moved func(repo string, gen int64) // a test's hook
+	mu   sync.Mutex
+	open map[string]*repoRoot // by repository, or unionKey
+	// cos are the repositories' checkouts, one per repository whatever
+	// the roots that read it (its own, unions): two checkouts of one
+	// directory in a process would wait on each other's lock.
+	cos map[string]*sharedCheckout
 }
+
+// sharedCheckout is one repository's checkout, made once.
+type sharedCheckout struct {
+	ready chan struct{}
+	co    *pgstore.Checkout
+	err   error
+}
+
+// checkoutOf returns repository name's checkout, making it on first use
+// (a failure is forgotten: the next call tries again).
+func (rs *Repos) checkoutOf(name string) (*pgstore.Checkout, error) {
+	rs.mu.Lock()
+	if rs.cos == nil {
+		rs.mu.Unlock()
+		return nil, ErrClosed
+	}
+	sc, ok := rs.cos[name]
+	if !ok {
+		sc = &sharedCheckout{ready: make(chan struct{})}
+		rs.cos[name] = sc
+		rs.mu.Unlock()
+		sc.co, sc.err = rs.store.Checkout(rs.ctx, name, rs.opts.Parent, nil)
+		if sc.err != nil {
+			rs.mu.Lock()
+			if rs.cos != nil {
+				delete(rs.cos, name)
+			}
+			rs.mu.Unlock()
+		}
+		close(sc.ready)
+	} else {
+		rs.mu.Unlock()
+		<-sc.ready
+	}
+	return sc.co, sc.err
+}
+
+// repoSource is one repository's root's view of its shared checkout: it
+// reloads when the checkout's generation differs from the one it saw,
+// whoever updated the checkout.
+type repoSource struct {
+	*pgstore.Checkout
+	seen int64
+}
+
+func (r *repoSource) Update(ctx context.Context) ([]string, bool, error) {
+	changed, _, err := r.Checkout.Update(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	g := r.Gen()
+	moved := g != r.seen
+	r.seen = g
+	return changed, moved, nil
+}
+
+// Close leaves the shared checkout open (Repos.Close closes it).
+func (r *repoSource) Close() error { return nil }
 
 // ReposOptions configure Repos.
 type ReposOptions struct {
@@ -48,13 +110,34 @@ type ReposOptions struct {
 	Logf func(format string, args ...any)
 }
 
-// repoRoot is one open repository.
+// StoreSource is what a root served from a store is built from: one
+// repository's checkout (pgstore.Checkout) or a union of several
+// (pgstore.Union).
+type StoreSource interface {
+	Dirs() (root, indexDir string)
+	Lister() index.Lister
+	Files() index.FileSource
+	NewChunker() (index.Chunker, error)
+	InstallSides(indexDir string) error
+	Update(ctx context.Context) (changed []string, moved bool, err error)
+	Close() error
+}
+
+// repoRoot is one open repository, or union of repositories.
 type repoRoot struct {
-	ready chan struct{} // closed once co and root (or err) are set
-	co    *pgstore.Checkout
+	ready chan struct{} // closed once src and root (or err) are set
+	src   StoreSource
+	union bool
 	root  *Root
 	err   error
 	upd   sync.Mutex // one update at a time
+}
+
+// unionKey is the key of a union of repositories in Repos.open.
+func unionKey(names []string) string {
+	s := slices.Clone(names)
+	slices.Sort(s)
+	return "\x00" + strings.Join(slices.Compact(s), "\x00")
 }
 
 // NewRepos serves store's repositories through pool.
@@ -69,7 +152,8 @@ func NewRepos(store *pgstore.Store, pool *Pool, opts ReposOptions) *Repos {
 		opts.IndexOptions = func(string) index.Options { return index.Options{} }
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	rs := &Repos{store: store, pool: pool, opts: opts, ctx: ctx, cancel: cancel, done: make(chan struct{}), open: map[string]*repoRoot{}}
+	rs := &Repos{store: store, pool: pool, opts: opts, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		open: map[string]*repoRoot{}, cos: map[string]*sharedCheckout{}}
 	go rs.follow()
 	return rs
 }
@@ -81,16 +165,43 @@ func (rs *Repos) Store() *pgstore.Store { return rs.store }
 // its index on first use. The store being down fails the call, and the
 // next call tries again.
 func (rs *Repos) Root(ctx context.Context, name string) (*Root, error) {
+	return rs.get(ctx, name, func() (StoreSource, error) {
+		co, err := rs.checkoutOf(name)
+		if err != nil {
+			return nil, err
+		}
+		return &repoSource{Checkout: co, seen: co.Gen()}, nil
+	}, false)
+}
+
+// Union returns the root of several repositories read as one tree, each
+// under its name (pgstore.Union): a request across them gets one ranked,
+// budgeted context.
+func (rs *Repos) Union(ctx context.Context, names []string) (*Root, error) {
+	return rs.get(ctx, unionKey(names), func() (StoreSource, error) {
+		var parts []*pgstore.Checkout
+		for _, n := range names {
+			co, err := rs.checkoutOf(n)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, co)
+		}
+		return pgstore.NewUnion(parts, rs.opts.Parent)
+	}, true)
+}
+
+func (rs *Repos) get(ctx context.Context, key string, open func() (StoreSource, error), union bool) (*Root, error) {
 	rs.mu.Lock()
 	if rs.open == nil {
 		rs.mu.Unlock()
 		return nil, ErrClosed
 	}
-	e, ok := rs.open[name]
+	e, ok := rs.open[key]
 	if !ok {
-		e = &repoRoot{ready: make(chan struct{})}
-		rs.open[name] = e
-		go rs.checkout(name, e)
+		e = &repoRoot{ready: make(chan struct{}), union: union}
+		rs.open[key] = e
+		go rs.checkout(key, e, open)
 	}
 	rs.mu.Unlock()
 	select {
@@ -104,43 +215,45 @@ func (rs *Repos) Root(ctx context.Context, name string) (*Root, error) {
 	return e.root, nil
 }
 
-// checkout checks name out and acquires its root; a failure is
+// checkout opens the source and acquires its root; a failure is
 // forgotten, so that the next request tries again.
-func (rs *Repos) checkout(name string, e *repoRoot) {
+func (rs *Repos) checkout(key string, e *repoRoot, open func() (StoreSource, error)) {
 	defer close(e.ready)
-	co, err := rs.store.Checkout(rs.ctx, name, rs.opts.Parent, nil)
+	src, err := open()
 	if err == nil {
-		err = index.PrepareCacheDir(co.IndexDir)
+		_, idir := src.Dirs()
+		err = index.PrepareCacheDir(idir)
 		if err == nil {
-			err = co.InstallSides(co.IndexDir)
+			err = src.InstallSides(idir)
 		}
 		if err != nil {
-			co.Close()
+			src.Close()
 		}
 	}
 	if err != nil {
 		e.err = err
 		rs.mu.Lock()
-		if rs.open != nil && rs.open[name] == e {
-			delete(rs.open, name)
+		if rs.open != nil && rs.open[key] == e {
+			delete(rs.open, key)
 		}
 		rs.mu.Unlock()
 		return
 	}
-	opts := rs.opts.IndexOptions(name)
-	UseCheckout(co, &opts)
-	e.co = co
-	e.root = rs.pool.Acquire(co.Root, opts, RootOptions{HistoryFromCache: true})
-	rs.opts.Logf("%s: generation %d checked out (%d files written, %.1f MB read)", name, co.Generation, co.Written, float64(co.Fetched)/1e6)
+	opts := rs.opts.IndexOptions(strings.TrimPrefix(key, "\x00"))
+	UseCheckout(src, &opts)
+	e.src = src
+	root, _ := src.Dirs()
+	e.root = rs.pool.Acquire(root, opts, RootOptions{HistoryFromCache: !e.union})
+	rs.opts.Logf("%s: checked out", strings.ReplaceAll(strings.TrimPrefix(key, "\x00"), "\x00", " + "))
 }
 
-// UseCheckout sets opts to index the checkout co from its stored chunks,
-// in its own index directory.
-func UseCheckout(co *pgstore.Checkout, opts *index.Options) {
-	opts.CacheDir = co.IndexDir
-	opts.Lister = co.Lister()
-	opts.Files = co.Files()
-	opts.NewChunker = co.NewChunker
+// UseCheckout sets opts to index src from its stored chunks, in its own
+// index directory.
+func UseCheckout(src StoreSource, opts *index.Options) {
+	_, opts.CacheDir = src.Dirs()
+	opts.Lister = src.Lister()
+	opts.Files = src.Files()
+	opts.NewChunker = src.NewChunker
 	opts.ConfigKey = pgstore.ConfigKey
 }
 
@@ -175,23 +288,23 @@ func (rs *Repos) follow() {
 		case repo := <-notes:
 			rs.update(repo)
 		case <-tick.C:
-			for _, repo := range rs.openNames() {
-				rs.update(repo)
+			for _, key := range rs.openNames() {
+				rs.updateKey(key)
 			}
 		}
 	}
 }
 
-// openNames lists the repositories checked out, by name.
+// openNames lists the keys of the open sources, in order.
 func (rs *Repos) openNames() []string {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	var out []string
-	for name, e := range rs.open {
+	for key, e := range rs.open {
 		select {
 		case <-e.ready:
 			if e.err == nil {
-				out = append(out, name)
+				out = append(out, key)
 			}
 		default:
 		}
@@ -200,11 +313,21 @@ func (rs *Repos) openNames() []string {
 	return out
 }
 
-// update brings repository name's checkout and index to its current
-// generation (nothing when it is not open or has not moved).
-func (rs *Repos) update(name string) {
+// update brings the sources that hold repository repo (its own, and the
+// unions it is in) to their current generations.
+func (rs *Repos) update(repo string) {
+	for _, key := range rs.openNames() {
+		if key == repo || (strings.HasPrefix(key, "\x00") && slices.Contains(strings.Split(key[1:], "\x00"), repo)) {
+			rs.updateKey(key)
+		}
+	}
+}
+
+// updateKey brings one open source and its index to the current
+// generations (nothing when nothing moved).
+func (rs *Repos) updateKey(key string) {
 	rs.mu.Lock()
-	e := rs.open[name]
+	e := rs.open[key]
 	rs.mu.Unlock()
 	if e == nil {
 		return
@@ -219,7 +342,8 @@ func (rs *Repos) update(name string) {
 	}
 	e.upd.Lock()
 	defer e.upd.Unlock()
-	changed, moved, err := e.co.Update(rs.ctx)
+	name := strings.ReplaceAll(strings.TrimPrefix(key, "\x00"), "\x00", " + ")
+	changed, moved, err := e.src.Update(rs.ctx)
 	if err != nil {
 		if rs.ctx.Err() == nil {
 			rs.opts.Logf("%s: %v", name, err)
@@ -229,35 +353,39 @@ func (rs *Repos) update(name string) {
 	if !moved {
 		return
 	}
-	if err := e.co.InstallSides(e.co.IndexDir); err != nil {
+	_, idir := e.src.Dirs()
+	if err := e.src.InstallSides(idir); err != nil {
 		rs.opts.Logf("%s: %v", name, err)
 	}
 	if err := e.root.reload(rs.ctx); err != nil {
 		rs.opts.Logf("%s: %v", name, err)
 		return
 	}
-	rs.opts.Logf("%s: generation %d (%d files changed)", name, e.co.Generation, len(changed))
-	if rs.moved != nil {
-		rs.moved(name, e.co.Generation)
-	}
+	rs.opts.Logf("%s: a new generation (%d files changed)", name, len(changed))
 }
 
-// Close lets go of every repository's root and checkout.
+// Close lets go of every root and checkout.
 func (rs *Repos) Close() error {
 	rs.cancel()
 	<-rs.done
 	rs.mu.Lock()
-	open := rs.open
-	rs.open = nil
+	open, cos := rs.open, rs.cos
+	rs.open, rs.cos = nil, nil
 	rs.mu.Unlock()
 	var errs []error
-	for _, name := range slices.Sorted(maps.Keys(open)) {
-		e := open[name]
+	for _, key := range slices.Sorted(maps.Keys(open)) {
+		e := open[key]
 		<-e.ready
-		if e.err != nil {
-			continue
+		if e.err == nil {
+			errs = append(errs, e.root.Release(), e.src.Close())
 		}
-		errs = append(errs, e.root.Release(), e.co.Close())
+	}
+	for _, name := range slices.Sorted(maps.Keys(cos)) {
+		sc := cos[name]
+		<-sc.ready
+		if sc.err == nil {
+			errs = append(errs, sc.co.Close())
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -1,0 +1,238 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/index/chunk"
+)
+
+// Union is several repositories' checkouts seen as one tree, each
+// repository's files under its name ("org/billing/invoice.go"), for a
+// request across repositories: one index over all of them ranks their
+// code together, under one budget. Like a Checkout it gives the index
+// its lister, files and chunker, and follows new generations (Update).
+type Union struct {
+	Repos    []string // sorted
+	Root     string   // the index's root: an empty directory
+	IndexDir string
+	parts    []*Checkout // in Repos's order
+	seen     []int64     // the parts' generations the union last saw
+	own      bool        // Close closes the parts
+}
+
+// CheckoutUnion checks out each of repos (at least two; allow as for
+// Checkout) and returns their union, which owns the checkouts.
+func (s *Store) CheckoutUnion(ctx context.Context, repos []string, parent string, allow func(repo string) bool) (*Union, error) {
+	names := slices.Clone(repos)
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if len(names) < 2 {
+		return nil, errors.New("a union needs two repositories or more")
+	}
+	var parts []*Checkout
+	for _, r := range names {
+		co, err := s.Checkout(ctx, r, parent, allow)
+		if err != nil {
+			for _, p := range parts {
+				p.Close()
+			}
+			return nil, err
+		}
+		parts = append(parts, co)
+	}
+	u, err := NewUnion(parts, parent)
+	if err != nil {
+		for _, p := range parts {
+			p.Close()
+		}
+		return nil, err
+	}
+	u.own = true
+	return u, nil
+}
+
+// NewUnion returns the union of checkouts of two repositories or more
+// of one store (which stay the caller's), its index kept under parent.
+func NewUnion(parts []*Checkout, parent string) (*Union, error) {
+	parts = slices.Clone(parts)
+	slices.SortFunc(parts, func(a, b *Checkout) int { return strings.Compare(a.Repo, b.Repo) })
+	if len(parts) < 2 {
+		return nil, errors.New("a union needs two repositories or more")
+	}
+	u := &Union{parts: parts}
+	for i, co := range parts {
+		if i > 0 && co.Repo == parts[i-1].Repo {
+			return nil, fmt.Errorf("repository %s given twice", co.Repo)
+		}
+		// A repository's name must not be a directory of another's:
+		// paths would be ambiguous.
+		if i > 0 && strings.HasPrefix(co.Repo, parts[i-1].Repo+"/") {
+			return nil, fmt.Errorf("repositories %s and %s cannot be read together (one's name is a directory of the other's)", parts[i-1].Repo, co.Repo)
+		}
+		u.Repos = append(u.Repos, co.Repo)
+		u.seen = append(u.seen, co.Gen())
+	}
+	sum := sha256.Sum256([]byte(parts[0].store.id + "\x00union\x00" + strings.Join(u.Repos, "\x00")))
+	dir := filepath.Join(parent, "u-"+hex.EncodeToString(sum[:16]))
+	u.Root, u.IndexDir = filepath.Join(dir, "tree"), filepath.Join(dir, "index")
+	if err := os.MkdirAll(u.Root, 0o700); err != nil {
+		return nil, fmt.Errorf("checkout %s: %w", strings.Join(u.Repos, ", "), err)
+	}
+	return u, nil
+}
+
+// Close releases the checkouts the union owns.
+func (u *Union) Close() error {
+	if !u.own {
+		return nil
+	}
+	var errs []error
+	for _, co := range u.parts {
+		errs = append(errs, co.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Generations returns each repository's generation, in Repos's order.
+func (u *Union) Generations() []int64 {
+	out := make([]int64, len(u.parts))
+	for i, co := range u.parts {
+		out[i] = co.Gen()
+	}
+	return out
+}
+
+// Update brings every repository to its current generation (a checkout
+// another user updated already counts too); it returns the union's paths
+// that changed, as far as this call saw them, and whether any repository
+// moved since the union last looked.
+func (u *Union) Update(ctx context.Context) ([]string, bool, error) {
+	var all []string
+	movedAny := false
+	for i, co := range u.parts {
+		changed, _, err := co.Update(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, p := range changed {
+			all = append(all, u.Repos[i]+"/"+p)
+		}
+		if g := co.Gen(); g != u.seen[i] {
+			u.seen[i], movedAny = g, true
+		}
+	}
+	return all, movedAny, nil
+}
+
+// part returns the checkout holding the union path p and p within it.
+func (u *Union) part(p string) (*Checkout, string, bool) {
+	for i, r := range u.Repos {
+		if rest, ok := strings.CutPrefix(p, r+"/"); ok {
+			return u.parts[i], rest, true
+		}
+	}
+	return nil, "", false
+}
+
+// Lister lists every repository's files under its name.
+func (u *Union) Lister() index.Lister { return unionLister{u} }
+
+type unionLister struct{ u *Union }
+
+func (l unionLister) List(ctx context.Context, root string) ([]index.Entry, []index.Skipped, error) {
+	var out []index.Entry
+	for i, co := range l.u.parts {
+		es, _, err := co.Lister().List(ctx, root)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range es {
+			e.Path = l.u.Repos[i] + "/" + e.Path
+			out = append(out, e)
+		}
+	}
+	return out, nil, nil
+}
+
+// Files serves every repository's texts under its name.
+func (u *Union) Files() index.FileSource { return unionFiles{u} }
+
+type unionFiles struct{ u *Union }
+
+func (f unionFiles) Stat(rel string) (int64, time.Time, error) {
+	co, p, ok := f.u.part(rel)
+	if !ok {
+		return 0, time.Time{}, fmt.Errorf("%s: %w", rel, fs.ErrNotExist)
+	}
+	return co.Files().Stat(p)
+}
+
+func (f unionFiles) ReadFile(rel string) ([]byte, error) {
+	co, p, ok := f.u.part(rel)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", rel, fs.ErrNotExist)
+	}
+	return co.Files().ReadFile(p)
+}
+
+// NewChunker returns chunkers that answer with each repository's stored
+// chunks, their paths under its name.
+func (u *Union) NewChunker() (index.Chunker, error) {
+	uc := &unionChunker{u: u}
+	for _, co := range u.parts {
+		ch, _ := co.NewChunker()
+		uc.parts = append(uc.parts, ch.(*storeChunker))
+	}
+	return uc, nil
+}
+
+type unionChunker struct {
+	u     *Union
+	parts []*storeChunker
+	last  *storeChunker
+}
+
+func (uc *unionChunker) Close() {}
+
+func (uc *unionChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
+	for i, r := range uc.u.Repos {
+		if rest, ok := strings.CutPrefix(p, r+"/"); ok {
+			cs, err := uc.parts[i].Chunk(rest, src)
+			for j := range cs {
+				cs[j].Path = p
+			}
+			uc.last = uc.parts[i]
+			return cs, err
+		}
+	}
+	return nil, fmt.Errorf("%s is in none of %s", p, strings.Join(uc.u.Repos, ", "))
+}
+
+func (uc *unionChunker) Counts(p string, encodings []string) [][]int32 {
+	if uc.last == nil {
+		return nil
+	}
+	_, rest, ok := uc.u.part(p)
+	if !ok {
+		return nil
+	}
+	return uc.last.Counts(rest, encodings)
+}
+
+// Dirs returns the index's root and cache directory.
+func (u *Union) Dirs() (root, indexDir string) { return u.Root, u.IndexDir }
+
+// InstallSides does nothing: a union has no side files (its vectors are
+// computed over it, and it has no history of its own).
+func (u *Union) InstallSides(string) error { return nil }
