@@ -44,7 +44,7 @@ type AssembleInput struct {
 	Exclude  []string `json:"exclude,omitempty" jsonschema:"leave out paths matching these globs, e.g. **/testdata/**"`
 	Root     string   `json:"root,omitempty" jsonschema:"which root to read when the server has several (a path or a root's directory name); default: the focus's root, else the first"`
 	Repo     string   `json:"repo,omitempty" jsonschema:"on a server of an index store: the repository to read (list_repos lists them); required when the token may read several"`
-	Repos []string `json:"repos,omitempty" jsonschema:"on a server of an index store: several repositories (or '*': every one the token may read) read as one tree, each repository's paths under its name: one ranked context across them"`
+	Repos    []string `json:"repos,omitempty" jsonschema:"on a server of an index store: several repositories (or '*': every one the token may read) read as one tree, each repository's paths under its name: one ranked context across them"`
 	History  []string `json:"history,omitempty" jsonschema:"earlier turns of the conversation, newest last: their identifiers and words are a weaker query than query"`
 	Activity *bool    `json:"activity,omitempty" jsonschema:"false leaves out the session's activity (the files changed on disk since the server started, most recent first, as a prior); default true"`
 	Wait     int      `json:"wait_seconds,omitempty" jsonschema:"while the root's first index build runs, wait up to this many seconds (at most 600) for it to finish instead of the server's default of a few seconds; an answer from a partial index says so"`

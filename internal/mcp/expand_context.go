@@ -27,7 +27,7 @@ type ExpandInput struct {
 	Format     string   `json:"format,omitempty" jsonschema:"how the text is rendered (default markdown)"`
 	Root       string   `json:"root,omitempty" jsonschema:"which root to read when the server has several"`
 	Repo       string   `json:"repo,omitempty" jsonschema:"on a server of an index store: the repository to read (list_repos lists them); required when the token may read several"`
-	Repos []string `json:"repos,omitempty" jsonschema:"on a server of an index store: several repositories (or '*': every one the token may read) read as one tree, each repository's paths under its name: one ranked context across them"`
+	Repos      []string `json:"repos,omitempty" jsonschema:"on a server of an index store: several repositories (or '*': every one the token may read) read as one tree, each repository's paths under its name: one ranked context across them"`
 }
 
 // ExpandOutput is expand_context's structured result.

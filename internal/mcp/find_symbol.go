@@ -18,13 +18,13 @@ import (
 
 // FindSymbolInput is find_symbol's arguments.
 type FindSymbolInput struct {
-	Name       string  `json:"name" jsonschema:"a name (Stitch, parse_request) or a qualified name (ranges.Stitch, Server.handle)"`
-	References bool    `json:"references,omitempty" jsonschema:"also list the code units that use the name"`
-	Budget     *Budget `json:"budget,omitempty" jsonschema:"token budget of the listing (maxTokens only; default 2000)"`
-	Encoding   string  `json:"encoding,omitempty" jsonschema:"the tokenizer the budget counts in (default cl100k_base)"`
-	Root       string  `json:"root,omitempty" jsonschema:"which root to search when the server has several"`
-	Repo       string  `json:"repo,omitempty" jsonschema:"on a server of an index store: the repository to read (list_repos lists them); required when the token may read several"`
-	Repos []string `json:"repos,omitempty" jsonschema:"on a server of an index store: several repositories (or '*': every one the token may read) read as one tree, each repository's paths under its name: one ranked context across them"`
+	Name       string   `json:"name" jsonschema:"a name (Stitch, parse_request) or a qualified name (ranges.Stitch, Server.handle)"`
+	References bool     `json:"references,omitempty" jsonschema:"also list the code units that use the name"`
+	Budget     *Budget  `json:"budget,omitempty" jsonschema:"token budget of the listing (maxTokens only; default 2000)"`
+	Encoding   string   `json:"encoding,omitempty" jsonschema:"the tokenizer the budget counts in (default cl100k_base)"`
+	Root       string   `json:"root,omitempty" jsonschema:"which root to search when the server has several"`
+	Repo       string   `json:"repo,omitempty" jsonschema:"on a server of an index store: the repository to read (list_repos lists them); required when the token may read several"`
+	Repos      []string `json:"repos,omitempty" jsonschema:"on a server of an index store: several repositories (or '*': every one the token may read) read as one tree, each repository's paths under its name: one ranked context across them"`
 }
 
 // SymbolDef is one definition.
