@@ -59,6 +59,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from the root itself, stored with the index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")
 	epConfig := semantic.EndpointFlags(fs)
 	storeURL := fs.String("store", "", "answer from a PostgreSQL store of indexes (postgres://user@host:port/database) instead of a root: name the repository with --repo; --cache-dir is then where checkouts are kept")
+	overlayDir := fs.String("overlay", "", "with --store and --diff-file: read the diff's files from this directory (a pull request's checkout) and lay them over the stored index in memory: a review bot's context with no index of its own")
 	var repoNames multiFlag
 	fs.Var(&repoNames, "repo", "the repository of --store to answer for; repeated (or '*': every one), one context across them, each repository's paths under its name")
 	var include, exclude multiFlag
@@ -81,6 +82,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		case *diffRev != "":
 			return &usageError{assembleUsage, "--diff REV runs git in the root; with --store, give the diff with --diff-file"}
 		}
+		if *overlayDir != "" && *diffFile == "" {
+			return &usageError{assembleUsage, "--overlay goes with --diff-file: the diff names the files to lay over the stored index"}
+		}
 		for _, r := range repoNames {
 			if r == pgstore.AllRepos {
 				continue
@@ -100,6 +104,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		defer src.Close()
 		dir, _ = src.Dirs()
 	} else {
+		if *overlayDir != "" {
+			return &usageError{assembleUsage, "--overlay goes with --store: a local root reads its files itself"}
+		}
 		var err error
 		if dir, err = rootDir(*root, assembleUsage); err != nil {
 			return err
@@ -201,6 +208,19 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	defer x.Close()
 	snap, release := x.Snapshot()
 	defer release()
+	// The vectors and history are the stored generation's; a pull
+	// request's files laid over it are what the request reads.
+	base := snap
+	if *overlayDir != "" {
+		o := x.NewOverlay()
+		defer o.Close()
+		if err := overlayDiff(ctx, o, *overlayDir, req.Diff); err != nil {
+			return err
+		}
+		var releaseOverlay func()
+		snap, releaseOverlay = o.Snapshot()
+		defer releaseOverlay()
+	}
 	if err := retrieve.CheckFocusLine(snap, req.Focus); err != nil {
 		return err
 	}
@@ -213,7 +233,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		req.History = loadHistory(ctx, dir, x.Dir(), env)
 	}
 	if *embeddings != semantic.ModeOff && engine.WantsSemantic(&req) {
-		req.Semantic = loadSemantic(ctx, snap, x.Dir(), ep, vectors, env)
+		req.Semantic = loadSemantic(ctx, base, x.Dir(), ep, vectors, env)
 	}
 	if *explain && !*asJSON && req.Format != assemble.JSON {
 		switch {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/ctxls/ctxls/internal/history"
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/pgstore"
+	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
 	ws "github.com/ctxls/ctxls/internal/workspace"
 )
@@ -186,4 +188,39 @@ func storeError(err error) error {
 		return fmt.Errorf("%w (ctxls store repos --store URL lists them)", err)
 	}
 	return err
+}
+
+// overlayDiff lays the files diff touches, read from dir (a pull request's
+// checkout), over the stored index through o: changed and added files
+// with dir's content, deleted and renamed-away ones hidden.
+func overlayDiff(ctx context.Context, o *index.Overlay, dir, diff string) error {
+	files, err := retrieve.ParseDiff(diff)
+	if err != nil {
+		return fmt.Errorf("--diff-file: %w", err)
+	}
+	for _, f := range files {
+		if f.OldPath != "" && f.OldPath != f.Path {
+			if err := o.Remove(f.OldPath); err != nil {
+				return fmt.Errorf("--overlay: %w", err)
+			}
+		}
+		if f.Path == "" {
+			continue
+		}
+		rel, err := retrieve.RootPath(dir, f.Path, "overlay")
+		if err != nil {
+			return fmt.Errorf("--overlay: the diff names %s: %w", f.Path, err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("--overlay: %s is in the diff but not in %s (give the pull request's checkout)", rel, dir)
+		}
+		if err != nil {
+			return fmt.Errorf("--overlay: %w", err)
+		}
+		if err := o.Set(ctx, rel, b); err != nil {
+			return fmt.Errorf("--overlay: %w", err)
+		}
+	}
+	return nil
 }

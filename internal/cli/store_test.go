@@ -208,3 +208,60 @@ func TestStoreAcrossRepos(t *testing.T) {
 		t.Fatalf("a missing repository: exit %d: %s", code, stderr)
 	}
 }
+
+// A review bot with no index of its own: the base branch's index from the
+// store, the pull request's files laid over it in memory. The context
+// shows the pull request's code, not the base's, and none of a file it
+// deletes.
+func TestStoreReviewOverlay(t *testing.T) {
+	url := pgtest.Start(t).NewDatabase(t, "review")
+	base := workspace(t)
+	commit := gitRepo(t, base)
+	if _, stderr, code := ctxls(t, "", "index", "--root", base, "--cache-dir", t.TempDir(), "--store", url, "--repo", "shop"); code != 0 {
+		t.Fatal(stderr)
+	}
+	// The pull request: a new function in tax/rates.go, a new file, a
+	// file deleted.
+	commit("the pull request", map[string]string{
+		"tax/rates.go":  appendTo(t, base, "tax/rates.go", "\n// Surcharge adds the zanzibarite surcharge to a rate.\nfunc Surcharge(bp int64) int64 { return bp + 25 }\n"),
+		"tax/exempt.go": "package tax\n\n// Exempt reports whether a zanzibarite region pays no tax.\nfunc Exempt(region string) bool { return region == \"zz\" }\n",
+	})
+	deleted := "scripts/report.py"
+	if err := os.Remove(filepath.Join(base, filepath.FromSlash(deleted))); err != nil {
+		t.Fatal(err)
+	}
+	commit("delete "+deleted, nil)
+	cmd := exec.Command("git", "diff", "HEAD~2", "HEAD")
+	cmd.Dir = base
+	diff, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := []string{"--query", "zanzibarite surcharge exempt, and the sales report script", "--budget", "3000"}
+	cache := t.TempDir()
+	// Without the overlay, the base's files answer: the deleted script
+	// among them, the new functions not.
+	out, stderr, code := ctxls(t, string(diff), append([]string{"assemble", "--store", url, "--repo", "shop", "--cache-dir", cache, "--diff-file", "-"}, q...)...)
+	if code != 0 || !strings.Contains(out, deleted) || strings.Contains(out, "func Exempt") {
+		t.Fatalf("without the overlay: exit %d: %s\n%s", code, stderr, out)
+	}
+	out, stderr, code = ctxls(t, string(diff), append([]string{"assemble", "--store", url, "--repo", "shop", "--cache-dir", cache, "--diff-file", "-", "--overlay", base}, q...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"func Surcharge", "func Exempt", "tax/exempt.go"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the review context:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, deleted) {
+		t.Errorf("the deleted %s is in the review context:\n%s", deleted, out)
+	}
+	// --overlay without a diff, or without a store, is bad usage.
+	if _, _, code := ctxls(t, "", "assemble", "--store", url, "--repo", "shop", "--overlay", base, "--query", "x"); code != 2 {
+		t.Errorf("--overlay without --diff-file: exit %d", code)
+	}
+	if _, _, code := ctxls(t, "", "assemble", "--root", base, "--overlay", base, "--query", "x"); code != 2 {
+		t.Errorf("--overlay without --store: exit %d", code)
+	}
+}

@@ -86,6 +86,22 @@ func (o *Overlay) Set(ctx context.Context, path string, content []byte) error {
 	return nil
 }
 
+// Remove hides path from the client's view, as if the file were deleted
+// (a pull request's deleted file, over a base branch's index).
+func (o *Overlay) Remove(path string) error {
+	p, err := o.x.relPath(path)
+	if err != nil {
+		return fmt.Errorf("remove buffer: %w", err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if f, ok := o.files[p]; !ok || f.rec != nil {
+		o.files[p] = &overlayFile{}
+		o.version++
+	}
+	return nil
+}
+
 // Clear drops the client's buffer of path: its view reads the index's
 // file again.
 func (o *Overlay) Clear(path string) error {

@@ -603,9 +603,14 @@ type storeChunker struct {
 	c        *Checkout
 	last     StoredChunks // what Chunk returned last, for Counts
 	lastPath string
+	parser   *chunk.Chunker // for content the store does not have
 }
 
-func (sc *storeChunker) Close() {}
+func (sc *storeChunker) Close() {
+	if sc.parser != nil {
+		sc.parser.Close()
+	}
+}
 
 // Counts returns the stored token counts, per encoding (nil: not
 // stored), of the chunks the last Chunk call returned for p
@@ -627,11 +632,14 @@ func (sc *storeChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
 	sc.c.mu.Lock()
 	f := sc.c.entries[p]
 	sc.c.mu.Unlock()
-	if f == nil {
-		return nil, fmt.Errorf("%s is not in generation %d of %s", p, sc.c.Generation, sc.c.Repo)
-	}
-	if sum := sha256.Sum256(src); hex.EncodeToString(sum[:]) != f.Text {
-		return nil, fmt.Errorf("%s: the checked-out text is not the stored one", p)
+	if sum := sha256.Sum256(src); f == nil || hex.EncodeToString(sum[:]) != f.Text {
+		// Content the store does not have (a pull request's file laid
+		// over the checkout): parsed here, as the publisher would.
+		sc.lastPath = ""
+		if sc.parser == nil {
+			sc.parser = chunk.NewChunker(chunk.Options{})
+		}
+		return sc.parser.Chunk(p, src)
 	}
 	h, err := parseHash(f.Chunks)
 	if err != nil {
