@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race need-git need-postgres bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
+.PHONY: run test race need-git need-postgres bench-store eval-store-parity bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
 # version), whatever GOFLAGS says.
@@ -104,6 +104,20 @@ bench:
 # "Scale"). Minutes, not a test.
 bench-scale: build
 	./scripts/bench-scale.sh bin/ctxls
+
+# What the PostgreSQL index store costs on a copy of Go's src: a full and
+# a 1 % publish, a cold replica's first request, warm requests against the
+# local index's (docs/benchmarks.md, "The index store"). Starts its own
+# PostgreSQL server; minutes, not a test.
+bench-store: build need-postgres
+	./scripts/bench-store.sh bin/ctxls
+
+# The store's parity with the local index over the whole eval: every ctxls
+# request of every case answered from a replica's checkout too, the
+# contexts compared byte for byte (EVAL_REPOS_DIR as for make eval; starts
+# its own PostgreSQL server). Minutes, not a test.
+eval-store-parity: need-postgres
+	./scripts/eval-store-parity.sh $(EVAL_FLAGS)
 
 # The retrieval quality eval (docs/quality.md). EVAL_REPOS_DIR names the
 # directory holding the eval repositories' git directories; see

@@ -264,7 +264,13 @@ func (f *httpFace) close() {
 func (f *httpFace) serve(ctx context.Context, srv *mcp.Server, logger *log.Logger, stderr io.Writer) int {
 	// The SDK's own DNS-rebinding check stays on; the guard adds the
 	// token, Origin and any-address Host checks in front of it.
-	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil)
+	// A server of an index store is one of any number of replicas behind
+	// a load balancer: stateless, so that any replica answers any request
+	// (no session to stick to; expand_context's held states are each
+	// replica's own, and a state not held is read anew, as its result
+	// says).
+	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() },
+		&sdk.StreamableHTTPOptions{Stateless: f.store != nil})
 	gopts := access.GuardOptions{
 		Token: f.tok.Value, Logf: logger.Printf,
 		MaxBody: mcpMaxBody, BodyTimeout: f.deadlines.read,

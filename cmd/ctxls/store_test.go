@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -191,9 +194,23 @@ func TestMCPStoreReplicas(t *testing.T) {
 		t.Fatal("a forged token connected")
 	}
 
-	// Kill one replica: the other answers.
-	r1.cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // checked by the call below
+	// Behind a load balancer (round robin, the next replica when one
+	// does not answer), one client's calls go to both replicas; kill one:
+	// the calls go on.
+	lb := balancer(t, r1.url, r2.url)
+	viaLB := (&replica{url: lb, log: &syncBuffer{}}).client(t, tokBilling)
+	for i := range 4 {
+		if text, isErr := call(t, viaLB, "assemble_context", map[string]any{"query": "sales tax of an invoice", "budget": map[string]any{"maxTokens": 300}}); isErr || !strings.Contains(text, "Invoice") {
+			t.Fatalf("call %d through the balancer: %s", i, text)
+		}
+	}
+	r1.cmd.Process.Signal(syscall.SIGKILL) //nolint:errcheck // checked by the calls below
 	r1.cmd.Wait()                          //nolint:errcheck // killed
+	for i := range 4 {
+		if text, isErr := call(t, viaLB, "assemble_context", map[string]any{"query": "sales tax of an invoice", "budget": map[string]any{"maxTokens": 300}}); isErr || !strings.Contains(text, "Invoice") {
+			t.Fatalf("call %d through the balancer, a replica killed: %s", i, text)
+		}
+	}
 	bill2 := r2.client(t, tokBilling)
 	if text, isErr := call(t, bill2, "assemble_context", map[string]any{"query": "refund a cancelled invoice", "budget": map[string]any{"maxTokens": 400}}); isErr || !strings.Contains(text, "func Refund") {
 		t.Fatalf("the surviving replica: %s", text)
@@ -256,3 +273,38 @@ func waitReplicated(t *testing.T, primary *pgstore.Store, url string) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// balancer is a round-robin load balancer in front of the replicas at
+// urls (their /mcp endpoints) that tries the next one when one does not
+// answer; it returns its own /mcp URL.
+func balancer(t *testing.T, urls ...string) string {
+	t.Helper()
+	var next atomic.Uint64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		start := next.Add(1)
+		for i := range len(urls) {
+			u := urls[(int(start)+i)%len(urls)]
+			req, _ := http.NewRequestWithContext(r.Context(), r.Method, u, bytes.NewReader(body))
+			req.Header = r.Header.Clone()
+			resp, err := http.DefaultTransport.RoundTrip(req)
+			if err != nil {
+				continue // that replica is down: the next one
+			}
+			for k, v := range resp.Header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(resp.StatusCode)
+			io.Copy(w, resp.Body) //nolint:errcheck // the client's loss
+			resp.Body.Close()
+			return
+		}
+		http.Error(w, "no replica answers", http.StatusBadGateway)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
+}

@@ -3,6 +3,8 @@ package runner
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
@@ -23,6 +26,7 @@ import (
 	"github.com/ctxls/ctxls/internal/history"
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/tokens"
@@ -77,6 +81,12 @@ type Config struct {
 	// drift; set SemanticOptions.RetrainDrift to 1 to keep Sync from
 	// training again). 0: trained on every file.
 	SemanticHeldOut float64
+	// Store, when set, publishes each tree into this index store and
+	// answers every ctxls request from a replica's checkout of it too:
+	// the two contexts must be byte-identical (Stats.StoreMismatches).
+	// StoreParent is the replica's checkout directory.
+	Store       *pgstore.Store
+	StoreParent string
 	// Activity simulates an editor session on the diff task: the diff's
 	// files are the open buffers and its changed lines the edited ranges
 	// (Request.Activity), and the question is the commit's subject (no
@@ -115,6 +125,12 @@ type Config struct {
 type Stats struct {
 	Trees      int
 	TreeErrors int
+	// StoreChecked and StoreMismatches count, with Config.Store, the
+	// ctxls requests answered from the store's replica too, and those
+	// whose context differed from the local index's (StoreFirst: the
+	// first of them, described).
+	StoreChecked, StoreMismatches int
+	StoreFirst                    string
 	Files      int // indexed files, summed over trees
 	// MissingGold counts gold files that are not in their tree's index
 	// (ignored or filtered by the walker); they still count as misses.
@@ -166,7 +182,7 @@ func Run(ctx context.Context, cfg Config) ([]eval.Result, Stats, error) {
 			return results, st, err
 		}
 		cases := groups[k]
-		t := &tree{cfg: &cfg, eng: eng, counter: counter}
+		t := &tree{cfg: &cfg, eng: eng, counter: counter, stats: &st}
 		t0 := time.Now()
 		g := mine.Git{Dir: cfg.RepoDirs[k.repo]}
 		dir, err := treeDir(ctx, cfg.Work, g, cases[0])
@@ -246,6 +262,15 @@ type tree struct {
 	repomap *baseline.RepoMap
 	hist    *history.Log    // nil without Config.History
 	sem     *semantic.Store // nil without Config.Semantic
+	// The replica's side, with Config.Store: the tree checked out of the
+	// store and indexed from its stored chunks.
+	rco      *pgstore.Checkout
+	rx       *index.Index
+	rsnap    *index.Snapshot
+	rrelease func()
+	rhist    *history.Log
+	rsem     *semantic.Store
+	stats    *Stats
 }
 
 func (t *tree) open(ctx context.Context, dir string) error {
@@ -267,6 +292,11 @@ func (t *tree) open(ctx context.Context, dir string) error {
 	if t.cfg.Semantic {
 		if t.sem, err = buildSemantic(ctx, t.snap, t.cfg); err != nil {
 			return fmt.Errorf("semantic: %w", err)
+		}
+	}
+	if t.cfg.Store != nil {
+		if err := t.openReplica(ctx, dir); err != nil {
+			return fmt.Errorf("store: %w", err)
 		}
 	}
 	if slices.Contains(t.cfg.Systems, SystemCtxls) {
@@ -354,6 +384,97 @@ func (t *tree) close() {
 	}
 	if t.x != nil {
 		t.x.Close()
+	}
+	if t.rrelease != nil {
+		t.rrelease()
+	}
+	if t.rx != nil {
+		t.rx.Close()
+	}
+	if t.rco != nil {
+		t.rco.Close()
+	}
+}
+
+// openReplica publishes the tree's index (and its history) into the
+// store and opens a replica's index of it: the checkout's, from the
+// stored chunks, with the history that came with it and vectors trained
+// as for the local index.
+func (t *tree) openReplica(ctx context.Context, dir string) error {
+	sum := sha256.Sum256([]byte(dir))
+	repo := "eval/" + hex.EncodeToString(sum[:8])
+	po := pgstore.PublishOptions{Producer: t.x.ChunkingKey()}
+	if t.hist != nil {
+		b, err := t.hist.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		side := filepath.Join(t.cfg.StoreParent, repo+"-"+history.CacheFile)
+		if err := os.MkdirAll(filepath.Dir(side), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(side, b, 0o600); err != nil {
+			return err
+		}
+		defer os.Remove(side)
+		po.Sides = []pgstore.Side{{Name: history.CacheFile, Path: side}}
+	}
+	if _, err := t.cfg.Store.Publish(ctx, repo, t.snap, po); err != nil {
+		return err
+	}
+	co, err := t.cfg.Store.Checkout(ctx, repo, t.cfg.StoreParent, nil)
+	if err != nil {
+		return err
+	}
+	t.rco = co
+	sides := filepath.Join(t.cfg.StoreParent, repo+"-sides")
+	if err := os.MkdirAll(sides, 0o700); err != nil {
+		return err
+	}
+	defer os.RemoveAll(sides)
+	if err := co.InstallSides(sides); err != nil {
+		return err
+	}
+	if t.hist != nil {
+		if t.rhist = history.LoadCache(filepath.Join(sides, history.CacheFile)); t.rhist == nil {
+			return errors.New("the history published did not come back")
+		}
+	}
+	rx, err := index.Open(ctx, co.Root, index.Options{InMemory: true, Counters: map[string]tokens.Counter{t.cfg.Encoding: t.counter},
+		Lister: co.Lister(), Files: co.Files(), NewChunker: co.NewChunker, ConfigKey: pgstore.ConfigKey})
+	if err != nil {
+		return err
+	}
+	if err := rx.Wait(ctx); err != nil {
+		rx.Close()
+		return err
+	}
+	t.rx = rx
+	t.rsnap, t.rrelease = rx.Snapshot()
+	if t.cfg.Semantic {
+		if t.rsem, err = buildSemantic(ctx, t.rsnap, t.cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkReplica answers req from the replica too and counts a context
+// that differs from resp's.
+func (t *tree) checkReplica(ctx context.Context, c *eval.Case, req retrieve.Request, resp *retrieve.Response) {
+	req.History, req.Semantic = t.rhist, t.rsem
+	t.stats.StoreChecked++
+	r2, err := t.eng.Assemble(ctx, t.rsnap, req)
+	if err == nil && r2.Rendered == resp.Rendered {
+		return
+	}
+	t.stats.StoreMismatches++
+	if t.stats.StoreFirst == "" {
+		if err != nil {
+			t.stats.StoreFirst = fmt.Sprintf("%s (budget %d): %v", c.ID, req.Budget.MaxTokens, err)
+		} else {
+			t.stats.StoreFirst = fmt.Sprintf("%s (budget %d): the contexts differ (%d vs %d bytes)", c.ID, req.Budget.MaxTokens, len(resp.Rendered), len(r2.Rendered))
+		}
 	}
 }
 
@@ -616,6 +737,9 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run, explain bool) (
 		resp, err = t.eng.Assemble(ctx, t.snap, req)
 		if err == nil {
 			res, expl = resp.Result, resp.Explain
+		}
+		if err == nil && t.rsnap != nil {
+			t.checkReplica(ctx, c, req, resp)
 		}
 	}
 	lat = time.Since(start)

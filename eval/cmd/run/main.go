@@ -21,6 +21,7 @@ import (
 	"github.com/ctxls/ctxls/eval/mine"
 	"github.com/ctxls/ctxls/eval/runner"
 	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
 )
@@ -70,6 +71,7 @@ func run() error {
 		listRepos  = flag.Bool("list-repos", false, "print the repositories of the cases file (owner/name head) and exit")
 		cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the run to this file; each request's samples carry the labels system=NAME, repo=OWNER/NAME and phase=request (first) or repeat (go tool pprof -tagfocus phase=request …)")
 		checkRepos = flag.Bool("check-repos", false, "check that every repository's git directory is found and holds its recorded head, and exit")
+		storeURL   = flag.String("store", "", "publish each tree into this index store (postgres://…) and answer every ctxls request from a replica's checkout too: the contexts must be byte-identical (the run fails otherwise)")
 	)
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -141,6 +143,19 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *storeURL != "" {
+		st, err := pgstore.Open(ctx, *storeURL)
+		if err != nil {
+			return fmt.Errorf("-store: %w", err)
+		}
+		defer st.Close()
+		parent, err := os.MkdirTemp("", "ctxls-eval-store-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(parent)
+		cfg.Store, cfg.StoreParent = st, parent
+	}
 	if *cpuProfile != "" {
 		pf, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -168,7 +183,14 @@ func run() error {
 	fmt.Fprintf(&rep, "\n%d cases over %d trees (%d tree errors, %d gold files not indexed), %d files indexed; "+
 		"trees built in %.0fs, indexed in %.0fs, total %.0fs.\n",
 		len(cfg.Cases), st.Trees, st.TreeErrors, st.MissingGold, st.Files, st.Extract.Seconds(), st.Index.Seconds(), st.Total.Seconds())
+	if cfg.Store != nil {
+		fmt.Fprintf(&rep, "Store parity: %d ctxls requests answered from the store's replica too, %d contexts differed from the local index's.\n",
+			st.StoreChecked, st.StoreMismatches)
+	}
 	os.Stdout.Write(rep.Bytes())
+	if st.StoreMismatches > 0 && err == nil {
+		err = fmt.Errorf("store parity: %d of %d contexts differ; the first: %s", st.StoreMismatches, st.StoreChecked, st.StoreFirst)
+	}
 	if *doc != "" {
 		if derr := eval.ReplaceGenerated(*doc, rep.String()); derr != nil {
 			return derr

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# What the PostgreSQL index store costs, on a copy of Go's own source tree
+# (`go env GOROOT`/src, ≈ 2.9 M lines) made a git repository:
+#
+#   - a full publish (`ctxls index --store`) into an empty store, and a
+#     publish after 1 % of the Go files changed: time and bytes written;
+#   - the first request for the repository on a cold replica (an empty
+#     checkout directory), median of STORE_COLD_RUNS, without and with the
+#     vectors published (--store-vectors);
+#   - warm requests: p50 and p95 of STORE_WARM_RUNS `ctxls assemble` calls
+#     answered from the store's replica and from the local index, in turns.
+#
+#   scripts/bench-store.sh [BIN]     BIN: the ctxls binary (default bin/ctxls)
+#   STORE_COLD_RUNS=3 STORE_WARM_RUNS=20
+#
+# It starts its own PostgreSQL server (Debian's postgresql-15, as `make
+# test` installs it; as the user nobody under root) in a temporary
+# directory, prints a markdown table and removes everything at the end.
+# Not a test: the figures depend on the machine (docs/benchmarks.md records
+# them with the machine).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(realpath "${1:-bin/ctxls}")
+cold_runs=${STORE_COLD_RUNS:-3}
+warm_runs=${STORE_WARM_RUNS:-20}
+[ -x "$bin" ] || { echo "bench-store: no ctxls binary at $bin (make build)" >&2; exit 2; }
+. scripts/lib/pg.sh
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ctxls-store-XXXXXX")
+trap 'pg_stop; rm -rf "$work"' EXIT
+pg_start "$work/pg"
+url=$pg_url
+
+# The tree: Go's src as a git repository (the history channel's input).
+cp -r "$(go env GOROOT)/src" "$work/tree"
+git -C "$work/tree" init -q
+git -C "$work/tree" add -A
+git -C "$work/tree" -c user.email=b@b -c user.name=b commit -qm tree
+"$bin" index --root "$work/tree" --cache-dir "$work/local" >/dev/null 2>&1
+
+# publish REPO [FLAGS]: prints "seconds MB".
+publish() {
+	local repo=$1
+	shift
+	local out
+	out=$("$bin" index --root "$work/tree" --cache-dir "$work/local" --store "$url" --repo "$repo" --json "$@" 2>/dev/null |
+		tr -d ' \n' | sed 's/.*"publish":{//')
+	field() { echo "$out" | sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
+	echo "$(echo "$(field durationMs) / 1000" | bc -l) $(echo "$(field written) / 1000000" | bc -l) $(field newBlobs) $(field files)"
+}
+read -r full_s full_mb full_blobs files <<<"$(publish go)"
+# 1 % of the Go files change: a function added to every hundredth.
+find "$work/tree" -name '*.go' -not -path '*/.git/*' | sort | awk 'NR % 100 == 0' >"$work/changed"
+nchanged=$(wc -l <"$work/changed")
+while read -r f; do printf '\nfunc benchStoreAdded%d() {}\n' "$RANDOM" >>"$f"; done <"$work/changed"
+"$bin" index --root "$work/tree" --cache-dir "$work/local" >/dev/null 2>&1
+read -r inc_s inc_mb inc_blobs _ <<<"$(publish go)"
+publish govec --store-vectors >/dev/null
+
+queries=("how does the http server handle keep-alive connections" "where are goroutines scheduled onto threads"
+	"how is a tls handshake verified" "what parses a go source file into an ast" "how does the garbage collector mark objects")
+
+# seconds CMD...: the wall time of CMD.
+seconds() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>"$work/stderr" || { echo "bench-store: $* failed:" >&2; tail -5 "$work/stderr" >&2; exit 1; }
+	t1=$(date +%s.%N)
+	echo "$t1 - $t0" | bc -l
+}
+median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+pct() { # pct P X...: the P-th percentile (nearest rank)
+	local p=$1
+	shift
+	printf '%s\n' "$@" | sort -n | sed -n "$(((p * $# + 99) / 100))p"
+}
+
+cold() { # cold REPO: median first-request time on an empty checkout directory
+	local ts=()
+	for i in $(seq "$cold_runs"); do
+		rm -rf "$work/replica"
+		ts+=("$(seconds "$bin" assemble --store "$url" --repo "$1" --cache-dir "$work/replica" --query "${queries[0]}" --budget 2000)")
+	done
+	median "${ts[@]}"
+}
+cold_plain=$(cold go)
+cold_vec=$(cold govec)
+
+# Warm: the replica's checkout kept, local and store in turns.
+local_t=() store_t=()
+for i in $(seq "$warm_runs"); do
+	q=${queries[$((i % ${#queries[@]}))]}
+	local_t+=("$(seconds "$bin" assemble --root "$work/tree" --cache-dir "$work/local" --query "$q" --budget 2000)")
+	store_t+=("$(seconds "$bin" assemble --store "$url" --repo govec --cache-dir "$work/replica" --query "$q" --budget 2000)")
+done
+
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $("$bin" --version 2>/dev/null || echo ctxls); PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') on loopback"
+echo
+echo "| measure | value |"
+echo "|---|---:|"
+printf '| full publish (%d files) | %.2f s, %.1f MB written (%d blobs) |\n' "$files" "$full_s" "$full_mb" "$full_blobs"
+printf '| publish after %d files (1 %%) changed | %.2f s (%.1f %%), %.1f MB (%.1f %%) written (%d blobs) |\n' "$nchanged" "$inc_s" \
+	"$(echo "100 * $inc_s / $full_s" | bc -l)" "$inc_mb" "$(echo "100 * $inc_mb / $full_mb" | bc -l)" "$inc_blobs"
+printf '| first request, cold replica (median of %d) | %.2f s |\n' "$cold_runs" "$cold_plain"
+printf '| the same, vectors published (--store-vectors) | %.2f s |\n' "$cold_vec"
+printf '| warm request from the store, p50 / p95 of %d | %.3f / %.3f s |\n' "$warm_runs" "$(pct 50 "${store_t[@]}")" "$(pct 95 "${store_t[@]}")"
+printf '| warm request from the local index, p50 / p95 of %d | %.3f / %.3f s |\n' "$warm_runs" "$(pct 50 "${local_t[@]}")" "$(pct 95 "${local_t[@]}")"
+printf '| p95 store / local | %.2f× |\n' "$(echo "$(pct 95 "${store_t[@]}") / $(pct 95 "${local_t[@]}")" | bc -l)"
