@@ -131,7 +131,7 @@ type Stats struct {
 	// first of them, described).
 	StoreChecked, StoreMismatches int
 	StoreFirst                    string
-	Files      int // indexed files, summed over trees
+	Files                         int // indexed files, summed over trees
 	// MissingGold counts gold files that are not in their tree's index
 	// (ignored or filtered by the walker); they still count as misses.
 	MissingGold int
