@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race need-git need-postgres bench-store eval-store-parity bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
+.PHONY: run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
 # version), whatever GOFLAGS says.
@@ -111,6 +111,16 @@ bench-scale: build
 # PostgreSQL server; minutes, not a test.
 bench-store: build need-postgres
 	./scripts/bench-store.sh bin/ctxls
+
+# The deployment of docs/deploy.md on this machine: a PostgreSQL store,
+# this repository published, two MCP replicas behind nginx, requests
+# through it with a replica killed (deploy/example.sh). Installs nginx
+# from Debian's packages when missing. .ci/run runs it.
+deploy-example: build need-postgres
+	@command -v nginx >/dev/null || { echo "make: installing nginx (the example's load balancer)"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null; } || \
+	  { echo "make: nginx is needed: install nginx-light"; exit 1; }; }
+	./deploy/example.sh bin/ctxls
 
 # The store's parity with the local index over the whole eval: every ctxls
 # request of every case answered from a replica's checkout too, the
