@@ -176,7 +176,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	if src != nil {
-		ws.UseCheckout(src, &opts)
+		if err := ws.PrepareSource(src, &opts); err != nil {
+			return fmt.Errorf("checkout: %w", err)
+		}
 	}
 	opts.Warm = true // a request follows at once
 	// Another ctxls (a server on the same root) holding the index: answer

@@ -120,8 +120,12 @@ func publishSummary(p pgstore.PublishStats) string {
 	if p.Unchanged {
 		return fmt.Sprintf("publish: %s generation %d unchanged (%d files) in %.2f s", p.Repo, p.Generation, p.Files, p.DurationMs/1000)
 	}
-	return fmt.Sprintf("publish: %s generation %d: %d files, %d of %d blobs new, %.1f MB written in %.2f s",
+	line := fmt.Sprintf("publish: %s generation %d: %d files, %d of %d blobs new, %.1f MB written in %.2f s",
 		p.Repo, p.Generation, p.Files, p.NewBlobs, p.Checked, float64(p.Written)/1e6, p.DurationMs/1000)
+	if p.Image {
+		line += fmt.Sprintf("; the index image for cold replicas, %.1f MB", float64(p.ImageWritten)/1e6)
+	}
+	return line
 }
 
 // buildIndex builds or refreshes the index of root, as index.Build does,

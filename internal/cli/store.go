@@ -79,15 +79,6 @@ func checkoutSource(ctx context.Context, st *pgstore.Store, names []string, cach
 		}
 		src = u
 	}
-	_, idir := src.Dirs()
-	err = index.PrepareCacheDir(idir)
-	if err == nil {
-		err = src.InstallSides(idir)
-	}
-	if err != nil {
-		src.Close()
-		return nil, nil, fmt.Errorf("checkout: %w", err)
-	}
 	return src, single, nil
 }
 
@@ -112,6 +103,9 @@ func publish(ctx context.Context, st *pgstore.Store, repo, root string, opts ind
 	snap, release := x.Snapshot()
 	defer release()
 	po := pgstore.PublishOptions{Producer: x.ChunkingKey()}
+	if po.Image, err = x.ImageFiles(ctx); err != nil {
+		return pgstore.PublishStats{}, fmt.Errorf("index %s: %w", root, err)
+	}
 	if d := x.Dir(); d != "" {
 		po.Sides = []pgstore.Side{{Name: history.CacheFile, Path: filepath.Join(d, history.CacheFile)}}
 		if withVectors {

@@ -64,6 +64,7 @@ type Checkout struct {
 	pack     *cachefile.Mapped // the generation's texts (packLayout)
 	spans    map[string]span   // text hash → its bytes in pack
 	chunks   map[Hash][]byte   // chunk blobs fetched ahead
+	image    map[string][]byte // the index image fetched (TakeImage)
 }
 
 // span is a text's place in a pack.
@@ -182,6 +183,17 @@ func (c *Checkout) Update(ctx context.Context) (changed []string, moved bool, er
 
 // Dirs returns the index's root and cache directory.
 func (c *Checkout) Dirs() (root, indexDir string) { return c.Root, c.IndexDir }
+
+// TakeImage returns the index image the checkout fetched for an index
+// directory that had no index (nil: none), and forgets it: the caller
+// imports it (index.ImportImage) before opening the index.
+func (c *Checkout) TakeImage() map[string][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	img := c.image
+	c.image = nil
+	return img
+}
 
 // Close releases the checkout's lock.
 func (c *Checkout) Close() error {
@@ -360,13 +372,28 @@ func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, [
 	if err != nil {
 		return nil, nil, err
 	}
-	// Chunks for the files the index will chunk: the changed ones, or
-	// every file when there is no index yet.
+	// Chunks for the files the index will chunk: the changed ones; with
+	// no index yet, the files changed since the repository's image (which
+	// the index starts from), or every file when there is no image.
 	need := write
 	if _, err := os.Stat(filepath.Join(c.IndexDir, "CURRENT")); err != nil {
+		image, im, n, err := c.store.fetchImage(ctx, c.Repo)
+		c.Fetched += n
+		if err != nil {
+			return nil, nil, err
+		}
+		c.image = image
+		had := map[string]string{}
+		if im != nil {
+			for _, f := range im.Files {
+				had[f.Path] = f.Text
+			}
+		}
 		need = nil
 		for i := range m.Files {
-			need = append(need, &m.Files[i])
+			if had[m.Files[i].Path] != m.Files[i].Text {
+				need = append(need, &m.Files[i])
+			}
 		}
 	}
 	if err := c.prefetchChunks(ctx, need); err != nil {

@@ -26,10 +26,14 @@ type PublishStats struct {
 	// compressed bytes; Checked counts the blobs looked for (those of
 	// the files that changed since the current generation, the side
 	// files' blocks and the manifest).
-	NewBlobs   int     `json:"newBlobs"`
-	Written    int64   `json:"written"`
-	Checked    int     `json:"checked"`
-	DurationMs float64 `json:"durationMs"`
+	NewBlobs int   `json:"newBlobs"`
+	Written  int64 `json:"written"`
+	Checked  int   `json:"checked"`
+	// Image is true when the publish uploaded a new index image, of
+	// ImageWritten compressed bytes (not in Written).
+	Image        bool    `json:"image"`
+	ImageWritten int64   `json:"imageWritten"`
+	DurationMs   float64 `json:"durationMs"`
 }
 
 // Side is a side file of an index directory to publish with it.
@@ -51,6 +55,10 @@ const KeepGenerations = 3
 type PublishOptions struct {
 	// Sides are side files of the index directory to publish with it.
 	Sides []Side
+	// Image is the index's image files (index.Index.ImageFiles): uploaded
+	// when the repository's image is missing or stale (ImageStale). Nil:
+	// none.
+	Image map[string]string
 	// Producer identifies what made the snapshot's chunks
 	// (index.Index.ChunkingKey): a file whose content is what the current
 	// generation, published by the same producer, had at the same path
@@ -205,6 +213,9 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 	})
 	if err != nil {
 		return st, fmt.Errorf("publish %s: %w", repo, err)
+	}
+	if st.Image, st.ImageWritten, err = s.maybeImage(ctx, repo, st.Generation, m, mh, po.Image); err != nil {
+		return st, fmt.Errorf("publish %s: index image: %w", repo, err)
 	}
 	st.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return st, nil

@@ -38,6 +38,13 @@ CREATE TABLE IF NOT EXISTS ctxls_generations (
 	created  timestamptz NOT NULL DEFAULT now(),
 	PRIMARY KEY (repo, id)
 );
+-- The index image a cold replica starts from (the publisher's index
+-- files of one generation), replaced when it has grown stale.
+CREATE TABLE IF NOT EXISTS ctxls_images (
+	repo       text PRIMARY KEY REFERENCES ctxls_repos(name) ON DELETE CASCADE,
+	generation bigint NOT NULL,
+	image      bytea NOT NULL  -- the image manifest's blob
+);
 CREATE TABLE IF NOT EXISTS ctxls_tokens (
 	hash    bytea PRIMARY KEY,  -- SHA-256 of the token
 	name    text NOT NULL UNIQUE,

@@ -233,6 +233,9 @@ func (uc *unionChunker) Counts(p string, encodings []string) [][]int32 {
 // Dirs returns the index's root and cache directory.
 func (u *Union) Dirs() (root, indexDir string) { return u.Root, u.IndexDir }
 
+// TakeImage returns nil: a union's index is built from its parts' chunks.
+func (u *Union) TakeImage() map[string][]byte { return nil }
+
 // InstallSides does nothing: a union has no side files (its vectors are
 // computed over it, and it has no history of its own).
 func (u *Union) InstallSides(string) error { return nil }

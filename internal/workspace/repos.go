@@ -119,6 +119,7 @@ type StoreSource interface {
 	Files() index.FileSource
 	NewChunker() (index.Chunker, error)
 	InstallSides(indexDir string) error
+	TakeImage() map[string][]byte
 	Update(ctx context.Context) (changed []string, moved bool, err error)
 	Close() error
 }
@@ -219,14 +220,10 @@ func (rs *Repos) get(ctx context.Context, key string, open func() (StoreSource, 
 // forgotten, so that the next request tries again.
 func (rs *Repos) checkout(key string, e *repoRoot, open func() (StoreSource, error)) {
 	defer close(e.ready)
+	opts := rs.opts.IndexOptions(strings.TrimPrefix(key, "\x00"))
 	src, err := open()
 	if err == nil {
-		_, idir := src.Dirs()
-		err = index.PrepareCacheDir(idir)
-		if err == nil {
-			err = src.InstallSides(idir)
-		}
-		if err != nil {
+		if err = PrepareSource(src, &opts); err != nil {
 			src.Close()
 		}
 	}
@@ -239,12 +236,30 @@ func (rs *Repos) checkout(key string, e *repoRoot, open func() (StoreSource, err
 		rs.mu.Unlock()
 		return
 	}
-	opts := rs.opts.IndexOptions(strings.TrimPrefix(key, "\x00"))
-	UseCheckout(src, &opts)
 	e.src = src
 	root, _ := src.Dirs()
 	e.root = rs.pool.Acquire(root, opts, RootOptions{HistoryFromCache: !e.union})
 	rs.opts.Logf("%s: checked out", strings.ReplaceAll(strings.TrimPrefix(key, "\x00"), "\x00", " + "))
+}
+
+// PrepareSource readies src's index directory (its side files placed,
+// the index image imported when it came with one) and sets opts to index
+// src from its stored chunks there (UseCheckout).
+func PrepareSource(src StoreSource, opts *index.Options) error {
+	root, idir := src.Dirs()
+	if err := index.PrepareCacheDir(idir); err != nil {
+		return err
+	}
+	if err := src.InstallSides(idir); err != nil {
+		return err
+	}
+	UseCheckout(src, opts)
+	if img := src.TakeImage(); img != nil {
+		if err := index.ImportImage(idir, root, *opts, img); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // UseCheckout sets opts to index src from its stored chunks, in its own

@@ -1,0 +1,199 @@
+package pgstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// An image is the publisher's index files of one generation
+// (index.Index.ImageFiles): a cold replica imports it
+// (index.ImportImage) and refreshes only the files that changed since,
+// instead of building its lexical store and tables from every file's
+// chunks. The files are cut into content-defined blocks like the side
+// files. A publish uploads one when the repository has none, or when more
+// than ImageStale of its files changed since the image's generation: an
+// image is a full upload, amortized over the publishes it serves.
+
+// ImageStale is the share of a repository's files changed since its
+// image's generation past which a publish uploads a new image.
+const ImageStale = 0.1
+
+// imageManifest is an image's own manifest.
+type imageManifest struct {
+	Format     int         `json:"format"`
+	Generation int64       `json:"generation"`
+	Manifest   string      `json:"manifest"` // the generation's manifest blob
+	Files      []SideEntry `json:"files"`    // by name (index.ImageFiles's)
+}
+
+// maybeImage uploads the image files (name → path) of generation gen
+// (manifest m, blob mh) unless the repository's image is fresh enough. It
+// returns whether it did and the compressed bytes written.
+func (s *Store) maybeImage(ctx context.Context, repo string, gen int64, m *Manifest, mh Hash, files map[string]string) (bool, int64, error) {
+	if files == nil {
+		return false, 0, nil
+	}
+	var imh []byte
+	err := s.pool.QueryRow(ctx, "SELECT image FROM ctxls_images WHERE repo = $1", repo).Scan(&imh)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return false, 0, err
+	}
+	if err == nil && len(imh) == len(Hash{}) {
+		if im, err := s.readImageManifest(ctx, Hash(imh)); err == nil {
+			if old, err := s.manifestOf(ctx, im.Manifest); err == nil && changedShare(old, m) <= ImageStale {
+				return false, 0, nil
+			}
+		}
+	}
+	im := imageManifest{Format: manifestFormat, Generation: gen, Manifest: mh.String()}
+	var blobs []blob
+	seen := map[Hash]bool{}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		b, err := os.ReadFile(files[name])
+		if err != nil {
+			return false, 0, fmt.Errorf("image: %w", err)
+		}
+		blocks, err := splitBlocks(b)
+		if err != nil {
+			return false, 0, fmt.Errorf("image: %w", err)
+		}
+		e := SideEntry{Name: name, Size: int64(len(b))}
+		for _, blk := range blocks {
+			h := hashOf(blk)
+			e.Blocks = append(e.Blocks, h.String())
+			if !seen[h] {
+				seen[h] = true
+				blobs = append(blobs, blob{hash: h, raw: blk})
+			}
+		}
+		im.Files = append(im.Files, e)
+	}
+	ib, err := json.Marshal(im)
+	if err != nil {
+		return false, 0, err
+	}
+	ih := hashOf(ib)
+	blobs = append(blobs, blob{hash: ih, raw: ib})
+	hashes := make([]Hash, len(blobs))
+	for i, b := range blobs {
+		hashes[i] = b.hash
+	}
+	miss, err := s.missing(ctx, hashes)
+	if err != nil {
+		return false, 0, err
+	}
+	blobs = slices.DeleteFunc(blobs, func(b blob) bool { return !miss[b.hash] })
+	n, err := s.putBlobs(ctx, blobs)
+	if err != nil {
+		return false, n, err
+	}
+	_, err = s.pool.Exec(ctx, `INSERT INTO ctxls_images (repo, generation, image) VALUES ($1, $2, $3)
+		ON CONFLICT (repo) DO UPDATE SET generation = EXCLUDED.generation, image = EXCLUDED.image
+		WHERE ctxls_images.generation < EXCLUDED.generation`, repo, gen, ih[:])
+	if err != nil {
+		return false, n, err
+	}
+	return true, n, nil
+}
+
+// changedShare is the share of b's files whose text is not a's at the
+// same path.
+func changedShare(a, b *Manifest) float64 {
+	if len(b.Files) == 0 {
+		return 0
+	}
+	had := make(map[string]string, len(a.Files))
+	for _, f := range a.Files {
+		had[f.Path] = f.Text
+	}
+	n := 0
+	for _, f := range b.Files {
+		if had[f.Path] != f.Text {
+			n++
+		}
+	}
+	return float64(n) / float64(len(b.Files))
+}
+
+// readImageManifest reads the image manifest blob ih.
+func (s *Store) readImageManifest(ctx context.Context, ih Hash) (*imageManifest, error) {
+	got, _, err := s.getBlobs(ctx, []Hash{ih})
+	if err != nil {
+		return nil, err
+	}
+	var im imageManifest
+	if err := json.Unmarshal(got[ih], &im); err != nil || im.Format != manifestFormat {
+		return nil, fmt.Errorf("image manifest %s: not readable", ih)
+	}
+	return &im, nil
+}
+
+// manifestOf reads and decodes the manifest blob named by hex.
+func (s *Store) manifestOf(ctx context.Context, hex string) (*Manifest, error) {
+	h, err := parseHash(hex)
+	if err != nil {
+		return nil, err
+	}
+	got, _, err := s.getBlobs(ctx, []Hash{h})
+	if err != nil {
+		return nil, err
+	}
+	return decodeManifest(got[h])
+}
+
+// fetchImage returns repo's image (its files by name) and the manifest of
+// its generation, or nil when the repository has none.
+func (s *Store) fetchImage(ctx context.Context, repo string) (map[string][]byte, *Manifest, int64, error) {
+	var imh []byte
+	err := s.pool.QueryRow(ctx, "SELECT image FROM ctxls_images WHERE repo = $1", repo).Scan(&imh)
+	if errors.Is(err, pgx.ErrNoRows) || len(imh) != len(Hash{}) {
+		return nil, nil, 0, nil
+	}
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	im, err := s.readImageManifest(ctx, Hash(imh))
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	m, err := s.manifestOf(ctx, im.Manifest)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	var hs []Hash
+	for _, f := range im.Files {
+		for _, b := range f.Blocks {
+			h, err := parseHash(b)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			hs = append(hs, h)
+		}
+	}
+	got, n, err := s.getBlobs(ctx, slices.Compact(slices.SortedFunc(slices.Values(hs), func(a, b Hash) int { return bytes.Compare(a[:], b[:]) })))
+	if err != nil {
+		return nil, nil, n, err
+	}
+	files := map[string][]byte{}
+	for _, f := range im.Files {
+		out := make([]byte, 0, f.Size)
+		for _, b := range f.Blocks {
+			h, _ := parseHash(b)
+			out = append(out, got[h]...)
+		}
+		if int64(len(out)) != f.Size {
+			return nil, nil, n, fmt.Errorf("image file %s: %d bytes, want %d", f.Name, len(out), f.Size)
+		}
+		files[f.Name] = out
+	}
+	return files, m, n, nil
+}
+
