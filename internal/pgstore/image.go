@@ -196,4 +196,3 @@ func (s *Store) fetchImage(ctx context.Context, repo string) (map[string][]byte,
 	}
 	return files, m, n, nil
 }
-

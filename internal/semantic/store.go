@@ -258,7 +258,7 @@ func bagFiles(ctx context.Context, snap *index.Snapshot, paths []string) ([]*fil
 			}
 			out[i] = bagFile(snap, paths[i], g)
 		}
-		g.d.ids = nil // the terms' lookup is for bagging only: its memory goes now
+		g.d.release() // the terms' lookup is for bagging only: its memory goes now
 	})
 	if firstErr != nil {
 		return nil, firstErr

@@ -1,17 +1,67 @@
 package semantic
 
 import (
+	"hash/maphash"
 	"slices"
 	"unsafe"
 
 	"github.com/ctxls/ctxls/internal/index/analysis"
 )
 
-// dict numbers the terms one goroutine has seen.
+// dict numbers the terms one goroutine has seen, in the order it saw
+// them. Its lookup is an open-addressing table over the terms' bytes (a
+// workspace's every term passes through here: a Go map keyed by string
+// cost a third of the bagging), with each term's stopword verdict kept so
+// that it is judged once.
 type dict struct {
-	terms []string
-	ids   map[string]int32
+	terms  []string
+	stop   []bool   // per id: a stopword, never counted
+	hashes []uint32 // per id
+	slots  []int32  // id+1; 0: empty. Its length is a power of two.
+	seed   maphash.Seed
 }
+
+func newDict() *dict { return &dict{slots: make([]int32, 1<<12), seed: maphash.MakeSeed()} }
+
+// id returns term's id, numbering it when it is new.
+func (d *dict) id(term []byte) int32 {
+	h := uint32(maphash.Bytes(d.seed, term))
+	mask := len(d.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		s := d.slots[i]
+		if s == 0 {
+			id := int32(len(d.terms))
+			d.terms = append(d.terms, string(term))
+			d.stop = append(d.stop, stopword(term))
+			d.hashes = append(d.hashes, h)
+			d.slots[i] = id + 1
+			if 2*len(d.terms) > len(d.slots) {
+				d.grow()
+			}
+			return id
+		}
+		if d.hashes[s-1] == h && d.terms[s-1] == string(term) {
+			return s - 1
+		}
+	}
+}
+
+// grow doubles the table.
+func (d *dict) grow() {
+	slots := make([]int32, 2*len(d.slots))
+	mask := len(slots) - 1
+	for id, h := range d.hashes {
+		i := int(h) & mask
+		for slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i] = int32(id) + 1
+	}
+	d.slots = slots
+}
+
+// release drops the lookup (the terms stay): bagging is over.
+func (d *dict) release() { d.slots, d.hashes, d.stop = nil, nil, nil }
 
 // modelIDs maps the dictionary's ids to m's vocabulary (-1: unknown).
 func (d *dict) modelIDs(m *Model) []int32 {
@@ -44,22 +94,21 @@ type bagger struct {
 	touched     []int32 // dict ids of the current bag, in order
 }
 
-func newBagger() *bagger { return &bagger{d: &dict{ids: map[string]int32{}}} }
+func newBagger() *bagger { return &bagger{d: newDict()} }
 
 // add counts the terms of text. The text is read in place (the analyzer
 // does not write its input) and the terms go to the bagger's one buffer:
 // the texts of a whole workspace pass through here.
 func (g *bagger) add(text string) {
 	g.buf = analysis.VisitBuf(unsafe.Slice(unsafe.StringData(text), len(text)), g.buf, func(term []byte, _, _ int, numeric bool) {
-		if numeric || stopword(term) {
+		if numeric {
 			return
 		}
-		id, ok := g.d.ids[string(term)]
-		if !ok {
-			id = int32(len(g.d.terms))
-			t := string(term)
-			g.d.terms = append(g.d.terms, t)
-			g.d.ids[t] = id
+		id := g.d.id(term)
+		if g.d.stop[id] {
+			return
+		}
+		for int(id) >= len(g.cnt) {
 			g.cnt = append(g.cnt, 0)
 		}
 		if g.cnt[id] == 0 {
