@@ -18,6 +18,7 @@ import (
 	"github.com/ctxls/ctxls/internal/access"
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/lsp"
+	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/tokens"
@@ -26,6 +27,7 @@ import (
 
 const serveUsage = `usage: ctxls serve [--cache-dir DIR] [--log FILE] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]
        ctxls serve --listen ADDR [--token-file F] [--root DIR]... [--allow-remote] [--cache-dir DIR] [--log FILE]
+       ctxls serve [--listen ADDR [--allow-remote]] --store URL [--cache-dir DIR] [--log FILE]
 
 Runs the ctxls language server: LSP over stdin/stdout, or over a socket with
 --listen (one independent session per connection, several at a time; the
@@ -69,6 +71,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	logFile := fs.String("log", "", "append the server log to `FILE` instead of stderr")
 	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors when the client's settings name none: workspace (learned from each folder, stored with its index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")
 	epConfig := semantic.EndpointFlags(fs)
+	storeURL := fs.String("store", "", "serve the repositories of an index store (postgres://user@host:port/database) instead of folders: a workspace folder names a repository by its name, and context/assemble a repo (or repos); with --listen, clients send a token made by ctxls store token; --cache-dir is where checkouts are kept")
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted because LSP clients pass it)")
 	fs.String("clientProcessId", "", "ignored (some LSP clients pass it; initialize's processId is used)")
 	if err := fs.Parse(args); err != nil {
@@ -89,6 +92,10 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "ctxls serve: --allow-remote, --token-file and --root apply only with --listen\n%s", serveUsage)
 		return 2
 	}
+	if *storeURL != "" && (*tokenFile != "" || len(roots) > 0) {
+		fmt.Fprintf(stderr, "ctxls serve: with --store, clients send the store's tokens and name repositories: no --token-file or --root\n%s", serveUsage)
+		return 2
+	}
 	logw, closeLog, err := openLog(*logFile, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "ctxls serve: %v\n", err)
@@ -97,12 +104,28 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer closeLog()
 	logger := log.New(logw, "ctxls: ", log.LstdFlags|log.Lmicroseconds)
 	opts := serverOptions(logger, *cacheDir)
+	var store *pgstore.Store
+	if *storeURL != "" {
+		if store, err = pgstore.Open(ctx, *storeURL); err != nil {
+			fmt.Fprintf(stderr, "ctxls serve: --store: %v\n", err)
+			return 1
+		}
+		defer store.Close()
+		parent, err := checkoutParent(*cacheDir)
+		if err != nil {
+			fmt.Fprintf(stderr, "ctxls serve: %v\n", err)
+			return 1
+		}
+		repos := workspace.NewRepos(store, opts.Pool, workspace.ReposOptions{Parent: parent, IndexOptions: opts.IndexOptions, Logf: logger.Printf})
+		defer repos.Close()
+		opts.Repos = repos
+	}
 	opts.Embeddings = *embeddings
 	if epConfig.URL != "" {
 		opts.EmbeddingsEndpoint = epConfig
 	}
 	if *listen != "" {
-		face := listenConfig{addr: *listen, allowRemote: *allowRemote, tokenFile: *tokenFile, roots: roots}
+		face := listenConfig{addr: *listen, allowRemote: *allowRemote, tokenFile: *tokenFile, roots: roots, store: store}
 		// What a user must see (the address, the token file) goes to
 		// stderr even when the log goes to a file.
 		notice := logger.Printf
@@ -177,8 +200,9 @@ func sharedIndexOptions(reg *tokens.Registry, cacheDir string) func(root string)
 type listenConfig struct {
 	addr        string
 	allowRemote bool
-	tokenFile   string   // "" for $CTXLS_TOKEN_FILE, else a generated one
-	roots       []string // allowed roots; none means the working directory
+	tokenFile   string         // "" for $CTXLS_TOKEN_FILE, else a generated one
+	roots       []string       // allowed roots; none means the working directory
+	store       *pgstore.Store // a server of an index store: its tokens, no roots
 }
 
 // serveListen sets up the access policy of a network face (address,
@@ -191,14 +215,26 @@ func serveListen(ctx context.Context, cfg listenConfig, opts lsp.Options, logger
 		fmt.Fprintf(stderr, "ctxls serve: --listen: %v\n", err)
 		return 2
 	}
-	roots, err := access.NewRoots(cfg.roots)
-	if err != nil {
-		fmt.Fprintf(stderr, "ctxls serve: --root: %v\n", err)
-		return 2
-	}
 	deadlines, err := deadlinesFromEnv()
 	if err != nil {
 		fmt.Fprintf(stderr, "ctxls serve: %v\n", err)
+		return 2
+	}
+	if cfg.store != nil {
+		tokens := newStoreTokens(cfg.store)
+		opts.Access = &lsp.Access{Grant: tokens.grant, AuthTimeout: deadlines.auth, FrameTimeout: deadlines.read}
+		ln, err := access.Listen(network, address)
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		notice("clients send a token of the index store as initializationOptions.token (ctxls store token)")
+		notice("listening on %s", access.DisplayAddr(ln))
+		return serveListener(ctx, ln, opts, logger)
+	}
+	roots, err := access.NewRoots(cfg.roots)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxls serve: --root: %v\n", err)
 		return 2
 	}
 	tok, err := access.LoadOrCreateToken(cfg.tokenFile)

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -307,4 +310,95 @@ func balancer(t *testing.T, urls ...string) string {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/mcp"
+}
+
+// The language server of a store: a workspace folder names a repository
+// (part URIs are under the client's folder), context/assemble may name
+// another the token grants, or several; a repository the token does not
+// grant is refused as one that does not exist, and so is a forged token.
+func TestServeStore(t *testing.T) {
+	url := pgtest.Start(t).NewDatabase(t, "lsp")
+	for repo, files := range storeRepos {
+		root := filepath.Join(t.TempDir(), "tree")
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		publishRepo(t, url, repo, root, files)
+	}
+	st, err := pgstore.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tok, err := st.CreateToken(context.Background(), "editor", []string{"org/billing", "org/auth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &syncBuffer{}
+	cmd := ctxlsCmd("serve", "--listen", "127.0.0.1:0", "--store", url, "--cache-dir", t.TempDir())
+	cmd.Stderr = log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }() //nolint:errcheck // the test's end
+	var addr string
+	listening := regexp.MustCompile(`listening on (\S+)`)
+	for deadline := time.Now().Add(30 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := listening.FindStringSubmatch(log.String()); m != nil {
+			addr = m[1]
+		}
+	}
+	if addr == "" {
+		t.Fatalf("serve did not listen:\n%s", log.String())
+	}
+	connect := func() (func(id int, method, params string) string, func()) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(c)
+		send := func(id int, method, params string) string {
+			if err := frame(c, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)); err != nil {
+				t.Fatal(err)
+			}
+			for {
+				resp, err := readFrame(r)
+				if err != nil {
+					return "EOF: " + err.Error()
+				}
+				if strings.Contains(resp, fmt.Sprintf(`"id":%d`, id)) {
+					return resp
+				}
+			}
+		}
+		return send, func() { c.Close() }
+	}
+	send, done := connect()
+	defer done()
+	init := fmt.Sprintf(`{"capabilities":{},"initializationOptions":{"token":%q},"workspaceFolders":[{"uri":"file:///home/dev/billing","name":"org/billing"}]}`, tok)
+	if resp := send(1, "initialize", init); !strings.Contains(resp, `"contextAssemble"`) {
+		t.Fatalf("initialize: %s\n%s", resp, log.String())
+	}
+	resp := send(2, "context/assemble", `{"query":"how is the sales tax added to an invoice","budget":{"maxTokens":500}}`)
+	if !strings.Contains(resp, "func Invoice") || !strings.Contains(resp, "file:///home/dev/billing/invoice.go") {
+		t.Fatalf("the folder's repository: %s", resp)
+	}
+	resp = send(3, "context/assemble", `{"query":"how does login check the password","repo":"org/auth","budget":{"maxTokens":500}}`)
+	if !strings.Contains(resp, "func Login") {
+		t.Fatalf("repo org/auth: %s", resp)
+	}
+	resp = send(4, "context/assemble", `{"query":"the invoice refund and the login password","repos":["*"],"budget":{"maxTokens":600}}`)
+	if !strings.Contains(resp, "org/billing/refund.go") || !strings.Contains(resp, "org/auth/login.go") || strings.Contains(resp, "team/search") {
+		t.Fatalf("repos *: %s", resp)
+	}
+	for i, params := range []string{`{"query":"rank documents","repo":"team/search"}`, `{"query":"rank documents","repos":["org/billing","team/search"]}`} {
+		if resp := send(5+i, "context/assemble", params); !strings.Contains(resp, `"error"`) || strings.Contains(resp, "def rank") {
+			t.Fatalf("a repository the token does not grant: %s", resp)
+		}
+	}
+	forged, done2 := connect()
+	defer done2()
+	if resp := forged(1, "initialize", `{"capabilities":{},"initializationOptions":{"token":"ctxls_forged"}}`); !strings.Contains(resp, `"error"`) {
+		t.Fatalf("a forged token: %s", resp)
+	}
 }

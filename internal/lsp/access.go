@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/ctxls/ctxls/internal/access"
+	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/semantic"
 )
 
@@ -41,6 +43,10 @@ type Access struct {
 	// read deadlines; 0 means DefaultFrameTimeout. The time between
 	// frames is not limited: an editor stays idle for hours.
 	FrameTimeout time.Duration
+	// Grant, when set, checks the token against an index store's tokens
+	// instead of Token and returns what it grants (ctxls serve --listen
+	// --store): the session reads only those repositories.
+	Grant func(ctx context.Context, token string) (*pgstore.Grant, error)
 	// Admitted, when set, is called once, when the client has presented
 	// the token (ctxls serve --listen counts the connections that have
 	// not, against a cap). Set it on a copy of the policy per connection.
@@ -101,6 +107,16 @@ func (s *session) admit(p *InitializeParams) error {
 	case tok == "":
 		return &refusal{paramError(fieldToken, "missing: this server listens on a socket and serves only clients that send its token "+
 			"(the content of its token file, whose path it prints at start; see docs/security.md)")}
+	case s.opts.Access.Grant != nil:
+		g, err := s.opts.Access.Grant(s.ctx, tok)
+		if err != nil {
+			return &refusal{paramError(fieldToken, "%v", err)}
+		}
+		s.mu.Lock()
+		s.grant = g
+		s.mu.Unlock()
+		s.admitted()
+		return nil // folders name repositories: storeFolderLocked checks them
 	case !access.TokenEqual(tok, s.opts.Access.Token):
 		return &refusal{paramError(fieldToken, "wrong token")}
 	}

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/assemble"
@@ -112,9 +115,14 @@ func (s *session) assembleRequest(ctx *requestCtx, p AssembleParams, settings Se
 		return req, nil, nil, err
 	}
 	var f *folder
+	if p.Repo != nil || p.Repos != nil {
+		if f, err = s.repoFolder(p.Repo, p.Repos); err != nil {
+			return req, nil, nil, err
+		}
+	}
 	if focus != nil {
 		var rel string
-		if f, rel, err = requestFolder(ctx, focus); err != nil {
+		if f, rel, err = requestFolderIn(ctx, focus, f); err != nil {
 			return req, nil, nil, err
 		}
 		req.Focus = &retrieve.Focus{Path: rel, Line: focus.Position.Line + 1, Col: focus.Position.Character + 1}
@@ -130,6 +138,32 @@ func (s *session) assembleRequest(ctx *requestCtx, p AssembleParams, settings Se
 	return req, f, focus, nil
 }
 
+// requestFolderIn is requestFolder when the request named its folder
+// (named, not nil: a store's repository): the focus must be in it, by its
+// URI.
+func requestFolderIn(ctx *requestCtx, focus *FocusParam, named *folder) (*folder, string, error) {
+	if named == nil {
+		return requestFolder(ctx, focus)
+	}
+	if rel, ok := relURI(named.uri, focus.URI); ok {
+		return named, rel, nil
+	}
+	return nil, "", paramError("focus.uri", "%s is not in %s (%s/…)", focus.URI, named.name, named.uri)
+}
+
+// relURI returns the slash path of uri below base ("dir" in base/dir).
+func relURI(base, uri string) (string, bool) {
+	rest, ok := strings.CutPrefix(uri, strings.TrimSuffix(base, "/")+"/")
+	if !ok || rest == "" {
+		return "", false
+	}
+	rel, err := url.PathUnescape(rest)
+	if err != nil || path.Clean(rel) != rel || strings.HasPrefix(rel, "../") || rel == ".." {
+		return "", false
+	}
+	return rel, true
+}
+
 // requestFolder picks the folder that answers, among those open when the
 // request arrived: the focus's (an error when it is outside every folder),
 // else the default folder.
@@ -139,6 +173,14 @@ func requestFolder(ctx *requestCtx, focus *FocusParam) (*folder, string, error) 
 			return f, "", nil
 		}
 		return nil, "", errNoFolder(methodContextAssemble)
+	}
+	// A store's repository is found by its URI, not by a local path.
+	for _, f := range ctx.folders {
+		if f.repo != "" {
+			if rel, ok := relURI(f.uri, focus.URI); ok {
+				return f, rel, nil
+			}
+		}
 	}
 	p, err := uriToPath(focus.URI)
 	if err != nil {

@@ -41,7 +41,21 @@ func (s *session) contextExpand(ctx *requestCtx, params json.RawMessage) (any, e
 		return nil, err
 	}
 	var f *folder
-	if p.URI != "" {
+	if p.Repo != nil || p.Repos != nil {
+		if f, err = s.repoFolder(p.Repo, p.Repos); err != nil {
+			return nil, err
+		}
+	}
+	if p.URI != "" && f != nil {
+		var ok bool
+		if req.Path, ok = relURI(f.uri, p.URI); !ok {
+			return nil, paramError("uri", "%s is not in %s (%s/…)", p.URI, f.name, f.uri)
+		}
+		if req.Ranges, err = decodeExpandRange(p.Range); err != nil {
+			return nil, err
+		}
+		req.Ranges = append(req.Ranges, p.Ranges...)
+	} else if p.URI != "" {
 		path, err := uriToPath(p.URI)
 		if err != nil {
 			return nil, paramError("uri", "%v", err)

@@ -27,6 +27,9 @@ var errFolderClosed = errors.New("the workspace folder was removed")
 type folder struct {
 	uri  string // as the client spelled it, without a trailing slash
 	name string
+	// repo is the repository (or workspace.Repos union key) of a folder
+	// served from an index store; "" for a directory.
+	repo string
 	root string // clean absolute OS path
 	logf func(format string, args ...any)
 	// docText returns the open buffer at an absolute path.
@@ -51,6 +54,8 @@ type folder struct {
 	pool *workspace.Pool
 	rt   atomic.Pointer[workspace.Root]
 	sess *workspace.Session
+	// shared: the Root is not the folder's to release (a store's).
+	shared bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -76,6 +81,10 @@ type folderConfig struct {
 	// warn tells the user what the index warns about (the cache directory
 	// cannot be written); nil: the log has it.
 	warn func(msg string)
+	// acquire, when set, gives the folder's Root instead of the pool (a
+	// store's repository: workspace.Repos owns the Root, and the folder
+	// does not release it).
+	acquire func(ctx context.Context) (*workspace.Root, error)
 }
 
 // newFolder creates a folder; open starts opening its index.
@@ -103,7 +112,23 @@ func (f *folder) open(cfg folderConfig, onOpen, onBuilt func(*folder)) {
 		start := time.Now()
 		// The client tells the folder what changes on disk
 		// (didChangeWatchedFiles): the root is not watched by the server.
-		r := f.pool.Acquire(f.root, cfg.indexOptions(), workspace.RootOptions{})
+		var r *workspace.Root
+		if cfg.acquire != nil {
+			var err error
+			if r, err = cfg.acquire(f.ctx); err != nil {
+				f.openErr = err
+				f.opened = start
+				close(f.ready)
+				onOpen(f)
+				f.buildErr = err
+				close(f.built)
+				onBuilt(f)
+				return
+			}
+			f.shared = true
+		} else {
+			r = f.pool.Acquire(f.root, cfg.indexOptions(), workspace.RootOptions{})
+		}
 		f.sess = r.NewSession(cfg.maxHeld)
 		f.rt.Store(r)
 		if cfg.warn != nil {
@@ -277,6 +302,9 @@ func (f *folder) close() error {
 		}
 		f.sess.Close()
 		r.Unlisten(f)
+		if f.shared {
+			return
+		}
 		if err := r.Release(); err != nil {
 			f.closeErr = err
 		}

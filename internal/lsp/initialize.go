@@ -34,6 +34,11 @@ func (s *session) initialize(ctx *requestCtx, params json.RawMessage) (any, erro
 		}
 	}
 	folders, problems := initialFolders(p)
+	if s.opts.Repos != nil {
+		// A server of a store: the folders name repositories, wherever
+		// the client keeps its copies.
+		folders, problems = p.WorkspaceFolders, nil
+	}
 	for _, msg := range problems {
 		s.logf("initialize: %s", msg)
 		s.logMessage(messageTypeWarning, "ctxls: "+msg)

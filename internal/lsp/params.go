@@ -38,6 +38,10 @@ type AssembleParams struct {
 	// History is the earlier turns of the conversation, newest last: a
 	// weaker query than query.
 	History []string `json:"history"`
+	// Repo names the repository to read on a server of an index store
+	// (ctxls serve --store); Repos several, read as one tree.
+	Repo  *string  `json:"repo"`
+	Repos []string `json:"repos"`
 }
 
 // FocusParam is the cursor of context/assemble.
@@ -61,6 +65,9 @@ type ExpandParams struct {
 	Budget     json.RawMessage `json:"budget"`
 	Encoding   *string         `json:"encoding"`
 	Format     *string         `json:"format"`
+	// Repo and Repos: as context/assemble's.
+	Repo  *string  `json:"repo"`
+	Repos []string `json:"repos"`
 }
 
 // budgetJSON is a budget whose absent fields keep their defaults.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/assemble"
 	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/tokens"
@@ -73,6 +74,12 @@ type Options struct {
 	// EmbeddingsEndpoint is the embeddings service of mode "endpoint" when
 	// the client's settings name none (ctxls serve --embeddings-endpoint …).
 	EmbeddingsEndpoint *semantic.EndpointConfig
+	// Repos, when set, serves a store's repositories instead of
+	// directories (ctxls serve --store): a workspace folder names a
+	// repository by its name, and context/assemble and context/expand may
+	// name one with repo (or several with repos). On a network face the
+	// token is the store's (Access.Grant).
+	Repos *workspace.Repos
 }
 
 // Errors Serve returns.
@@ -212,6 +219,9 @@ type session struct {
 	initOptions []byte
 	settings    Settings
 	folders     []*folder // in the order the client gave them
+	// grant is what the session may read of a store (Options.Repos): nil
+	// is every repository (stdio, whose user holds the store's URL).
+	grant *pgstore.Grant
 	// docs holds the text of every open editor buffer, by its clean
 	// absolute OS path.
 	docs map[string]string

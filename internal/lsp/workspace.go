@@ -1,11 +1,18 @@
 package lsp
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/pgstore"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // addFolderLocked opens a workspace folder (unless it is open already):
@@ -13,6 +20,14 @@ import (
 // overlaid first, and indexing progress is reported once the client is
 // initialized. s.mu is held.
 func (s *session) addFolderLocked(wf WorkspaceFolder) {
+	if s.opts.Repos != nil {
+		// A server of a store: the folder names a repository.
+		if _, err := s.storeFolderLocked(wf.Name, wf.URI); err != nil {
+			s.logf("workspace folder %q: %v", wf.Name, err)
+			s.logMessage(messageTypeWarning, fmt.Sprintf("ctxls: workspace folder %q: %v", wf.Name, err))
+		}
+		return
+	}
 	root, err := uriToPath(wf.URI)
 	if err != nil {
 		s.logf("workspace folder %q: %v", wf.URI, err)
@@ -128,4 +143,105 @@ func (s *session) folderBuilt(f *folder) {
 		// for the life of the session.
 		debug.FreeOSMemory()
 	}
+}
+
+// storeFolderLocked returns the session's folder of a store's repository
+// (or union key, "\x00a\x00b": several read as one tree), opening it
+// on first use; uri is what part URIs start with (the client's folder, or
+// ctxls-store:REPO). The session's grant must cover it: another
+// repository is answered as one that does not exist. s.mu is held.
+func (s *session) storeFolderLocked(name, uri string) (*folder, error) {
+	if s.opts.Repos == nil {
+		return nil, errors.New("this server reads directories, not an index store's repositories")
+	}
+	names := []string{name}
+	if rest, ok := strings.CutPrefix(name, "\x00"); ok {
+		names = strings.Split(rest, "\x00")
+	}
+	for _, n := range names {
+		if err := pgstore.CheckRepoName(n); err != nil {
+			return nil, err
+		}
+		if s.grant != nil && !s.grant.Allows(n) {
+			return nil, fmt.Errorf("%w: %s", pgstore.ErrNoRepo, n)
+		}
+	}
+	for _, f := range s.folders {
+		if f.repo == name {
+			return f, nil
+		}
+	}
+	display := strings.Join(names, " + ")
+	if uri == "" {
+		uri = "ctxls-store:" + strings.Join(names, "+")
+	}
+	repos := s.opts.Repos
+	cfg := folderConfig{
+		uri: uri, name: display, root: filepath.Join(string(filepath.Separator), "nonexistent", "ctxls-store", strings.Join(names, "+")),
+		maxHeld: s.opts.HeldStates, logf: s.logf, docText: s.docText,
+		acquire: func(ctx context.Context) (*workspace.Root, error) {
+			if len(names) > 1 {
+				return repos.Union(ctx, names)
+			}
+			return repos.Root(ctx, names[0])
+		},
+	}
+	f := newFolder(s.ctx, cfg)
+	f.repo = name
+	s.folders = append(s.folders, f)
+	s.logf("repository %s: opening its index", display)
+	f.open(cfg, s.folderOpened, s.folderBuilt)
+	if s.state == stateInitialized && s.clientReady {
+		go s.reportIndexing(f)
+	}
+	return f, nil
+}
+
+// repoFolder is storeFolderLocked for a request's repo (or repos) param.
+func (s *session) repoFolder(repo *string, repos []string) (*folder, error) {
+	if s.opts.Repos == nil {
+		return nil, paramError("repo", "this server reads directories, not an index store's repositories")
+	}
+	field := "repo"
+	name := ""
+	switch {
+	case repo != nil && len(repos) > 0:
+		return nil, paramError("repos", "give repo or repos, not both")
+	case repo != nil:
+		name = *repo
+	default:
+		field = "repos"
+		list := slices.Clone(repos)
+		if slices.Contains(list, pgstore.AllRepos) {
+			// Every repository the session may read.
+			s.mu.Lock()
+			g := s.grant
+			s.mu.Unlock()
+			infos, err := s.opts.Repos.Store().Repos(s.ctx, g)
+			if err != nil {
+				return nil, fmt.Errorf("the index store cannot be read now: %w", err)
+			}
+			list = slices.DeleteFunc(list, func(r string) bool { return r == pgstore.AllRepos })
+			for _, r := range infos {
+				list = append(list, r.Name)
+			}
+		}
+		slices.Sort(list)
+		list = slices.Compact(list)
+		if len(list) == 0 {
+			return nil, paramError("repos", "no repository to read")
+		}
+		if len(list) == 1 {
+			name = list[0]
+		} else {
+			name = "\x00" + strings.Join(list, "\x00")
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.storeFolderLocked(name, "")
+	if err != nil {
+		return nil, paramError(field, "%v", err)
+	}
+	return f, nil
 }
