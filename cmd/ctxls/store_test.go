@@ -248,8 +248,22 @@ func TestMCPStoreReplicas(t *testing.T) {
 	if text, isErr := call(t, bill2, "assemble_context", map[string]any{"query": "refund", "budget": map[string]any{"maxTokens": 300}}); isErr || !strings.Contains(text, "func Refund") {
 		t.Fatalf("a checked-out repository with the primary down: %s", text)
 	}
-	// The primary back: publishing works again.
+	// What needs the store says so, clearly, while it is down...
+	if text, isErr := call(t, bill2, "list_repos", nil); !isErr || !strings.Contains(text, "cannot be read now") {
+		t.Fatalf("list_repos with the store down: %v %s", isErr, text)
+	}
+	// ...and works again by itself once it is back.
 	primary.Start()
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		text, isErr := call(t, bill2, "list_repos", nil)
+		if !isErr && strings.Contains(text, "org/billing") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("list_repos after the store came back: %s", text)
+		}
+	}
+	// The primary back: publishing works again.
 	publishRepo(t, url, "org/auth", trees["org/auth"], map[string]string{"logout.go": "package auth\n\n// Logout ends a session.\nfunc Logout(s string) {}\n"})
 }
 
