@@ -331,7 +331,8 @@ func balancer(t *testing.T, urls ...string) string {
 // another the token grants, or several; a repository the token does not
 // grant is refused as one that does not exist, and so is a forged token.
 func TestServeStore(t *testing.T) {
-	url := pgtest.Start(t).NewDatabase(t, "lsp")
+	srv := pgtest.Start(t)
+	url := srv.NewDatabase(t, "lsp")
 	for repo, files := range storeRepos {
 		root := filepath.Join(t.TempDir(), "tree")
 		if err := os.MkdirAll(root, 0o755); err != nil {
@@ -409,6 +410,25 @@ func TestServeStore(t *testing.T) {
 		if resp := send(5+i, "context/assemble", params); !strings.Contains(resp, `"error"`) || strings.Contains(resp, "def rank") {
 			t.Fatalf("a repository the token does not grant: %s", resp)
 		}
+	}
+	// The store down: a repository not checked out yet is an error that
+	// says so; the store back, the same request answers, no restart.
+	all, err := st.CreateToken(context.Background(), "all", []string{pgstore.AllRepos})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send2, done3 := connect()
+	defer done3()
+	if resp := send2(1, "initialize", fmt.Sprintf(`{"capabilities":{},"initializationOptions":{"token":%q}}`, all)); !strings.Contains(resp, `"contextAssemble"`) {
+		t.Fatalf("initialize: %s", resp)
+	}
+	srv.Stop()
+	if resp := send2(2, "context/assemble", `{"query":"rank documents by bm25","repo":"team/search"}`); !strings.Contains(resp, `"error"`) || !strings.Contains(resp, "cannot be read now") {
+		t.Fatalf("the store down: %s", resp)
+	}
+	srv.Start()
+	if resp := send2(3, "context/assemble", `{"query":"rank documents by bm25","repo":"team/search"}`); !strings.Contains(resp, "def rank") {
+		t.Fatalf("the store back: %s\n%s", resp, log.String())
 	}
 	forged, done2 := connect()
 	defer done2()

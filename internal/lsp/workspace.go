@@ -166,10 +166,24 @@ func (s *session) storeFolderLocked(name, uri string) (*folder, error) {
 			return nil, fmt.Errorf("%w: %s", pgstore.ErrNoRepo, n)
 		}
 	}
-	for _, f := range s.folders {
-		if f.repo == name {
+	for i, f := range s.folders {
+		if f.repo != name {
+			continue
+		}
+		select {
+		case <-f.ready:
+			if f.openErr != nil {
+				// It could not be checked out (the store was down): try
+				// again now rather than answer that error for ever.
+				s.folders = append(s.folders[:i:i], s.folders[i+1:]...)
+				go f.close()
+				break
+			}
+			return f, nil
+		default:
 			return f, nil
 		}
+		break
 	}
 	display := strings.Join(names, " + ")
 	if uri == "" {
@@ -180,10 +194,17 @@ func (s *session) storeFolderLocked(name, uri string) (*folder, error) {
 		uri: uri, name: display, root: filepath.Join(string(filepath.Separator), "nonexistent", "ctxls-store", strings.Join(names, "+")),
 		maxHeld: s.opts.HeldStates, logf: s.logf, docText: s.docText,
 		acquire: func(ctx context.Context) (*workspace.Root, error) {
+			var r *workspace.Root
+			var err error
 			if len(names) > 1 {
-				return repos.Union(ctx, names)
+				r, err = repos.Union(ctx, names)
+			} else {
+				r, err = repos.Root(ctx, names[0])
 			}
-			return repos.Root(ctx, names[0])
+			if err != nil && !errors.Is(err, pgstore.ErrNoRepo) && ctx.Err() == nil {
+				err = fmt.Errorf("the index store cannot be read now (try again shortly): %w", err)
+			}
+			return r, err
 		},
 	}
 	f := newFolder(s.ctx, cfg)

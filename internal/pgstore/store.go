@@ -36,6 +36,9 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		cfg.ConnConfig.ConnectTimeout = ConnectTimeout
 	}
 	cfg.MaxConns = 8
+	// A connection idle for a moment is checked before use: after the
+	// server restarted, the first request must not get a dead one.
+	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool { return p.IdleDuration > 50*time.Millisecond }
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", redact(rawURL), err)
