@@ -112,6 +112,10 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		st, err := pgstore.Open(ctx, *storeURL)
 		if err != nil {
 			fmt.Fprintf(stderr, "ctxls mcp: --store: %v\n", err)
+			var ue *pgstore.URLError
+			if errors.As(err, &ue) {
+				return 2
+			}
 			return 1
 		}
 		defer st.Close()

@@ -108,6 +108,10 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *storeURL != "" {
 		if store, err = pgstore.Open(ctx, *storeURL); err != nil {
 			fmt.Fprintf(stderr, "ctxls serve: --store: %v\n", err)
+			var ue *pgstore.URLError
+			if errors.As(err, &ue) {
+				return 2
+			}
 			return 1
 		}
 		defer store.Close()

@@ -21,7 +21,7 @@ import (
 	ws "github.com/ctxls/ctxls/internal/workspace"
 )
 
-const assembleUsage = `ctxls assemble (--root DIR | --store URL --repo NAME) [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--mode related|review] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M [--embeddings-dimensions N] [--embeddings-key-env VAR]]] [--explain]`
+const assembleUsage = `ctxls assemble (--root DIR | --store URL --repo NAME [--repo NAME]... [--overlay DIR]) [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--mode related|review] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M [--embeddings-dimensions N] [--embeddings-key-env VAR]]] [--explain]`
 
 // ResultSchemaVersion is the version of docs/result.schema.json that the
 // JSON result of `ctxls assemble --json` (or --format json) follows; the
@@ -93,7 +93,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 				return &usageError{assembleUsage, err.Error()}
 			}
 		}
-		st, err := openStore(ctx, *storeURL)
+		st, err := openStore(ctx, *storeURL, assembleUsage)
 		if err != nil {
 			return err
 		}

@@ -46,7 +46,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 		}
 		// Connect first: a store that cannot be reached fails before the
 		// build, not after it.
-		if st, err = openStore(ctx, *storeURL); err != nil {
+		if st, err = openStore(ctx, *storeURL, indexUsage); err != nil {
 			return err
 		}
 		defer st.Close()

@@ -18,11 +18,16 @@ import (
 	ws "github.com/ctxls/ctxls/internal/workspace"
 )
 
-// openStore connects to the store at url; errors name the flag.
-func openStore(ctx context.Context, url string) (*pgstore.Store, error) {
+// openStore connects to the store at url; errors name the flag, and a
+// URL that does not parse is bad usage (of usage).
+func openStore(ctx context.Context, url, usage string) (*pgstore.Store, error) {
 	st, err := pgstore.Open(ctx, url)
+	var ue *pgstore.URLError
+	if errors.As(err, &ue) {
+		return nil, &usageError{usage, "--store: " + ue.Error()}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("--store: %w", err)
+		return nil, fmt.Errorf("--store: %w (is the store's server up, and the URL right?)", err)
 	}
 	return st, nil
 }
@@ -133,7 +138,7 @@ func runStore(ctx context.Context, args []string, env Env) error {
 	if *url == "" {
 		return &usageError{storeUsage, "--store is required"}
 	}
-	st, err := openStore(ctx, *url)
+	st, err := openStore(ctx, *url, storeUsage)
 	if err != nil {
 		return err
 	}

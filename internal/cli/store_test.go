@@ -265,3 +265,29 @@ func TestStoreReviewOverlay(t *testing.T) {
 		t.Errorf("--overlay without --store: exit %d", code)
 	}
 }
+
+// The store's flags: bad combinations and URLs are bad usage (exit 2),
+// an unreachable store an error that says which (exit 1).
+func TestStoreUsage(t *testing.T) {
+	ws := workspace(t)
+	for _, args := range [][]string{
+		{"assemble", "--store", "postgres://x@127.0.0.1:1/db", "--query", "q"},
+		{"assemble", "--repo", "a", "--query", "q"},
+		{"assemble", "--root", ws, "--store", "postgres://x@127.0.0.1:1/db", "--repo", "a", "--query", "q"},
+		{"assemble", "--store", "not a url", "--repo", "a", "--query", "q"},
+		{"assemble", "--store", "postgres://x@127.0.0.1:1/db", "--repo", "../a", "--query", "q"},
+		{"assemble", "--store", "postgres://x@127.0.0.1:1/db", "--repo", "a", "--diff", "HEAD", "--query", "q"},
+		{"index", "--root", ws, "--store", "postgres://x@127.0.0.1:1/db"},
+		{"index", "--root", ws, "--repo", "a"},
+		{"store", "token", "--store", "not a url", "--name", "n", "--repos", "a"},
+		{"store"},
+	} {
+		if _, stderr, code := ctxls(t, "", args...); code != 2 || strings.Contains(stderr, "goroutine") {
+			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
+		}
+	}
+	_, stderr, code := ctxls(t, "", "assemble", "--store", "postgres://x@127.0.0.1:1/db", "--repo", "a", "--query", "q")
+	if code != 1 || !strings.Contains(stderr, "--store") || !strings.Contains(stderr, "127.0.0.1:1") {
+		t.Errorf("an unreachable store: exit %d: %s", code, stderr)
+	}
+}

@@ -61,7 +61,7 @@ func (s *Store) ID() string { return s.id }
 type URLError struct{ Err error }
 
 func (e *URLError) Error() string {
-	return fmt.Sprintf("--store: not a PostgreSQL URL (postgres://user@host:port/database): %v", e.Err)
+	return fmt.Sprintf("not a PostgreSQL URL (postgres://user@host:port/database): %v", e.Err)
 }
 func (e *URLError) Unwrap() error { return e.Err }
 
