@@ -147,7 +147,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var repos *workspace.Repos
 	var grant func(*sdk.CallToolRequest) (*pgstore.Grant, error)
 	if store != nil {
-		parent, err := checkoutParent(*cacheDir)
+		parent, err := workspace.CheckoutParent(*cacheDir)
 		if err != nil {
 			fmt.Fprintf(stderr, "ctxls mcp: %v\n", err)
 			return 1

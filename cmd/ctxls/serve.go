@@ -115,7 +115,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return 1
 		}
 		defer store.Close()
-		parent, err := checkoutParent(*cacheDir)
+		parent, err := workspace.CheckoutParent(*cacheDir)
 		if err != nil {
 			fmt.Fprintf(stderr, "ctxls serve: %v\n", err)
 			return 1

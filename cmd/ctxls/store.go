@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/pgstore"
 )
 
@@ -95,17 +93,4 @@ func mcpGrant(req *sdk.CallToolRequest) (*pgstore.Grant, error) {
 		}
 	}
 	return nil, errors.New("no token: this call reads nothing")
-}
-
-// checkoutParent is where a server keeps its checkouts of a store's
-// repositories: cacheDir, else <default cache parent>/store.
-func checkoutParent(cacheDir string) (string, error) {
-	if cacheDir != "" {
-		return cacheDir, nil
-	}
-	base, err := index.DefaultCacheParent()
-	if err != nil {
-		return "", fmt.Errorf("cache directory for the store's checkouts: %w", err)
-	}
-	return filepath.Join(base, "store"), nil
 }

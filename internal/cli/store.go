@@ -32,25 +32,12 @@ func openStore(ctx context.Context, url, usage string) (*pgstore.Store, error) {
 	return st, nil
 }
 
-// checkoutParent is where a replica keeps its checkouts: the --cache-dir
-// given, else <default cache parent>/store.
-func checkoutParent(cacheDir string) (string, error) {
-	if cacheDir != "" {
-		return cacheDir, nil
-	}
-	base, err := index.DefaultCacheParent()
-	if err != nil {
-		return "", fmt.Errorf("cache directory for the store's checkouts: %w", err)
-	}
-	return filepath.Join(base, "store"), nil
-}
-
 // checkoutSource checks the repositories named out of st for a request:
 // one repository's checkout (returned twice: as the source and as
 // itself), or the union of several ('*': every one in the store).
 // The caller closes the source.
 func checkoutSource(ctx context.Context, st *pgstore.Store, names []string, cacheDir string) (ws.StoreSource, *pgstore.Checkout, error) {
-	parent, err := checkoutParent(cacheDir)
+	parent, err := ws.CheckoutParent(cacheDir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,7 +4,6 @@ package mcp
 // ranked, deduplicated context whose whole text is within the budget.
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -156,15 +155,7 @@ func (s *Server) assembleRequest(ctx context.Context, req *sdk.CallToolRequest, 
 	if filepath.IsAbs(focusPath) {
 		abs = focusPath
 	}
-	var root string
-	switch {
-	case len(in.Repos) > 0 && (in.Repo != "" || in.Root != ""):
-		err = argError("repos", "give repo or repos, not both")
-	case len(in.Repos) > 0:
-		root, err = s.pickRepos(roots, in.Repos)
-	default:
-		root, err = s.pick(roots, cmp.Or(in.Repo, in.Root), abs)
-	}
+	root, err := s.target(roots, in.Root, in.Repo, in.Repos, abs)
 	if err != nil {
 		return "", r, err
 	}

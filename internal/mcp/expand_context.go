@@ -4,7 +4,6 @@ package mcp
 // any lines of a file.
 
 import (
-	"cmp"
 	"context"
 	"path/filepath"
 	"strings"
@@ -55,15 +54,7 @@ func (s *Server) expandContext(ctx context.Context, req *sdk.CallToolRequest, in
 	if filepath.IsAbs(in.Path) {
 		abs = in.Path
 	}
-	var root string
-	switch {
-	case len(in.Repos) > 0 && (in.Repo != "" || in.Root != ""):
-		err = argError("repos", "give repo or repos, not both")
-	case len(in.Repos) > 0:
-		root, err = s.pickRepos(roots, in.Repos)
-	default:
-		root, err = s.pick(roots, cmp.Or(in.Repo, in.Root), abs)
-	}
+	root, err := s.target(roots, in.Root, in.Repo, in.Repos, abs)
 	if err != nil {
 		return nil, out, err
 	}

@@ -93,15 +93,7 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 	if err != nil {
 		return nil, out, err
 	}
-	var root string
-	switch {
-	case len(in.Repos) > 0 && (in.Repo != "" || in.Root != ""):
-		err = argError("repos", "give repo or repos, not both")
-	case len(in.Repos) > 0:
-		root, err = s.pickRepos(roots, in.Repos)
-	default:
-		root, err = s.pick(roots, cmp.Or(in.Repo, in.Root), "")
-	}
+	root, err := s.target(roots, in.Root, in.Repo, in.Repos, "")
 	if err != nil {
 		return nil, out, err
 	}

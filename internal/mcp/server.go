@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -303,6 +304,19 @@ func (s *Server) pick(roots []string, arg, absPath string) (string, error) {
 		return arg, nil
 	}
 	return pickRoot(roots, arg, absPath)
+}
+
+// target picks the root a call reads from its root, repo and repos
+// arguments (repos: pickRepos; root or repo: pick) and, for pick, an
+// absolute path the call names.
+func (s *Server) target(roots []string, root, repo string, repos []string, absPath string) (string, error) {
+	switch {
+	case len(repos) > 0 && (repo != "" || root != ""):
+		return "", argError("repos", "give repo or repos, not both")
+	case len(repos) > 0:
+		return s.pickRepos(roots, repos)
+	}
+	return s.pick(roots, cmp.Or(repo, root), absPath)
 }
 
 // pickRepos resolves a call's repos argument on a server of a store: the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -422,4 +423,18 @@ func (r *Root) reload(ctx context.Context) error {
 	}
 	r.cachedHist.Store(nil)
 	return nil
+}
+
+// CheckoutParent is where a process keeps its checkouts of a store's
+// repositories: cacheDir (a --cache-dir given), else the default cache
+// parent's store directory (index.DefaultCacheParent()/store).
+func CheckoutParent(cacheDir string) (string, error) {
+	if cacheDir != "" {
+		return cacheDir, nil
+	}
+	base, err := index.DefaultCacheParent()
+	if err != nil {
+		return "", fmt.Errorf("cache directory for the store's checkouts: %w", err)
+	}
+	return filepath.Join(base, "store"), nil
 }
