@@ -344,3 +344,36 @@ func TestChunksRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A replica's role may only read: it opens the store, lists and checks
+// out repositories, and a publish through it is refused.
+func TestReadOnlyRole(t *testing.T) {
+	ctx := context.Background()
+	srv := pgtest.Start(t)
+	url := srv.NewDatabase(t, "ro")
+	s := open(t, url)
+	root := tree(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
+	publishTree(t, s, "r", root)
+	if _, err := s.pool.Exec(ctx, "CREATE ROLE reader LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader"); err != nil {
+		t.Fatal(err)
+	}
+	ro := open(t, strings.Replace(url, "ctxls@", "reader@", 1))
+	if list, err := ro.Repos(ctx, nil); err != nil || len(list) != 1 {
+		t.Fatalf("repos through a read-only role: %v %v", list, err)
+	}
+	co, err := ro.Checkout(ctx, "r", t.TempDir(), nil)
+	if err != nil {
+		t.Fatalf("checkout through a read-only role: %v", err)
+	}
+	co.Close()
+	x, err := index.Open(ctx, root, index.Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	snap, release := x.Snapshot()
+	defer release()
+	if _, err := ro.Publish(ctx, "r2", snap, PublishOptions{}); err == nil {
+		t.Fatal("published through a read-only role")
+	}
+}

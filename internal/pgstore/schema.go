@@ -56,6 +56,15 @@ CREATE TABLE IF NOT EXISTS ctxls_tokens (
 // migrate creates the tables when missing and checks the store's
 // version. On a read-only server (a standby) it only checks.
 func (s *Store) migrate(ctx context.Context) error {
+	// A store that has its tables needs nothing written: a replica's
+	// read-only role, or a standby, opens it as it is.
+	var v string
+	if err := s.pool.QueryRow(ctx, "SELECT value FROM ctxls_meta WHERE key = 'schema'").Scan(&v); err == nil {
+		if v != fmt.Sprint(schemaVersion) {
+			return fmt.Errorf("the store has schema version %s, this ctxls reads %d", v, schemaVersion)
+		}
+		return nil
+	}
 	var ro string
 	if err := s.pool.QueryRow(ctx, "SHOW transaction_read_only").Scan(&ro); err != nil {
 		return err
@@ -77,7 +86,6 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("create tables: %w", err)
 		}
 	}
-	var v string
 	if err := s.pool.QueryRow(ctx, "SELECT value FROM ctxls_meta WHERE key = 'schema'").Scan(&v); err != nil {
 		return fmt.Errorf("read the store's version (is it a ctxls store?): %w", err)
 	}
