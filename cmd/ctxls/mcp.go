@@ -109,14 +109,9 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	var store *pgstore.Store
 	if *storeURL != "" {
-		st, err := pgstore.Open(ctx, *storeURL)
-		if err != nil {
-			fmt.Fprintf(stderr, "ctxls mcp: --store: %v\n", err)
-			var ue *pgstore.URLError
-			if errors.As(err, &ue) {
-				return 2
-			}
-			return 1
+		st, code := openStore(ctx, "mcp", *storeURL, stderr)
+		if st == nil {
+			return code
 		}
 		defer st.Close()
 		store = st
@@ -147,14 +142,11 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var repos *workspace.Repos
 	var grant func(*sdk.CallToolRequest) (*pgstore.Grant, error)
 	if store != nil {
-		parent, err := workspace.CheckoutParent(*cacheDir)
-		if err != nil {
+		var err error
+		if repos, err = serveRepos(store, *cacheDir, workspace.NewPool(logger.Printf), sharedIndexOptions(reg, ""), logger.Printf); err != nil {
 			fmt.Fprintf(stderr, "ctxls mcp: %v\n", err)
 			return 1
 		}
-		repos = workspace.NewRepos(store, workspace.NewPool(logger.Printf), workspace.ReposOptions{
-			Parent: parent, IndexOptions: sharedIndexOptions(reg, ""), Logf: logger.Printf,
-		})
 		if face != nil {
 			grant = mcpGrant
 		}

@@ -106,21 +106,16 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	opts := serverOptions(logger, *cacheDir)
 	var store *pgstore.Store
 	if *storeURL != "" {
-		if store, err = pgstore.Open(ctx, *storeURL); err != nil {
-			fmt.Fprintf(stderr, "ctxls serve: --store: %v\n", err)
-			var ue *pgstore.URLError
-			if errors.As(err, &ue) {
-				return 2
-			}
-			return 1
+		var code int
+		if store, code = openStore(ctx, "serve", *storeURL, stderr); store == nil {
+			return code
 		}
 		defer store.Close()
-		parent, err := workspace.CheckoutParent(*cacheDir)
+		repos, err := serveRepos(store, *cacheDir, opts.Pool, opts.IndexOptions, logger.Printf)
 		if err != nil {
 			fmt.Fprintf(stderr, "ctxls serve: %v\n", err)
 			return 1
 		}
-		repos := workspace.NewRepos(store, opts.Pool, workspace.ReposOptions{Parent: parent, IndexOptions: opts.IndexOptions, Logf: logger.Printf})
 		defer repos.Close()
 		opts.Repos = repos
 	}

@@ -69,7 +69,28 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 		opts.Progress = bar.update
 	}
 	defer batchGC(ctx)()
-	bs, err := buildIndex(ctx, dir, opts, *embeddings != semantic.ModeOff, ep, env)
+	// With a store, the index built is published before it is closed,
+	// its git history read into its cache first (the publish carries it).
+	var then func(x *index.Index)
+	var pub *pgstore.PublishStats
+	var pubErr error
+	if st != nil {
+		withVectors := *storeVectors && *embeddings == semantic.ModeWorkspace
+		then = func(x *index.Index) {
+			if x.Dir() == "" {
+				pubErr = fmt.Errorf("publish %s: the index could not be kept on disk", *repoName)
+				return
+			}
+			if *useHistory {
+				loadHistory(ctx, dir, x.Dir(), env)
+			}
+			var ps pgstore.PublishStats
+			if ps, pubErr = publish(ctx, st, *repoName, x, withVectors); pubErr == nil {
+				pub = &ps
+			}
+		}
+	}
+	bs, err := buildIndex(ctx, dir, opts, *embeddings != semantic.ModeOff, ep, env, then)
 	bar.finish()
 	var ce *index.CacheDirError
 	var re *index.RootReadError
@@ -81,21 +102,13 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	case err != nil:
 		return fmt.Errorf("index %s: %w", dir, err)
 	}
-	if *useHistory && bs.Dir != "" {
+	if pubErr != nil {
+		return pubErr
+	}
+	if *useHistory && bs.Dir != "" && st == nil {
 		// Read the git history into its cache beside the index too: the
 		// next assemble then only checks HEAD.
 		loadHistory(ctx, dir, bs.Dir, env)
-	}
-	var pub *pgstore.PublishStats
-	if st != nil {
-		if bs.Dir == "" {
-			return fmt.Errorf("publish %s: the index could not be kept on disk", *repoName)
-		}
-		ps, err := publish(ctx, st, *repoName, dir, opts, *storeVectors && *embeddings == semantic.ModeWorkspace)
-		if err != nil {
-			return err
-		}
-		pub = &ps
 	}
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
@@ -130,9 +143,9 @@ func publishSummary(p pgstore.PublishStats) string {
 
 // buildIndex builds or refreshes the index of root, as index.Build does,
 // and with withVectors brings the semantic channel's vectors beside it up
-// to date before closing it.
-func buildIndex(ctx context.Context, root string, opts index.Options, withVectors bool, ep *semantic.Endpoint, env Env) (index.Stats, error) {
-	if !withVectors {
+// to date; then (when set) runs on the index before it is closed.
+func buildIndex(ctx context.Context, root string, opts index.Options, withVectors bool, ep *semantic.Endpoint, env Env, then func(*index.Index)) (index.Stats, error) {
+	if !withVectors && then == nil {
 		return index.Build(ctx, root, opts)
 	}
 	opts.Background, opts.Warm = false, false
@@ -141,10 +154,13 @@ func buildIndex(ctx context.Context, root string, opts index.Options, withVector
 		return index.Stats{}, err
 	}
 	st := x.Stats()
-	if st.Dir != "" {
+	if withVectors && st.Dir != "" {
 		snap, release := x.Snapshot()
 		loadSemantic(ctx, snap, st.Dir, ep, nil, env)
 		release()
+	}
+	if then != nil {
+		then(x)
 	}
 	if err := x.Close(); err != nil {
 		return st, err

@@ -79,30 +79,23 @@ func storeHistory(indexDir string) *history.Log {
 	return history.LoadCache(filepath.Join(indexDir, history.CacheFile))
 }
 
-// publish publishes the index of root (opened again: nothing changed
-// since it was built) as repo's next generation, with the git history's
-// cache and, withVectors, the semantic channel's vectors (which change
-// whole with any change to the tree: the vectors of a workspace are
-// trained on all of it, so a replica computing its own keeps publishes
-// small).
-func publish(ctx context.Context, st *pgstore.Store, repo, root string, opts index.Options, withVectors bool) (pgstore.PublishStats, error) {
-	opts.Warm, opts.Background = false, false
-	x, err := index.Open(ctx, root, opts)
-	if err != nil {
-		return pgstore.PublishStats{}, fmt.Errorf("index %s: %w", root, err)
-	}
-	defer x.Close()
+// publish publishes the open index x as repo's next generation, with
+// the git history's cache and, withVectors, the semantic channel's vectors
+// (which change whole with any change to the tree: the vectors of a
+// workspace are trained on all of it, so a replica computing its own keeps
+// publishes small).
+func publish(ctx context.Context, st *pgstore.Store, repo string, x *index.Index, withVectors bool) (pgstore.PublishStats, error) {
 	snap, release := x.Snapshot()
 	defer release()
 	po := pgstore.PublishOptions{Producer: x.ChunkingKey()}
+	var err error
 	if po.Image, err = x.ImageFiles(ctx); err != nil {
-		return pgstore.PublishStats{}, fmt.Errorf("index %s: %w", root, err)
+		return pgstore.PublishStats{}, fmt.Errorf("publish %s: %w", repo, err)
 	}
-	if d := x.Dir(); d != "" {
-		po.Sides = []pgstore.Side{{Name: history.CacheFile, Path: filepath.Join(d, history.CacheFile)}}
-		if withVectors {
-			po.Sides = append(po.Sides, pgstore.Side{Name: semantic.CacheFile, Path: filepath.Join(d, semantic.CacheFile)})
-		}
+	d := x.Dir()
+	po.Sides = []pgstore.Side{{Name: history.CacheFile, Path: filepath.Join(d, history.CacheFile)}}
+	if withVectors {
+		po.Sides = append(po.Sides, pgstore.Side{Name: semantic.CacheFile, Path: filepath.Join(d, semantic.CacheFile)})
 	}
 	return st.Publish(ctx, repo, snap, po)
 }

@@ -157,6 +157,17 @@ func (f *folder) open(cfg folderConfig, onOpen, onBuilt func(*folder)) {
 	}()
 }
 
+// failedToOpen reports whether the folder's index is known not to have
+// opened (false while it is opening).
+func (f *folder) failedToOpen() bool {
+	select {
+	case <-f.ready:
+		return f.openErr != nil
+	default:
+		return false
+	}
+}
+
 // progress returns how far the index's build or refresh has come (nil
 // before it starts).
 func (f *folder) progress() *index.Progress {

@@ -166,24 +166,15 @@ func (s *session) storeFolderLocked(name, uri string) (*folder, error) {
 			return nil, fmt.Errorf("%w: %s", pgstore.ErrNoRepo, n)
 		}
 	}
-	for i, f := range s.folders {
-		if f.repo != name {
-			continue
-		}
-		select {
-		case <-f.ready:
-			if f.openErr != nil {
-				// It could not be checked out (the store was down): try
-				// again now rather than answer that error for ever.
-				s.folders = append(s.folders[:i:i], s.folders[i+1:]...)
-				go f.close()
-				break
-			}
-			return f, nil
-		default:
+	if i := slices.IndexFunc(s.folders, func(f *folder) bool { return f.repo == name }); i >= 0 {
+		f := s.folders[i]
+		if !f.failedToOpen() {
 			return f, nil
 		}
-		break
+		// It could not be checked out (the store was down): try again
+		// now rather than answer that error for ever.
+		s.folders = append(s.folders[:i:i], s.folders[i+1:]...) // a copy: requests hold the old list
+		go f.close()
 	}
 	display := strings.Join(names, " + ")
 	if uri == "" {

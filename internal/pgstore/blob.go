@@ -19,6 +19,14 @@ func hashOf(b []byte) Hash { return sha256.Sum256(b) }
 
 func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 
+// hashFrom reads a hash stored as bytes.
+func hashFrom(b []byte) (Hash, error) {
+	if len(b) != len(Hash{}) {
+		return Hash{}, fmt.Errorf("a stored hash of %d bytes (damaged)", len(b))
+	}
+	return Hash(b), nil
+}
+
 // parseHash reads a hex hash (a manifest's).
 func parseHash(s string) (Hash, error) {
 	var h Hash
@@ -77,32 +85,42 @@ func (s *Store) missing(ctx context.Context, hashes []Hash) (map[Hash]bool, erro
 	for _, h := range hashes {
 		out[h] = true
 	}
-	const batch = 5000
+	err := s.eachBlobRow(ctx, "SELECT hash FROM ctxls_blobs WHERE hash = ANY($1)", hashes, 5000, func(rows pgx.Rows) error {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return err
+		}
+		h, err := hashFrom(b)
+		delete(out, h)
+		return err
+	})
+	return out, err
+}
+
+// eachBlobRow runs query, whose $1 is a list of blob hashes, over hashes
+// in batches of batch, and calls fn on each row.
+func (s *Store) eachBlobRow(ctx context.Context, query string, hashes []Hash, batch int, fn func(pgx.Rows) error) error {
 	for lo := 0; lo < len(hashes); lo += batch {
 		args := make([][]byte, 0, batch)
 		for _, h := range hashes[lo:min(lo+batch, len(hashes))] {
 			args = append(args, h[:])
 		}
-		rows, err := s.pool.Query(ctx, "SELECT hash FROM ctxls_blobs WHERE hash = ANY($1)", args)
+		rows, err := s.pool.Query(ctx, query, args)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for rows.Next() {
-			var b []byte
-			if err := rows.Scan(&b); err != nil {
+			if err := fn(rows); err != nil {
 				rows.Close()
-				return nil, err
+				return err
 			}
-			var h Hash
-			copy(h[:], b)
-			delete(out, h)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // putBlobs compresses and writes blobs (those the store has already are
@@ -146,9 +164,9 @@ func (s *Store) putBlobs(ctx context.Context, blobs []blob) (int64, error) {
 
 // getBlobs reads and checks the named blobs. A blob the store lacks is an
 // error: a manifest names only blobs written before it.
-func (s *Store) getBlobs(ctx context.Context, hashes []Hash) (map[Hash][]byte, int64, error) {
+func (s *Store) getBlobs(ctx context.Context, hashes []Hash) (map[Hash][]byte, error) {
 	if err := s.codec.init(); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	type row struct {
 		h    Hash
@@ -156,32 +174,19 @@ func (s *Store) getBlobs(ctx context.Context, hashes []Hash) (map[Hash][]byte, i
 		size int64
 	}
 	var got []row
-	var read int64
-	const batch = 2000
-	for lo := 0; lo < len(hashes); lo += batch {
-		args := make([][]byte, 0, batch)
-		for _, h := range hashes[lo:min(lo+batch, len(hashes))] {
-			args = append(args, h[:])
+	err := s.eachBlobRow(ctx, "SELECT hash, size, data FROM ctxls_blobs WHERE hash = ANY($1)", hashes, 2000, func(rows pgx.Rows) error {
+		var r row
+		var hb []byte
+		if err := rows.Scan(&hb, &r.size, &r.data); err != nil {
+			return err
 		}
-		rows, err := s.pool.Query(ctx, "SELECT hash, size, data FROM ctxls_blobs WHERE hash = ANY($1)", args)
-		if err != nil {
-			return nil, read, fmt.Errorf("read blobs: %w", err)
-		}
-		for rows.Next() {
-			var r row
-			var hb []byte
-			if err := rows.Scan(&hb, &r.size, &r.data); err != nil {
-				rows.Close()
-				return nil, read, fmt.Errorf("read blobs: %w", err)
-			}
-			copy(r.h[:], hb)
-			read += int64(len(r.data))
-			got = append(got, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, read, fmt.Errorf("read blobs: %w", err)
-		}
+		var err error
+		r.h, err = hashFrom(hb)
+		got = append(got, r)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read blobs: %w", err)
 	}
 	out := make([][]byte, len(got))
 	errs := make([]error, len(got))
@@ -189,16 +194,16 @@ func (s *Store) getBlobs(ctx context.Context, hashes []Hash) (map[Hash][]byte, i
 	m := make(map[Hash][]byte, len(got))
 	for i, r := range got {
 		if errs[i] != nil {
-			return nil, read, errs[i]
+			return nil, errs[i]
 		}
 		m[r.h] = out[i]
 	}
 	for _, h := range hashes {
 		if _, ok := m[h]; !ok {
-			return nil, read, fmt.Errorf("blob %s is missing from the store", h)
+			return nil, fmt.Errorf("blob %s is missing from the store", h)
 		}
 	}
-	return m, read, nil
+	return m, nil
 }
 
 // parallel runs fn(i) for i in [0, n) on every core.

@@ -47,11 +47,8 @@ type Checkout struct {
 	Generation int64
 	Root       string // the tree
 	IndexDir   string // the index's cache directory
-	// Written and Removed count the files whose text this checkout
-	// changed or removed; Fetched the compressed bytes it read from the
-	// store.
-	Written, Removed int
-	Fetched          int64
+	// Written counts the files whose text this checkout changed.
+	Written int
 
 	store *Store
 	dir   string
@@ -290,11 +287,10 @@ func mapPack(path string, size int64) (*cachefile.Mapped, error) {
 // others fetched. It returns the manifest and the paths whose text changed,
 // appeared or went.
 func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, []string, error) {
-	blobs, n, err := c.store.getBlobs(ctx, []Hash{mh})
+	blobs, err := c.store.getBlobs(ctx, []Hash{mh})
 	if err != nil {
 		return nil, nil, err
 	}
-	c.Fetched += n
 	m, err := decodeManifest(blobs[mh])
 	if err != nil {
 		return nil, nil, err
@@ -341,7 +337,6 @@ func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, [
 	}
 	for p := range had {
 		changed = append(changed, p)
-		c.Removed++
 	}
 	slices.Sort(changed)
 	c.Written = len(write)
@@ -360,8 +355,7 @@ func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, [
 		}
 		fetch = append(fetch, h)
 	}
-	got, n, err := c.store.getBlobs(ctx, fetch)
-	c.Fetched += n
+	got, err := c.store.getBlobs(ctx, fetch)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -377,8 +371,7 @@ func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, [
 	// the index starts from), or every file when there is no image.
 	need := write
 	if _, err := os.Stat(filepath.Join(c.IndexDir, "CURRENT")); err != nil {
-		image, im, n, err := c.store.fetchImage(ctx, c.Repo)
-		c.Fetched += n
+		image, im, err := c.store.fetchImage(ctx, c.Repo)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -402,11 +395,11 @@ func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, [
 	if err := c.fetchSides(ctx, m, old); err != nil {
 		return nil, nil, err
 	}
-	if err := writeFile(filepath.Join(c.dir, "manifest.json"), blobs[mh]); err != nil {
+	if err := cachefile.Write(filepath.Join(c.dir, "manifest.json"), blobs[mh]); err != nil {
 		return nil, nil, err
 	}
 	sb, _ := json.Marshal(state{Generation: gen, Manifest: mh.String()})
-	if err := writeFile(filepath.Join(c.dir, "state.json"), sb); err != nil {
+	if err := cachefile.Write(filepath.Join(c.dir, "state.json"), sb); err != nil {
 		return nil, nil, err
 	}
 	c.mu.Lock()
@@ -526,8 +519,7 @@ func (c *Checkout) prefetchChunks(ctx context.Context, files []*FileEntry) error
 			hs = append(hs, h)
 		}
 	}
-	got, n, err := c.store.getBlobs(ctx, hs)
-	c.Fetched += n
+	got, err := c.store.getBlobs(ctx, hs)
 	if err != nil {
 		return err
 	}
@@ -549,30 +541,21 @@ func (c *Checkout) fetchSides(ctx context.Context, m, old *Manifest) error {
 			prev[sd.Name] = string(b)
 		}
 	}
+	var fetch []SideEntry
 	for _, sd := range m.Sides {
 		if b, _ := json.Marshal(sd.Blocks); prev[sd.Name] == string(b) {
 			if _, err := os.Stat(filepath.Join(c.IndexDir, sd.Name)); err == nil {
 				continue // installed and unchanged
 			}
 		}
-		var hs []Hash
-		for _, s := range sd.Blocks {
-			h, err := parseHash(s)
-			if err != nil {
-				return err
-			}
-			hs = append(hs, h)
-		}
-		got, n, err := c.store.getBlobs(ctx, hs)
-		c.Fetched += n
-		if err != nil {
-			return err
-		}
-		out := make([]byte, 0, sd.Size)
-		for _, h := range hs {
-			out = append(out, got[h]...)
-		}
-		if err := writeFile(filepath.Join(c.dir, "sides", sd.Name), out); err != nil {
+		fetch = append(fetch, sd)
+	}
+	files, err := c.store.readBlocked(ctx, fetch)
+	if err != nil {
+		return err
+	}
+	for _, sd := range fetch {
+		if err := cachefile.Write(filepath.Join(c.dir, "sides", sd.Name), files[sd.Name]); err != nil {
 			return err
 		}
 	}
@@ -590,7 +573,7 @@ func (c *Checkout) InstallSides(dir string) error {
 		return err
 	}
 	for _, e := range ents {
-		if !sideNames[e.Name()] {
+		if !sideName(e.Name()) {
 			continue
 		}
 		if err := os.Rename(filepath.Join(c.dir, "sides", e.Name()), filepath.Join(dir, e.Name())); err != nil {
@@ -672,14 +655,16 @@ func (sc *storeChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A prefetched blob serves once: the index keeps what it makes of it.
 	sc.c.mu.Lock()
 	b, ok := sc.c.chunks[h]
+	delete(sc.c.chunks, h)
 	sc.c.mu.Unlock()
 	if !ok {
 		// Not fetched ahead (an index rebuilt after damage): ask now.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		got, _, err := sc.c.store.getBlobs(ctx, []Hash{h})
+		got, err := sc.c.store.getBlobs(ctx, []Hash{h})
 		if err != nil {
 			return nil, err
 		}
@@ -691,23 +676,6 @@ func (sc *storeChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
 	}
 	sc.last, sc.lastPath = stored, p
 	return stored.Chunks, nil
-}
-
-// writeFile writes b to path through a temporary file and a rename
-// (creating directories).
-func writeFile(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // flock takes (or converts to) the lock how on f, waiting under ctx.

@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,17 +40,9 @@ func (s *Store) maybeImage(ctx context.Context, repo string, gen int64, m *Manif
 	if files == nil {
 		return false, 0, nil
 	}
-	var imh []byte
-	err := s.pool.QueryRow(ctx, "SELECT image FROM ctxls_images WHERE repo = $1", repo).Scan(&imh)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return false, 0, err
-	}
-	if err == nil && len(imh) == len(Hash{}) {
-		if im, err := s.readImageManifest(ctx, Hash(imh)); err == nil {
-			if old, err := s.manifestOf(ctx, im.Manifest); err == nil && changedShare(old, m) <= ImageStale {
-				return false, 0, nil
-			}
-		}
+	// An image that cannot be read is replaced, as a stale one is.
+	if _, old, err := s.image(ctx, repo); err == nil && old != nil && changedShare(old, m) <= ImageStale {
+		return false, 0, nil
 	}
 	im := imageManifest{Format: manifestFormat, Generation: gen, Manifest: mh.String()}
 	var blobs []blob
@@ -125,7 +116,7 @@ func changedShare(a, b *Manifest) float64 {
 
 // readImageManifest reads the image manifest blob ih.
 func (s *Store) readImageManifest(ctx context.Context, ih Hash) (*imageManifest, error) {
-	got, _, err := s.getBlobs(ctx, []Hash{ih})
+	got, err := s.getBlobs(ctx, []Hash{ih})
 	if err != nil {
 		return nil, err
 	}
@@ -142,57 +133,85 @@ func (s *Store) manifestOf(ctx context.Context, hex string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	got, _, err := s.getBlobs(ctx, []Hash{h})
+	got, err := s.getBlobs(ctx, []Hash{h})
 	if err != nil {
 		return nil, err
 	}
 	return decodeManifest(got[h])
 }
 
-// fetchImage returns repo's image (its files by name) and the manifest of
-// its generation, or nil when the repository has none.
-func (s *Store) fetchImage(ctx context.Context, repo string) (map[string][]byte, *Manifest, int64, error) {
+// image returns repo's image manifest and the manifest of its
+// generation (nil, nil: the repository has no image).
+func (s *Store) image(ctx context.Context, repo string) (*imageManifest, *Manifest, error) {
 	var imh []byte
 	err := s.pool.QueryRow(ctx, "SELECT image FROM ctxls_images WHERE repo = $1", repo).Scan(&imh)
-	if errors.Is(err, pgx.ErrNoRows) || len(imh) != len(Hash{}) {
-		return nil, nil, 0, nil
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, err
 	}
-	im, err := s.readImageManifest(ctx, Hash(imh))
+	ih, err := hashFrom(imh)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, err
+	}
+	im, err := s.readImageManifest(ctx, ih)
+	if err != nil {
+		return nil, nil, err
 	}
 	m, err := s.manifestOf(ctx, im.Manifest)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, err
 	}
+	return im, m, nil
+}
+
+// fetchImage returns repo's image (its files by name) and the manifest of
+// its generation, or nil when the repository has none.
+func (s *Store) fetchImage(ctx context.Context, repo string) (map[string][]byte, *Manifest, error) {
+	im, m, err := s.image(ctx, repo)
+	if im == nil || err != nil {
+		return nil, nil, err
+	}
+	files, err := s.readBlocked(ctx, im.Files)
+	if err != nil {
+		return nil, nil, err
+	}
+	return files, m, nil
+}
+
+// readBlocked reads files stored as content-defined blocks (side files,
+// an image's files), by name.
+func (s *Store) readBlocked(ctx context.Context, entries []SideEntry) (map[string][]byte, error) {
 	var hs []Hash
-	for _, f := range im.Files {
-		for _, b := range f.Blocks {
+	seen := map[Hash]bool{}
+	for _, e := range entries {
+		for _, b := range e.Blocks {
 			h, err := parseHash(b)
 			if err != nil {
-				return nil, nil, 0, err
+				return nil, err
 			}
-			hs = append(hs, h)
+			if !seen[h] {
+				seen[h] = true
+				hs = append(hs, h)
+			}
 		}
 	}
-	got, n, err := s.getBlobs(ctx, slices.Compact(slices.SortedFunc(slices.Values(hs), func(a, b Hash) int { return bytes.Compare(a[:], b[:]) })))
+	got, err := s.getBlobs(ctx, hs)
 	if err != nil {
-		return nil, nil, n, err
+		return nil, err
 	}
-	files := map[string][]byte{}
-	for _, f := range im.Files {
-		out := make([]byte, 0, f.Size)
-		for _, b := range f.Blocks {
+	files := make(map[string][]byte, len(entries))
+	for _, e := range entries {
+		out := make([]byte, 0, e.Size)
+		for _, b := range e.Blocks {
 			h, _ := parseHash(b)
 			out = append(out, got[h]...)
 		}
-		if int64(len(out)) != f.Size {
-			return nil, nil, n, fmt.Errorf("image file %s: %d bytes, want %d", f.Name, len(out), f.Size)
+		if int64(len(out)) != e.Size {
+			return nil, fmt.Errorf("stored file %s: %d bytes, want %d", e.Name, len(out), e.Size)
 		}
-		files[f.Name] = out
+		files[e.Name] = out
 	}
-	return files, m, n, nil
+	return files, nil
 }

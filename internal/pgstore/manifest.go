@@ -72,15 +72,15 @@ func decodeManifest(b []byte) (*Manifest, error) {
 		}
 	}
 	for _, sd := range m.Sides {
-		if !sideNames[sd.Name] {
+		if !sideName(sd.Name) {
 			return nil, fmt.Errorf("manifest: unknown side file %q", sd.Name)
 		}
 	}
 	return &m, nil
 }
 
-// sideNames are the side files a manifest may carry.
-var sideNames = map[string]bool{"semantic.v2": true, "history.v2": true}
+// sideName reports whether name is a side file a manifest may carry.
+func sideName(name string) bool { return name == "semantic.v2" || name == "history.v2" }
 
 // localPath reports whether p is a clean, slash-separated relative path
 // that stays inside the directory it is joined to.

@@ -33,17 +33,25 @@ func tree(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// localSnapshot indexes root on disk and returns the index's snapshot,
+// released and closed when the test ends.
+func localSnapshot(t *testing.T, root string) *index.Snapshot {
+	t.Helper()
+	x, err := index.Open(context.Background(), root, index.Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	snap, release := x.Snapshot()
+	t.Cleanup(release)
+	return snap
+}
+
 // publishTree indexes root and publishes it as repo.
 func publishTree(t *testing.T, s *Store, repo, root string) PublishStats {
 	t.Helper()
 	ctx := context.Background()
-	x, err := index.Open(ctx, root, index.Options{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	snap, release := x.Snapshot()
-	defer release()
+	snap := localSnapshot(t, root)
 	st, err := s.Publish(ctx, repo, snap, PublishOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -157,13 +165,7 @@ func TestCheckoutIndexEqualsLocal(t *testing.T) {
 		"deep/x/y/z.c": "int zeta(void) { return 7; }\n",
 	}
 	root := tree(t, files)
-	lx, err := index.Open(ctx, root, index.Options{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lx.Close()
-	lsnap, release := lx.Snapshot()
-	defer release()
+	lsnap := localSnapshot(t, root)
 	if _, err := s.Publish(ctx, "r", lsnap, PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -289,13 +291,7 @@ func TestStandby(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	defer ro.Close()
-	x, err := index.Open(ctx, root, index.Options{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	snap, release := x.Snapshot()
-	defer release()
+	snap := localSnapshot(t, root)
 	if _, err := ro.Publish(ctx, "r2", snap, PublishOptions{}); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("publish on a standby: %v", err)
 	}
@@ -366,13 +362,7 @@ func TestReadOnlyRole(t *testing.T) {
 		t.Fatalf("checkout through a read-only role: %v", err)
 	}
 	co.Close()
-	x, err := index.Open(ctx, root, index.Options{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	snap, release := x.Snapshot()
-	defer release()
+	snap := localSnapshot(t, root)
 	if _, err := ro.Publish(ctx, "r2", snap, PublishOptions{}); err == nil {
 		t.Fatal("published through a read-only role")
 	}

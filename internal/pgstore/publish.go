@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -190,7 +191,7 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 		}
 		var curManifest []byte
 		err := tx.QueryRow(ctx, "SELECT manifest FROM ctxls_generations WHERE repo = $1 AND id = $2", repo, cur).Scan(&curManifest)
-		if err == nil && Hash(curManifest) == mh {
+		if err == nil && bytes.Equal(curManifest, mh[:]) {
 			st.Generation, st.Unchanged = cur, true
 			return nil
 		}
@@ -235,7 +236,7 @@ func (s *Store) previous(ctx context.Context, repo, producer string) map[string]
 	if err != nil {
 		return nil
 	}
-	blobs, _, err := s.getBlobs(ctx, []Hash{mh})
+	blobs, err := s.getBlobs(ctx, []Hash{mh})
 	if err != nil {
 		return nil
 	}

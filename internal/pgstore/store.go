@@ -54,9 +54,6 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 // Close closes the pool.
 func (s *Store) Close() { s.pool.Close() }
 
-// ID names the store's database without credentials.
-func (s *Store) ID() string { return s.id }
-
 // URLError is a store URL that does not parse.
 type URLError struct{ Err error }
 
@@ -131,24 +128,4 @@ func (s *Store) Listen(ctx context.Context, fn func(repo string)) error {
 		}
 		fn(n.Payload)
 	}
-}
-
-// Generations returns the current generation of each of repos the store
-// has.
-func (s *Store) Generations(ctx context.Context, repos []string) (map[string]int64, error) {
-	rows, err := s.pool.Query(ctx, "SELECT name, generation FROM ctxls_repos WHERE name = ANY($1)", repos)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var name string
-		var gen int64
-		if err := rows.Scan(&name, &gen); err != nil {
-			return nil, err
-		}
-		out[name] = gen
-	}
-	return out, rows.Err()
 }

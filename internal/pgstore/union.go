@@ -104,15 +104,6 @@ func (u *Union) Close() error {
 	return errors.Join(errs...)
 }
 
-// Generations returns each repository's generation, in Repos's order.
-func (u *Union) Generations() []int64 {
-	out := make([]int64, len(u.parts))
-	for i, co := range u.parts {
-		out[i] = co.Gen()
-	}
-	return out
-}
-
 // Update brings every repository to its current generation (a checkout
 // another user updated already counts too); it returns the union's paths
 // that changed, as far as this call saw them, and whether any repository

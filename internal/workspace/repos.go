@@ -129,7 +129,6 @@ type StoreSource interface {
 type repoRoot struct {
 	ready chan struct{} // closed once src and root (or err) are set
 	src   StoreSource
-	union bool
 	root  *Root
 	err   error
 	upd   sync.Mutex // one update at a time
@@ -173,7 +172,7 @@ func (rs *Repos) Root(ctx context.Context, name string) (*Root, error) {
 			return nil, err
 		}
 		return &repoSource{Checkout: co, seen: co.Gen()}, nil
-	}, false)
+	})
 }
 
 // Union returns the root of several repositories read as one tree, each
@@ -190,10 +189,10 @@ func (rs *Repos) Union(ctx context.Context, names []string) (*Root, error) {
 			parts = append(parts, co)
 		}
 		return pgstore.NewUnion(parts, rs.opts.Parent)
-	}, true)
+	})
 }
 
-func (rs *Repos) get(ctx context.Context, key string, open func() (StoreSource, error), union bool) (*Root, error) {
+func (rs *Repos) get(ctx context.Context, key string, open func() (StoreSource, error)) (*Root, error) {
 	rs.mu.Lock()
 	if rs.open == nil {
 		rs.mu.Unlock()
@@ -201,7 +200,7 @@ func (rs *Repos) get(ctx context.Context, key string, open func() (StoreSource, 
 	}
 	e, ok := rs.open[key]
 	if !ok {
-		e = &repoRoot{ready: make(chan struct{}), union: union}
+		e = &repoRoot{ready: make(chan struct{})}
 		rs.open[key] = e
 		go rs.checkout(key, e, open)
 	}
@@ -239,7 +238,8 @@ func (rs *Repos) checkout(key string, e *repoRoot, open func() (StoreSource, err
 	}
 	e.src = src
 	root, _ := src.Dirs()
-	e.root = rs.pool.Acquire(root, opts, RootOptions{HistoryFromCache: !e.union})
+	// A union has no history of its own; a repository came with its own.
+	e.root = rs.pool.Acquire(root, opts, RootOptions{HistoryFromCache: !strings.HasPrefix(key, "\x00")})
 	rs.opts.Logf("%s: checked out", strings.ReplaceAll(strings.TrimPrefix(key, "\x00"), "\x00", " + "))
 }
 
