@@ -225,7 +225,7 @@ func (x *Index) processFileSame(ctx context.Context, ch Chunker, j *fileJob, sam
 		if i < len(oldRecs) && sameChunkDocument(&oldRecs[i], c) {
 			continue // the store has it: batchWriter.add keeps it (nil doc)
 		}
-		r.docs[i] = lexicalDocument(makeChunkID(info.Path, i), info.Path, c.Symbol, c.QualifiedName, c.Doc, src[c.StartByte:c.EndByte], ac)
+		r.docs[i] = lexicalDocument(x.doc(), makeChunkID(info.Path, i), info.Path, c.Symbol, c.QualifiedName, c.Doc, src[c.StartByte:c.EndByte], ac)
 	}
 	r.rec, r.chunks = rec, chunks
 	return r
@@ -244,9 +244,17 @@ func (x *Index) copyFile(r *fileResult, info FileInfo, first *fileRec, src []byt
 	r.docs = make([]*postings.Doc, len(recs))
 	for i := range recs {
 		c := &recs[i]
-		r.docs[i] = lexicalDocument(makeChunkID(info.Path, i), info.Path, c.symbol, c.qualifiedName, c.doc, src[c.startByte:c.endByte], ac)
+		r.docs[i] = lexicalDocument(x.doc(), makeChunkID(info.Path, i), info.Path, c.symbol, c.qualifiedName, c.doc, src[c.startByte:c.endByte], ac)
 	}
 	r.rec, r.copied = rec, recs
+}
+
+// doc takes a lexical document to fill from the pool, or a new one.
+func (x *Index) doc() *postings.Doc {
+	if d, ok := x.docs.Get().(*postings.Doc); ok {
+		return d
+	}
+	return &postings.Doc{}
 }
 
 // counter takes an analysis.Counter from the pool (put it back).
@@ -508,6 +516,7 @@ func (w *batchWriter) add(r *fileResult, old *fileRec) error {
 			r.rec.chunks[i].flen = d.Len
 		}
 		w.store.Add(d)
+		w.x.docs.Put(d)
 		w.ops++
 	}
 	r.docs = nil

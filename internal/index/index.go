@@ -84,6 +84,10 @@ type Index struct {
 	docsWritten int
 	// counters are the analysis.Counters of the chunking workers.
 	counters sync.Pool
+	// docs are lexical documents the batch writer has added to the store,
+	// for the workers to fill again (their buffers are most of a build's
+	// allocations otherwise).
+	docs sync.Pool
 	// same is the running full build's table of contents seen (nil
 	// outside a full build).
 	same atomic.Pointer[sameContent]

@@ -42,15 +42,15 @@ type corpusStats struct {
 	avgLen [numSearchFields]float64
 }
 
-// lexicalDocument builds the lexical document of a chunk of path (its
+// lexicalDocument builds in d the lexical document of a chunk of path (its
 // symbol, qualified name and doc comment) whose text is body, analyzing
 // its fields with the code analyzer (index/analysis).
-func lexicalDocument(id ChunkID, path, symbol, qualifiedName, doc string, body []byte, ac *analysis.Counter) *postings.Doc {
+func lexicalDocument(d *postings.Doc, id ChunkID, path, symbol, qualifiedName, doc string, body []byte, ac *analysis.Counter) *postings.Doc {
 	name := qualifiedName
 	if name == "" {
 		name = symbol
 	}
-	d := &postings.Doc{ID: string(id)}
+	d.Reset(string(id))
 	add := func(f int, values ...[]byte) {
 		n := ac.Count(func(t []byte, freq uint32) { d.Add(f, t, freq) }, values...)
 		d.Len[f] = uint32(n)

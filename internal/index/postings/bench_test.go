@@ -1,9 +1,18 @@
 package postings
 
 import (
+	"bytes"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/internal/index/analysis"
 )
 
 // benchDocs makes n documents of about 60 distinct terms each over a
@@ -70,4 +79,63 @@ func BenchmarkLookup(b *testing.B) {
 			}
 		}
 	}
+}
+
+// goSrcDocs makes documents of Go's own source the way the index does:
+// each file cut into 60-line pieces, each piece's text analyzed with the
+// code analyzer into the text field, its path into the path field. At
+// most limit bytes of source are read.
+func goSrcDocs(b *testing.B, limit int) []*Doc {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("no go command: %v", err)
+	}
+	root := filepath.Join(strings.TrimSpace(string(out)), "src")
+	var paths []string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if len(paths) == 0 {
+		b.Skip("no Go sources under GOROOT")
+	}
+	slices.Sort(paths)
+	var ac analysis.Counter
+	var docs []*Doc
+	size := 0
+	stride := max(1, len(paths)/2000)
+	for i := 0; i < len(paths) && size < limit; i += stride {
+		src, err := os.ReadFile(paths[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		size += len(src)
+		rel, _ := filepath.Rel(root, paths[i])
+		lines := bytes.SplitAfter(src, []byte("\n"))
+		for k := 0; k < len(lines); k += 60 {
+			d := &Doc{ID: fmt.Sprintf("%s#%d", rel, k)}
+			body := bytes.Join(lines[k:min(k+60, len(lines))], nil)
+			d.Len[0] = uint32(ac.Count(func(t []byte, f uint32) { d.Add(0, t, f) }, []byte(rel), body))
+			d.Len[2] = uint32(ac.Count(func(t []byte, f uint32) { d.Add(2, t, f) }, []byte(rel)))
+			docs = append(docs, d)
+		}
+	}
+	return docs
+}
+
+// BenchmarkBuilderGoSrc: the documents of about 16 MB of Go's source
+// added to a builder (the writer's share of a build: the dictionaries'
+// lookups and the postings' encoding).
+func BenchmarkBuilderGoSrc(b *testing.B) {
+	docs := goSrcDocs(b, 16<<20)
+	b.ReportAllocs()
+	for b.Loop() {
+		bl := NewBuilder()
+		for _, d := range docs {
+			bl.Add(d)
+		}
+	}
+	b.ReportMetric(float64(len(docs)), "docs/op")
 }

@@ -241,3 +241,73 @@ func TestNorm(t *testing.T) {
 		t.Errorf("Norm(3) = %v, want %v", got, want)
 	}
 }
+
+// Lists longer than the builder's largest block, and builders whose
+// postings span several of its arena's pages, read back whole.
+func TestLongLists(t *testing.T) {
+	s, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 60000
+	for i := range n {
+		d := &Doc{ID: fmt.Sprint("d", i)}
+		d.Add(0, []byte("all"), uint32(1+i%300))
+		if i%2 == 0 {
+			d.Add(0, []byte("even"), 1)
+		}
+		d.Add(0, fmt.Appendf(nil, "u%d", i), uint32(1+i%2))
+		d.Add(3, fmt.Appendf(nil, "w%d", i%7000), 70000)
+		d.Len[0], d.Len[3] = 1000, 70000
+		s.Add(d)
+	}
+	if pages := len(s.open.arena.pages); pages < 2 {
+		t.Fatalf("the postings fill %d page of the arena: the test is meant to span several", pages)
+	}
+	if err := s.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(f int, term string, want func(id string, freq uint32) bool) int {
+		p := r.Lookup(f, term)
+		k := 0
+		for {
+			doc, freq, _, ok := p.Next()
+			if !ok {
+				break
+			}
+			if !want(r.ID(doc), freq) {
+				t.Fatalf("%s: document %s with frequency %d", term, r.ID(doc), freq)
+			}
+			k++
+		}
+		if p.DF != uint64(k) {
+			t.Fatalf("%s: df %d, %d postings", term, p.DF, k)
+		}
+		return k
+	}
+	var i int
+	if k := count(0, "all", func(id string, freq uint32) bool {
+		ok := id == fmt.Sprint("d", i) && freq == uint32(1+i%300)
+		i++
+		return ok
+	}); k != n {
+		t.Fatalf("all: %d postings, want %d", k, n)
+	}
+	if k := count(0, "even", func(string, uint32) bool { return true }); k != n/2 {
+		t.Fatalf("even: %d postings, want %d", k, n/2)
+	}
+	for _, j := range []int{0, 1, 4097, n - 1} {
+		if k := count(0, fmt.Sprint("u", j), func(id string, freq uint32) bool {
+			return id == fmt.Sprint("d", j) && freq == uint32(1+j%2)
+		}); k != 1 {
+			t.Fatalf("u%d: %d postings", j, k)
+		}
+	}
+	if k := count(3, "w6999", func(_ string, freq uint32) bool { return freq == 70000 }); k != n/7000 {
+		t.Fatalf("w6999: %d postings, want %d", k, n/7000)
+	}
+}

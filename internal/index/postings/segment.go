@@ -102,7 +102,7 @@ func encode(b *Builder, w io.Writer) error {
 		}
 		footer = append(footer, off)
 		for _, r := range refs {
-			postEnd += uint64(len(fa.lists[r.list].buf))
+			postEnd += uint64(fa.lists[r.list].size)
 			u64(postEnd)
 		}
 		footer = append(footer, off)
@@ -113,7 +113,7 @@ func encode(b *Builder, w io.Writer) error {
 	footer = append(footer, off, postEnd, footerMagic)
 	for f := range NumFields {
 		for _, r := range sorted[f] {
-			put(b.fields[f].lists[r.list].buf)
+			b.fields[f].lists[r.list].each(&b.arena, put)
 		}
 	}
 	for _, v := range footer {

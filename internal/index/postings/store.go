@@ -187,6 +187,7 @@ func (s *Store) DocCount() uint64 {
 }
 
 // Add indexes d, deleting the live document with its ID if there is one.
+// The store keeps nothing of d: the caller may Reset it and fill it again.
 func (s *Store) Add(d *Doc) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -409,7 +410,7 @@ func (s *Store) mergeLocked(pick func(i int) bool) error {
 					if li < 0 {
 						li = int(fa.listFor(t))
 					}
-					b.bytes += fa.lists[li].add(remap[d], freq)
+					b.bytes += fa.lists[li].add(&b.arena, remap[d], freq)
 				}
 			})
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strings"
@@ -321,27 +322,55 @@ func puttyKey(b []byte) bool {
 	}
 }
 
-// knownToken returns the service of the first token of a known format in b
-// (see SecretContent), or "".
+// knownToken returns the service of a token of a known format in b (see
+// SecretContent; of the first format in the order of the anchors below
+// when there are several), or "".
+//
+// It reads b once, looking at the bytes that start an anchor, rather than
+// once per anchor: every file of a workspace passes through here. Each
+// anchor's occurrences are checked as a search from the end of the last
+// one checked would find them (no overlapping occurrence is checked).
 func knownToken(b []byte) string {
-	for _, anchor := range [...]string{
+	// The anchors start (or, for OpenAI's, sit inside) the tokens.
+	tokenAnchors := [...]string{
 		"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",
 		"xox", "hooks.slack.com/services/", "AKIA", "ASIA",
 		"sk_live_", "rk_live_", "sk-ant-", "T3BlbkFJ", "npm_", "pypi-AgEIcHlwaS5vcmc", "AGE-SECRET-KEY-1",
-	} {
-		for from := 0; ; {
-			i := bytes.Index(b[from:], []byte(anchor))
-			if i < 0 {
+	}
+	// The anchors whose first and second bytes are a byte, as bits: a
+	// position is looked at only when both agree on an anchor.
+	var byFirst, bySecond [256]uint32
+	for k, a := range tokenAnchors {
+		byFirst[a[0]] |= 1 << k
+		bySecond[a[1]] |= 1 << k
+	}
+	var next [len(tokenAnchors)]int // where each anchor's next occurrence may start
+	best, what := len(tokenAnchors), ""
+	for i := 0; i+1 < len(b); i++ {
+		m := byFirst[b[i]] & bySecond[b[i+1]]
+		if m == 0 {
+			continue
+		}
+		for ; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros32(m)
+			if k >= best {
 				break
 			}
-			at := from + i
-			if what := tokenAt(b, at, anchor); what != "" {
-				return what
+			a := tokenAnchors[k]
+			if i < next[k] || !bytes.HasPrefix(b[i:], []byte(a)) {
+				continue
 			}
-			from = at + len(anchor)
+			next[k] = i + len(a)
+			if w := tokenAt(b, i, a); w != "" {
+				best, what = k, w
+				if k == 0 {
+					return what
+				}
+				break
+			}
 		}
 	}
-	return ""
+	return what
 }
 
 // tokenAt checks the candidate token found at b[at:], which starts with

@@ -1,6 +1,7 @@
 package walk
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -410,4 +411,63 @@ func TestCheckRootBroad(t *testing.T) {
 			t.Errorf("CheckRoot(%s) = %v, want refused %v", dir, err, refused)
 		}
 	}
+}
+
+// knownTokenByAnchor is knownToken as one search per anchor, in order:
+// the reference its single pass must agree with.
+func knownTokenByAnchor(b []byte) string {
+	for _, anchor := range [...]string{
+		"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",
+		"xox", "hooks.slack.com/services/", "AKIA", "ASIA",
+		"sk_live_", "rk_live_", "sk-ant-", "T3BlbkFJ", "npm_", "pypi-AgEIcHlwaS5vcmc", "AGE-SECRET-KEY-1",
+	} {
+		for from := 0; ; {
+			i := bytes.Index(b[from:], []byte(anchor))
+			if i < 0 {
+				break
+			}
+			at := from + i
+			if what := tokenAt(b, at, anchor); what != "" {
+				return what
+			}
+			from = at + len(anchor)
+		}
+	}
+	return ""
+}
+
+// FuzzKnownToken: the single pass finds what a search per anchor finds,
+// on texts made of tokens of several formats, near-misses and code.
+func FuzzKnownToken(f *testing.F) {
+	awsID := "AKIA" + secretFakeToken(secretBase32, 16, 1)
+	parts := []string{
+		"ghp_" + secretFakeToken(secretAlnum, 36, 3), "ghp_" + strings.Repeat("x", 36), "myghp_" + secretFakeToken(secretAlnum, 36, 3),
+		"xoxb-123456789012-1234567890123-" + secretFakeToken(secretAlnum, 24, 8), "xoxox", "xoxb-not-a-real-token",
+		"https://hooks.slack.com/services/T0123ABCD/B0123ABCD/" + secretFakeToken(secretAlnum, 24, 10),
+		awsID, secretFakeToken(secretBase64, 40, 2), "AKIAIOSFODNN7EXAMPLE", "AKIAKIA",
+		"sk_live_" + secretFakeToken(secretAlnum, 24, 11), "sk-ant-api03-" + secretFakeToken(secretAlnum+"_-", 93, 12),
+		"sk-proj-" + secretFakeToken(secretAlnum, 74, 13) + "T3BlbkFJ" + secretFakeToken(secretAlnum, 74, 14), "T3BlbkFJ",
+		"npm_" + secretFakeToken(secretAlnum, 36, 15), "pypi-AgEIcHlwaS5vcmc" + secretFakeToken(secretAlnum, 60, 16),
+		"AGE-SECRET-KEY-1" + secretFakeToken("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58, 17), "glpat-" + secretFakeToken(secretAlnum, 20, 7),
+		"github_pat_" + secretFakeToken(secretAlnum, 22, 5) + "_" + secretFakeToken(secretAlnum, 59, 6),
+		"func f() int { return 1 }\n", " ", "\n", "_", "x", "A", "s",
+	}
+	f.Add([]byte{0, 3, 9, 14}, uint8(0))
+	f.Add([]byte{8, 9, 4, 5}, uint8(3))
+	f.Add([]byte{12, 10, 11, 22}, uint8(1))
+	f.Add([]byte{17, 18, 19, 16, 15}, uint8(7))
+	f.Fuzz(func(t *testing.T, picks []byte, cut uint8) {
+		var sb strings.Builder
+		for _, p := range picks {
+			s := parts[int(p)%len(parts)]
+			if p >= 128 && len(s) > 0 { // cut a part short: near-misses
+				s = s[:len(s)-min(len(s), int(cut)%8)]
+			}
+			sb.WriteString(s)
+		}
+		text := []byte(sb.String())
+		if got, want := knownToken(text), knownTokenByAnchor(text); got != want {
+			t.Fatalf("knownToken(%q) = %q, one search per anchor finds %q", text, got, want)
+		}
+	})
 }
