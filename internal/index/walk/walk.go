@@ -230,7 +230,7 @@ func (w *walker) walkDir(job dirJob) error {
 		return nil
 	}
 	w.visited[job.real] = true
-	entries, err := os.ReadDir(job.abs)
+	entries, err := readDir(job.abs)
 	if err != nil {
 		if job.rel == "" {
 			return fmt.Errorf("walk: listing root: %w", err)
@@ -308,6 +308,18 @@ func (w *walker) walkDir(job dirJob) error {
 		}
 	}
 	return nil
+}
+
+// readDir lists the directory dir in the order the file system gives
+// (os.ReadDir sorts it by name, and nothing here depends on the order:
+// what Walk returns is sorted once at the end).
+func readDir(dir string) ([]fs.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 // dedupe drops the files reached twice (through symlinks), keeping the
