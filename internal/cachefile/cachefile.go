@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -52,6 +53,15 @@ func Read(path string) []byte {
 // the user alone (0600, as os.CreateTemp makes it): a cache holds what
 // the workspace holds.
 func Write(path string, b []byte) error {
+	return WriteFunc(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// WriteFunc is Write with the content written by fn, for a file too large
+// to be made in memory first; path is left as it was when fn fails.
+func WriteFunc(path string, fn func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -61,7 +71,7 @@ func Write(path string, b []byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
+	if err := fn(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -419,55 +420,35 @@ func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, [
 // writePack writes the pack of the generation mh (manifest m, laid out as
 // spans, size bytes), taking each text from the old pack or from fetched.
 func (c *Checkout) writePack(mh Hash, m *Manifest, spans map[string]span, size int64, fetched map[Hash][]byte, oldPack *cachefile.Mapped, oldSpans map[string]span) error {
-	path := c.packPath(mh)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
 	if size == 0 {
 		return nil
 	}
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	placed := make(map[string]bool, len(spans))
-	var off int64
-	for _, fe := range m.Files {
-		if placed[fe.Text] {
-			continue
+	return cachefile.WriteFunc(c.packPath(mh), func(f io.Writer) error {
+		w := bufio.NewWriterSize(f, 1<<20)
+		placed := make(map[string]bool, len(spans))
+		var off int64
+		for _, fe := range m.Files {
+			if placed[fe.Text] {
+				continue
+			}
+			placed[fe.Text] = true
+			var b []byte
+			if sp, ok := oldSpans[fe.Text]; ok {
+				b = oldPack.Data[sp.off : sp.off+sp.n]
+			} else {
+				h, _ := parseHash(fe.Text)
+				b = fetched[h]
+			}
+			if sp := spans[fe.Text]; sp.off != off || int64(len(b)) != sp.n {
+				return fmt.Errorf("%s: the stored text has %d bytes, the manifest says %d", fe.Path, len(b), sp.n)
+			}
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			off += int64(len(b))
 		}
-		placed[fe.Text] = true
-		var b []byte
-		if sp, ok := oldSpans[fe.Text]; ok {
-			b = oldPack.Data[sp.off : sp.off+sp.n]
-		} else {
-			h, _ := parseHash(fe.Text)
-			b = fetched[h]
-		}
-		if sp := spans[fe.Text]; sp.off != off || int64(len(b)) != sp.n {
-			f.Close()
-			os.Remove(tmp)
-			return fmt.Errorf("%s: the stored text has %d bytes, the manifest says %d", fe.Path, len(b), sp.n)
-		}
-		if _, err := w.Write(b); err != nil {
-			f.Close()
-			os.Remove(tmp)
-			return err
-		}
-		off += int64(len(b))
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+		return w.Flush()
+	})
 }
 
 // Files is the checkout's texts as the index's FileSource: the manifest's

@@ -271,8 +271,8 @@ func appendPosting(buf []byte, delta, freq uint32) []byte {
 func (fa *fieldAcc) sortedTerms() []termRef {
 	refs := make([]termRef, len(fa.lists))
 	for i := range refs {
-		l := uint32(i)
-		refs[i] = termRef{unsafe.String(unsafe.SliceData(fa.term(l)), len(fa.term(l))), l}
+		t := fa.term(uint32(i)) // the buffer is only appended to: the string stays valid
+		refs[i] = termRef{unsafe.String(unsafe.SliceData(t), len(t)), uint32(i)}
 	}
 	slices.SortFunc(refs, func(a, b termRef) int { return cmp.Compare(a.term, b.term) })
 	return refs
