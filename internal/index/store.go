@@ -53,9 +53,11 @@ const (
 	// that admit files (5: a private key or a token anywhere in a file's
 	// text keeps it out; older indexes judged only its first KiB, and a
 	// refresh does not read unchanged files again) and with the lexical
-	// store's format (6: the postings store replaces bleve's), so that no
-	// index built by older rules is served.
-	schemaVersion = 6
+	// store's format (6: the postings store replaces bleve's) and again
+	// with the chunker's (7: Go function bodies are left out of the parse,
+	// so a syntax error inside one no longer moves the file's chunks), so
+	// that no index built by older rules is served.
+	schemaVersion = 7
 
 	lockName     = "lock"
 	currentName  = "CURRENT"

@@ -77,6 +77,11 @@ type Chunker struct {
 	// liveTrees counts syntax trees parsed and not yet closed; it is zero
 	// whenever Chunk has returned (tests check this).
 	liveTrees int
+
+	// ranges is scratch space for outline parses; fullParse turns them
+	// off (tests compare both).
+	ranges    []sitter.Range
+	fullParse bool
 }
 
 // NewChunker returns a Chunker with opts (zero fields take defaults).
@@ -205,7 +210,7 @@ func (c *Chunker) Parse(path string, src []byte) (bool, error) {
 	if spec == nil || blank(src) || len(src) > c.opts.MaxParseBytes {
 		return false, nil
 	}
-	tree, gaveUp, err := c.parse(spec, src)
+	tree, _, gaveUp, err := c.freshTree(spec, src, false)
 	if err != nil || gaveUp {
 		return false, err
 	}
@@ -225,11 +230,17 @@ func languageFor(path string, src []byte) string {
 	return lang
 }
 
-// parse parses src with spec's grammar. gaveUp reports that the parser
-// stopped at its operation limit (the caller falls back to windows); an
-// error means the grammar could not be loaded.
-func (c *Chunker) parse(spec *langSpec, src []byte) (tree *sitter.Tree, gaveUp bool, err error) {
-	tree, err = c.parser(spec).ParseCtx(context.Background(), nil, src)
+// parse parses src with spec's grammar; only the given ranges of it
+// when ranges is not empty (an outline parse). gaveUp reports that the
+// parser stopped at its operation limit (the caller falls back to
+// windows); an error means the grammar could not be loaded.
+func (c *Chunker) parse(spec *langSpec, src []byte, ranges []sitter.Range) (tree *sitter.Tree, gaveUp bool, err error) {
+	p := c.parser(spec)
+	if len(ranges) > 0 {
+		p.SetIncludedRanges(ranges)
+		defer p.SetIncludedRanges(wholeFile)
+	}
+	tree, err = p.ParseCtx(context.Background(), nil, src)
 	if err != nil {
 		if errors.Is(err, sitter.ErrNoLanguage) {
 			return nil, false, fmt.Errorf("parse %s: %w", spec.name, err)
@@ -237,6 +248,58 @@ func (c *Chunker) parse(spec *langSpec, src []byte) (tree *sitter.Tree, gaveUp b
 		return nil, true, nil
 	}
 	return tree, false, nil
+}
+
+// wholeFile is tree-sitter's default included range: everything.
+var wholeFile = []sitter.Range{{
+	EndByte:  math.MaxUint32,
+	EndPoint: sitter.Point{Row: math.MaxUint32, Column: math.MaxUint32},
+}}
+
+// freshTree parses src without an old tree. For a language with an
+// outline (outline.go) it parses the outline, and the whole file only
+// when the outline's tree has an error, or when it gave up; outline
+// reports that the tree is an outline's. With whole (a tree to keep for
+// incremental parses, which need every node), the whole file is parsed
+// first and the outline only when that tree has an error: a tree without
+// error gives the same chunks as its outline, so the chunks are the same
+// either way.
+func (c *Chunker) freshTree(spec *langSpec, src []byte, whole bool) (tree *sitter.Tree, outline, gaveUp bool, err error) {
+	var ranges []sitter.Range
+	if spec.outline != nil && !c.fullParse {
+		c.ranges = spec.outline(src, c.opts.MaxLines, c.ranges)
+		ranges = c.ranges
+	}
+	if len(ranges) == 0 {
+		tree, gaveUp, err = c.parse(spec, src, nil)
+		return tree, false, gaveUp, err
+	}
+	if whole {
+		tree, gaveUp, err = c.parse(spec, src, nil)
+		if err != nil || gaveUp || tree == nil || !tree.RootNode().HasError() {
+			return tree, false, gaveUp, err
+		}
+		if o, g, e := c.parse(spec, src, ranges); e == nil && !g && o != nil {
+			if !o.RootNode().HasError() {
+				tree.Close()
+				return o, true, false, nil
+			}
+			o.Close()
+		}
+		return tree, false, false, nil
+	}
+	tree, gaveUp, err = c.parse(spec, src, ranges)
+	if err != nil {
+		return nil, false, false, err
+	}
+	if !gaveUp && tree != nil && !tree.RootNode().HasError() {
+		return tree, true, false, nil
+	}
+	if tree != nil {
+		tree.Close()
+	}
+	tree, gaveUp, err = c.parse(spec, src, nil)
+	return tree, false, gaveUp, err
 }
 
 // release drops the references to the caller's content kept in scratch
@@ -301,10 +364,11 @@ func (c *Chunker) chunkCode(spec *langSpec, path string, src []byte, old *keptTr
 		tree = c.reparse(spec, old, src)
 		reused = tree != nil
 	}
+	outline := false
 	if tree == nil {
 		var gaveUp bool
 		var err error
-		tree, gaveUp, err = c.parse(spec, src)
+		tree, outline, gaveUp, err = c.freshTree(spec, src, keep)
 		if err != nil || gaveUp {
 			return nil, false, err // gave up: fall back to windows
 		}
@@ -314,7 +378,7 @@ func (c *Chunker) chunkCode(spec *langSpec, path string, src []byte, old *keptTr
 	}
 	c.liveTrees++
 	root := tree.RootNode()
-	keep = keep && !root.HasError()
+	keep = keep && !outline && !root.HasError()
 	defer func() {
 		c.liveTrees--
 		if keep {

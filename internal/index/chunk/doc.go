@@ -115,6 +115,21 @@
 // that error recovery wrapped in an ERROR node are still found. Windows of
 // code files get References; text and Markdown chunks do not.
 //
+// # Outline parses
+//
+// Go files are parsed in outline: the bodies of top-level functions and
+// methods that cannot make a unit longer than MaxLines are left out of the
+// parse (tree-sitter's included ranges; the bodies are found with
+// go/scanner), since no chunk boundary lies inside them and they are most
+// of the parser's work. The chunks are those of a full parse for every
+// file without a syntax error (a test checks it on a part of Go's own
+// source tree). A file that does not scan, or whose outline has an error,
+// is parsed whole. A syntax error inside a left-out body is not seen:
+// that function keeps its chunk (from its braces), where a full parse's
+// error recovery may have cut it elsewhere. ChunkAgain parses whole files,
+// which incremental parses need, and the outline only when the whole
+// file has an error, so that both give the same chunks.
+//
 // # Hashes and references
 //
 // TrackingHash and ContentHash are over the chunk's bytes (doc included);

@@ -83,6 +83,11 @@ type langSpec struct {
 	// names (var_spec, variable_declarator, …).
 	specs map[string]bool
 
+	// outline, if set, returns the ranges of a file a parse must read for
+	// its chunks, leaving out function bodies no chunk needs (outline.go);
+	// nil: the whole file.
+	outline func(src []byte, maxLines int, dst []sitter.Range) []sitter.Range
+
 	lex        lexSpec
 	keywords   map[string]bool
 	attrPrefix string // attribute lines allowed between a doc comment and its unit ("#[")
@@ -613,6 +618,7 @@ var languages = []*langSpec{
 		specs:    set("var_spec", "const_spec", "var_spec_list"),
 		lex:      lexSpec{slashComments: true, backtick: 'r'},
 		keywords: goKeywords, pkgQualify: true,
+		outline: goOutline,
 	},
 	{
 		name: "python", exts: []string{".py", ".pyi"}, grammar: python.GetLanguage,

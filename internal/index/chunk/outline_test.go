@@ -1,0 +1,211 @@
+package chunk
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// outlineCorpus is the Go files the outline is checked on: the package's
+// test data and a part of Go's own source tree (CTXLS_OUTLINE_CORPUS names
+// another directory to check instead, such as all of Go's src).
+func outlineCorpus(t *testing.T) []string {
+	t.Helper()
+	roots := []string{"testdata"}
+	if d := os.Getenv("CTXLS_OUTLINE_CORPUS"); d != "" {
+		roots = []string{d}
+	} else {
+		goroot, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			t.Fatalf("go env GOROOT: %v", err)
+		}
+		src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+		for _, d := range []string{"go", "net/http", "encoding", "cmd/compile/internal/types2", "internal/types/testdata"} {
+			roots = append(roots, filepath.Join(src, d))
+		}
+	}
+	var files []string
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".go") {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("walk %s: %v", root, err)
+		}
+	}
+	return files
+}
+
+// An outline parse gives the chunks a full parse gives, for every file
+// whose full parse has no error; files with an error are counted.
+func TestOutlineSameChunks(t *testing.T) {
+	files := outlineCorpus(t)
+	if len(files) < 500 {
+		t.Fatalf("only %d Go files to check the outline on", len(files))
+	}
+	outlined, full := NewChunker(Options{}), NewChunker(Options{})
+	defer outlined.Close()
+	defer full.Close()
+	full.fullParse = true
+	var used, broken, differ int
+	for _, p := range files {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := full.Chunk(p, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := outlined.Chunk(p, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(goOutline(src, outlined.opts.MaxLines, nil)) > 0 {
+			used++
+		}
+		if hasParseError(t, full, p, src) {
+			broken++
+			if !reflect.DeepEqual(got, want) {
+				differ++
+				t.Logf("%s (a syntax error): chunked differently:\n%s", p, chunkDiff(got, want))
+			}
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the outline's chunks differ from a full parse's:\n%s", p, chunkDiff(got, want))
+		}
+	}
+	t.Logf("%d files, %d outlined, %d with a syntax error (%d of them chunked differently)", len(files), used, broken, differ)
+	if used < len(files)/2 {
+		t.Errorf("only %d of %d files had an outline", used, len(files))
+	}
+}
+
+// hasParseError reports whether a full parse of src has an error.
+func hasParseError(t *testing.T, c *Chunker, path string, src []byte) bool {
+	t.Helper()
+	spec := specFor(languageFor(path, src))
+	if spec == nil || blank(src) || len(src) > c.opts.MaxParseBytes {
+		return false
+	}
+	tree, gaveUp, err := c.parse(spec, src, nil)
+	if err != nil || gaveUp {
+		t.Fatalf("parse %s: %v (gave up: %v)", path, err, gaveUp)
+	}
+	defer tree.Close()
+	return tree.RootNode().HasError()
+}
+
+// chunkDiff describes the first difference between two chunk lists.
+func chunkDiff(got, want []Chunk) string {
+	for i := range min(len(got), len(want)) {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			return fmt.Sprintf("outline: %+v\nfull:    %+v", got[i], want[i])
+		}
+	}
+	return fmt.Sprintf("%d chunks against %d", len(got), len(want))
+}
+
+// skipped returns the text goOutline leaves out of src, one string per
+// body (nil when it gives no outline).
+func skipped(src string, maxLines int) []string {
+	rs := goOutline([]byte(src), maxLines, nil)
+	if rs == nil {
+		return nil
+	}
+	var out []string
+	for i := 0; i+1 < len(rs); i++ {
+		out = append(out, src[rs[i].EndByte:rs[i+1].StartByte])
+	}
+	return out
+}
+
+func TestGoOutlineBodies(t *testing.T) {
+	cases := []struct {
+		name string
+		src  string
+		want []string
+	}{
+		{"function and method", "package p\n\nfunc f() { a() }\n\nfunc (r *T) m(x int) (int, error) {\n\treturn 0, nil\n}\n",
+			[]string{" a() ", "\n\treturn 0, nil\n"}},
+		{"struct and interface results", "package p\n\nfunc f() struct{ x int } { return s }\nfunc g() interface{ M() } { return nil }\n",
+			[]string{" return s ", " return nil "}},
+		{"constraint with braces", "package p\n\nfunc f[T interface{ ~int }](x T) map[string]struct{} { return nil }\n",
+			[]string{" return nil "}},
+		{"no body, then a body", "package p\n\nfunc asm(x int) int\n\nfunc g() { b() }\n",
+			[]string{" b() "}},
+		{"function literal in a declaration", "package p\n\nvar f = func() int { return 1 }\n\nvar g =\n\tfunc() {}\n\nfunc h() { c() }\n",
+			[]string{" c() "}},
+		{"empty bodies", "package p\n\nfunc f() {}\n", nil},
+		{"nested braces and strings", "package p\n\nfunc f() { if x { s := \"}\"; _ = '}' } /* } */ }\n",
+			[]string{" if x { s := \"}\"; _ = '}' } /* } */ "}},
+		{"scanner error", "package p\n\nfunc f() { s := \"unterminated }\n", nil},
+		{"unbalanced", "package p\n\nfunc f() { if x { }\n", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := skipped(c.src, 150); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("left out %q, want %q", got, c.want)
+			}
+		})
+	}
+
+	// A function is left out only when it cannot make a unit longer than
+	// maxLines, its doc comment included.
+	long := "package p\n\nvar x = 1\n// doc\n// more doc\nfunc f() {\n\ta()\n\tb()\n}\n"
+	if got := skipped(long, 6); got != nil {
+		t.Errorf("maxLines 6: left out %q of a function spanning 7 lines from the token before it", got)
+	}
+	if got := skipped(long, 7); !reflect.DeepEqual(got, []string{"\n\ta()\n\tb()\n"}) {
+		t.Errorf("maxLines 7: left out %q", got)
+	}
+}
+
+// A syntax error inside a left-out body does not reach the tree: the
+// function keeps its chunk through its closing brace, and ChunkAgain,
+// which parses whole files, gives the same chunks.
+func TestOutlineBrokenBody(t *testing.T) {
+	src := []byte("package p\n\n// A is broken.\nfunc A() {\n\tx := := 1\n}\n\n// B is fine.\nfunc B() int { return 2 }\n")
+	c := NewChunker(Options{})
+	defer c.Close()
+	got, err := c.Chunk("p.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, ch := range got {
+		if ch.Kind == KindFunction {
+			names = append(names, fmt.Sprintf("%s %d-%d", ch.Symbol, ch.StartLine, ch.EndLine))
+		}
+	}
+	if want := []string{"A 3-6", "B 8-9"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("functions %q, want %q", names, want)
+	}
+	again := NewChunker(Options{})
+	again.KeepTrees(1)
+	defer again.Close()
+	for range 2 {
+		a, _, err := again.ChunkAgain("p.go", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, got) {
+			t.Fatalf("ChunkAgain differs from Chunk:\n%s", chunkDiff(a, got))
+		}
+	}
+	if c.liveTrees != 0 || again.liveTrees != 0 {
+		t.Errorf("trees left open: %d, %d", c.liveTrees, again.liveTrees)
+	}
+}
