@@ -18,6 +18,9 @@ const (
 	cancelEvery = 256
 	// batchSize is how many files are handed to a worker at once.
 	batchSize = 64
+	// dirBufSize is the size of the buffer a directory is listed into, in
+	// as many reads as it takes.
+	dirBufSize = 32 << 10
 	// minWorkers is the least number of goroutines reading files: more than
 	// the cores, so that waiting on a cold disk overlaps.
 	minWorkers = 4
@@ -101,6 +104,7 @@ type walker struct {
 	count   int             // entries handled, for cancellation checks
 	batch   []fileTask      // files not yet handed to the workers
 	tasks   chan []fileTask
+	dirBuf  []byte // readDir's buffer
 }
 
 // found is a listed file and, when it was reached through a symlink, the
@@ -124,8 +128,7 @@ type dirJob struct {
 // sniff.
 type fileTask struct {
 	rel, name, abs string
-	entry          fs.DirEntry // for the lstat, when info is nil
-	info           fs.FileInfo // the link target's, for symlinks
+	info           fs.FileInfo // the link target's, for symlinks (nil: lstat abs)
 	real           string      // resolved path when reached through a symlink
 }
 
@@ -146,7 +149,7 @@ func (w *walker) work(r *workerResult) {
 			info := t.info
 			if info == nil {
 				var err error
-				if info, err = t.entry.Info(); err != nil {
+				if info, err = os.Lstat(t.abs); err != nil {
 					r.skipped = append(r.skipped, Skipped{Path: t.rel, Reason: ReasonUnreadable, Detail: err.Error()})
 					continue
 				}
@@ -230,7 +233,10 @@ func (w *walker) walkDir(job dirJob) error {
 		return nil
 	}
 	w.visited[job.real] = true
-	entries, err := readDir(job.abs)
+	if w.dirBuf == nil {
+		w.dirBuf = make([]byte, dirBufSize)
+	}
+	entries, err := readDir(job.abs, w.dirBuf)
 	if err != nil {
 		if job.rel == "" {
 			return fmt.Errorf("walk: listing root: %w", err)
@@ -240,7 +246,7 @@ func (w *walker) walkDir(job dirJob) error {
 	}
 	var which ignoreFiles
 	for _, e := range entries {
-		switch e.Name() {
+		switch e.name {
 		case gitignoreName:
 			which |= hasGitignore
 		case ignoreName:
@@ -265,12 +271,12 @@ func (w *walker) walkDir(job dirJob) error {
 		if err := w.tick(); err != nil {
 			return err
 		}
-		name := e.Name()
+		name := e.name
 		rel, abs := name, job.abs+sep+name
 		if job.rel != "" {
 			rel = job.rel + "/" + name
 		}
-		typ := e.Type()
+		typ := e.typ
 		t := target{isDir: typ.IsDir()}
 		if typ&fs.ModeSymlink != 0 {
 			t = w.m.resolveLink(abs, job.real)
@@ -296,7 +302,7 @@ func (w *walker) walkDir(job dirJob) error {
 				return err
 			}
 		case t.link || typ.IsRegular():
-			task := fileTask{rel: rel, name: name, abs: abs, entry: e, info: t.info}
+			task := fileTask{rel: rel, name: name, abs: abs, info: t.info}
 			if job.viaLink || t.link {
 				task.real = real
 			}
@@ -310,16 +316,11 @@ func (w *walker) walkDir(job dirJob) error {
 	return nil
 }
 
-// readDir lists the directory dir in the order the file system gives
-// (os.ReadDir sorts it by name, and nothing here depends on the order:
-// what Walk returns is sorted once at the end).
-func readDir(dir string) ([]fs.DirEntry, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
+// dirEntry is one entry of a directory listing: its name and its type
+// bits (fs.FileMode.Type).
+type dirEntry struct {
+	name string
+	typ  fs.FileMode
 }
 
 // dedupe drops the files reached twice (through symlinks), keeping the
