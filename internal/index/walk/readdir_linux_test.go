@@ -1,0 +1,113 @@
+package walk
+
+import (
+	"encoding/binary"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// dirent encodes one linux_dirent64 record, padded to 8 bytes.
+func dirent(ino uint64, typ byte, name string) []byte {
+	n := (direntHeader + len(name) + 1 + 7) &^ 7
+	b := make([]byte, n)
+	binary.NativeEndian.PutUint64(b[0:8], ino)
+	binary.NativeEndian.PutUint16(b[16:18], uint16(n))
+	b[18] = typ
+	copy(b[direntHeader:], name)
+	return b
+}
+
+func TestParseDirents(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "unknown.txt"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "unknown-dir"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var buf []byte
+	for _, r := range [][]byte{
+		dirent(1, syscall.DT_DIR, "."),
+		dirent(1, syscall.DT_DIR, ".."),
+		dirent(2, syscall.DT_REG, "a.go"),
+		dirent(0, syscall.DT_REG, "deleted.go"),
+		dirent(3, syscall.DT_DIR, "sub"),
+		dirent(4, syscall.DT_LNK, "link"),
+		dirent(5, syscall.DT_FIFO, "fifo"),
+		dirent(6, syscall.DT_UNKNOWN, "unknown.txt"),
+		dirent(7, syscall.DT_UNKNOWN, "unknown-dir"),
+		dirent(8, syscall.DT_UNKNOWN, "vanished"),
+		dirent(9, syscall.DT_REG, "a-name-of-some-length-that-needs-padding.txt"),
+	} {
+		buf = append(buf, r...)
+	}
+	got, err := parseDirents(dir, buf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []dirEntry{
+		{"a.go", 0}, {"sub", fs.ModeDir}, {"link", fs.ModeSymlink}, {"fifo", fs.ModeNamedPipe},
+		{"unknown.txt", 0}, {"unknown-dir", fs.ModeDir},
+		{"a-name-of-some-length-that-needs-padding.txt", 0},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("entries %v, want %v", got, want)
+	}
+
+	// A record whose length runs past the buffer is an error, not a panic.
+	bad := dirent(2, syscall.DT_REG, "a.go")
+	binary.NativeEndian.PutUint16(bad[16:18], uint16(len(bad)+8))
+	if _, err := parseDirents(dir, bad, nil); err == nil {
+		t.Error("a record longer than the buffer: no error")
+	}
+}
+
+// readDir lists what os.ReadDir lists, with the same types, however small
+// its buffer (a directory read in many calls).
+func TestReadDirMatchesOS(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 300 {
+		name := filepath.Join(dir, "file-with-a-longish-name-"+string(rune('a'+i%26))+"-"+strconv.Itoa(i))
+		if i%7 == 0 {
+			if err := os.Mkdir(name, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(name, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("nowhere", filepath.Join(dir, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]fs.FileMode{}
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		want[e.Name()] = e.Type()
+	}
+	for _, size := range []int{512, dirBufSize} {
+		got, err := readDir(dir, make([]byte, size))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]fs.FileMode{}
+		for _, e := range got {
+			m[e.name] = e.typ
+		}
+		if !reflect.DeepEqual(m, want) {
+			t.Errorf("buffer of %d bytes: %d entries, os.ReadDir %d, or their types differ", size, len(m), len(want))
+		}
+	}
+	if _, err := readDir(filepath.Join(dir, "missing"), make([]byte, 512)); !os.IsNotExist(err) {
+		t.Errorf("missing directory: %v, want a not-exist error", err)
+	}
+}
