@@ -209,3 +209,32 @@ func TestOutlineBrokenBody(t *testing.T) {
 		t.Errorf("trees left open: %d, %d", c.liveTrees, again.liveTrees)
 	}
 }
+
+// FuzzOutline checks an outline parse against a full one on arbitrary Go:
+// whenever the full parse has no error, the chunks are the same.
+func FuzzOutline(f *testing.F) {
+	f.Add([]byte("package p\n\n// F does.\nfunc F() { a(); b() }\n\nfunc (t T) M() struct{ x int } {\n\treturn s\n}\n"))
+	f.Add([]byte("package p\n\nfunc f[T interface{ ~int }](x T) map[string]struct{} {\n\tif x {\n\t\treturn nil\n\t}\n\treturn m\n}\nvar g = func() {}\n"))
+	f.Add([]byte("package p\n\nfunc asm(x int) int\n\ntype S struct {\n\tf func() { }\n}\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		outlined, full := NewChunker(fuzzOpts), NewChunker(fuzzOpts)
+		defer outlined.Close()
+		defer full.Close()
+		full.fullParse = true
+		want, err := full.Chunk("f.go", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := outlined.Chunk("f.go", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if outlined.liveTrees != 0 {
+			t.Fatalf("%d trees left open", outlined.liveTrees)
+		}
+		checkInvariants(t, src, got)
+		if !hasParseError(t, full, "f.go", src) && !reflect.DeepEqual(got, want) {
+			t.Fatalf("the outline's chunks differ from a full parse's:\n%s", chunkDiff(got, want))
+		}
+	})
+}
