@@ -276,17 +276,25 @@ func (c *Chunker) freshTree(spec *langSpec, src []byte, whole bool) (tree *sitte
 	}
 	if whole {
 		tree, gaveUp, err = c.parse(spec, src, nil)
-		if err != nil || gaveUp || tree == nil || !tree.RootNode().HasError() {
-			return tree, false, gaveUp, err
+		if err != nil {
+			return nil, false, false, err
 		}
-		if o, g, e := c.parse(spec, src, ranges); e == nil && !g && o != nil {
-			if !o.RootNode().HasError() {
+		if !gaveUp && tree != nil && !tree.RootNode().HasError() {
+			return tree, false, false, nil
+		}
+		// As without whole: the outline when it parses without error,
+		// else the whole file's tree (or its giving up).
+		o, g, e := c.parse(spec, src, ranges)
+		if e == nil && !g && o != nil && !o.RootNode().HasError() {
+			if tree != nil {
 				tree.Close()
-				return o, true, false, nil
 			}
+			return o, true, false, nil
+		}
+		if o != nil {
 			o.Close()
 		}
-		return tree, false, false, nil
+		return tree, false, gaveUp, nil
 	}
 	tree, gaveUp, err = c.parse(spec, src, ranges)
 	if err != nil {
