@@ -38,8 +38,11 @@ func goOutline(src []byte, maxLines int, dst []sitter.Range) []sitter.Range {
 	bad := false
 	var s scanner.Scanner
 	s.Init(file, src, func(token.Position, string) { bad = true }, 0)
+	// Positions are the file's own: a //line directive, which the scanner
+	// records, must not move them.
+	position := func(off int) token.Position { return file.PositionFor(file.Pos(off), false) }
 	point := func(off int) sitter.Point {
-		p := file.Position(file.Pos(off))
+		p := position(off)
 		return sitter.Point{Row: uint32(p.Line - 1), Column: uint32(p.Column - 1)}
 	}
 	from := 0 // start of the range being read
@@ -55,7 +58,7 @@ func goOutline(src []byte, maxLines int, dst []sitter.Range) []sitter.Range {
 			if !ok {
 				return nil
 			}
-			endLine := file.Line(file.Pos(end))
+			endLine := position(end).Line
 			if open < 0 { // no body: it ended at a semicolon
 				prev, prevLine = token.SEMICOLON, endLine
 				continue
@@ -76,7 +79,7 @@ func goOutline(src []byte, maxLines int, dst []sitter.Range) []sitter.Range {
 		case token.RPAREN, token.RBRACK, token.RBRACE:
 			depth--
 		case token.SEMICOLON:
-			prevLine = file.Line(pos)
+			prevLine = position(file.Offset(pos)).Line
 		}
 		prev = tok
 	}

@@ -171,6 +171,15 @@ func TestGoOutlineBodies(t *testing.T) {
 	if got := skipped(long, 7); !reflect.DeepEqual(got, []string{"\n\ta()\n\tb()\n"}) {
 		t.Errorf("maxLines 7: left out %q", got)
 	}
+	// Lines are the file's own, whatever a //line directive says (here
+	// one that would make the function look 2 lines long).
+	directive := "package p\n\nvar x = 1\n//line other.go:1\nfunc f() {\n\ta()\n\tb()\n}\n"
+	if got := skipped(directive, 5); got != nil {
+		t.Errorf("after a //line directive, maxLines 5: left out %q of a function 6 lines from the token before it", got)
+	}
+	if got := skipped(directive, 6); !reflect.DeepEqual(got, []string{"\n\ta()\n\tb()\n"}) {
+		t.Errorf("after a //line directive, maxLines 6: left out %q", got)
+	}
 }
 
 // A syntax error inside a left-out body does not reach the tree: the
