@@ -13,16 +13,9 @@ import (
 // poller, a measurable cost when sniffing ten thousand files. O_NONBLOCK
 // keeps a file replaced by a FIFO since its stat from blocking the walk.
 func readFileHead(name string, buf []byte) (int, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	fd, err := openFD(name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK)
 	if err != nil {
-		return 0, &fs.PathError{Op: "open", Path: name, Err: err}
+		return 0, err
 	}
 	n := 0
 	for n < len(buf) {
@@ -43,4 +36,19 @@ func readFileHead(name string, buf []byte) (int, error) {
 		return n, &fs.PathError{Op: "close", Path: name, Err: err}
 	}
 	return n, nil
+}
+
+// openFD opens name with flags through the system call, again when a
+// signal interrupts it; the error names the path.
+func openFD(name string, flags int) (int, error) {
+	for {
+		fd, err := syscall.Open(name, flags, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		return fd, nil
+	}
 }

@@ -13,16 +13,9 @@ import (
 // *os.File costs a stat, two fcntl calls and the poller's bookkeeping per
 // directory, a fifth of a nothing-changed walk's time.
 func readDir(dir string, buf []byte) ([]dirEntry, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	fd, err := openFD(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+		return nil, err
 	}
 	defer syscall.Close(fd)
 	var out []dirEntry
