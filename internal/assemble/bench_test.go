@@ -3,17 +3,15 @@ package assemble
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ctxls/ctxls/internal/gotree"
 	"github.com/ctxls/ctxls/internal/ranges"
 	"github.com/ctxls/ctxls/internal/tokens"
 )
@@ -22,22 +20,13 @@ import (
 // sample is fixed for a Go version) and makes m candidates over them, with
 // the token counts the index would have computed.
 func benchCorpus(b *testing.B, counter tokens.Counter, nFiles, nCands int) (MapFiles, []Candidate) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		b.Fatalf("go env GOROOT: %v", err)
-	}
-	root := filepath.Join(strings.TrimSpace(string(out)), "src")
-	var paths []string
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") && !strings.Contains(p, "testdata") {
-			paths = append(paths, p)
-		}
-		return nil
+	root := gotree.Src(b)
+	paths := gotree.Files(b, root, func(p string) bool {
+		return gotree.IsGo(p) && !strings.HasSuffix(p, "_test.go") && !strings.Contains(p, "testdata")
 	})
 	if len(paths) < nFiles {
 		b.Skipf("GOROOT/src has %d Go files", len(paths))
 	}
-	slices.Sort(paths)
 	files := MapFiles{}
 	var names []string
 	step := len(paths) / nFiles

@@ -3,6 +3,8 @@ package tokens
 import (
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/internal/gotree"
 )
 
 // fragments are the building blocks of random texts: ordinary code and
@@ -82,7 +84,7 @@ func TestAdditivityRandom(t *testing.T) {
 // TestAdditivityRealSegments cuts real files before lines that satisfy the
 // additivity rule and checks the parts' counts add up to the whole's.
 func TestAdditivityRealSegments(t *testing.T) {
-	root := goroot(t)
+	root := gotree.Root(t)
 	files := sampleFiles(t, root, corpusFiles(t, root, ".go", ".md", ".c", ".py", ".js"), 1_000_000)
 	rnd := newRand(3)
 	for _, name := range tiktokenEncodings {

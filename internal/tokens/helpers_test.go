@@ -3,10 +3,8 @@ package tokens
 import (
 	"flag"
 	"hash/fnv"
-	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/dlclark/regexp2"
+
+	"github.com/ctxls/ctxls/internal/gotree"
 )
 
 // corpusFlag selects the GOROOT files TestMatchesTiktokenCorpus compares:
@@ -116,35 +116,11 @@ func (e *testEncoding) regexPieces(tb testing.TB, text string) []string {
 	return out
 }
 
-// goroot returns the Go installation's root, or skips the test.
-func goroot(tb testing.TB) string {
-	tb.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		tb.Skipf("go env GOROOT: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // corpusFiles returns the sorted paths of the files under root whose name
 // ends with one of exts.
 func corpusFiles(tb testing.TB, root string, exts ...string) []string {
 	tb.Helper()
-	var files []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() && slices.Contains(exts, filepath.Ext(path)) {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		tb.Fatalf("walk %s: %v", root, err)
-	}
-	slices.Sort(files)
-	return files
+	return gotree.Files(tb, root, func(path string) bool { return slices.Contains(exts, filepath.Ext(path)) })
 }
 
 // sampleFiles picks a deterministic ~1/25 of files (by a hash of the path
@@ -178,7 +154,7 @@ func sampleFiles(tb testing.TB, root string, files []string, maxBytes int64) []s
 // GOROOT/src/net/http, a fixed mix of code, comments and tests.
 func benchCorpus(tb testing.TB) string {
 	tb.Helper()
-	root := goroot(tb)
+	root := gotree.Root(tb)
 	var b strings.Builder
 	const size = 1 << 20
 	for _, dir := range []string{"src/go", "src/net/http"} {

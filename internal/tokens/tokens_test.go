@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"github.com/ctxls/ctxls/internal/gotree"
 )
 
 func TestRegistry(t *testing.T) {
@@ -221,7 +223,7 @@ func TestMatchesTiktokenCorpus(t *testing.T) {
 	if mode == "" {
 		mode = getenvDefault("CTXLS_TOKENS_CORPUS", "sample")
 	}
-	root := goroot(t)
+	root := gotree.Root(t)
 	files := corpusFiles(t, root, ".go", ".md", ".c", ".py", ".js")
 	switch mode {
 	case "full":

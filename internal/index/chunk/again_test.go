@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/internal/gotree"
 )
 
 // againInputs returns the code inputs of the golden files, plus a few
@@ -33,7 +35,7 @@ func againInputs(t *testing.T) map[string][]byte {
 		}
 	}
 	for _, rel := range []string{"net/http/server.go", "go/parser/parser.go"} {
-		if b, err := os.ReadFile(filepath.Join(goroot(t), "src", rel)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(gotree.Src(t), rel)); err == nil {
 			in["goroot/"+rel] = b
 		}
 	}

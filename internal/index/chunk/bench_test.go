@@ -5,7 +5,6 @@ import (
 	"context"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -16,24 +15,15 @@ import (
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/golang"
-)
 
-// goroot returns the Go installation's root directory.
-func goroot(tb testing.TB) string {
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		if dir := strings.TrimSpace(string(out)); dir != "" {
-			return dir
-		}
-	}
-	tb.Skip("GOROOT unknown")
-	return ""
-}
+	"github.com/ctxls/ctxls/internal/gotree"
+)
 
 // goSrcSample returns a deterministic sample of about limit bytes of .go
 // files from $GOROOT/src: every k-th file of the sorted list (testdata
 // directories excluded), k chosen to spread the sample over the tree.
 func goSrcSample(tb testing.TB, limit int) (paths []string, srcs [][]byte) {
-	root := filepath.Join(goroot(tb), "src")
+	root := gotree.Src(tb)
 	type file struct {
 		path string
 		size int64

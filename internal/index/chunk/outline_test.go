@@ -2,13 +2,12 @@ package chunk
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/internal/gotree"
 )
 
 // outlineCorpus is the Go files the outline is checked on: the package's
@@ -20,29 +19,14 @@ func outlineCorpus(t *testing.T) []string {
 	if d := os.Getenv("CTXLS_OUTLINE_CORPUS"); d != "" {
 		roots = []string{d}
 	} else {
-		goroot, err := exec.Command("go", "env", "GOROOT").Output()
-		if err != nil {
-			t.Fatalf("go env GOROOT: %v", err)
-		}
-		src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+		src := gotree.Src(t)
 		for _, d := range []string{"go", "net/http", "encoding", "cmd/compile/internal/types2", "internal/types/testdata"} {
 			roots = append(roots, filepath.Join(src, d))
 		}
 	}
 	var files []string
 	for _, root := range roots {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && strings.HasSuffix(p, ".go") {
-				files = append(files, p)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("walk %s: %v", root, err)
-		}
+		files = append(files, gotree.Files(t, root, gotree.IsGo)...)
 	}
 	return files
 }

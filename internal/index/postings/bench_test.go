@@ -3,15 +3,12 @@ package postings
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
+	"github.com/ctxls/ctxls/internal/gotree"
 	"github.com/ctxls/ctxls/internal/index/analysis"
 )
 
@@ -86,22 +83,11 @@ func BenchmarkLookup(b *testing.B) {
 // code analyzer into the text field, its path into the path field. At
 // most limit bytes of source are read.
 func goSrcDocs(b *testing.B, limit int) []*Doc {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		b.Skipf("no go command: %v", err)
-	}
-	root := filepath.Join(strings.TrimSpace(string(out)), "src")
-	var paths []string
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	root := gotree.Src(b)
+	paths := gotree.Files(b, root, gotree.IsGo)
 	if len(paths) == 0 {
 		b.Skip("no Go sources under GOROOT")
 	}
-	slices.Sort(paths)
 	var ac analysis.Counter
 	var docs []*Doc
 	size := 0

@@ -2,26 +2,16 @@ package walk
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-// goroot returns $(go env GOROOT)/src, or skips the benchmark.
-func goroot(tb testing.TB) string {
-	tb.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		tb.Skipf("go env GOROOT: %v", err)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "src")
-}
+	"github.com/ctxls/ctxls/internal/gotree"
+)
 
 // BenchmarkWalkGoroot walks $(go env GOROOT)/src with the default options.
 func BenchmarkWalkGoroot(b *testing.B) {
-	root := goroot(b)
+	root := gotree.Src(b)
 	b.ReportAllocs()
 	var files []File
 	var skipped []Skipped
@@ -56,7 +46,7 @@ func BenchmarkEvalIgnore(b *testing.B) {
 // does when nothing changed: every file is stat'ed, none is opened (the
 // refresh's Unchanged says each one is as it was).
 func BenchmarkWalkGorootUnchanged(b *testing.B) {
-	root := goroot(b)
+	root := gotree.Src(b)
 	opts := Options{Unchanged: func(string, int64, time.Time) bool { return true }}
 	b.ReportAllocs()
 	var files []File
