@@ -257,12 +257,11 @@ var wholeFile = []sitter.Range{{
 }}
 
 // freshTree parses src without an old tree. For a language with an
-// outline (outline.go) it parses the outline, and the whole file only
-// when the outline's tree has an error, or when it gave up; outline
-// reports that the tree is an outline's. With whole (a tree to keep for
-// incremental parses, which need every node), the whole file is parsed
-// first and the outline only when that tree has an error: a tree without
-// error gives the same chunks as its outline, so the chunks are the same
+// outline (outline.go) the tree is the outline's when it parses without
+// error, and the whole file's otherwise; outline reports which. With
+// whole (a tree to keep for incremental parses, which need every node),
+// the whole file is parsed first and kept when it has no error: such a
+// tree gives the same chunks as its outline, so the chunks are the same
 // either way.
 func (c *Chunker) freshTree(spec *langSpec, src []byte, whole bool) (tree *sitter.Tree, outline, gaveUp bool, err error) {
 	var ranges []sitter.Range
@@ -274,37 +273,27 @@ func (c *Chunker) freshTree(spec *langSpec, src []byte, whole bool) (tree *sitte
 		tree, gaveUp, err = c.parse(spec, src, nil)
 		return tree, false, gaveUp, err
 	}
+	var full *sitter.Tree // the whole file's tree, when parsed first
 	if whole {
-		tree, gaveUp, err = c.parse(spec, src, nil)
-		if err != nil {
+		if full, gaveUp, err = c.parse(spec, src, nil); err != nil {
 			return nil, false, false, err
 		}
-		if !gaveUp && tree != nil && !tree.RootNode().HasError() {
-			return tree, false, false, nil
+		if !gaveUp && full != nil && !full.RootNode().HasError() {
+			return full, false, false, nil
 		}
-		// As without whole: the outline when it parses without error,
-		// else the whole file's tree (or its giving up).
-		o, g, e := c.parse(spec, src, ranges)
-		if e == nil && !g && o != nil && !o.RootNode().HasError() {
-			if tree != nil {
-				tree.Close()
-			}
-			return o, true, false, nil
+	}
+	o, g, e := c.parse(spec, src, ranges)
+	if e == nil && !g && o != nil && !o.RootNode().HasError() {
+		if full != nil {
+			full.Close()
 		}
-		if o != nil {
-			o.Close()
-		}
-		return tree, false, gaveUp, nil
+		return o, true, false, nil
 	}
-	tree, gaveUp, err = c.parse(spec, src, ranges)
-	if err != nil {
-		return nil, false, false, err
+	if o != nil {
+		o.Close()
 	}
-	if !gaveUp && tree != nil && !tree.RootNode().HasError() {
-		return tree, true, false, nil
-	}
-	if tree != nil {
-		tree.Close()
+	if whole {
+		return full, false, gaveUp, nil
 	}
 	tree, gaveUp, err = c.parse(spec, src, nil)
 	return tree, false, gaveUp, err

@@ -41,6 +41,7 @@ func goOutline(src []byte, maxLines int, dst []sitter.Range) []sitter.Range {
 	// Positions are the file's own: a //line directive, which the scanner
 	// records, must not move them.
 	position := func(off int) token.Position { return file.PositionFor(file.Pos(off), false) }
+	line := func(p token.Pos) int { return file.PositionFor(p, false).Line }
 	point := func(off int) sitter.Point {
 		p := position(off)
 		return sitter.Point{Row: uint32(p.Line - 1), Column: uint32(p.Column - 1)}
@@ -58,7 +59,7 @@ func goOutline(src []byte, maxLines int, dst []sitter.Range) []sitter.Range {
 			if !ok {
 				return nil
 			}
-			endLine := position(end).Line
+			endLine := line(file.Pos(end))
 			if open < 0 { // no body: it ended at a semicolon
 				prev, prevLine = token.SEMICOLON, endLine
 				continue
@@ -79,7 +80,7 @@ func goOutline(src []byte, maxLines int, dst []sitter.Range) []sitter.Range {
 		case token.RPAREN, token.RBRACK, token.RBRACE:
 			depth--
 		case token.SEMICOLON:
-			prevLine = position(file.Offset(pos)).Line
+			prevLine = line(pos)
 		}
 		prev = tok
 	}

@@ -63,6 +63,7 @@ func (m *Matcher) Walk(ctx context.Context) ([]File, []Skipped, error) {
 		ctx:     ctx,
 		visited: make(map[string]bool),
 		tasks:   make(chan []fileTask, 4),
+		dirBuf:  make([]byte, dirBufSize),
 	}
 	results := make([]workerResult, max(minWorkers, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
@@ -233,9 +234,6 @@ func (w *walker) walkDir(job dirJob) error {
 		return nil
 	}
 	w.visited[job.real] = true
-	if w.dirBuf == nil {
-		w.dirBuf = make([]byte, dirBufSize)
-	}
 	entries, err := readDir(job.abs, w.dirBuf)
 	if err != nil {
 		if job.rel == "" {
