@@ -264,33 +264,30 @@ var wholeFile = []sitter.Range{{
 // tree gives the same chunks as its outline, so the chunks are the same
 // either way.
 func (c *Chunker) freshTree(spec *langSpec, src []byte, whole bool) (tree *sitter.Tree, outline, gaveUp bool, err error) {
-	var ranges []sitter.Range
-	if spec.outline != nil && !c.fullParse {
-		c.ranges = spec.outline(src, c.opts.MaxLines, c.ranges)
-		ranges = c.ranges
-	}
-	if len(ranges) == 0 {
-		tree, gaveUp, err = c.parse(spec, src, nil)
-		return tree, false, gaveUp, err
-	}
+	canOutline := spec.outline != nil && !c.fullParse
 	var full *sitter.Tree // the whole file's tree, when parsed first
-	if whole {
+	if whole || !canOutline {
 		if full, gaveUp, err = c.parse(spec, src, nil); err != nil {
 			return nil, false, false, err
 		}
-		if !gaveUp && full != nil && !full.RootNode().HasError() {
-			return full, false, false, nil
+		if !canOutline || !gaveUp && full != nil && !full.RootNode().HasError() {
+			return full, false, gaveUp, nil
 		}
 	}
-	o, g, e := c.parse(spec, src, ranges)
-	if e == nil && !g && o != nil && !o.RootNode().HasError() {
-		if full != nil {
-			full.Close()
+	// The outline is scanned for only here: an editor's buffer without
+	// error never needs it.
+	c.ranges = spec.outline(src, c.opts.MaxLines, c.ranges)
+	if len(c.ranges) > 0 {
+		o, g, e := c.parse(spec, src, c.ranges)
+		if e == nil && !g && o != nil && !o.RootNode().HasError() {
+			if full != nil {
+				full.Close()
+			}
+			return o, true, false, nil
 		}
-		return o, true, false, nil
-	}
-	if o != nil {
-		o.Close()
+		if o != nil {
+			o.Close()
+		}
 	}
 	if whole {
 		return full, false, gaveUp, nil
