@@ -50,6 +50,15 @@ mkdir -p "$work/npx"
 (cd testdata/mcp-client && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 node testdata/mcp-client/npx.mjs "$work/npx" "$PWD/internal/ranges" "$work/cache" "$version"
 
+# Before the package is published: the tarballs installed globally (npm
+# install -g, here under a prefix of its own), then `ctxls mcp` found on PATH
+# and started from a project directory where nothing was installed.
+mkdir -p "$work/global" "$work/project"
+npm install -g --prefix "$work/global" --no-audit --no-fund --loglevel=error \
+	"$PWD/dist/npm/ctxls-cli-linux-$cpu-$npmversion.tgz" "$PWD/dist/npm/ctxls-cli-$npmversion.tgz" >/dev/null ||
+	die "npm install -g of the tarballs failed"
+node testdata/mcp-client/npx.mjs "$work/project" "$PWD/internal/ranges" "$work/cache" "$version" "$work/global/bin"
+
 for vsix in dist/*.vsix; do
 	[ -e "$vsix" ] || die "no .vsix in dist/"
 	target=$(basename "$vsix")

@@ -34,7 +34,10 @@
 #                     (default $RUNNER_TEMP/ctxls-index)
 #   CTXLS_OUT_DIR     where the files go (default $RUNNER_TEMP/ctxls-review)
 #   CTXLS_BIN         the ctxls binary (default: ctxls on PATH, else where
-#                     go install puts it)
+#                     go install puts it, else CTXLS_INSTALL_DIR's)
+#   CTXLS_INSTALL_DIR where install copies a release's binary when the CI
+#                     has no GITHUB_PATH (default where go install puts
+#                     binaries, else ~/.local/bin)
 #   CTXLS_CACHE_MATCHED_KEY  the key actions/cache restored (for the summary)
 #   CTXLS_VERSION, CTXLS_ACTION_REF, CTXLS_ACTION_PATH  for install
 #   CTXLS_RELEASE_URL where install finds the release's archives and
@@ -138,6 +141,20 @@ merge_base() {
 	die "$1 and $2 have no merge base"
 }
 
+# install_dir prints where install leaves a release's binary for the steps
+# that follow in a new shell when the CI has no GITHUB_PATH (GitLab's
+# script lines): CTXLS_INSTALL_DIR, else where go install puts binaries
+# (the recipes put it on PATH), else ~/.local/bin.
+install_dir() {
+	if [ -n "${CTXLS_INSTALL_DIR:-}" ]; then
+		echo "$CTXLS_INSTALL_DIR"
+	elif command -v go >/dev/null 2>&1; then
+		gobin
+	else
+		echo "$HOME/.local/bin"
+	fi
+}
+
 # gobin prints where go install puts binaries.
 gobin() {
 	local d
@@ -155,6 +172,8 @@ ctxls_bin() {
 		command -v ctxls
 	elif command -v go >/dev/null 2>&1 && [ -x "$(gobin)/ctxls" ]; then
 		echo "$(gobin)/ctxls"
+	elif [ -x "$(install_dir)/ctxls" ]; then
+		echo "$(install_dir)/ctxls"
 	else
 		die "ctxls not found: run review-bot.sh install, or set CTXLS_BIN"
 	fi
@@ -225,6 +244,24 @@ use_bin() {
 	fi
 }
 
+# keep_release BIN: a release's binary, unpacked in a temporary directory,
+# where the next steps find it: on GitHub the runner's PATH names that
+# directory (use_bin); elsewhere it is copied to install_dir, which the
+# recipes put on PATH and ctxls_bin looks in. Prints the binary to use.
+keep_release() {
+	if [ -n "${GITHUB_PATH:-}" ]; then
+		echo "$1"
+		return 0
+	fi
+	local dir
+	dir=$(install_dir)
+	mkdir -p "$dir" || release_bad "cannot create $dir (CTXLS_INSTALL_DIR)"
+	cp "$1" "$dir/ctxls.tmp.$$" && chmod 755 "$dir/ctxls.tmp.$$" && mv -f "$dir/ctxls.tmp.$$" "$dir/ctxls" ||
+		release_bad "cannot install ctxls into $dir (CTXLS_INSTALL_DIR)"
+	log "ctxls is in $dir: put it on PATH (the recipes do) or set CTXLS_BIN"
+	echo "$dir/ctxls"
+}
+
 # try_release VERSION: installs VERSION's release archive and uses it
 # (install_release); fails (1) when there is none, exits when it cannot
 # be trusted.
@@ -232,7 +269,8 @@ try_release() {
 	local bin rc=0
 	bin=$(install_release "$1") || rc=$?
 	case $rc in
-	0) use_bin "$bin" ;;
+	0) bin=$(keep_release "$bin") || exit 1
+		use_bin "$bin" ;;
 	1) return 1 ;;
 	*) exit 1 ;;
 	esac

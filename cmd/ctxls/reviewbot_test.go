@@ -660,6 +660,30 @@ esac
 				t.Errorf("install-release: release output %q", o["release"])
 			}
 		}
+		// Outside GitHub (no GITHUB_PATH: GitLab's recipe), the next step
+		// runs in a new shell: the binary is copied where go install puts
+		// binaries, which the recipe puts on PATH, and run finds it there.
+		os.Remove(calls)
+		out := filepath.Join(t.TempDir(), "out")
+		run(t, t.TempDir(), []string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH"), "GITHUB_OUTPUT=" + out,
+			"GITHUB_PATH=", "RUNNER_TEMP=" + t.TempDir(), "CTXLS_VERSION=v1.2.3", "CTXLS_RELEASE_URL=file://" + rel}, "bash", script, "install")
+		if b, _ := os.ReadFile(calls); len(b) > 0 {
+			t.Errorf("go was run for a release: %s", b)
+		}
+		if o := readOutputs(t, out); o["ctxls-bin"] != filepath.Join(fakeBin, "ctxls") {
+			t.Errorf("outside GitHub: ctxls-bin output %q, want %s", o["ctxls-bin"], filepath.Join(fakeBin, "ctxls"))
+		}
+		if got := run(t, t.TempDir(), nil, filepath.Join(fakeBin, "ctxls")); strings.TrimSpace(got) != "ctxls v1.2.3" {
+			t.Errorf("outside GitHub: the installed binary says %q", got)
+		}
+		// CTXLS_INSTALL_DIR names the directory.
+		dir := filepath.Join(t.TempDir(), "bin")
+		out = filepath.Join(t.TempDir(), "out")
+		run(t, t.TempDir(), []string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH"), "GITHUB_OUTPUT=" + out,
+			"GITHUB_PATH=", "RUNNER_TEMP=" + t.TempDir(), "CTXLS_INSTALL_DIR=" + dir, "CTXLS_VERSION=v1.2.3", "CTXLS_RELEASE_URL=file://" + rel}, "bash", script, "install")
+		if o := readOutputs(t, out); o["ctxls-bin"] != filepath.Join(dir, "ctxls") {
+			t.Errorf("CTXLS_INSTALL_DIR: ctxls-bin output %q", o["ctxls-bin"])
+		}
 		// Tampered: the archive no longer matches SHA256SUMS.
 		if err := os.WriteFile(filepath.Join(rel, name+".tar.gz"), []byte("not the archive"), 0o644); err != nil {
 			t.Fatal(err)
@@ -675,7 +699,7 @@ esac
 			t.Errorf("a tampered archive was replaced by a build: go %s", b)
 		}
 		// Not a release: install-release says so and installs nothing.
-		out := filepath.Join(t.TempDir(), "out")
+		out = filepath.Join(t.TempDir(), "out")
 		run(t, t.TempDir(), []string{"GITHUB_OUTPUT=" + out, "GITHUB_PATH=", "RUNNER_TEMP=" + t.TempDir(), "CTXLS_VERSION=main",
 			"CTXLS_RELEASE_URL=file://" + t.TempDir()}, "bash", script, "install-release")
 		if o := readOutputs(t, out); o["release"] != "false" || o["ctxls-bin"] != "" {

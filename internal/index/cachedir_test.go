@@ -414,3 +414,51 @@ func TestDefaultCacheParent(t *testing.T) {
 	}
 	cdtPrivate(t, st.Dir)
 }
+
+// $CTXLS_CACHE_DIR as a client's configuration gives it (no shell, any
+// working directory): "~" is the home directory, a relative path is an
+// error naming the variable — never a directory made in the working
+// directory (the workspace).
+func TestCacheParentFromEnv(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	wd := t.TempDir()
+	t.Chdir(wd)
+	for _, c := range []struct{ env, want, err string }{
+		{"~/.cache/ctxls-mcp", filepath.Join(home, ".cache/ctxls-mcp"), ""},
+		{"~", home, ""},
+		{"/var/cache/ctxls/", "/var/cache/ctxls", ""},
+		{"cache", "", "CTXLS_CACHE_DIR=\"cache\" is not an absolute path"},
+		{"./x", "", "is not an absolute path"},
+		{"~other/x", "", "is not an absolute path"},
+	} {
+		t.Setenv(EnvCacheDir, c.env)
+		got, err := DefaultCacheParent()
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s=%q: %q, %v; want an error saying %q", EnvCacheDir, c.env, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s=%q: %q, %v; want %q", EnvCacheDir, c.env, got, err, c.want)
+		}
+	}
+	// A build under "~/…" writes there, and nothing into the working
+	// directory.
+	root := t.TempDir()
+	writeTree(t, root, fixture())
+	opts := testOptions(t)
+	opts.CacheDir = ""
+	t.Setenv(EnvCacheDir, "~/.cache/ctxls-mcp")
+	st, err := Build(ctx, root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(st.Dir, filepath.Join(home, ".cache/ctxls-mcp")+string(filepath.Separator)) {
+		t.Errorf("index in %s, want it under ~/.cache/ctxls-mcp", st.Dir)
+	}
+	if ents, _ := os.ReadDir(wd); len(ents) != 0 {
+		t.Errorf("the working directory holds %d entries (%s…)", len(ents), ents[0].Name())
+	}
+}

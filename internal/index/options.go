@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/index/chunk"
@@ -148,9 +149,16 @@ func DefaultCacheDir(root string) (string, error) {
 
 // DefaultCacheParent returns the directory the default index directories
 // are in: $CTXLS_CACHE_DIR, else os.UserCacheDir()/ctxls.
+//
+// $CTXLS_CACHE_DIR often comes from an MCP client's or an editor's
+// configuration, which starts the server without a shell and in a working
+// directory of its own (often the workspace, or /): a leading "~" is the
+// home directory, as a shell would read it, and a relative path is refused
+// rather than read against that directory (it would put the index into the
+// workspace, or nowhere the user looks).
 func DefaultCacheParent() (string, error) {
 	if base := os.Getenv(EnvCacheDir); base != "" {
-		return base, nil
+		return cacheParentFromEnv(base)
 	}
 	ucd, err := os.UserCacheDir()
 	if err != nil {
@@ -209,4 +217,21 @@ func (o Options) settings() (settings, error) {
 		s.counters = append(s.counters, s.Counters[name])
 	}
 	return s, nil
+}
+
+// cacheParentFromEnv reads a $CTXLS_CACHE_DIR: "~" and "~/…" under the
+// home directory, an absolute path as it is, anything else an error naming
+// the variable.
+func cacheParentFromEnv(v string) (string, error) {
+	if v == "~" || strings.HasPrefix(v, "~/") || (filepath.Separator != '/' && strings.HasPrefix(v, "~"+string(filepath.Separator))) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("%s=%q: %w", EnvCacheDir, v, err)
+		}
+		return filepath.Join(home, v[1:]), nil
+	}
+	if !filepath.IsAbs(v) {
+		return "", fmt.Errorf("%s=%q is not an absolute path: give the full path of the directory (a client or editor that starts ctxls may run it from any directory)", EnvCacheDir, v)
+	}
+	return filepath.Clean(v), nil
 }

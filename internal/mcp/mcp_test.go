@@ -741,3 +741,44 @@ func TestNoInputCrashes(t *testing.T) {
 		t.Fatal("the server stopped answering after bad input")
 	}
 }
+
+// TestAssembleEmptySaysWhy: a context with nothing in it says why, in the
+// text the model reads and in stats.note — a folder with no file, and a
+// question that nothing in the index matches — never a bare "(nothing to
+// show)".
+func TestAssembleEmptySaysWhy(t *testing.T) {
+	cases := []struct {
+		name, root, want string
+		include          []string
+	}{
+		{"no match", writeFixture(t), "no candidate: nothing in the index (", []string{"**/*.nothing"}},
+		{"empty folder", t.TempDir(), "the index holds no file", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := tc.root
+			if real, err := filepath.EvalSymlinks(root); err == nil {
+				root = real
+			}
+			cs := newSession(t, root)
+			args := map[string]any{"query": "zqxjv wvkpq", "budget": map[string]any{"maxTokens": 300}}
+			if tc.include != nil {
+				args["include"] = tc.include
+			}
+			var out AssembleOutput
+			text, isErr := call(t, cs, ToolAssemble, args, &out)
+			if isErr {
+				t.Fatalf("error: %s", text)
+			}
+			if len(out.Parts) != 0 {
+				t.Fatalf("%d parts for words nothing holds", len(out.Parts))
+			}
+			if !strings.Contains(out.Stats.Note, tc.want) {
+				t.Fatalf("stats.note %q, want it to say %q", out.Stats.Note, tc.want)
+			}
+			if !strings.HasPrefix(text, "(nothing to show: "+out.Stats.Note) {
+				t.Fatalf("text %q does not give the reason", text)
+			}
+		})
+	}
+}

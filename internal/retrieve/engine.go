@@ -487,6 +487,9 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	if req.Mode == ModeReview && len(res.Parts) == 0 && len(r.diffChanged) == 0 {
 		res.Stats.Note = strings.TrimPrefix(res.Stats.Note+"; mode review: the diff changes no indexed unit and reaches none (a deletion, or files the index leaves out); what its words match is listed in omitted", "; ")
 	}
+	if len(res.Parts) == 0 && len(cands) == 0 && res.Stats.Note == "" {
+		res.Stats.Note = noCandidateNote(len(snap.Paths()), len(req.Include)+len(req.Exclude) > 0)
+	}
 	res.Stats.IndexState = snap.StateRoot()
 	res.Stats.IndexComplete = snap.Complete()
 	if note != "" {
@@ -1532,4 +1535,22 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// noCandidateNote says why a request found nothing at all to consider:
+// an index with no file, or one where nothing matched the request (within
+// its include / exclude globs, when it has some).
+func noCandidateNote(files int, globs bool) string {
+	if files == 0 {
+		return "the index holds no file: the folder is empty, or its ignore rules and filters leave every file out"
+	}
+	unit := "files"
+	if files == 1 {
+		unit = "file"
+	}
+	note := fmt.Sprintf("no candidate: nothing in the index (%d %s) matches the request's words, focus or diff", files, unit)
+	if globs {
+		note += " within its include / exclude globs"
+	}
+	return note
 }

@@ -3,14 +3,20 @@
 // was installed from its tarballs (the launcher and this machine's
 // platform package), over stdio with the official MCP TypeScript SDK.
 //
-// usage: node npx.mjs INSTALL_DIR ROOT CACHE_DIR VERSION
+// usage: node npx.mjs INSTALL_DIR ROOT CACHE_DIR VERSION [GLOBAL_BIN]
+//
+// With GLOBAL_BIN (the bin directory of an `npm install -g --prefix P` of
+// the tarballs, P/bin), the package is started the way it is used before it
+// is published: `ctxls mcp` found on PATH, from INSTALL_DIR, a project
+// directory where nothing was installed.
 //
 // Exit status 0 when every check passes; 1 with the failures listed.
 import { execFileSync } from "node:child_process";
+import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const [dir, root, cacheDir, version] = process.argv.slice(2);
+const [dir, root, cacheDir, version, globalBin] = process.argv.slice(2);
 if (!dir || !root || !cacheDir || !version) {
   console.error("usage: node npx.mjs INSTALL_DIR ROOT CACHE_DIR VERSION");
   process.exit(2);
@@ -25,14 +31,21 @@ function check(cond, what) {
   }
 }
 
-const said = execFileSync("npx", ["-y", "@ctxls/cli", "version"], { cwd: dir, encoding: "utf8" }).trim();
-check(said === `ctxls ${version}`, `npx -y @ctxls/cli version says "${said}", want "ctxls ${version}"`);
+// How the package is started: npx where it is installed, or the global
+// install's ctxls on PATH.
+const env = { ...process.env };
+if (globalBin) env.PATH = `${globalBin}${path.delimiter}${env.PATH ?? ""}`;
+const [command, prefix] = globalBin ? ["ctxls", []] : ["npx", ["-y", "@ctxls/cli"]];
+const how = [command, ...prefix].join(" ");
+const said = execFileSync(command, [...prefix, "version"], { cwd: dir, env, encoding: "utf8" }).trim();
+check(said === `ctxls ${version}`, `${how} version says "${said}", want "ctxls ${version}"`);
 
 const client = new Client({ name: "npx-test", version: "1" });
 const transport = new StdioClientTransport({
-  command: "npx",
-  args: ["-y", "@ctxls/cli", "mcp", "--root", root, "--cache-dir", cacheDir],
+  command,
+  args: [...prefix, "mcp", "--root", root, "--cache-dir", cacheDir],
   cwd: dir,
+  env,
   stderr: "pipe",
 });
 let stderr = "";

@@ -216,6 +216,17 @@ try {
     await verify(text.includes("func (c *Cart) Total() int64"), "the expansion (on the clipboard) holds those lines");
   }
 
+  // The user opens a file from Quick Open: it goes into the focused group,
+  // the context column, and replaces the result's preview tab there. The
+  // next result must go back to that column, not beside the file.
+  await page.keyboard.press("Control+P");
+  const open = page.locator(".quick-input-widget input");
+  await open.waitFor({ state: "visible", timeout: 20000 });
+  await open.fill("cart.go");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "cart.go" }).first().waitFor({ timeout: 20000 });
+  await page.keyboard.press("Enter");
+  await verify(await waitForTab("cart.go", 20000), "a file opened from Quick Open");
+
   // 3. Assemble Context for Changes: the uncommitted change.
   await runCommand("ctxls: Assemble Context for Changes");
   await verify(await waitForTab("Context for the changes"), "Assemble Context for Changes opens the view titled for the changes");
@@ -227,7 +238,7 @@ try {
   const titles = await tabTitles();
   await verify(!titles.some((t) => /^Untitled/.test(t)), `no untitled document (tabs: ${titles.join(" | ")})`);
   const groups = await page.locator(".editor-group-container").count();
-  await verify(groups <= 2, `one context column after three commands (${groups} editor groups)`);
+  await verify(groups <= 2, `one context column after three commands and a file opened between them (${groups} editor groups)`);
   const contextTabs = titles.filter((t) => /^(Context|Expanded)/.test(t));
   await verify(contextTabs.length === 1, `one context tab (${contextTabs.join(" | ")})`);
   // Closing it asks nothing (a read-only virtual document).

@@ -4,9 +4,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-// INSTALL_COMMAND builds ctxls from source; the platform-specific
-// extension packages carry it instead (make dist).
-export const INSTALL_COMMAND = "go install github.com/ctxls/ctxls/cmd/ctxls@latest";
+// INSTALL_COMMAND builds ctxls in a checkout of ctxls (ctxls is not
+// published to the Go module proxy yet); the platform-specific extension
+// packages carry it instead (make dist).
+export const INSTALL_COMMAND = "go install ./cmd/ctxls";
 
 export type BinaryLookup =
   | { found: true; path: string }
@@ -65,7 +66,7 @@ function missingMessage(what: string): string {
   return (
     `ctxls: the server binary cannot be started: ${what}. ` +
     `Install this extension's package for your platform (ctxls-linux-x64-….vsix, which carries the server; ` +
-    `make dist in a ctxls checkout builds it), or build ctxls with \`${INSTALL_COMMAND}\` (needs Go and gcc: ctxls uses cgo) ` +
+    `make dist in a ctxls checkout builds it), or build ctxls in a checkout of ctxls with \`${INSTALL_COMMAND}\` (needs Go and gcc: ctxls uses cgo) ` +
     `and make sure it is on PATH or set "ctxls.path" to the binary.`
   );
 }

@@ -67,7 +67,7 @@ export class IndexStatus {
       case "end": {
         const t = this.tasks.get(key);
         this.tasks.delete(key);
-        this.lastDone = [t?.title, value.message].filter((s) => s).join(": ");
+        this.lastDone = [doneTitle(t?.title), value.message].filter((s) => s).join(": ");
         break;
       }
     }
@@ -106,4 +106,16 @@ export class IndexStatus {
       error: false,
     };
   }
+}
+
+/**
+ * doneTitle says a finished task's title in the past: "Indexing shop" is
+ * "shop indexed" (the tooltip reads "ready (shop indexed: 12 files, …)",
+ * not "ready (Indexing shop: …)"); another title is "TITLE done".
+ */
+export function doneTitle(title: string | undefined): string | undefined {
+  if (!title) return title;
+  const m = /^Indexing\b\s*(.*)$/.exec(title);
+  if (m) return m[1] ? `${m[1]} indexed` : "indexed";
+  return `${title} done`;
 }

@@ -1,7 +1,7 @@
 // extension.ts itself — activate, vscode-languageclient starting the real
 // `ctxls serve`, the settings middleware, the status bar, the commands with
 // the vscode API — under node, with test/fakeVscode.ts standing in for the
-// `vscode` module (VS Code itself cannot run here).
+// `vscode` module (make test-vscode-e2e runs it in a real VS Code).
 //
 // env: CTXLS_BIN, CTXLS_FIXTURE as for server.test.ts.
 import * as assert from "node:assert/strict";
@@ -68,7 +68,7 @@ test("activate registers every command of package.json and starts the server", a
   assert.equal(item.command, "ctxls.showOutput");
   // The first index build is reported through $/progress, then the item says ready.
   await until("the status bar to say ready", () => item.text === "$(check) ctxls" && /ready \(/.test(item.tooltip));
-  assert.match(item.tooltip, /^ctxls \S+: ready \(Indexing .*: \d+ files, \d+ chunks\)$/);
+  assert.match(item.tooltip, /^ctxls \S+: ready \(\S.* indexed: \d+ files, \d+ chunks\)$/);
   // The server's log reaches the channel at debug level, without Go's
   // timestamp; nothing of a healthy start is logged as an error.
   await until("the server's log", () => vscode.logged("debug").length > 0);
@@ -129,6 +129,17 @@ test("ctxls: Expand offers the last context's omitted handles", async () => {
   assert.deepEqual(shown.map((c) => c[2]), [{ viewColumn: 2, preview: true, preserveFocus: false }]);
   assert.equal(vscode.visible.length, 1);
   assert.equal(decodeURIComponent(docs[0]!.uri.path), `/Expanded: ${offered[0]!.handle}.md`.replace(/\//g, (m, i) => (i === 0 ? m : "∕")));
+  // The user opens a file into the context column: its preview tab
+  // replaces the result's. The next result goes back to that column, not
+  // beside the file (which would open a third group).
+  const file = Uri.file(path.join(ws, "cart", "cart.go"));
+  vscode.visible = vscode.visible.map((e) =>
+    e.viewColumn === 2 ? { document: { uri: file, content: "", language: "go", languageId: "go" }, viewColumn: 2 } : e,
+  );
+  vscode.calls = [];
+  await vscode.commands.get("ctxls.expand")!();
+  const again = vscode.calls.filter((c) => c[0] === "showTextDocument");
+  assert.deepEqual(again.map((c) => c[2]), [{ viewColumn: 2, preview: true, preserveFocus: false }]);
   const [p, lines] = offered[0]!.handle.split("#L");
   const [a, b] = lines!.split("-").map(Number);
   const want = fs.readFileSync(path.join(ws, p!), "utf8").split("\n").slice(a! - 1, b);
@@ -140,7 +151,7 @@ test("a missing binary: an error with the install command, the status bar says w
   vscode.calls = [];
   await vscode.commands.get("ctxls.restart")!();
   const [msg] = vscode.messages("error");
-  assert.ok(msg?.includes("go install github.com/ctxls/ctxls/cmd/ctxls@latest"), msg);
+  assert.ok(msg?.includes("in a checkout of ctxls with `go install ./cmd/ctxls`"), msg);
   assert.match(msg!, /no-such-ctxls/);
   const err = vscode.calls.find((c) => c[0] === "error")!;
   assert.deepEqual(err.slice(2), ["Copy install command", "Open settings"]);

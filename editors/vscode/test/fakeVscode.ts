@@ -162,6 +162,12 @@ export class FakeVscode {
       get visibleTextEditors() {
         return fake.visible;
       },
+      // The editor groups: one per column shown, holding its visible tab.
+      tabGroups: {
+        get all() {
+          return fake.visible.map((e) => ({ viewColumn: e.viewColumn, tabs: [{ input: { uri: e.document.uri } }] }));
+        },
+      },
       onDidChangeActiveTextEditor: noEvent,
       onDidChangeVisibleTextEditors: noEvent,
       createOutputChannel: () => channel,
@@ -176,6 +182,7 @@ export class FakeVscode {
         const column = options.viewColumn === -2 ? 2 : options.viewColumn;
         this.visible = this.visible.filter((e) => e.viewColumn !== column);
         this.visible.push({ document: doc, viewColumn: column });
+        return { document: doc, viewColumn: column };
       },
       showErrorMessage: async (m: string, ...items: string[]) => {
         this.calls.push(["error", m, ...items]);

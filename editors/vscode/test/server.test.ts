@@ -1,5 +1,6 @@
 // The commands against the real `ctxls serve` on the fixture workspace.
-// VS Code itself cannot run here: the language client is stood in for by
+// (make test-vscode-e2e runs the extension in a real VS Code; here, under
+// node alone,) the language client is stood in for by
 // vscode-jsonrpc (VS Code's protocol layer, what vscode-languageclient is
 // built on), answering workspace/configuration and $/progress with the
 // extension's own code (answerConfiguration, IndexStatus), and the editor by
@@ -165,7 +166,7 @@ test("the status bar followed the first index build through $/progress", async (
   for (let i = 0; i < 500 && status.indexing; i++) await new Promise((r) => setTimeout(r, 20));
   const v = status.view();
   assert.equal(v.text, "$(check) ctxls");
-  assert.match(v.tooltip, /ready \(Indexing .*: \d+ files, \d+ chunks\)/);
+  assert.match(v.tooltip, /: ready \(\S.* indexed: \d+ files, \d+ chunks\)$/);
 });
 
 test("Assemble Context: the selection pre-fills the question and is the focus", async () => {

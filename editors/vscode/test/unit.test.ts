@@ -170,7 +170,7 @@ test("status bar: starting, indexing from $/progress, ready, failed", () => {
   s.progress("ctxls/index/1", { kind: "end", message: "400 files, 2000 chunks" });
   assert.equal(s.indexing, false);
   assert.equal(s.view().text, "$(check) ctxls");
-  assert.match(s.view().tooltip, /ready \(Indexing shop: 400 files, 2000 chunks\)/);
+  assert.match(s.view().tooltip, /: ready \(shop indexed: 400 files, 2000 chunks\)$/);
   s.failed("ctxls: the server binary cannot be started");
   assert.deepEqual(s.view(), { text: "$(error) ctxls", tooltip: "ctxls: the server binary cannot be started", error: true });
 });

@@ -11,7 +11,9 @@ local has = function(v)
   return vim.fn.has('nvim-' .. v) == 1
 end
 
-M.INSTALL = 'go install github.com/ctxls/ctxls/cmd/ctxls@latest'
+-- How to get the server until ctxls is published: built in a checkout of
+-- ctxls (make dist also packs release archives that carry it).
+M.INSTALL = 'go install ./cmd/ctxls'
 
 local defaults = {
   -- The server command line.
@@ -210,7 +212,7 @@ local by_root = {} -- root -> client id (0.7 path)
 local function binary_missing()
   local bin = M.config.cmd[1]
   if vim.fn.executable(bin) == 1 then return nil end
-  return string.format('ctxls: the server binary %q was not found. Install it with `%s` (needs Go and gcc: cgo), '
+  return string.format('ctxls: the server binary %q was not found. Unpack a release archive and put its ctxls on PATH, or build it in a checkout of ctxls with `%s` (needs Go and gcc: cgo), '
     .. 'or pass its path: require("ctxls").setup{ cmd = { "/path/to/ctxls", "serve" } }.', bin, M.INSTALL)
 end
 
