@@ -216,8 +216,14 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if *overlayDir != "" {
 		o := x.NewOverlay()
 		defer o.Close()
-		if err := overlayDiff(ctx, o, *overlayDir, req.Diff); err != nil {
+		skipped, err := overlayDiff(ctx, o, *overlayDir, req.Diff)
+		if err != nil {
 			return err
+		}
+		if *explain {
+			for _, s := range skipped {
+				fmt.Fprintf(env.Stderr, "overlay: %s left out: %s %s\n", s.Path, s.Reason, s.Detail)
+			}
 		}
 		var releaseOverlay func()
 		snap, releaseOverlay = o.Snapshot()
