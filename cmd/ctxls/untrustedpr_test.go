@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,8 +109,9 @@ func (p hostilePR) check(t *testing.T, what, out string) {
 }
 
 // ctxlsTimed runs ctxls (this test binary) with env added, failing the
-// test when it fails or outlives the deadline (an endless read).
-func ctxlsTimed(t *testing.T, stdin string, env []string, args ...string) string {
+// test when it fails or outlives the deadline (an endless read); it
+// returns the standard output and error.
+func ctxlsTimed(t *testing.T, stdin string, env []string, args ...string) (string, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -122,7 +124,7 @@ func ctxlsTimed(t *testing.T, stdin string, env []string, args ...string) string
 	if err != nil {
 		t.Fatalf("ctxls %v: %v (deadline: %v)\n%s", args, err, ctx.Err(), stderr.String())
 	}
-	return string(out)
+	return string(out), stderr.String()
 }
 
 // A pull request's checkout is read by the walk's rules whichever way a
@@ -145,13 +147,19 @@ func TestReviewUntrustedPullRequest(t *testing.T) {
 		ctxlsTimed(t, "", nil, "index", "--root", base, "--cache-dir", t.TempDir(), "--store", url, "--repo", "bot")
 		args := []string{"assemble", "--store", url, "--repo", "bot", "--cache-dir", t.TempDir(), "--diff-file", "-", "--overlay", p.ws, "--budget", "6000", "--json"}
 		for _, mode := range []string{"review", "related"} {
-			out := ctxlsTimed(t, p.diff, []string{p.envVar}, append(args, "--mode", mode, "--query", "OutsideMarker BigMarker IgnoredMarker API_TOKEN machine password auths")...)
+			out, stderr := ctxlsTimed(t, p.diff, []string{p.envVar}, append(args, "--mode", mode, "--explain", "--query", "OutsideMarker BigMarker IgnoredMarker API_TOKEN machine password auths")...)
 			p.check(t, "--overlay --mode "+mode, out)
+			// --explain says what was left out, and why.
+			for _, want := range []string{"overlay: lib/environ.go left out: symlink_outside_root -> /proc/", "overlay: lib/zero.go left out: symlink_outside_root", "overlay: lib/gitconfig.go left out: vcs_dir", "overlay: .env left out: secret", "overlay: lib/big.go left out: too_large", "overlay: gen/ignored.go left out: ignored"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("--overlay --explain: no %q on stderr:\n%s", want, stderr)
+				}
+			}
 		}
 	})
 
 	t.Run("root", func(t *testing.T) {
-		out := ctxlsTimed(t, "", []string{p.envVar}, "assemble", "--root", p.ws, "--cache-dir", t.TempDir(), "--diff", "main...HEAD", "--mode", "review", "--budget", "6000", "--json")
+		out, _ := ctxlsTimed(t, "", []string{p.envVar}, "assemble", "--root", p.ws, "--cache-dir", t.TempDir(), "--diff", "main...HEAD", "--mode", "review", "--budget", "6000", "--json")
 		p.check(t, "--root", out)
 	})
 
@@ -177,4 +185,125 @@ func TestReviewUntrustedPullRequest(t *testing.T) {
 		}
 		p.check(t, "review-bot.sh", string(res))
 	})
+}
+
+// The review bot's own files — the context, the result, the diff, the
+// index statistics — are never context, whatever the pull request's
+// ignore files say: here its .ctxlsignore re-includes everything ("!*"),
+// the output directory is inside the checkout (as GitLab wants it: a
+// directory, one whose name holds glob characters, the checkout itself)
+// and the second run meets the first one's files there.
+func TestReviewBotOutputIsNeverContext(t *testing.T) {
+	r := newBotRepo(t)
+	script, err := filepath.Abs(botScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := ctxlsOnPath(t)
+	for _, outRel := range []string{"ctxls-out", "out [1]{*}", ""} {
+		t.Run("out="+outRel, func(t *testing.T) {
+			top := t.TempDir()
+			ws := filepath.Join(top, "ws")
+			r.clone(t, ws, "feature")
+			writeFiles(t, ws, map[string]string{".ctxlsignore": "!*\n"})
+			gitCmd(t, ws, "add", "-A")
+			gitCmd(t, ws, "commit", "-qm", "re-include everything")
+			ghOutput := filepath.Join(top, "github_output")
+			env := []string{
+				"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+				"GITHUB_OUTPUT=" + ghOutput, "GITHUB_STEP_SUMMARY=" + filepath.Join(top, "summary"), "GITHUB_ACTIONS=",
+				"RUNNER_OS=Linux", "CTXLS_ROOT=" + ws, "CTXLS_BASE_REF=main", "CTXLS_BUDGET=8000", "CTXLS_MODE=related",
+				"CTXLS_QUERY=Func5 scales x review context result diff rendered parts",
+				"CTXLS_INDEX_DIR=" + filepath.Join(ws, ".ctxls-index"), "CTXLS_OUT_DIR=" + filepath.Join(ws, outRel),
+			}
+			own := func(p string) bool {
+				if outRel == "" {
+					return slices.Contains([]string{"context.md", "result.json", "diff.patch", "index.json", "query.txt"}, p)
+				}
+				return strings.HasPrefix(p, outRel+"/")
+			}
+			for i := range 2 {
+				os.Remove(ghOutput)
+				run(t, ws, env, "bash", script, "run")
+				o := readOutputs(t, ghOutput)
+				var res botResult
+				readJSON(t, o["result-file"], &res)
+				if !strings.Contains(res.Rendered, "Func5") {
+					t.Errorf("run %d: the pull request's change is not in the context", i+1)
+				}
+				for _, p := range res.Parts {
+					if own(p.Path) {
+						t.Errorf("run %d: the bot's own file %s is a part", i+1, p.Path)
+					}
+				}
+				for _, p := range res.Omitted {
+					if own(p.Path) {
+						t.Errorf("run %d: the bot's own file %s is a candidate", i+1, p.Path)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A pull request whose diff is over the 16 MiB ctxls reads (here a data
+// file of 17 MiB beside a change to lib/f5.go) still gets its context:
+// the one of the diff without the changes of its largest files, said in
+// the outputs and the summary; diff.patch stays the whole diff.
+func TestReviewBotLargeDiff(t *testing.T) {
+	r := newBotRepo(t)
+	script, err := filepath.Abs(botScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := ctxlsOnPath(t)
+	top := t.TempDir()
+	ws := filepath.Join(top, "ws")
+	r.clone(t, ws, "feature")
+	row := "row 0123456789 abcdefghijklmnopqrstuvwxyz\n"
+	writeFiles(t, ws, map[string]string{"data/dump.txt": strings.Repeat(row, 17<<20/len(row)+1)})
+	gitCmd(t, ws, "add", "-A")
+	gitCmd(t, ws, "commit", "-qm", "a data dump")
+	ghOutput := filepath.Join(top, "github_output")
+	summary := filepath.Join(top, "summary")
+	out := filepath.Join(top, "out")
+	env := []string{
+		"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"GITHUB_OUTPUT=" + ghOutput, "GITHUB_STEP_SUMMARY=" + summary, "GITHUB_ACTIONS=",
+		"RUNNER_OS=Linux", "CTXLS_ROOT=" + ws, "CTXLS_BASE_REF=main", "CTXLS_BUDGET=4000",
+		"CTXLS_INDEX_DIR=" + filepath.Join(top, "index"), "CTXLS_OUT_DIR=" + out,
+	}
+	run(t, ws, env, "bash", script, "run")
+	o := readOutputs(t, ghOutput)
+	full, err := os.ReadFile(o["diff-file"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	reduced, err := os.ReadFile(o["context-diff-file"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full) <= 16<<20 || !strings.Contains(string(full), "+++ b/data/dump.txt") {
+		t.Errorf("diff-file is %d bytes, want the whole diff (over 16 MiB, with data/dump.txt)", len(full))
+	}
+	if o["context-diff-file"] != filepath.Join(out, "diff.reduced.patch") || o["diff-left-out"] != "1" ||
+		strings.Contains(string(reduced), "dump.txt") || !strings.Contains(string(reduced), "+++ b/lib/f5.go") {
+		t.Errorf("outputs %v; the reduced diff (%d bytes) should hold lib/f5.go's change only:\n%.2000s", o, len(reduced), reduced)
+	}
+	var res botResult
+	readJSON(t, o["result-file"], &res)
+	if !strings.Contains(res.Rendered, "Func5") || res.Stats.TotalTokens == 0 {
+		t.Errorf("the context does not show the pull request's change to lib/f5.go: %+v", res.Stats)
+	}
+	if s, err := os.ReadFile(summary); err != nil || !strings.Contains(string(s), "over the 16 MiB ctxls reads") {
+		t.Errorf("the step summary does not say the diff was reduced (%v):\n%s", err, s)
+	}
+	// The same reduction, for a job of its own (the store's --overlay).
+	again := filepath.Join(top, "again.patch")
+	if n := strings.TrimSpace(run(t, ws, env, "bash", script, "reduce-diff", o["diff-file"], again)); n != "1" {
+		t.Errorf("reduce-diff left out %s files, want 1", n)
+	}
+	if b, err := os.ReadFile(again); err != nil || string(b) != string(reduced) {
+		t.Errorf("reduce-diff wrote another diff than run (%v)", err)
+	}
 }

@@ -222,7 +222,11 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		}
 		if *explain {
 			for _, s := range skipped {
-				fmt.Fprintf(env.Stderr, "overlay: %s left out: %s %s\n", s.Path, s.Reason, s.Detail)
+				why := s.Reason
+				if s.Detail != "" {
+					why += " " + s.Detail
+				}
+				fmt.Fprintf(env.Stderr, "overlay: %s left out: %s\n", s.Path, why)
 			}
 		}
 		var releaseOverlay func()
