@@ -13,6 +13,10 @@
 #   review-bot.sh run       refresh (or build) the index, assemble the
 #                           context of the diff BASE...HEAD, write the files,
 #                           the outputs and the step summary
+#   review-bot.sh reduce-diff IN OUT   write to OUT the diff IN reduced to
+#                           what ctxls reads (16 MiB), as run does with a
+#                           larger diff; print how many files' changes it
+#                           left out
 #
 # Inputs (environment; all optional):
 #   CTXLS_ROOT        workspace root (default $GITHUB_WORKSPACE, else .)
@@ -49,8 +53,11 @@
 #
 # Files written by run, in CTXLS_OUT_DIR: context.md|.xml|.json (the
 # rendered context), result.json (`ctxls assemble --json`, see
-# docs/result.schema.json), diff.patch (the diff ctxls read), index.json
-# (`ctxls index --json`: what the refresh read and changed).
+# docs/result.schema.json), diff.patch (the diff BASE...HEAD),
+# diff.reduced.patch (when diff.patch is over the 16 MiB ctxls reads: the
+# diff the context is for, without the changes of its largest files),
+# index.json (`ctxls index --json`: what the refresh read and changed).
+# None of them is ever context, whatever the repository's ignore files say.
 set -euo pipefail
 
 module=github.com/ctxls/ctxls
@@ -82,6 +89,9 @@ format=${CTXLS_FORMAT:-markdown}
 context_mode=${CTXLS_MODE:-review}
 base_ref=${CTXLS_BASE_REF-${GITHUB_BASE_REF:-}}
 head_ref=${CTXLS_HEAD_REF:-HEAD}
+# The largest diff ctxls reads (retrieve.MaxDiffBytes, 16 MiB); a larger
+# one is reduced to it (reduce_diff).
+max_diff=16777216
 # The index depends on the encoding (its token counts) and the runner's
 # operating system; anything else that differs is refreshed by ctxls.
 key_prefix="ctxls-index-v1-${RUNNER_OS:-$(uname -s)}-$encoding-"
@@ -336,6 +346,57 @@ ignore_in_repo() {
 	log "added /$rel/ to $exclude (the $2 directory is inside the repository)"
 }
 
+# own_globs DIR prints, one a line, `ctxls assemble --exclude` globs (on
+# paths relative to the root) that match the script's files in DIR, its
+# output directory, when DIR is in the root: the whole directory, or the
+# files by name when DIR is the root itself. The repository's ignore
+# files cannot re-include what --exclude leaves out of the context (a
+# pull request's .ctxlsignore may say "!*": info/exclude, where
+# ignore_in_repo puts the directory, is the weakest of them).
+own_globs() {
+	local top dir rel f
+	top=$(cd "$root" && pwd -P)
+	dir=$(cd "$1" && pwd -P)
+	case $dir/ in
+	"$top"/) rel= ;;
+	"$top"/*) rel=${dir#"$top"/} ;;
+	*) return 0 ;;
+	esac
+	# Glob characters in the path stand for themselves.
+	rel=$(printf '%s' "$rel" | sed 's/[][*?{}\\]/\\&/g')
+	if [ -n "$rel" ]; then
+		printf '%s/**\n' "$rel"
+		return 0
+	fi
+	for f in context.md context.xml context.json result.json diff.patch diff.reduced.patch index.json query.txt outputs summary.md; do
+		printf '%s\n' "$f"
+	done
+}
+
+# reduce_diff IN OUT LIMIT writes to OUT the diff IN without the changes
+# of its largest files, dropped whole (the file's section, from its
+# "diff --git" line), largest first, until what remains is at most LIMIT
+# bytes; it prints how many files' changes it left out. The changes of
+# the other files are kept as they are: their context is the one the
+# whole diff gives them.
+reduce_diff() {
+	local sizes drops
+	sizes=$(mktemp)
+	drops=$(mktemp)
+	LC_ALL=C awk '/^diff --git /{n++} {s[n]+=length($0)+1} END{for(i=0;i<=n;i++) print s[i]+0, i}' "$1" >"$sizes"
+	LC_ALL=C sort -k1,1nr -k2,2n "$sizes" | LC_ALL=C awk -v limit="$3" '
+		{ size[NR] = $1; section[NR] = $2; total += $1 }
+		END { for (i = 1; i <= NR && total > limit; i++) if (section[i] > 0) { print section[i]; total -= size[i] } }' >"$drops"
+	LC_ALL=C awk -v drops="$drops" 'BEGIN { while ((getline d < drops) > 0) drop[d] = 1 } /^diff --git /{n++} !(n in drop)' "$1" >"$2"
+	wc -l <"$drops" | tr -d ' '
+	rm -f "$sizes" "$drops"
+}
+
+cmd_reduce_diff() {
+	[ $# -eq 2 ] || die "usage: review-bot.sh reduce-diff IN OUT"
+	reduce_diff "$1" "$2" "$max_diff"
+}
+
 # extra_args reads CTXLS_EXTRA_ARGS into the array extra, split and
 # unquoted by xargs (which expands nothing).
 extra_args() {
@@ -419,14 +480,34 @@ EOF
 	local range="$base...$head"
 	git_root -c core.quotePath=false diff --no-color --no-ext-diff --no-textconv --src-prefix=a/ --dst-prefix=b/ --relative \
 		"$range" -- >"$out_dir/diff.patch" || die "git diff $range failed"
-	local nfiles
+	local nfiles dsize left_out=0 context_diff="$out_dir/diff.patch" diff_line
 	nfiles=$(grep -c '^diff --git ' "$out_dir/diff.patch" || true)
+	diff_line="\`${mb:0:12}...${head:0:12}\` (merge base of \`$base_ref\`); files changed: $nfiles"
+	rm -f "$out_dir/diff.reduced.patch"
+	dsize=$(($(wc -c <"$out_dir/diff.patch")))
+	if [ "$dsize" -gt "$max_diff" ]; then
+		# Over what ctxls reads: the context is that of the diff without
+		# the changes of its largest files (generated, vendored or data
+		# files, most often, which the index leaves out anyway).
+		context_diff="$out_dir/diff.reduced.patch"
+		left_out=$(reduce_diff "$out_dir/diff.patch" "$context_diff" "$max_diff")
+		log "the diff $range is $dsize bytes, over the $max_diff ctxls reads: the context is for the diff without the changes of its $left_out largest files ($context_diff)"
+		diff_line="$diff_line; $((dsize >> 20)) MiB, over the 16 MiB ctxls reads: the context is for the diff without the changes of its $left_out largest files (\`diff.reduced.patch\`)"
+	fi
 
 	local args=(assemble --root "$root" --cache-dir "$index_dir" --encoding "$encoding" --budget "$budget"
 		--format "$format" --json)
-	if [ -s "$out_dir/diff.patch" ]; then
-		args+=(--diff "$range" --mode "$context_mode")
+	if [ -s "$context_diff" ]; then
+		if [ "$context_diff" != "$out_dir/diff.patch" ]; then
+			args+=(--diff-file "$context_diff" --mode "$context_mode")
+		else
+			args+=(--diff "$range" --mode "$context_mode")
+		fi
 	fi
+	local g
+	while IFS= read -r g; do
+		args+=(--exclude "$g")
+	done < <(own_globs "$out_dir")
 	if [ -n "${CTXLS_QUERY:-}" ]; then
 		printf '%s\n' "$CTXLS_QUERY" >"$out_dir/query.txt"
 		args+=(--query-file "$out_dir/query.txt")
@@ -437,10 +518,10 @@ EOF
 
 	local context="$out_dir/context.$ext" result="$out_dir/result.json" tokens parts files complete state ams
 	rm -f "$result"
-	if [ ! -s "$out_dir/diff.patch" ] && [ -z "${CTXLS_QUERY:-}" ]; then
+	if [ ! -s "$context_diff" ] && [ -z "${CTXLS_QUERY:-}" ]; then
 		# Nothing to retrieve for (ctxls assemble would refuse): an empty
 		# context and no result file.
-		log "the diff $range is empty: no context"
+		log "the diff $range is empty, or its files' changes are each over what ctxls reads: no context"
 		: >"$context"
 		result="" tokens=0 parts=0 files=0 complete=true state=$iroot ams=0
 	else
@@ -461,6 +542,8 @@ EOF
 	output context-file "$context"
 	output result-file "$result"
 	output diff-file "$out_dir/diff.patch"
+	output context-diff-file "$context_diff"
+	output diff-left-out "$left_out"
 	output tokens "$tokens"
 	output parts "$parts"
 	output index-complete "$complete"
@@ -471,7 +554,7 @@ EOF
 
 | | |
 | --- | --- |
-| diff | \`${mb:0:12}...${head:0:12}\` (merge base of \`$base_ref\`); files changed: $nfiles |
+| diff | $diff_line |
 | context | $tokens / $budget tokens ($encoding, $format): $parts parts from $files files, assembled in $ams ms |
 | index | $index_line |
 | cache restored | $restored |
@@ -484,8 +567,12 @@ prepare) cmd_prepare ;;
 install) cmd_install ;;
 install-release) cmd_install_release ;;
 run) cmd_run ;;
+reduce-diff)
+	shift
+	cmd_reduce_diff "$@"
+	;;
 *)
-	echo "usage: review-bot.sh prepare|install|install-release|run (see the comment at its top)" >&2
+	echo "usage: review-bot.sh prepare|install|install-release|run|reduce-diff (see the comment at its top)" >&2
 	exit 2
 	;;
 esac

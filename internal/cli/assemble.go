@@ -216,8 +216,18 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if *overlayDir != "" {
 		o := x.NewOverlay()
 		defer o.Close()
-		if err := overlayDiff(ctx, o, *overlayDir, req.Diff); err != nil {
+		skipped, err := overlayDiff(ctx, o, *overlayDir, req.Diff)
+		if err != nil {
 			return err
+		}
+		if *explain {
+			for _, s := range skipped {
+				why := s.Reason
+				if s.Detail != "" {
+					why += " " + s.Detail
+				}
+				fmt.Fprintf(env.Stderr, "overlay: %s left out: %s\n", s.Path, why)
+			}
 		}
 		var releaseOverlay func()
 		snap, releaseOverlay = o.Snapshot()

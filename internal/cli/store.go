@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -171,16 +171,23 @@ func storeError(err error) error {
 
 // overlayDiff lays the files diff touches, read from dir (a pull request's
 // checkout), over the stored index through o: changed and added files
-// with dir's content, deleted and renamed-away ones hidden.
-func overlayDiff(ctx context.Context, o *index.Overlay, dir, diff string) error {
+// with dir's content, deleted and renamed-away ones hidden. dir's files
+// are read as an index of dir would read them (index.Overlay.LayTree):
+// one the walk's rules refuse — a symbolic link out of dir or into .git,
+// a secret, an ignored file, one over the size limit — is hidden too,
+// and returned among the skipped.
+func overlayDiff(ctx context.Context, o *index.Overlay, dir, diff string) ([]index.Skipped, error) {
 	files, err := retrieve.ParseDiff(diff)
 	if err != nil {
-		return fmt.Errorf("--diff-file: %w", err)
+		return nil, fmt.Errorf("--diff-file: %w", err)
 	}
+	// The paths renamed away and deleted first, so that a path the diff
+	// both vacates and adds ends with dir's file.
+	var lay []string
 	for _, f := range files {
 		if f.OldPath != "" && f.OldPath != f.Path {
 			if err := o.Remove(f.OldPath); err != nil {
-				return fmt.Errorf("--overlay: %w", err)
+				return nil, fmt.Errorf("--overlay: %w", err)
 			}
 		}
 		if f.Path == "" {
@@ -188,18 +195,16 @@ func overlayDiff(ctx context.Context, o *index.Overlay, dir, diff string) error 
 		}
 		rel, err := retrieve.RootPath(dir, f.Path, "overlay")
 		if err != nil {
-			return fmt.Errorf("--overlay: the diff names %s: %w", f.Path, err)
+			return nil, fmt.Errorf("--overlay: the diff names %s: %w", f.Path, err)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("--overlay: %s is in the diff but not in %s (give the pull request's checkout)", rel, dir)
-		}
-		if err != nil {
-			return fmt.Errorf("--overlay: %w", err)
-		}
-		if err := o.Set(ctx, rel, b); err != nil {
-			return fmt.Errorf("--overlay: %w", err)
-		}
+		lay = append(lay, rel)
 	}
-	return nil
+	skipped, err := o.LayTree(ctx, dir, lay)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("--overlay: %w (give the pull request's checkout)", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--overlay: %w", err)
+	}
+	return skipped, nil
 }

@@ -50,7 +50,11 @@
 // counting and the analysis of each chunk's fields run on GOMAXPROCS
 // workers, each with its own Chunker. Overlays (open editor buffers)
 // override the disk in every answer until cleared. Single-file changes and overlays are admitted by
-// the walker's rules (ignore files, secrets, size, binary).
+// the walker's rules (ignore files, secrets, size, binary). Overlay.LayTree
+// lays the files of another checkout (a pull request's) over the index,
+// each read by the walker's rules for that tree (walk.Matcher.ReadFile),
+// so that a review sees what an index of that tree would hold and nothing
+// a link in it points at outside.
 //
 // A full build adds every document to one open segment of the store,
 // written once at the end (a background build seals one whenever it

@@ -2,10 +2,14 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"slices"
 	"sync"
+
+	"github.com/ctxls/ctxls/internal/index/walk"
 )
 
 // Overlay is one client's unsaved editor buffers over a shared Index: its
@@ -84,6 +88,51 @@ func (o *Overlay) Set(ctx context.Context, path string, content []byte) error {
 	o.files[p] = f
 	o.version++
 	return nil
+}
+
+// LayTree lays the files paths (slash paths relative to both roots) of
+// tree, another checkout of the indexed repository — a pull request's —
+// over the index, read and judged as an index of tree would read and judge
+// them: by the walk's rules with tree as the root (walk.Matcher.ReadFile:
+// its ignore files, secret names and content, the size limit, symbolic
+// links that stay inside tree and out of .git), with the index's own walk
+// options (the defaults for a store's checkout). A file they refuse is
+// hidden, as an index of tree would not hold it, and returned among the
+// skipped; nothing outside tree is read, and no file beyond the size limit.
+// A path that tree does not hold is an error wrapping fs.ErrNotExist.
+func (o *Overlay) LayTree(ctx context.Context, tree string, paths []string) ([]Skipped, error) {
+	opts := walk.Options{}
+	if wl, ok := o.x.set.Lister.(*WalkLister); ok {
+		opts = wl.Options
+		opts.Unchanged, opts.SkippedBefore = nil, nil
+	}
+	m, err := walk.NewMatcher(tree, opts)
+	if err != nil {
+		return nil, fmt.Errorf("lay %s: %w", tree, err)
+	}
+	var skipped []Skipped
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return skipped, fmt.Errorf("lay %s: %w", tree, err)
+		}
+		f, b, s, err := m.ReadFile(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return skipped, fmt.Errorf("%s is not in %s: %w", p, tree, fs.ErrNotExist)
+		case err != nil:
+			return skipped, fmt.Errorf("lay %s of %s: %w", p, tree, err)
+		case s != nil:
+			skipped = append(skipped, Skipped{Path: p, Reason: string(s.Reason), Detail: s.Detail})
+			if err := o.Remove(p); err != nil {
+				return skipped, err
+			}
+			continue
+		}
+		if err := o.Set(ctx, f.Path, b); err != nil {
+			return skipped, err
+		}
+	}
+	return skipped, nil
 }
 
 // Remove hides path from the client's view, as if the file were deleted

@@ -2,11 +2,14 @@
 // lists them (Walk) and judges single paths the same way (Matcher.Allowed
 // for editor buffers, Matcher.CheckFile for files on disk), so that a file
 // opened or edited in the editor is filtered exactly like the walk filtered
-// it. Every skipped path comes with a Reason for reporting and debugging.
+// it; Matcher.ReadFile reads one file of a tree the caller does not trust
+// (a pull request's checkout laid over an index) by the same rules, from
+// the file it judged and never beyond the size limit. Every skipped path
+// comes with a Reason for reporting and debugging.
 //
-// It is not for reading, chunking or watching files: it reads only the
-// first 8 KiB of each candidate file to sniff its content, and leaves
-// loading to the indexer. It does not consult git's index either: tracked
+// It is not for chunking or watching files: the walk reads only the first
+// 8 KiB of each candidate file to sniff its content, and leaves loading to
+// the indexer (ReadFile's single files aside). It does not consult git's index either: tracked
 // and untracked files are treated alike, by the ignore rules below.
 //
 // # Ignore rules

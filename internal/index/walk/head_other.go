@@ -24,3 +24,6 @@ func readFileHead(name string, buf []byte) (int, error) {
 	}
 	return n, err
 }
+
+// openRead opens name for reading.
+func openRead(name string) (*os.File, error) { return os.Open(name) }

@@ -4,6 +4,7 @@ package walk
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -51,4 +52,11 @@ func openFD(name string, flags int) (int, error) {
 		}
 		return fd, nil
 	}
+}
+
+// openRead opens name for reading; O_NONBLOCK keeps a file replaced by a
+// FIFO since its stat from blocking the open (ReadFile then finds it is
+// no regular file).
+func openRead(name string) (*os.File, error) {
+	return os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }

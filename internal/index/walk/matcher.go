@@ -543,44 +543,51 @@ func (m *Matcher) DirAllowed(relPath string) (bool, Reason) {
 // with ReasonUnreadable. Duplicates (the same file reached through
 // several paths) are a property of a whole walk and are not detected here.
 func (m *Matcher) CheckFile(relPath string) (File, *Skipped, error) {
+	f, _, s, err := m.checkPath(relPath)
+	return f, s, err
+}
+
+// checkPath is CheckFile; it also returns the stat result the file was
+// judged by (of the link's target for a symlink).
+func (m *Matcher) checkPath(relPath string) (File, fs.FileInfo, *Skipped, error) {
 	rel, ok := cleanRel(relPath)
 	if !ok {
-		return File{}, &Skipped{Path: filepath.ToSlash(relPath), Reason: ReasonOutsideRoot}, nil
+		return File{}, nil, &Skipped{Path: filepath.ToSlash(relPath), Reason: ReasonOutsideRoot}, nil
 	}
 	stack, included, s, err := m.ancestors(rel)
 	if err != nil || s != nil {
-		return File{}, s, err
+		return File{}, nil, s, err
 	}
 	// Symlinks among the ancestors, as the walk would have met them.
 	realDir, dir, t := m.resolveDirs(rel)
 	switch {
 	case dir == "":
 	case t.err != nil:
-		return File{}, &Skipped{Path: dir, Reason: ReasonUnreadable, Detail: t.err.Error()}, nil
+		return File{}, nil, &Skipped{Path: dir, Reason: ReasonUnreadable, Detail: t.err.Error()}, nil
 	case t.reason != "":
-		return File{}, &Skipped{Path: dir, Reason: t.reason, Detail: t.detail}, nil
+		return File{}, nil, &Skipped{Path: dir, Reason: t.reason, Detail: t.detail}, nil
 	default:
-		return File{}, &Skipped{Path: dir, Reason: ReasonUnreadable, Detail: "not a directory"}, nil
+		return File{}, nil, &Skipped{Path: dir, Reason: ReasonUnreadable, Detail: "not a directory"}, nil
 	}
 	name := path.Base(rel)
 	abs := filepath.Join(m.root, filepath.FromSlash(rel))
 	t = m.resolve(abs, realDir)
 	if errors.Is(t.err, fs.ErrNotExist) {
-		return File{}, nil, fmt.Errorf("walk: %w", t.err)
+		return File{}, nil, nil, fmt.Errorf("walk: %w", t.err)
 	} else if t.err != nil {
-		return File{}, &Skipped{Path: rel, Reason: ReasonUnreadable, Detail: t.err.Error()}, nil
+		return File{}, nil, &Skipped{Path: rel, Reason: ReasonUnreadable, Detail: t.err.Error()}, nil
 	}
 	if r, detail, _ := m.checkEntry(stack, rel, name, t.isDir, included); r != "" {
-		return File{}, &Skipped{Path: rel, Reason: r, Detail: detail}, nil
+		return File{}, nil, &Skipped{Path: rel, Reason: r, Detail: detail}, nil
 	}
 	if t.reason != "" {
-		return File{}, &Skipped{Path: rel, Reason: t.reason, Detail: t.detail}, nil
+		return File{}, nil, &Skipped{Path: rel, Reason: t.reason, Detail: t.detail}, nil
 	}
 	if t.isDir {
-		return File{}, nil, fmt.Errorf("walk: %s is a directory", rel)
+		return File{}, nil, nil, fmt.Errorf("walk: %s is a directory", rel)
 	}
 	f, skipped := m.checkFile(rel, name, abs, t.real, t.info, make([]byte, sniffSize))
-	return f, skipped, nil
+	return f, t.info, skipped, nil
 }
 
 // resolveDirs follows the ancestor directories of rel (a clean slash path)
