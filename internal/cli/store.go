@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctxls/ctxls/internal/history"
@@ -163,7 +164,7 @@ func runStore(ctx context.Context, args []string, env Env) error {
 			return enc.Encode(list)
 		}
 		for _, r := range list {
-			fmt.Fprintf(env.Stdout, "%s\tgeneration %d\t%d files\t%.1f MB\t%s\n", r.Name, r.Generation, r.Files, float64(r.Bytes)/1e6, r.Updated)
+			fmt.Fprintf(env.Stdout, "%s\tgeneration %d\t%d files\t%.1f MB\t%s\n", printableName(r.Name), r.Generation, r.Files, float64(r.Bytes)/1e6, r.Updated)
 		}
 		return nil
 	case "token":
@@ -183,6 +184,18 @@ func runStore(ctx context.Context, args []string, env Env) error {
 		return st.RevokeToken(ctx, *name)
 	}
 	return &usageError{storeUsage, fmt.Sprintf("unknown store command %q", args[0])}
+}
+
+// printableName returns a repository's name as the store holds it when it
+// is one that ctxls writes (pgstore.CheckRepoName), else quoted with
+// every control and non-ASCII character escaped: a row written into the
+// store by other means must not reach a terminal's escape sequences
+// (clearing the screen, writing the clipboard, forging lines).
+func printableName(name string) string {
+	if pgstore.CheckRepoName(name) == nil {
+		return name
+	}
+	return strconv.QuoteToASCII(name)
 }
 
 // storeError says what to do about a store's refusal.

