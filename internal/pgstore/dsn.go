@@ -213,8 +213,21 @@ func Redact(dsn string) string {
 }
 
 // HasPassword reports whether the connection string dsn itself holds a
-// password (or a client key's passphrase).
-func HasPassword(dsn string) bool { return len(secretSpans(dsn)) > 0 }
+// password (or a client key's passphrase). A keyword/value string that
+// stops parsing holds one when the rest names one.
+func HasPassword(dsn string) bool {
+	dsn = strings.TrimSpace(dsn)
+	if _, ok := isURL(dsn); ok {
+		return len(secretSpans(dsn)) > 0
+	}
+	pairs, bad := keywordPairs(dsn)
+	for _, p := range pairs {
+		if secretKey(p.key) && p.end > p.start {
+			return true
+		}
+	}
+	return bad >= 0 && strings.Contains(strings.ToLower(dsn[bad:]), "password")
+}
 
 // secrets returns the secrets of dsn as they may appear in a message: as
 // written, and decoded (percent-decoded, quotes and escapes removed).
