@@ -30,20 +30,23 @@ say() { printf '\n== %s\n' "$*"; }
 
 say "the store: PostgreSQL"
 pg_start "$work/pg"
-store=$pg_url
+# Its connection string goes in a file only its owner reads (/etc/ctxls/store
+# on a real machine), never on a command line, which every user sees. On
+# loopback no TLS; across machines sslmode=verify-full (docs/deploy.md).
+(umask 077 && printf '%s?sslmode=disable\n' "$pg_url" >"$work/store")
 
 say "the indexer publishes this repository as ctxls/ctxls"
-"$bin" index --root . --cache-dir "$work/indexer" --store "$store" --repo ctxls/ctxls --store-vectors
+"$bin" index --root . --cache-dir "$work/indexer" --store-file "$work/store" --repo ctxls/ctxls --store-vectors
 
 say "a token for a bot that may read ctxls/ctxls"
-token=$("$bin" store token --store "$store" --name example-bot --repos ctxls/ctxls)
+token=$(CTXLS_STORE_FILE=$work/store "$bin" store token --name example-bot --repos ctxls/ctxls)
 echo "${token:0:12}…"
 
 say "two replicas"
 port() { echo $((20000 + RANDOM % 20000)); }
 p1=$(port) p2=$(port) plb=$(port)
 for p in "$p1" "$p2"; do
-	"$bin" mcp --http "127.0.0.1:$p" --store "$store" --cache-dir "$work/replica-$p" --log "$work/replica-$p.log" &
+	"$bin" mcp --http "127.0.0.1:$p" --store-file "$work/store" --cache-dir "$work/replica-$p" --log "$work/replica-$p.log" &
 	pids+=($!)
 done
 

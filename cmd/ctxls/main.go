@@ -19,6 +19,11 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A launcher killed without a chance to forward a signal ends ctxls
+	// too (parent.go).
+	ctx, orphaned := context.WithCancel(ctx)
+	defer orphaned()
+	watchParent(ctx, orphaned, os.Stderr)
 	args := os.Args[1:]
 	// CTXLS_CPUPROFILE=FILE writes a CPU profile of the whole run (for
 	// docs/benchmarks.md: what a process spends its start-up on).

@@ -26,7 +26,7 @@ import (
 
 const mcpUsage = `usage: ctxls mcp [--root DIR]... [--cache-dir DIR] [--log FILE] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]
        ctxls mcp --http ADDR [--token-file F] [--allow-remote] [--root DIR]... [--cache-dir DIR] [--log FILE]
-       ctxls mcp [--http ADDR [--allow-remote]] --store URL [--cache-dir DIR] [--log FILE]
+       ctxls mcp [--http ADDR [--allow-remote]] (--store URL | --store-file F) [--cache-dir DIR] [--log FILE]
 
 Runs the ctxls MCP server for coding assistants: tools assemble_context,
 expand_context, find_symbol and index_status over stdin/stdout (newline-
@@ -71,7 +71,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	epConfig := semantic.EndpointFlags(fs)
 	allowRemote := fs.Bool("allow-remote", false, "with --http: accept an ADDR that is not loopback (clients still need the token)")
 	tokenFile := fs.String("token-file", "", "with --http: read the token clients must send from `FILE` (mode 0600; default $"+access.EnvTokenFile+", else a generated file)")
-	storeURL := fs.String("store", "", "serve the repositories of an index store (postgres://user@host:port/database) instead of roots: calls name a repository (repo); over HTTP, clients send a token made by ctxls store token and read what it grants; --cache-dir is where checkouts are kept")
+	storeSrc := pgstore.SourceFlags(fs, "serve the repositories of an index store (postgres://user@host:port/database) instead of roots: calls name a repository (repo); over HTTP, clients send a token made by ctxls store token and read what it grants; --cache-dir is where checkouts are kept")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -99,17 +99,17 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			return 2
 		}
 	}
-	if *storeURL != "" && len(roots) > 0 {
+	if storeSrc.Named() && len(roots) > 0 {
 		fmt.Fprintf(stderr, "ctxls mcp: give --root or --store, not both\n%s", mcpUsage)
 		return 2
 	}
-	if *storeURL != "" && *tokenFile != "" {
+	if storeSrc.Named() && *tokenFile != "" {
 		fmt.Fprintf(stderr, "ctxls mcp: with --store, clients send the store's tokens (ctxls store token): no --token-file\n%s", mcpUsage)
 		return 2
 	}
 	var store *pgstore.Store
-	if *storeURL != "" {
-		st, code := openStore(ctx, "mcp", *storeURL, stderr)
+	if storeSrc.Named() {
+		st, code := openStore(ctx, "mcp", storeSrc, stderr)
 		if st == nil {
 			return code
 		}

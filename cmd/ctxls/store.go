@@ -98,16 +98,26 @@ func mcpGrant(req *sdk.CallToolRequest) (*pgstore.Grant, error) {
 	return nil, errors.New("no token: this call reads nothing")
 }
 
-// openStore connects a server to the store its --store flag names. On
-// failure it says why on stderr and returns the exit status: 2 when the
-// URL does not parse, 1 otherwise.
-func openStore(ctx context.Context, command, url string, stderr io.Writer) (*pgstore.Store, int) {
-	st, err := pgstore.Open(ctx, url)
+// openStore connects a server to the store its --store or --store-file
+// flag names. On failure it says why on stderr, never with a password,
+// and returns the exit status: 2 when the connection string cannot be had
+// or does not parse, 1 otherwise. A password in --store draws a warning:
+// the process list shows it to every user of the machine.
+func openStore(ctx context.Context, command string, src *pgstore.Source, stderr io.Writer) (*pgstore.Store, int) {
+	dsn, from, err := src.DSN(false)
+	if err != nil {
+		fmt.Fprintf(stderr, "ctxls %s: %v\n", command, err)
+		return nil, 2
+	}
+	if src.Exposed() {
+		fmt.Fprintf(stderr, "ctxls %s: warning: --store holds a password, which every user of this machine can read in the process list: give it in --store-file or a .pgpass file instead (docs/deploy.md)\n", command)
+	}
+	st, err := pgstore.Open(ctx, dsn)
 	if err == nil {
 		return st, 0
 	}
-	fmt.Fprintf(stderr, "ctxls %s: --store: %v\n", command, err)
-	if ue := (*pgstore.URLError)(nil); errors.As(err, &ue) {
+	fmt.Fprintf(stderr, "ctxls %s: %s: %v\n", command, from, err)
+	if errors.As(err, new(*pgstore.URLError)) || errors.As(err, new(*pgstore.SourceError)) {
 		return nil, 2
 	}
 	return nil, 1

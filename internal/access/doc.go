@@ -24,11 +24,12 @@
 //     caller prints that path and removes the file when it stops. A token
 //     file is refused when other users may read or write it (any of the
 //     permission bits 0077; `chmod 600 FILE` fixes it — the check is skipped
-//     on Windows), when it is empty, when the token is shorter than
-//     MinTokenLen or holds characters other than visible ASCII (it must fit
-//     a JSON string and an HTTP header unchanged). Surrounding white space,
-//     a final newline included, is trimmed. TokenEqual compares in constant
-//     time; an empty expected token matches nothing.
+//     on Windows; package secretfile makes these checks), when it is empty,
+//     when the token is shorter than MinTokenLen or holds characters other
+//     than visible ASCII (it must fit a JSON string and an HTTP header
+//     unchanged). Surrounding white space, a final newline included, is
+//     trimmed. TokenEqual compares in constant time; an empty expected token
+//     matches nothing.
 //
 //   - Allowed roots. Roots holds the directories a server was started with
 //     (--root, repeatable; the working directory by default), absolute and

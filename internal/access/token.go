@@ -6,12 +6,13 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/ctxls/ctxls/internal/secretfile"
 )
 
 // EnvTokenFile names the token file when no --token-file flag does.
@@ -85,30 +86,12 @@ func LoadToken(file string) (string, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w %s: %s", ErrBadTokenFile, file, fmt.Sprintf(format, args...))
 	}
-	f, err := openTokenFile(file)
+	data, err := secretfile.Read(file, maxTokenFileSize)
+	if r := (*secretfile.Refusal)(nil); errors.As(err, &r) {
+		return "", bad("%s", r.Reason)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBadTokenFile, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrBadTokenFile, err)
-	}
-	if !st.Mode().IsRegular() {
-		return "", bad("not a regular file (%s)", fileKind(st.Mode()))
-	}
-	if err := checkTokenOwner(st); err != nil {
-		return "", bad("%v", err)
-	}
-	if perm := st.Mode().Perm(); perm&0o077 != 0 && runtime.GOOS != "windows" {
-		return "", bad("other users may read or change it (mode %04o); run chmod 600 %s", perm, file)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileSize+1))
-	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrBadTokenFile, err)
-	}
-	if len(data) > maxTokenFileSize {
-		return "", bad("larger than %d bytes", maxTokenFileSize)
 	}
 	tok := strings.TrimSpace(string(data))
 	switch {
@@ -123,21 +106,6 @@ func LoadToken(file string) (string, error) {
 		}
 	}
 	return tok, nil
-}
-
-// fileKind names a file's type for a refusal.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a directory"
-	}
-	return "not a plain file"
 }
 
 // NewToken returns a fresh random token: 32 bytes from crypto/rand,

@@ -21,7 +21,7 @@ import (
 	ws "github.com/ctxls/ctxls/internal/workspace"
 )
 
-const assembleUsage = `ctxls assemble (--root DIR | --store URL --repo NAME [--repo NAME]... [--overlay DIR]) [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--mode related|review] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M [--embeddings-dimensions N] [--embeddings-key-env VAR]]] [--explain]`
+const assembleUsage = `ctxls assemble (--root DIR | [--store URL | --store-file F] --repo NAME [--repo NAME]... [--overlay DIR]) [--query TEXT | --query-file F] [--focus PATH:LINE[:COL]] [--diff REV | --diff-file F|-] [--budget N] [--per-file N] [--per-part N] [--encoding E] [--format markdown|xml|json] [--json] [--strategy grouped|interleaved|score] [--mode related|review] [--include GLOB]... [--exclude GLOB]... [--weights CH=W,…] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M [--embeddings-dimensions N] [--embeddings-key-env VAR]]] [--explain]`
 
 // ResultSchemaVersion is the version of docs/result.schema.json that the
 // JSON result of `ctxls assemble --json` (or --format json) follows; the
@@ -58,7 +58,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	useHistory := fs.Bool("git-history", true, "use the root's git history: files changed with the diff's, files changed often and lately (read once, cached with the index)")
 	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from the root itself, stored with the index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")
 	epConfig := semantic.EndpointFlags(fs)
-	storeURL := fs.String("store", "", "answer from a PostgreSQL store of indexes (postgres://user@host:port/database) instead of a root: name the repository with --repo; --cache-dir is then where checkouts are kept")
+	storeSrc := pgstore.SourceFlags(fs, "answer from a PostgreSQL store of indexes (postgres://user@host:port/database; with --repo and no --store or --store-file, $CTXLS_STORE_FILE or $CTXLS_STORE) instead of a root: name the repository with --repo; --cache-dir is then where checkouts are kept")
 	overlayDir := fs.String("overlay", "", "with --store and --diff-file: read the diff's files from this directory (a pull request's checkout) and lay them over the stored index in memory: a review bot's context with no index of its own")
 	var repoNames multiFlag
 	fs.Var(&repoNames, "repo", "the repository of --store to answer for; repeated (or '*': every one), one context across them, each repository's paths under its name")
@@ -71,12 +71,15 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	var dir string
 	var src ws.StoreSource
 	var single *pgstore.Checkout // src when it is one repository's
-	if *storeURL != "" || len(repoNames) > 0 {
+	if storeSrc.Named() || len(repoNames) > 0 {
+		dsn, from, err := storeDSN(storeSrc, len(repoNames) > 0, assembleUsage)
 		switch {
+		case err != nil:
+			return err
 		case *root != "":
 			return &usageError{assembleUsage, "give --root or --store, not both"}
-		case *storeURL == "":
-			return &usageError{assembleUsage, "--repo needs --store"}
+		case dsn == "":
+			return &usageError{assembleUsage, "--repo needs --store (or --store-file, $" + pgstore.EnvStoreFile + ", $" + pgstore.EnvStore + ")"}
 		case len(repoNames) == 0:
 			return &usageError{assembleUsage, "--store needs --repo NAME"}
 		case *diffRev != "":
@@ -93,7 +96,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 				return &usageError{assembleUsage, err.Error()}
 			}
 		}
-		st, err := openStore(ctx, *storeURL, assembleUsage)
+		st, err := openStore(ctx, storeSrc, dsn, from, assembleUsage, env)
 		if err != nil {
 			return err
 		}

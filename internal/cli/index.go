@@ -14,7 +14,7 @@ import (
 	"github.com/ctxls/ctxls/internal/semantic"
 )
 
-const indexUsage = `ctxls index --root DIR [--store URL --repo NAME [--store-vectors]] [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]`
+const indexUsage = `ctxls index --root DIR [[--store URL | --store-file F] --repo NAME [--store-vectors]] [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]`
 
 func runIndex(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("index")
@@ -26,7 +26,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	useHistory := fs.Bool("git-history", true, "also read the root's git history into its cache beside the index (false: leave it)")
 	embeddings := fs.String("embeddings", semantic.DefaultMode, "also compute the semantic channel's vectors, stored beside the index: workspace (learned from the root itself), endpoint (asked of an embeddings service, --embeddings-endpoint …) or off")
 	epConfig := semantic.EndpointFlags(fs)
-	storeURL := fs.String("store", "", "then publish the index into this PostgreSQL store (postgres://user@host:port/database) as --repo's next generation")
+	storeSrc := pgstore.SourceFlags(fs, "then publish the index into this PostgreSQL store (postgres://user@host:port/database; with --repo and no --store or --store-file, $CTXLS_STORE_FILE or $CTXLS_STORE) as --repo's next generation")
 	repoName := fs.String("repo", "", "the repository's name in --store (letters, digits, . _ - /)")
 	storeVectors := fs.Bool("store-vectors", false, "with --store: publish the semantic channel's vectors too (they change whole with any change to the tree; without them each replica computes its own)")
 	if help, err := parseFlags(fs, args, indexUsage, env); help || err != nil {
@@ -36,17 +36,21 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	if (*storeURL == "") != (*repoName == "") {
-		return &usageError{indexUsage, "give --store and --repo together"}
+	dsn, from, err := storeDSN(storeSrc, *repoName != "", indexUsage)
+	if err != nil {
+		return err
+	}
+	if (dsn == "") != (*repoName == "") {
+		return &usageError{indexUsage, "give --store and --repo together (or --repo with --store-file, $" + pgstore.EnvStoreFile + " or $" + pgstore.EnvStore + ")"}
 	}
 	var st *pgstore.Store
-	if *storeURL != "" {
+	if dsn != "" {
 		if err := pgstore.CheckRepoName(*repoName); err != nil {
 			return &usageError{indexUsage, err.Error()}
 		}
 		// Connect first: a store that cannot be reached fails before the
 		// build, not after it.
-		if st, err = openStore(ctx, *storeURL, indexUsage); err != nil {
+		if st, err = openStore(ctx, storeSrc, dsn, from, indexUsage, env); err != nil {
 			return err
 		}
 		defer st.Close()

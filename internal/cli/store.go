@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctxls/ctxls/internal/history"
@@ -18,16 +19,36 @@ import (
 	ws "github.com/ctxls/ctxls/internal/workspace"
 )
 
-// openStore connects to the store at url; errors name the flag, and a
-// URL that does not parse is bad usage (of usage).
-func openStore(ctx context.Context, url, usage string) (*pgstore.Store, error) {
-	st, err := pgstore.Open(ctx, url)
-	var ue *pgstore.URLError
-	if errors.As(err, &ue) {
-		return nil, &usageError{usage, "--store: " + ue.Error()}
+// storeDSN returns the connection string src gives and where it came
+// from (with env, for a command that always reads a store, the
+// environment's when no flag gives one); a connection string that cannot
+// be had is bad usage (of usage).
+func storeDSN(src *pgstore.Source, env bool, usage string) (dsn, from string, err error) {
+	dsn, from, err = src.DSN(env)
+	if se := (*pgstore.SourceError)(nil); errors.As(err, &se) {
+		return "", "", &usageError{usage, se.Error()}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("--store: %w (is the store's server up, and the URL right?)", err)
+	return dsn, from, err
+}
+
+// openStore connects to the store at dsn, which from gave; errors name
+// from, and a connection string that does not parse is bad usage (of
+// usage). A password in --store draws a warning: the process list shows
+// it to every user of the machine.
+func openStore(ctx context.Context, src *pgstore.Source, dsn, from, usage string, env Env) (*pgstore.Store, error) {
+	if src.Exposed() {
+		fmt.Fprintf(env.Stderr, "ctxls: warning: --store holds a password, which every user of this machine can read in the process list: give it in --store-file, $%s or a .pgpass file instead (docs/deploy.md)\n", pgstore.EnvStore)
+	}
+	st, err := pgstore.Open(ctx, dsn)
+	var ue *pgstore.URLError
+	var se *pgstore.SourceError
+	switch {
+	case errors.As(err, &ue):
+		return nil, &usageError{usage, from + ": " + ue.Error()}
+	case errors.As(err, &se):
+		return nil, &usageError{usage, from + ": " + se.Error()}
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w (is the store's server up, and the connection string right?)", from, err)
 	}
 	return st, nil
 }
@@ -100,7 +121,8 @@ func publish(ctx context.Context, st *pgstore.Store, repo string, x *index.Index
 	return st.Publish(ctx, repo, snap, po)
 }
 
-const storeUsage = `ctxls store repos --store URL [--json] | ctxls store token --store URL --name NAME --repos A,B|'*' | ctxls store revoke --store URL --name NAME`
+const storeUsage = `ctxls store repos STORE [--json] | ctxls store token STORE --name NAME --repos A,B|'*' | ctxls store revoke STORE --name NAME
+  STORE: --store URL | --store-file FILE | $CTXLS_STORE_FILE | $CTXLS_STORE`
 
 // runStore runs `ctxls store …`: the store's repositories and tokens.
 func runStore(ctx context.Context, args []string, env Env) error {
@@ -108,17 +130,21 @@ func runStore(ctx context.Context, args []string, env Env) error {
 		return &usageError{storeUsage, "give a store command: repos, token or revoke"}
 	}
 	fs := newFlagSet("store " + args[0])
-	url := fs.String("store", "", "the store: postgres://user@host:port/database")
+	src := pgstore.SourceFlags(fs, "the store: postgres://user@host:port/database")
 	name := fs.String("name", "", "the token's name")
 	repos := fs.String("repos", "", "the repositories a token grants, comma-separated ('*': every one)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if help, err := parseFlags(fs, args[1:], storeUsage, env); help || err != nil {
 		return err
 	}
-	if *url == "" {
-		return &usageError{storeUsage, "--store is required"}
+	dsn, from, err := storeDSN(src, true, storeUsage)
+	if err != nil {
+		return err
 	}
-	st, err := openStore(ctx, *url, storeUsage)
+	if dsn == "" {
+		return &usageError{storeUsage, "--store is required (or --store-file, $" + pgstore.EnvStoreFile + ", $" + pgstore.EnvStore + ")"}
+	}
+	st, err := openStore(ctx, src, dsn, from, storeUsage, env)
 	if err != nil {
 		return err
 	}
@@ -138,7 +164,7 @@ func runStore(ctx context.Context, args []string, env Env) error {
 			return enc.Encode(list)
 		}
 		for _, r := range list {
-			fmt.Fprintf(env.Stdout, "%s\tgeneration %d\t%d files\t%.1f MB\t%s\n", r.Name, r.Generation, r.Files, float64(r.Bytes)/1e6, r.Updated)
+			fmt.Fprintf(env.Stdout, "%s\tgeneration %d\t%d files\t%.1f MB\t%s\n", printableName(r.Name), r.Generation, r.Files, float64(r.Bytes)/1e6, r.Updated)
 		}
 		return nil
 	case "token":
@@ -158,6 +184,18 @@ func runStore(ctx context.Context, args []string, env Env) error {
 		return st.RevokeToken(ctx, *name)
 	}
 	return &usageError{storeUsage, fmt.Sprintf("unknown store command %q", args[0])}
+}
+
+// printableName returns a repository's name as the store holds it when it
+// is one that ctxls writes (pgstore.CheckRepoName), else quoted with
+// every control and non-ASCII character escaped: a row written into the
+// store by other means must not reach a terminal's escape sequences
+// (clearing the screen, writing the clipboard, forging lines).
+func printableName(name string) string {
+	if pgstore.CheckRepoName(name) == nil {
+		return name
+	}
+	return strconv.QuoteToASCII(name)
 }
 
 // storeError says what to do about a store's refusal.

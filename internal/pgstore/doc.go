@@ -23,4 +23,12 @@
 // NewChunker come from the manifest), so that a context assembled from the
 // store is the one a local index of the same tree gives, byte for byte. A
 // later generation updates the checkout by what changed.
+//
+// The connection string is a credential (source.go, dsn.go): Source reads
+// it from --store, --store-file or the environment ($CTXLS_STORE_FILE,
+// $CTXLS_STORE), a file only when only its owner may read it (package
+// secretfile); Open takes a missing password from PostgreSQL's password
+// file, refused as well when others may read it; and no error Open returns
+// says a password, in any of the forms a connection string holds one
+// (Redact).
 package pgstore

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,12 +24,19 @@ type Store struct {
 // ConnectTimeout bounds how long Open waits for the server.
 const ConnectTimeout = 10 * time.Second
 
-// Open connects to the database at url (postgres://user@host:port/db?…)
-// and creates ctxls's tables when they are missing.
-func Open(ctx context.Context, rawURL string) (*Store, error) {
-	cfg, err := pgxpool.ParseConfig(rawURL)
+// Open connects to the database that the connection string dsn names
+// (postgres://user@host:port/db?…, or host=… dbname=…) and creates
+// ctxls's tables when they are missing. A password missing from dsn is
+// taken from $PGPASSWORD or the PostgreSQL password file
+// ($PGPASSFILE, ~/.pgpass), which must be one only its owner may read
+// (checkPassfile). No error says a password of dsn: each is redacted.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, &URLError{Err: err}
+		return nil, parseError(err, dsn)
+	}
+	if err := checkPassfile(dsn); err != nil {
+		return nil, err
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > ConnectTimeout {
 		cfg.ConnConfig.ConnectTimeout = ConnectTimeout
@@ -41,12 +47,12 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool { return p.IdleDuration > 50*time.Millisecond }
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", redact(rawURL), err)
+		return nil, &scrubbed{err: fmt.Errorf("store %s: %w", Redact(dsn), err), dsn: dsn}
 	}
 	s := &Store{pool: pool, id: fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("store %s: %w", redact(rawURL), err)
+		return nil, &scrubbed{err: fmt.Errorf("store %s: %w", Redact(dsn), err), dsn: dsn}
 	}
 	return s, nil
 }
@@ -54,25 +60,14 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 // Close closes the pool.
 func (s *Store) Close() { s.pool.Close() }
 
-// URLError is a store URL that does not parse.
+// URLError is a connection string that does not parse (its message
+// redacted).
 type URLError struct{ Err error }
 
 func (e *URLError) Error() string {
-	return fmt.Sprintf("not a PostgreSQL URL (postgres://user@host:port/database): %v", e.Err)
+	return fmt.Sprintf("not a PostgreSQL connection string (postgres://user@host:port/database, or host=… dbname=…): %v", e.Err)
 }
 func (e *URLError) Unwrap() error { return e.Err }
-
-// redact returns u without its password, for messages.
-func redact(u string) string {
-	p, err := url.Parse(u)
-	if err != nil || p.User == nil {
-		return u
-	}
-	if _, ok := p.User.Password(); ok {
-		p.User = url.UserPassword(p.User.Username(), "xxxxx")
-	}
-	return p.String()
-}
 
 // ErrNoRepo is returned (wrapped) for a repository the store does not
 // have, or one the caller may not read: the two are not told apart.

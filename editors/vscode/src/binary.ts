@@ -27,17 +27,17 @@ function isExecutableFile(p: string, platform: NodeJS.Platform): boolean {
 
 /**
  * findBinary resolves the server binary. SETTING is the "ctxls.path" value:
- * a bare name is looked up on PATH (with PATHEXT on Windows); a path
- * (absolute, or relative to WORKSPACE) is used as it is. Empty means the
- * binary the extension carries (BUNDLED, when it is an executable file),
- * else "ctxls" on PATH. When nothing executable is found, message says
- * what was looked for and how to install ctxls.
+ * a bare name is looked up on PATH (with PATHEXT on Windows); an absolute
+ * path (or ~/…) is used as it is. A relative path is refused: it would run
+ * a file of whatever folder is open (a repository's own ./bin/ctxls).
+ * Empty means the binary the extension carries (BUNDLED, when it is an
+ * executable file), else "ctxls" on PATH. When nothing executable is found,
+ * message says what was looked for and how to install ctxls.
  */
 export function findBinary(
   setting: string | undefined,
   env: NodeJS.ProcessEnv,
   platform: NodeJS.Platform = process.platform,
-  workspace?: string,
   bundled?: string,
 ): BinaryLookup {
   const explicit = setting !== undefined && setting.trim() !== "";
@@ -46,11 +46,19 @@ export function findBinary(
   const expanded = name.startsWith("~/") && env.HOME ? path.join(env.HOME, name.slice(2)) : name;
   const exts = platform === "win32" ? (env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").concat([""]) : [""];
   if (expanded.includes("/") || (platform === "win32" && expanded.includes("\\"))) {
-    const p = path.isAbsolute(expanded) || !workspace ? expanded : path.join(workspace, expanded);
-    for (const ext of exts) {
-      if (isExecutableFile(p + ext, platform)) return { found: true, path: p + ext };
+    const absolute = platform === "win32" ? path.win32.isAbsolute(expanded) : path.posix.isAbsolute(expanded);
+    if (!absolute) {
+      return {
+        found: false,
+        message: missingMessage(
+          `"${expanded}" (the ctxls.path setting) is a relative path, which would run a file of the open folder: give an absolute path, or a name on PATH`,
+        ),
+      };
     }
-    return { found: false, message: missingMessage(`"${p}" (the ctxls.path setting) is not an executable file`) };
+    for (const ext of exts) {
+      if (isExecutableFile(expanded + ext, platform)) return { found: true, path: expanded + ext };
+    }
+    return { found: false, message: missingMessage(`"${expanded}" (the ctxls.path setting) is not an executable file`) };
   }
   const dirs = (env.PATH ?? "").split(path.delimiter).filter((d) => d !== "");
   for (const dir of dirs) {

@@ -140,13 +140,9 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   const cfg = vscode.workspace.getConfiguration(SECTION);
   const ws = vscode.workspace.workspaceFolders?.[0]?.uri;
   const bundled = path.join(context.extensionPath, "bin", process.platform === "win32" ? "ctxls.exe" : "ctxls");
-  const bin = findBinary(
-    cfg.get<string>("path"),
-    process.env,
-    process.platform,
-    ws?.scheme === "file" ? ws.fsPath : undefined,
-    bundled,
-  );
+  // ctxls.path is a machine setting: a workspace's .vscode/settings.json
+  // cannot choose the program this extension runs.
+  const bin = findBinary(cfg.get<string>("path"), process.env, process.platform, bundled);
   if (!bin.found) {
     status.failed(bin.message);
     render();

@@ -123,6 +123,16 @@ test("package.json declares every setting and command the extension uses", () =>
   assert.equal(pkg.engines.vscode, "^1.91.0");
 });
 
+test("a workspace's settings cannot choose the program run, the embeddings service or the key sent to it", () => {
+  // Settings of scope "machine" are read from the user's settings only: a
+  // repository's .vscode/settings.json cannot set them, trusted or not.
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
+  const props = pkg.contributes.configuration.properties;
+  for (const key of ["ctxls.path", "ctxls.embeddingsEndpoint.url", "ctxls.embeddingsEndpoint.keyEnv"]) {
+    assert.equal(props[key].scope, "machine", `${key}: scope ${props[key].scope}`);
+  }
+});
+
 test("the binary: from PATH, from the setting, and a message with the install command when missing", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ctxls-bin-"));
   const bin = path.join(dir, "ctxls");
@@ -132,7 +142,13 @@ test("the binary: from PATH, from the setting, and a message with the install co
     assert.deepEqual(findBinary(undefined, { PATH: `/nonexistent${path.delimiter}${dir}` }, "linux"), { found: true, path: bin });
     assert.deepEqual(findBinary("", { PATH: dir }, "linux"), { found: true, path: bin });
     assert.deepEqual(findBinary(bin, { PATH: "" }, "linux"), { found: true, path: bin });
-    assert.deepEqual(findBinary("./ctxls", { PATH: "" }, "linux", dir), { found: true, path: bin });
+    // A relative path would run a file of the open folder: refused.
+    for (const rel of ["./ctxls", "bin/ctxls", "../ctxls"]) {
+      const r = findBinary(rel, { PATH: dir }, "linux");
+      assert.equal(r.found, false, rel);
+      assert.match(r.found ? "" : r.message, /relative path/);
+    }
+    assert.equal(findBinary("bin\\ctxls.exe", { PATH: "" }, "win32").found, false);
     const missing = findBinary(undefined, { PATH: "/nonexistent" }, "linux");
     assert.equal(missing.found, false);
     const msg = missing.found ? "" : missing.message;
@@ -147,11 +163,11 @@ test("the binary: from PATH, from the setting, and a message with the install co
     // passed over.
     const carried = path.join(dir, "carried");
     fs.writeFileSync(carried, "#!/bin/sh\n", { mode: 0o755 });
-    assert.deepEqual(findBinary("", { PATH: dir }, "linux", undefined, carried), { found: true, path: carried });
-    assert.deepEqual(findBinary(undefined, { PATH: "" }, "linux", undefined, carried), { found: true, path: carried });
-    assert.deepEqual(findBinary(bin, { PATH: "" }, "linux", undefined, carried), { found: true, path: bin });
-    assert.deepEqual(findBinary("", { PATH: dir }, "linux", undefined, path.join(dir, "notexec")), { found: true, path: bin });
-    assert.deepEqual(findBinary("", { PATH: dir }, "linux", undefined, path.join(dir, "absent")), { found: true, path: bin });
+    assert.deepEqual(findBinary("", { PATH: dir }, "linux", carried), { found: true, path: carried });
+    assert.deepEqual(findBinary(undefined, { PATH: "" }, "linux", carried), { found: true, path: carried });
+    assert.deepEqual(findBinary(bin, { PATH: "" }, "linux", carried), { found: true, path: bin });
+    assert.deepEqual(findBinary("", { PATH: dir }, "linux", path.join(dir, "notexec")), { found: true, path: bin });
+    assert.deepEqual(findBinary("", { PATH: dir }, "linux", path.join(dir, "absent")), { found: true, path: bin });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

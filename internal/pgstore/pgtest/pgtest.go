@@ -112,6 +112,59 @@ func (s *Server) NewDatabase(tb testing.TB, name string) string {
 	return s.URL(name)
 }
 
+// PasswordRole creates a login role (a superuser) that must give
+// password to connect over TCP (scram-sha-256, where every other role is
+// trusted), and returns the URL of database db for it, without the
+// password.
+func (s *Server) PasswordRole(tb testing.TB, role, password, db string) string {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, s.URL("postgres"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer c.Close(ctx)
+	lit := "'" + strings.ReplaceAll(password, "'", "''") + "'"
+	if _, err := c.Exec(ctx, "CREATE ROLE "+pgx.Identifier{role}.Sanitize()+" LOGIN SUPERUSER PASSWORD "+lit); err != nil {
+		tb.Fatal(err)
+	}
+	hba := filepath.Join(s.data(), "pg_hba.conf")
+	old, err := os.ReadFile(hba)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	line := fmt.Sprintf("host all %s 127.0.0.1/32 scram-sha-256\n", pgx.Identifier{role}.Sanitize())
+	if err := os.WriteFile(hba, append([]byte(line), old...), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
+		tb.Fatal(err)
+	}
+	url := fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", role, s.Port, db)
+	// The server reloads its configuration in a moment: until then the
+	// role is trusted.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		cctx, ccancel := context.WithTimeout(ctx, 5*time.Second)
+		cfg, err := pgx.ParseConfig(url)
+		if err != nil {
+			ccancel()
+			tb.Fatal(err)
+		}
+		cfg.Password = ""
+		cfg.Fallbacks = nil
+		probe, err := pgx.ConnectConfig(cctx, cfg)
+		ccancel()
+		if err != nil {
+			return url
+		}
+		probe.Close(ctx)
+		if time.Now().After(deadline) {
+			tb.Fatalf("the server still lets role %s in without a password", role)
+		}
+	}
+}
+
 func (s *Server) data() string { return filepath.Join(s.dir, "data") }
 
 // Start starts the server (again) and waits until it accepts connections.

@@ -37,7 +37,14 @@ function binary() {
 }
 
 const bin = binary();
-const child = spawn(bin, process.argv.slice(2), { stdio: "inherit" });
+// CTXLS_PARENT_PID: ctxls stops once this process is gone, however it
+// went. The signals below are forwarded; SIGKILL cannot be caught, and
+// SIGQUIT ends node at once, so without it a launcher killed that way
+// would leave ctxls running, its stdin still open to the client.
+const child = spawn(bin, process.argv.slice(2), {
+  stdio: "inherit",
+  env: { ...process.env, CTXLS_PARENT_PID: String(process.pid) },
+});
 const signals = ["SIGINT", "SIGTERM", "SIGHUP"];
 for (const sig of signals) process.on(sig, () => child.kill(sig));
 child.on("error", (e) => {
