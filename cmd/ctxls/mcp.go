@@ -193,8 +193,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 type httpFace struct {
 	ln        net.Listener
 	tok       access.Token
-	store     *storeTokens  // a server of an index store: its tokens instead of tok
-	deadlines faceDeadlines // zero: the defaults
+	store     *pgstore.Store // a server of an index store: its tokens instead of tok
+	deadlines faceDeadlines  // zero: the defaults
 }
 
 // Limits of mcp --http (see access.Guard for how they are applied).
@@ -231,7 +231,7 @@ func newHTTPFace(addr string, allowRemote bool, tokenFile string, store *pgstore
 			fmt.Fprintf(stderr, "ctxls mcp: --http: %v\n", err)
 			return nil, 1
 		}
-		return &httpFace{ln: ln, store: newStoreTokens(store)}, 0
+		return &httpFace{ln: ln, store: store}, 0
 	}
 	tok, err := access.LoadOrCreateToken(tokenFile)
 	if err != nil {
@@ -265,15 +265,23 @@ func (f *httpFace) serve(ctx context.Context, srv *mcp.Server, logger *log.Logge
 	// (no session to stick to; expand_context's held states are each
 	// replica's own, and a state not held is read anew, as its result
 	// says).
+	// The handler reads what Guard let through, whose size Guard
+	// bounds: its own limit (4 MiB by default) would refuse the diffs
+	// the tools take.
 	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() },
-		&sdk.StreamableHTTPOptions{Stateless: f.store != nil})
+		&sdk.StreamableHTTPOptions{Stateless: f.store != nil, MaxRequestBodyBytes: mcpMaxBody})
 	gopts := access.GuardOptions{
 		Token: f.tok.Value, Logf: logger.Printf,
 		MaxBody: mcpMaxBody, BodyTimeout: f.deadlines.read,
 	}
 	if f.store != nil {
-		gopts.Verify = f.store.guardVerify
-		h = f.store.withGrant(h)
+		// Any client can make a replica refuse it, as fast as it likes:
+		// a refusal costs no query when it is remembered, and a log line
+		// a second.
+		tokens := newStoreTokens(f.store, logger.Printf)
+		gopts.Verify = tokens.guardVerify
+		gopts.Logf = access.NewRefusalLog(logger.Printf, 0).Logf
+		h = tokens.withGrant(h)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", access.Guard(h, gopts))

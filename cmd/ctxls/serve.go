@@ -220,8 +220,9 @@ func serveListen(ctx context.Context, cfg listenConfig, opts lsp.Options, logger
 		return 2
 	}
 	if cfg.store != nil {
-		tokens := newStoreTokens(cfg.store)
-		opts.Access = &lsp.Access{Grant: tokens.grant, AuthTimeout: deadlines.auth, FrameTimeout: deadlines.read}
+		tokens := newStoreTokens(cfg.store, logger.Printf)
+		opts.Access = &lsp.Access{Grant: tokens.grant, AuthTimeout: deadlines.auth, FrameTimeout: deadlines.read,
+			RefusalLogf: access.NewRefusalLog(logger.Printf, 0).Logf}
 		ln, err := access.Listen(network, address)
 		if err != nil {
 			logger.Print(err)

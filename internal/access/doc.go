@@ -59,6 +59,9 @@
 //     GuardOptions.BodyTimeout (else 408). A refusal closes the
 //     connection without waiting for an unread body. Guard never sets a
 //     CORS header, so a browser never lets a page read an answer.
+//     RefusalLog writes the refusals' log lines at most once a second
+//     (counting the others), for faces whose refusals cost a client
+//     nothing to provoke.
 //
 // What this package is not: it does not decide what a connected client may
 // ask (the faces do: lsp refuses folders outside the roots, and the index

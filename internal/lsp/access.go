@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -45,8 +46,18 @@ type Access struct {
 	FrameTimeout time.Duration
 	// Grant, when set, checks the token against an index store's tokens
 	// instead of Token and returns what it grants (ctxls serve --listen
-	// --store): the session reads only those repositories.
+	// --store): the session reads only those repositories. It is asked
+	// again before every context/assemble and context/expand (it is to
+	// remember its answers a while: pgstore.TokenChecker): an error
+	// wrapping pgstore.ErrBadToken (the token was revoked) ends the
+	// session, and a grant that no longer covers a folder's repositories
+	// closes that folder.
 	Grant func(ctx context.Context, token string) (*pgstore.Grant, error)
+	// RefusalLogf, when set, receives the log line of each refused
+	// client instead of the session's log (ctxls serve --listen --store
+	// passes one that writes a line a second at most: refusals cost a
+	// forger nothing).
+	RefusalLogf func(format string, args ...any)
 	// Admitted, when set, is called once, when the client has presented
 	// the token (ctxls serve --listen counts the connections that have
 	// not, against a cap). Set it on a copy of the policy per connection.
@@ -113,7 +124,7 @@ func (s *session) admit(p *InitializeParams) error {
 			return &refusal{paramError(fieldToken, "%v", err)}
 		}
 		s.mu.Lock()
-		s.grant = g
+		s.grant, s.token = g, tok
 		s.mu.Unlock()
 		s.admitted()
 		return nil // folders name repositories: storeFolderLocked checks them
@@ -176,6 +187,73 @@ func (s *session) allowedFolders(folders []WorkspaceFolder) (kept []WorkspaceFol
 		kept = append(kept, wf)
 	}
 	return kept, refused
+}
+
+// recheckGrant asks Access.Grant again what the session's token grants,
+// before a request that reads repositories: a token revoked since
+// initialize is a *refusal (the session ends after the answer); a grant
+// that changed replaces the session's, and the folders it no longer
+// covers are closed — rc's among them, which the request no longer
+// reads.
+func (s *session) recheckGrant(rc *requestCtx) error {
+	if s.opts.Access == nil || s.opts.Access.Grant == nil {
+		return nil
+	}
+	s.mu.Lock()
+	tok, old := s.token, s.grant
+	s.mu.Unlock()
+	if tok == "" {
+		return nil
+	}
+	g, err := s.opts.Access.Grant(rc, tok)
+	if errors.Is(err, pgstore.ErrBadToken) {
+		return &refusal{rpcError(CodeRequestFailed, fmt.Sprintf("%s: %v", fieldToken, err), map[string]string{"field": fieldToken})}
+	}
+	if err != nil {
+		return err
+	}
+	if old != nil && g.Name == old.Name && slices.Equal(g.Repos, old.Repos) {
+		return nil
+	}
+	s.mu.Lock()
+	s.grant = g
+	var gone []*folder
+	s.folders = slices.DeleteFunc(slices.Clone(s.folders), func(f *folder) bool {
+		if f.repo != "" && !allowsAll(g, f.repos) {
+			gone = append(gone, f)
+			return true
+		}
+		return false
+	})
+	s.bg.Add(len(gone))
+	s.mu.Unlock()
+	rc.folders = slices.DeleteFunc(rc.folders, func(f *folder) bool {
+		if slices.Contains(gone, f) {
+			f.unpin()
+			return true
+		}
+		return false
+	})
+	for _, f := range gone {
+		s.logf("repository %s: closed (the token no longer grants it)", f.name)
+		go func() {
+			defer s.bg.Done()
+			if err := f.close(); err != nil {
+				s.logf("%v", err)
+			}
+		}()
+	}
+	return nil
+}
+
+// allowsAll reports whether g grants every one of repos.
+func allowsAll(g *pgstore.Grant, repos []string) bool {
+	for _, r := range repos {
+		if !g.Allows(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // splitToken takes the token out of initializationOptions: its "token"
@@ -252,7 +330,11 @@ func (s *session) refuse(reason string) {
 	if !first {
 		return
 	}
-	s.logf("client refused: %s", reason)
+	logf := s.logf
+	if a := s.opts.Access; a != nil && a.RefusalLogf != nil {
+		logf = a.RefusalLogf
+	}
+	logf("client refused: %s", reason)
 	if s.stream.closeWrite() {
 		close(s.refusedC) // Serve lingers, then closes
 		return

@@ -116,11 +116,17 @@ func (s *session) assembleRequest(ctx *requestCtx, p AssembleParams, settings Se
 	}
 	var f *folder
 	if p.Repo != nil || p.Repos != nil {
-		if f, err = s.repoFolder(p.Repo, p.Repos); err != nil {
+		if f, err = s.repoFolder(ctx, p.Repo, p.Repos); err != nil {
 			return req, nil, nil, err
 		}
 	}
 	if focus != nil {
+		if f == nil && s.opts.Repos != nil && strings.HasPrefix(focus.URI, storeScheme) {
+			// A store's file by its ctxls-store: URI.
+			if f, err = s.storeFolderOfURI(ctx, focus.URI, "focus.uri"); err != nil {
+				return req, nil, nil, err
+			}
+		}
 		var rel string
 		if f, rel, err = requestFolderIn(ctx, focus, f); err != nil {
 			return req, nil, nil, err
@@ -140,15 +146,15 @@ func (s *session) assembleRequest(ctx *requestCtx, p AssembleParams, settings Se
 
 // requestFolderIn is requestFolder when the request named its folder
 // (named, not nil: a store's repository): the focus must be in it, by its
-// URI.
+// URI (folder.relOf).
 func requestFolderIn(ctx *requestCtx, focus *FocusParam, named *folder) (*folder, string, error) {
 	if named == nil {
 		return requestFolder(ctx, focus)
 	}
-	if rel, ok := relURI(named.uri, focus.URI); ok {
+	if rel, ok := named.relOf(focus.URI); ok {
 		return named, rel, nil
 	}
-	return nil, "", paramError("focus.uri", "%s is not in %s (%s/…)", focus.URI, named.name, named.uri)
+	return nil, "", paramError("focus.uri", "%s is not in %s (%s)", focus.URI, named.name, named.uriHint())
 }
 
 // relURI returns the slash path of uri below base ("dir" in base/dir).
@@ -172,15 +178,12 @@ func requestFolder(ctx *requestCtx, focus *FocusParam) (*folder, string, error) 
 		if f := ctx.defaultFolder(); f != nil {
 			return f, "", nil
 		}
-		return nil, "", errNoFolder(methodContextAssemble)
+		return nil, "", errNoFolder(methodContextAssemble, ctx.folderNotes)
 	}
 	// A store's repository is found by its URI, not by a local path.
-	for _, f := range ctx.folders {
-		if f.repo != "" {
-			if rel, ok := relURI(f.uri, focus.URI); ok {
-				return f, rel, nil
-			}
-		}
+	if f := storeFolderIn(ctx.folders, focus.URI); f != nil {
+		rel, _ := f.relOf(focus.URI)
+		return f, rel, nil
 	}
 	p, err := uriToPath(focus.URI)
 	if err != nil {
@@ -226,7 +229,7 @@ func wireParts(f *folder, res *assemble.Result) []wire.Part {
 	if res.Omitted == nil {
 		res.Omitted = []assemble.Omitted{}
 	}
-	return wire.Parts(res.Parts, func(p string) string { return joinURI(f.uri, p) })
+	return wire.Parts(res.Parts, f.partURI)
 }
 
 // resultHandles lists the handles a result names (parts and omissions):

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/assemble"
@@ -42,14 +43,24 @@ func (s *session) contextExpand(ctx *requestCtx, params json.RawMessage) (any, e
 	}
 	var f *folder
 	if p.Repo != nil || p.Repos != nil {
-		if f, err = s.repoFolder(p.Repo, p.Repos); err != nil {
+		if f, err = s.repoFolder(ctx, p.Repo, p.Repos); err != nil {
 			return nil, err
+		}
+	}
+	if p.URI != "" && f == nil {
+		// A store's file: by the URI of a folder naming its repository,
+		// or by its ctxls-store: URI.
+		f = storeFolderIn(ctx.folders, p.URI)
+		if f == nil && s.opts.Repos != nil && strings.HasPrefix(p.URI, storeScheme) {
+			if f, err = s.storeFolderOfURI(ctx, p.URI, "uri"); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if p.URI != "" && f != nil {
 		var ok bool
-		if req.Path, ok = relURI(f.uri, p.URI); !ok {
-			return nil, paramError("uri", "%s is not in %s (%s/…)", p.URI, f.name, f.uri)
+		if req.Path, ok = f.relOf(p.URI); !ok {
+			return nil, paramError("uri", "%s is not in %s (%s)", p.URI, f.name, f.uriHint())
 		}
 		if req.Ranges, err = decodeExpandRange(p.Range); err != nil {
 			return nil, err
@@ -122,7 +133,7 @@ func (s *session) expandView(ctx *requestCtx, f *folder, state string, handles [
 	}
 	if f == nil {
 		if f = ctx.defaultFolder(); f == nil {
-			return nil, errNoFolder(methodContextExpand)
+			return nil, errNoFolder(methodContextExpand, ctx.folderNotes)
 		}
 	}
 	return f.acquire(ctx, settings.IndexWait)

@@ -28,12 +28,19 @@ type folder struct {
 	uri  string // as the client spelled it, without a trailing slash
 	name string
 	// repo is the repository (or workspace.Repos union key) of a folder
-	// served from an index store; "" for a directory.
-	repo string
-	root string // clean absolute OS path
-	logf func(format string, args ...any)
+	// served from an index store; "" for a directory. repos are its
+	// repositories, sorted.
+	repo  string
+	repos []string
+	root  string // clean absolute OS path
+	logf  func(format string, args ...any)
 	// docText returns the open buffer at an absolute path.
 	docText func(abs string) (string, bool)
+	// byRequest: a store's folder opened for a request's repo or repos,
+	// not one the client named; used is session.unionTick at its last
+	// use (guarded by the session's mu).
+	byRequest bool
+	used      uint64
 
 	ctx    context.Context // cancelled by close
 	cancel context.CancelFunc
@@ -54,8 +61,10 @@ type folder struct {
 	pool *workspace.Pool
 	rt   atomic.Pointer[workspace.Root]
 	sess *workspace.Session
-	// shared: the Root is not the folder's to release (a store's).
-	shared bool
+	// shared: the Root is not the folder's to release (a store's);
+	// release, if set, lets go of the folder's hold on it (a union's).
+	shared  bool
+	release func()
 
 	closeOnce sync.Once
 	closeErr  error
@@ -83,8 +92,9 @@ type folderConfig struct {
 	warn func(msg string)
 	// acquire, when set, gives the folder's Root instead of the pool (a
 	// store's repository: workspace.Repos owns the Root, and the folder
-	// does not release it).
-	acquire func(ctx context.Context) (*workspace.Root, error)
+	// does not release it) and, for a union, the function that lets go
+	// of the folder's hold on it (nil: none).
+	acquire func(ctx context.Context) (*workspace.Root, func(), error)
 }
 
 // newFolder creates a folder; open starts opening its index.
@@ -115,7 +125,7 @@ func (f *folder) open(cfg folderConfig, onOpen, onBuilt func(*folder)) {
 		var r *workspace.Root
 		if cfg.acquire != nil {
 			var err error
-			if r, err = cfg.acquire(f.ctx); err != nil {
+			if r, f.release, err = cfg.acquire(f.ctx); err != nil {
 				f.openErr = err
 				f.opened = start
 				close(f.ready)
@@ -203,6 +213,52 @@ func (f *folder) applyDocument(ctx context.Context, rel string) error {
 		return f.sess.SetBuffer(ctx, rel, text)
 	}
 	return f.sess.ClearBuffer(rel)
+}
+
+// storeScheme starts the URIs of a store's files (ctxls-store:REPO/PATH):
+// the parts of a folder the client did not name, and what a request may
+// name any store file by.
+const storeScheme = "ctxls-store:"
+
+// relOf returns the path in f of the file at uri: below f's URI, or for a
+// store's folder ctxls-store:REPO/PATH with REPO one of its repositories
+// (a union's paths start with the repository's name).
+func (f *folder) relOf(uri string) (string, bool) {
+	if rel, ok := relURI(f.uri, uri); ok {
+		return rel, true
+	}
+	for _, r := range f.repos {
+		if rel, ok := relURI(storeScheme+r, uri); ok {
+			if len(f.repos) > 1 {
+				return r + "/" + rel, true
+			}
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+// partURI is the URI of the file at rel in f: below f's URI, or for a
+// union ctxls-store:REPO/PATH (rel starts with REPO).
+func (f *folder) partURI(rel string) string {
+	if f.uri == storeScheme {
+		return storeScheme + strings.TrimPrefix(joinURI("", rel), "/")
+	}
+	return joinURI(f.uri, rel)
+}
+
+// uriHint says which URIs name f's files, for error messages.
+func (f *folder) uriHint() string {
+	var hints []string
+	if f.uri != storeScheme {
+		hints = append(hints, f.uri+"/…")
+	}
+	for _, r := range f.repos {
+		if f.uri != storeScheme+r {
+			hints = append(hints, storeScheme+r+"/…")
+		}
+	}
+	return strings.Join(hints, " or ")
 }
 
 // view is one request's hold on the folder's session snapshot.
@@ -314,6 +370,9 @@ func (f *folder) close() error {
 		f.sess.Close()
 		r.Unlisten(f)
 		if f.shared {
+			if f.release != nil {
+				f.release()
+			}
 			return
 		}
 		if err := r.Release(); err != nil {

@@ -228,7 +228,12 @@ func orDefault[T any](p *T, def T) T {
 	return *p
 }
 
-// errNoFolder is the error of a request when no workspace folder is open.
-func errNoFolder(method string) error {
+// errNoFolder is the error of a request when no workspace folder is open:
+// it says why the folders the client named were not opened (notes), if
+// it named any.
+func errNoFolder(method string, notes []string) error {
+	if len(notes) > 0 {
+		return rpcError(CodeRequestFailed, fmt.Sprintf("%s: no workspace folder is open: %s", method, strings.Join(notes, "; ")), nil)
+	}
 	return rpcError(CodeRequestFailed, fmt.Sprintf("%s: no workspace folder is open (the client sent no workspaceFolders, rootUri or rootPath)", method), nil)
 }

@@ -221,7 +221,17 @@ type session struct {
 	folders     []*folder // in the order the client gave them
 	// grant is what the session may read of a store (Options.Repos): nil
 	// is every repository (stdio, whose user holds the store's URL).
+	// token is the store's token it was read for (Access.Grant), asked
+	// again before requests (recheckGrant).
 	grant *pgstore.Grant
+	token string
+	// folderNotes say why the last workspace folders that could not be
+	// opened were not (at most maxFolderNotes): a request that finds no
+	// folder tells them.
+	folderNotes []string
+	// unionTick counts the uses of the unions of repositories opened
+	// for requests (folder.used), for their order.
+	unionTick uint64
 	// docs holds the text of every open editor buffer, by its clean
 	// absolute OS path.
 	docs map[string]string
@@ -338,7 +348,7 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	s.inflight[req.ID] = cancel
-	rc := &requestCtx{Context: ctx, barrier: s.barrierLocked(), docs: maps.Clone(s.docs), lastDoc: s.lastDoc}
+	rc := &requestCtx{Context: ctx, barrier: s.barrierLocked(), docs: maps.Clone(s.docs), lastDoc: s.lastDoc, folderNotes: slices.Clone(s.folderNotes)}
 	if req.Method == methodContextAssemble {
 		rc.act = s.act.clone() // the only request that reads it
 	}
@@ -360,7 +370,16 @@ func (s *session) handleRequest(req *jsonrpc2.Request) {
 			rc.unpin()
 		}()
 		defer s.recoverPanic(req.Method, func(e *jsonrpc2.Error) { s.reply(req, nil, e) })
-		result, err := h(s, rc, rawParams(req))
+		var result any
+		var err error
+		if !ordered {
+			// Requests that read repositories: the token still grants
+			// them (a revoked one ends the session).
+			err = s.recheckGrant(rc)
+		}
+		if err == nil {
+			result, err = h(s, rc, rawParams(req))
+		}
 		if err != nil {
 			s.reply(req, nil, toRPCError(ctx, req.Method, err))
 			if r := (*refusal)(nil); errors.As(err, &r) {
@@ -393,6 +412,9 @@ type requestCtx struct {
 	folders []*folder // in the client's order; nil for ordered requests
 	lastDoc string
 	act     *activity // the session's activity when a context/assemble arrived
+	// folderNotes say why workspace folders were not opened (see
+	// session.folderNotes), for errNoFolder.
+	folderNotes []string
 }
 
 // pinFolders pins every folder that can be pinned (see folder.pin) and
@@ -413,6 +435,15 @@ func (rc *requestCtx) unpin() {
 		f.unpin()
 	}
 	rc.folders = nil
+}
+
+// hold pins f for the request, which reads it though it was not open
+// when the request arrived (a store's folder opened for it): closing it
+// waits for the request.
+func (rc *requestCtx) hold(f *folder) {
+	if !slices.Contains(rc.folders, f) && f.pin() {
+		rc.folders = append(rc.folders, f)
+	}
 }
 
 // pinned reports whether the request pinned f.

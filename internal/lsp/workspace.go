@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,15 +23,25 @@ import (
 func (s *session) addFolderLocked(wf WorkspaceFolder) {
 	if s.opts.Repos != nil {
 		// A server of a store: the folder names a repository.
-		if _, err := s.storeFolderLocked(wf.Name, wf.URI); err != nil {
-			s.logf("workspace folder %q: %v", wf.Name, err)
-			s.logMessage(messageTypeWarning, fmt.Sprintf("ctxls: workspace folder %q: %v", wf.Name, err))
+		var err error
+		if strings.Contains(wf.Name, "\x00") {
+			err = errors.New("a workspace folder names one repository")
+		} else {
+			_, err = s.storeFolderLocked(wf.Name, wf.URI, false)
+		}
+		if err != nil {
+			msg := fmt.Sprintf("workspace folder %q was not opened: %v", wf.Name, err)
+			s.noteFolderLocked(msg)
+			s.logf("%s", msg)
+			s.logMessage(messageTypeWarning, "ctxls: "+msg)
 		}
 		return
 	}
 	root, err := uriToPath(wf.URI)
 	if err != nil {
-		s.logf("workspace folder %q: %v", wf.URI, err)
+		msg := fmt.Sprintf("workspace folder %q was not opened: %v", wf.URI, err)
+		s.noteFolderLocked(msg)
+		s.logf("%s", msg)
 		return
 	}
 	for _, f := range s.folders {
@@ -63,6 +74,18 @@ func (s *session) addFolderLocked(wf WorkspaceFolder) {
 	if s.state == stateInitialized && s.clientReady {
 		go s.reportIndexing(f)
 	}
+}
+
+// maxFolderNotes bounds the reasons kept for folders that were not opened.
+const maxFolderNotes = 4
+
+// noteFolderLocked records why a workspace folder was not opened, for a
+// request that finds no folder (errNoFolder). s.mu is held.
+func (s *session) noteFolderLocked(msg string) {
+	if len(s.folderNotes) >= maxFolderNotes {
+		s.folderNotes = slices.Delete(slices.Clone(s.folderNotes), 0, 1)
+	}
+	s.folderNotes = append(s.folderNotes, msg)
 }
 
 // indexOptionsFunc returns the function that computes the index options
@@ -145,12 +168,23 @@ func (s *session) folderBuilt(f *folder) {
 	}
 }
 
+// maxRequestUnions is how many unions of repositories a session keeps
+// open for its requests' repos: past it, the least recently used is
+// closed (its held states with it), so that a session asking every
+// combination of its repositories holds a few (workspace.Repos bounds the
+// process's).
+const maxRequestUnions = 4
+
 // storeFolderLocked returns the session's folder of a store's repository
 // (or union key, "\x00a\x00b": several read as one tree), opening it
-// on first use; uri is what part URIs start with (the client's folder, or
-// ctxls-store:REPO). The session's grant must cover it: another
-// repository is answered as one that does not exist. s.mu is held.
-func (s *session) storeFolderLocked(name, uri string) (*folder, error) {
+// on first use; uri is what part URIs start with (the client's folder,
+// else ctxls-store:REPO, or for a union ctxls-store: and the path, which
+// starts with the repository's name). byRequest: opened for a request's
+// repo or repos (a union of those is closed when the session has
+// maxRequestUnions newer ones). The session's grant must cover it:
+// another repository is answered as one that does not exist. s.mu is
+// held.
+func (s *session) storeFolderLocked(name, uri string, byRequest bool) (*folder, error) {
 	if s.opts.Repos == nil {
 		return nil, errors.New("this server reads directories, not an index store's repositories")
 	}
@@ -166,9 +200,11 @@ func (s *session) storeFolderLocked(name, uri string) (*folder, error) {
 			return nil, fmt.Errorf("%w: %s", pgstore.ErrNoRepo, n)
 		}
 	}
+	s.unionTick++
 	if i := slices.IndexFunc(s.folders, func(f *folder) bool { return f.repo == name }); i >= 0 {
 		f := s.folders[i]
 		if !f.failedToOpen() {
+			f.used = s.unionTick
 			return f, nil
 		}
 		// It could not be checked out (the store was down): try again
@@ -177,29 +213,37 @@ func (s *session) storeFolderLocked(name, uri string) (*folder, error) {
 		go f.close()
 	}
 	display := strings.Join(names, " + ")
-	if uri == "" {
-		uri = "ctxls-store:" + strings.Join(names, "+")
+	switch {
+	case uri != "":
+	case len(names) > 1:
+		uri = storeScheme
+	default:
+		uri = storeScheme + names[0]
+	}
+	if byRequest && len(names) > 1 {
+		s.closeRequestUnionsLocked(maxRequestUnions - 1)
 	}
 	repos := s.opts.Repos
 	cfg := folderConfig{
 		uri: uri, name: display, root: filepath.Join(string(filepath.Separator), "nonexistent", "ctxls-store", strings.Join(names, "+")),
 		maxHeld: s.opts.HeldStates, logf: s.logf, docText: s.docText,
-		acquire: func(ctx context.Context) (*workspace.Root, error) {
+		acquire: func(ctx context.Context) (*workspace.Root, func(), error) {
 			var r *workspace.Root
+			var release func()
 			var err error
 			if len(names) > 1 {
-				r, err = repos.Union(ctx, names)
+				r, release, err = repos.Union(ctx, names)
 			} else {
 				r, err = repos.Root(ctx, names[0])
 			}
 			if err != nil && !errors.Is(err, pgstore.ErrNoRepo) && ctx.Err() == nil {
 				err = fmt.Errorf("the index store cannot be read now (try again shortly): %w", err)
 			}
-			return r, err
+			return r, release, err
 		},
 	}
 	f := newFolder(s.ctx, cfg)
-	f.repo = name
+	f.repo, f.repos, f.byRequest, f.used = name, names, byRequest, s.unionTick
 	s.folders = append(s.folders, f)
 	s.logf("repository %s: opening its index", display)
 	f.open(cfg, s.folderOpened, s.folderBuilt)
@@ -209,8 +253,51 @@ func (s *session) storeFolderLocked(name, uri string) (*folder, error) {
 	return f, nil
 }
 
-// repoFolder is storeFolderLocked for a request's repo (or repos) param.
-func (s *session) repoFolder(repo *string, repos []string) (*folder, error) {
+// closeRequestUnionsLocked closes the least recently used unions opened
+// for requests until at most keep are open. s.mu is held.
+func (s *session) closeRequestUnionsLocked(keep int) {
+	for {
+		var unions []*folder
+		for _, f := range s.folders {
+			if f.byRequest && len(f.repos) > 1 {
+				unions = append(unions, f)
+			}
+		}
+		if len(unions) <= keep {
+			return
+		}
+		old := slices.MinFunc(unions, func(a, b *folder) int { return cmp.Compare(a.used, b.used) })
+		s.folders = slices.DeleteFunc(slices.Clone(s.folders), func(f *folder) bool { return f == old }) // a copy: requests hold the old list
+		s.bg.Add(1)
+		go func() {
+			defer s.bg.Done()
+			if err := old.close(); err != nil {
+				s.logf("%v", err)
+			}
+			s.logf("repository %s: closed (the session's least recently used union)", old.name)
+		}()
+	}
+}
+
+// readableRepos lists the repositories the session may read.
+func (s *session) readableRepos(ctx context.Context) ([]string, error) {
+	s.mu.Lock()
+	g := s.grant
+	s.mu.Unlock()
+	infos, err := s.opts.Repos.Store().Repos(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(infos))
+	for i, r := range infos {
+		out[i] = r.Name
+	}
+	return out, nil
+}
+
+// repoFolder is storeFolderLocked for a request's repo (or repos) param;
+// the request pins the folder.
+func (s *session) repoFolder(ctx *requestCtx, repo *string, repos []string) (*folder, error) {
 	if s.opts.Repos == nil {
 		return nil, paramError("repo", "this server reads directories, not an index store's repositories")
 	}
@@ -223,25 +310,18 @@ func (s *session) repoFolder(repo *string, repos []string) (*folder, error) {
 		name = *repo
 	default:
 		field = "repos"
-		list := slices.Clone(repos)
-		if slices.Contains(list, pgstore.AllRepos) {
+		var storeErr error
+		list, err := pgstore.ResolveRepos(repos, func() ([]string, error) {
 			// Every repository the session may read.
-			s.mu.Lock()
-			g := s.grant
-			s.mu.Unlock()
-			infos, err := s.opts.Repos.Store().Repos(s.ctx, g)
-			if err != nil {
-				return nil, fmt.Errorf("the index store cannot be read now: %w", err)
-			}
-			list = slices.DeleteFunc(list, func(r string) bool { return r == pgstore.AllRepos })
-			for _, r := range infos {
-				list = append(list, r.Name)
-			}
+			names, err := s.readableRepos(ctx)
+			storeErr = err
+			return names, err
+		})
+		if storeErr != nil {
+			return nil, fmt.Errorf("the index store cannot be read now: %w", storeErr)
 		}
-		slices.Sort(list)
-		list = slices.Compact(list)
-		if len(list) == 0 {
-			return nil, paramError("repos", "no repository to read")
+		if err != nil {
+			return nil, paramError("repos", "%v", err)
 		}
 		if len(list) == 1 {
 			name = list[0]
@@ -251,9 +331,67 @@ func (s *session) repoFolder(repo *string, repos []string) (*folder, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, err := s.storeFolderLocked(name, "")
+	f, err := s.storeFolderLocked(name, "", true)
 	if err != nil {
 		return nil, paramError(field, "%v", err)
 	}
+	ctx.hold(f)
 	return f, nil
+}
+
+// storeFolderOfURI returns the folder of the store's file at uri
+// (ctxls-store:REPO/PATH): a folder of the request's that holds it, else
+// the folder of the repository REPO names (the longest that the session
+// may read), opened for the request. field names the param in errors.
+func (s *session) storeFolderOfURI(ctx *requestCtx, uri, field string) (*folder, error) {
+	if f := storeFolderIn(ctx.folders, uri); f != nil {
+		return f, nil
+	}
+	s.mu.Lock()
+	g := s.grant
+	s.mu.Unlock()
+	rest := strings.TrimPrefix(uri, storeScheme)
+	var candidates []string // longest first
+	for i := len(rest) - 1; i > 0; i-- {
+		if rest[i] == '/' && pgstore.CheckRepoName(rest[:i]) == nil && (g == nil || g.Allows(rest[:i])) {
+			candidates = append(candidates, rest[:i])
+		}
+	}
+	name := ""
+	if len(candidates) > 0 {
+		readable, err := s.readableRepos(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("the index store cannot be read now: %w", err)
+		}
+		for _, c := range candidates {
+			if slices.Contains(readable, c) {
+				name = c
+				break
+			}
+		}
+	}
+	if name == "" {
+		return nil, paramError(field, "%s is in no repository this session may read (%sREPO/PATH)", uri, storeScheme)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.storeFolderLocked(name, "", true)
+	if err != nil {
+		return nil, paramError(field, "%v", err)
+	}
+	ctx.hold(f)
+	return f, nil
+}
+
+// storeFolderIn returns the store's folder among folders that holds the
+// file at uri (by its URI, or its ctxls-store: URI), or nil.
+func storeFolderIn(folders []*folder, uri string) *folder {
+	for _, f := range folders {
+		if f.repo != "" {
+			if _, ok := f.relOf(uri); ok {
+				return f
+			}
+		}
+	}
+	return nil
 }

@@ -86,6 +86,10 @@ type Server struct {
 	spaces   map[string]*space
 	sessions map[*sdk.ServerSession]*sessionRoots
 	clients  map[*sdk.ServerSession]*clientState
+	// tick counts the uses of unions' spaces (space.used), for their
+	// order; evicting counts the unions' spaces being closed.
+	tick     uint64
+	evicting sync.WaitGroup
 }
 
 // New creates a server. Start opens the fixed roots' indexes; tools open
@@ -182,6 +186,7 @@ func (s *Server) Close() error {
 	for _, w := range spaces {
 		errs = append(errs, w.close())
 	}
+	s.evicting.Wait()
 	if s.opts.Repos != nil {
 		errs = append(errs, s.opts.Repos.Close())
 	}
@@ -198,6 +203,8 @@ func (s *Server) workspace(ctx context.Context, root string) (*space, error) {
 		return nil, errClosed
 	}
 	if w, ok := s.spaces[root]; ok {
+		s.tick++
+		w.used = s.tick
 		s.mu.Unlock()
 		return w, nil
 	}
@@ -213,9 +220,11 @@ func (s *Server) workspace(ctx context.Context, root string) (*space, error) {
 	// A repository (or a union of several, keyed "\x00a\x00b"): its
 	// checkout may take a while, without the lock.
 	var r *workspace.Root
+	var release func()
 	var err error
-	if names, ok := strings.CutPrefix(root, "\x00"); ok {
-		r, err = s.opts.Repos.Union(ctx, strings.Split(names, "\x00"))
+	names, union := strings.CutPrefix(root, "\x00")
+	if union {
+		r, release, err = s.opts.Repos.Union(ctx, strings.Split(names, "\x00"))
 	} else {
 		r, err = s.opts.Repos.Root(ctx, root)
 	}
@@ -224,15 +233,51 @@ func (s *Server) workspace(ctx context.Context, root string) (*space, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if w, ok := s.spaces[root]; ok {
+	if w, ok := s.spaces[root]; ok || s.closed {
+		if release != nil {
+			release() // another call's space holds the union
+		}
+		if s.closed {
+			return nil, errClosed
+		}
 		return w, nil
 	}
-	if s.closed {
-		return nil, errClosed
+	s.tick++
+	sp := &space{name: root, root: r, sess: r.NewSession(maxHeld), repo: true, union: union, release: release, used: s.tick}
+	if union {
+		s.evictUnionsLocked(s.opts.Repos.MaxUnions() - 1)
 	}
-	sp := &space{name: root, root: r, sess: r.NewSession(maxHeld), repo: true}
 	s.spaces[root] = sp
 	return sp, nil
+}
+
+// evictUnionsLocked closes the spaces of the least recently used unions
+// until at most keep are open: the process keeps a bounded number of
+// unions (workspace.Repos), and these spaces hold theirs. A call reading
+// an evicted space finishes first; one that had not begun opens the
+// union again. s.mu is held.
+func (s *Server) evictUnionsLocked(keep int) {
+	for {
+		var unions []*space
+		for _, sp := range s.spaces {
+			if sp.union {
+				unions = append(unions, sp)
+			}
+		}
+		if len(unions) <= keep {
+			return
+		}
+		old := slices.MinFunc(unions, func(a, b *space) int { return cmp.Compare(a.used, b.used) })
+		delete(s.spaces, old.name)
+		old.evicted.Store(true)
+		s.evicting.Add(1)
+		go func() {
+			defer s.evicting.Done()
+			if err := old.close(); err != nil {
+				s.opts.Logf("%v", err)
+			}
+		}()
+	}
 }
 
 // callRoots returns the roots a call may read: the repositories its
@@ -326,23 +371,16 @@ func (s *Server) pickRepos(roots, repos []string) (string, error) {
 	if s.opts.Repos == nil {
 		return "", argError("repos", "this server reads directories, not an index store's repositories: use root")
 	}
-	var names []string
-	for _, r := range repos {
-		if r == pgstore.AllRepos {
-			names = append(names, roots...)
-			continue
-		}
+	names, err := pgstore.ResolveRepos(repos, func() ([]string, error) { return roots, nil })
+	if err != nil {
+		return "", argError("repos", "%v", err)
+	}
+	for _, r := range names {
 		if !slices.Contains(roots, r) {
 			return "", argError("repos", "%q is not a repository this token may read (list_repos lists them)", r)
 		}
-		names = append(names, r)
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	switch len(names) {
-	case 0:
-		return "", argError("repos", "name at least one repository")
-	case 1:
+	if len(names) == 1 {
 		return names[0], nil
 	}
 	return "\x00" + strings.Join(names, "\x00"), nil

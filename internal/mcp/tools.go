@@ -282,6 +282,18 @@ func (s *Server) view(ctx context.Context, req *sdk.CallToolRequest, root string
 // viewWait is view waiting up to wait for the first build when that is
 // longer than the server's Options.IndexWait.
 func (s *Server) viewWait(ctx context.Context, req *sdk.CallToolRequest, root string, longer time.Duration) (*view, error) {
+	for range 3 {
+		v, err := s.viewOnce(ctx, req, root, longer)
+		if !errors.Is(err, errEvicted) {
+			return v, err
+		}
+	}
+	return nil, fmt.Errorf("%s: %w (too many others were asked for meanwhile; try again)", displayRoot(root), errEvicted)
+}
+
+// viewOnce is viewWait on the root's space as it is now (errEvicted when
+// it is closed before its snapshot is read).
+func (s *Server) viewOnce(ctx context.Context, req *sdk.CallToolRequest, root string, longer time.Duration) (*view, error) {
 	w, err := s.workspace(ctx, root)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/index"
@@ -12,6 +13,11 @@ import (
 
 // errClosed: the server is shutting down.
 var errClosed = errors.New("the server is shutting down")
+
+// errEvicted: the space was closed to keep the number of open unions
+// bounded (Server.evictUnionsLocked) before the call read it; the call
+// opens it again.
+var errEvicted = errors.New("the union of repositories was closed")
 
 // maxHeld is how many index states a root keeps after the assemble_context
 // calls that read them, for expand_context.
@@ -25,6 +31,13 @@ type space struct {
 	root *workspace.Root
 	sess *workspace.Session
 	repo bool // a store's repository: Repos releases its root
+	// union: a union of a store's repositories, held until release is
+	// called (by close); used is Server.tick at its last use (guarded by
+	// Server.mu); evicted is set once the server let go of it.
+	union   bool
+	release func()
+	used    uint64
+	evicted atomic.Bool
 }
 
 // view is one call's hold on a root's snapshot.
@@ -38,6 +51,9 @@ func (sp *space) acquire(ctx context.Context, wait time.Duration, tick func()) (
 	v, err := sp.sess.Acquire(ctx, workspace.AcquireOptions{Wait: wait, Tick: tick})
 	if errors.Is(err, workspace.ErrClosed) {
 		err = errClosed
+		if sp.evicted.Load() {
+			err = errEvicted
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -93,6 +109,9 @@ func (sp *space) warned() []string { return sp.root.Warnings() }
 func (sp *space) close() error {
 	sp.sess.Close()
 	if sp.repo {
+		if sp.release != nil {
+			sp.release()
+		}
 		return nil
 	}
 	return sp.root.Release()

@@ -16,13 +16,19 @@
 //     becomes visible atomically, and a push that changes a few files writes
 //     about those files' blobs and a manifest;
 //   - tokens: a token (kept as its SHA-256) grants a set of repositories.
+//     A server checks its clients' tokens with a TokenChecker, which
+//     remembers the store's answers (refusals too) for TokenTTL and
+//     answers ErrUnavailable, saying nothing of the store, for tokens it
+//     does not know while the store is down.
 //
 // A replica checks a generation out into a disposable cache directory
 // (checkout.go): the texts as files, and an index built from the stored
 // chunks by the same code a local index uses (index.Options' Lister and
 // NewChunker come from the manifest), so that a context assembled from the
 // store is the one a local index of the same tree gives, byte for byte. A
-// later generation updates the checkout by what changed.
+// later generation updates the checkout by what changed. A Union reads
+// several repositories' checkouts as one tree (at most MaxUnionRepos;
+// ResolveRepos bounds a request's list before it is expanded).
 //
 // The connection string is a credential (source.go, dsn.go): Source reads
 // it from --store, --store-file or the environment ($CTXLS_STORE_FILE,

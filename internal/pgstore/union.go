@@ -31,6 +31,46 @@ type Union struct {
 	own      bool        // Close closes the parts
 }
 
+// MaxUnionRepos is the most repositories one request reads together:
+// the entries of its repos list, and the repositories they name ('*'
+// expanded). A union is an index of its own over every file of its
+// repositories, built when first asked for; the bound keeps one request
+// from asking for the whole of a large store at once.
+const MaxUnionRepos = 32
+
+// ResolveRepos returns the repositories a request's repos list names,
+// sorted and each once: the names given, and for AllRepos every one of
+// readable() (asked only then: the repositories the caller may read). A
+// list of more than MaxUnionRepos entries, or naming more than
+// MaxUnionRepos repositories, is an error that names the maximum; so is
+// an empty one. Whether the caller may read a name given is the
+// caller's check.
+func ResolveRepos(list []string, readable func() ([]string, error)) ([]string, error) {
+	if len(list) > MaxUnionRepos {
+		return nil, fmt.Errorf("at most %d repositories in one request (got a list of %d)", MaxUnionRepos, len(list))
+	}
+	names := slices.Clone(list)
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if i, all := slices.BinarySearch(names, AllRepos); all {
+		names = slices.Delete(names, i, i+1)
+		more, err := readable()
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, more...)
+		slices.Sort(names)
+		names = slices.Compact(names)
+		if len(names) > MaxUnionRepos {
+			return nil, fmt.Errorf("at most %d repositories in one request ('*' names %d here: name the ones to read)", MaxUnionRepos, len(names))
+		}
+	}
+	if len(names) == 0 {
+		return nil, errors.New("no repository to read")
+	}
+	return names, nil
+}
+
 // CheckoutUnion checks out each of repos (at least two; allow as for
 // Checkout) and returns their union, which owns the checkouts.
 func (s *Store) CheckoutUnion(ctx context.Context, repos []string, parent string, allow func(repo string) bool) (*Union, error) {
@@ -70,6 +110,9 @@ func NewUnion(parts []*Checkout, parent string) (*Union, error) {
 	if len(parts) < 2 {
 		return nil, errors.New("a union needs two repositories or more")
 	}
+	if len(parts) > MaxUnionRepos {
+		return nil, fmt.Errorf("a union reads at most %d repositories (got %d)", MaxUnionRepos, len(parts))
+	}
 	u := &Union{parts: parts}
 	for i, co := range parts {
 		if i > 0 && co.Repo == parts[i-1].Repo {
@@ -102,6 +145,22 @@ func (u *Union) Close() error {
 		errs = append(errs, co.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// Discard removes the union's directory (its index and empty tree) once
+// the union's index is closed: a union asked for again is built anew, and
+// the unions a process ever read do not pile up on disk. A directory whose
+// index another process holds open stays.
+func (u *Union) Discard() error {
+	release, ok, err := index.TryLock(u.IndexDir)
+	if err != nil || !ok {
+		return err
+	}
+	defer release()
+	if err := os.RemoveAll(filepath.Dir(u.Root)); err != nil {
+		return fmt.Errorf("remove the index of %s: %w", strings.Join(u.Repos, ", "), err)
+	}
+	return nil
 }
 
 // Update brings every repository to its current generation (a checkout

@@ -16,6 +16,12 @@
 // A request acquires a View — the session's snapshot, with its buffers — and
 // either releases it (Done) or keeps it for expand (Keep).
 //
+// Repos serves an index store's repositories (package pgstore) as Roots:
+// each repository's checkout and index, open for the life of the process
+// and brought to new generations as the store publishes them, and unions
+// of several, held by their users and at most ReposOptions.MaxUnions of
+// them open.
+//
 // Faces decode their wire format, acquire a View, call the engine
 // (retrieve) with it and shape the answer; the request itself is
 // normalised once, by retrieve.Request.Normalize.

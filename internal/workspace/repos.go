@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,8 +21,13 @@ import (
 // directory and indexed from the stored chunks, shared by every session
 // of the process like any Root. A newly published generation reaches
 // the open roots within seconds: the store's notifications say which
-// repository moved, and a poll every Options.Poll catches what a lost
-// connection missed.
+// repository moved, and a poll every Options.Poll (one statement, whatever
+// is open) catches what a lost connection missed.
+//
+// A repository's root stays open for the life of the process (the store
+// holds so many). A union of repositories (Union) is held by its users;
+// at most ReposOptions.MaxUnions unions stay open, those nobody holds
+// closed first, least recently used first, their directories removed.
 type Repos struct {
 	store *pgstore.Store
 	pool  *Pool
@@ -33,6 +39,7 @@ type Repos struct {
 
 	mu   sync.Mutex
 	open map[string]*repoRoot // by repository, or unionKey
+	tick uint64               // counts the uses of unions, for their order
 	// cos are the repositories' checkouts, one per repository whatever
 	// the roots that read it (its own, unions): two checkouts of one
 	// directory in a process would wait on each other's lock.
@@ -108,8 +115,20 @@ type ReposOptions struct {
 	// Poll is how often the open repositories' generations are checked
 	// besides the notifications (0: 2 s).
 	Poll time.Duration
-	Logf func(format string, args ...any)
+	// MaxUnions is how many unions of repositories stay open (0:
+	// DefaultMaxUnions): past it, the least recently used one that
+	// nobody holds is closed and its directory removed. Unions held
+	// (by a language-server session's folder, by the MCP server's
+	// recent ones) are never closed under their users.
+	MaxUnions int
+	Logf      func(format string, args ...any)
 }
+
+// DefaultMaxUnions is how many unions of repositories a process keeps
+// open by default: each is an index of its own (memory, open files, a
+// directory), so that a token asking every combination of the
+// repositories it reads cannot make a replica hold one per combination.
+const DefaultMaxUnions = 16
 
 // StoreSource is what a root served from a store is built from: one
 // repository's checkout (pgstore.Checkout) or a union of several
@@ -127,11 +146,44 @@ type StoreSource interface {
 
 // repoRoot is one open repository, or union of repositories.
 type repoRoot struct {
+	key   string
+	names []string      // its repositories, sorted
 	ready chan struct{} // closed once src and root (or err) are set
 	src   StoreSource
 	root  *Root
 	err   error
-	upd   sync.Mutex // one update at a time
+
+	upd sync.Mutex // one update at a time; guards gens and closed
+	// gens are the generations of names' checkouts when the root last
+	// refreshed (or was opened): the poll updates it when the store's
+	// differ.
+	gens []int64
+	// closed: an evicted union's root and source are closed.
+	closed bool
+
+	// Guarded by Repos.mu (unions only): holds counts its users, used
+	// is Repos.tick at its last use, gone is closed once an evicted
+	// union is closed (nil while it is not evicted).
+	holds int
+	used  uint64
+	gone  chan struct{}
+}
+
+// union reports whether e is a union's.
+func (e *repoRoot) union() bool { return strings.HasPrefix(e.key, "\x00") }
+
+// display is the name of e in log lines: a repository, or a union's
+// joined with " + ".
+func (e *repoRoot) display() string { return strings.Join(e.names, " + ") }
+
+// done reports whether e's checkout has ended, well or not.
+func (e *repoRoot) done() bool {
+	select {
+	case <-e.ready:
+		return true
+	default:
+		return false
+	}
 }
 
 // unionKey is the key of a union of repositories in Repos.open.
@@ -152,6 +204,9 @@ func NewRepos(store *pgstore.Store, pool *Pool, opts ReposOptions) *Repos {
 	if opts.IndexOptions == nil {
 		opts.IndexOptions = func(string) index.Options { return index.Options{} }
 	}
+	if opts.MaxUnions <= 0 {
+		opts.MaxUnions = DefaultMaxUnions
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	rs := &Repos{store: store, pool: pool, opts: opts, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		open: map[string]*repoRoot{}, cos: map[string]*sharedCheckout{}}
@@ -162,26 +217,41 @@ func NewRepos(store *pgstore.Store, pool *Pool, opts ReposOptions) *Repos {
 // Store is the store served.
 func (rs *Repos) Store() *pgstore.Store { return rs.store }
 
+// MaxUnions is how many unions stay open (ReposOptions.MaxUnions).
+func (rs *Repos) MaxUnions() int { return rs.opts.MaxUnions }
+
 // Root returns the root of repository name, checking it out and opening
 // its index on first use. The store being down fails the call, and the
 // next call tries again.
 func (rs *Repos) Root(ctx context.Context, name string) (*Root, error) {
-	return rs.get(ctx, name, func() (StoreSource, error) {
+	e, err := rs.get(ctx, name, []string{name}, func() (StoreSource, error) {
 		co, err := rs.checkoutOf(name)
 		if err != nil {
 			return nil, err
 		}
 		return &repoSource{Checkout: co, seen: co.Gen()}, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return e.root, nil
 }
 
-// Union returns the root of several repositories read as one tree, each
-// under its name (pgstore.Union): a request across them gets one ranked,
-// budgeted context.
-func (rs *Repos) Union(ctx context.Context, names []string) (*Root, error) {
-	return rs.get(ctx, unionKey(names), func() (StoreSource, error) {
+// Union returns the root of several repositories (two or more, at most
+// pgstore.MaxUnionRepos) read as one tree, each under its name
+// (pgstore.Union): a request across them gets one ranked, budgeted
+// context. The caller holds the union until it calls release (once), and
+// closes its sessions of the root before: a union nobody holds may be
+// closed to keep at most MaxUnions open.
+func (rs *Repos) Union(ctx context.Context, names []string) (root *Root, release func(), err error) {
+	key := unionKey(names)
+	sorted := strings.Split(key[1:], "\x00")
+	if len(sorted) > pgstore.MaxUnionRepos {
+		return nil, nil, fmt.Errorf("a union reads at most %d repositories (got %d)", pgstore.MaxUnionRepos, len(sorted))
+	}
+	e, err := rs.get(ctx, key, sorted, func() (StoreSource, error) {
 		var parts []*pgstore.Checkout
-		for _, n := range names {
+		for _, n := range sorted {
 			co, err := rs.checkoutOf(n)
 			if err != nil {
 				return nil, err
@@ -190,36 +260,140 @@ func (rs *Repos) Union(ctx context.Context, names []string) (*Root, error) {
 		}
 		return pgstore.NewUnion(parts, rs.opts.Parent)
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var once sync.Once
+	return e.root, func() { once.Do(func() { rs.release(e) }) }, nil
 }
 
-func (rs *Repos) get(ctx context.Context, key string, open func() (StoreSource, error)) (*Root, error) {
-	rs.mu.Lock()
-	if rs.open == nil {
+// get returns the open source of key (a repository, or a union of
+// names), checking it out on first use; a union's is held (release).
+func (rs *Repos) get(ctx context.Context, key string, names []string, open func() (StoreSource, error)) (*repoRoot, error) {
+	for {
+		rs.mu.Lock()
+		if rs.open == nil {
+			rs.mu.Unlock()
+			return nil, ErrClosed
+		}
+		e, ok := rs.open[key]
+		if ok && e.gone != nil {
+			// Being closed: wait, then open it anew.
+			gone := e.gone
+			rs.mu.Unlock()
+			select {
+			case <-gone:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		var evicted []*repoRoot
+		if !ok {
+			e = &repoRoot{key: key, names: names, ready: make(chan struct{})}
+			rs.open[key] = e
+			go rs.checkout(e, open)
+		}
+		if e.union() {
+			rs.tick++
+			e.holds, e.used = e.holds+1, rs.tick
+			if !ok {
+				evicted = rs.evictLocked()
+			}
+		}
 		rs.mu.Unlock()
-		return nil, ErrClosed
+		go rs.closeEvicted(evicted)
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			if e.union() {
+				rs.release(e)
+			}
+			return nil, ctx.Err()
+		}
+		if e.err != nil {
+			if e.union() {
+				rs.release(e)
+			}
+			return nil, e.err
+		}
+		return e, nil
 	}
-	e, ok := rs.open[key]
-	if !ok {
-		e = &repoRoot{ready: make(chan struct{})}
-		rs.open[key] = e
-		go rs.checkout(key, e, open)
+}
+
+// release lets go of a hold on a union, and closes what is over the
+// bound.
+func (rs *Repos) release(e *repoRoot) {
+	rs.mu.Lock()
+	e.holds--
+	var evicted []*repoRoot
+	if rs.open != nil {
+		evicted = rs.evictLocked()
 	}
 	rs.mu.Unlock()
-	select {
-	case <-e.ready:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	go rs.closeEvicted(evicted)
+}
+
+// evictLocked marks for closing the unions nobody holds, least recently
+// used first, until at most MaxUnions are open (or none is left to
+// close), and returns them; closeEvicted closes them. rs.mu is held.
+func (rs *Repos) evictLocked() []*repoRoot {
+	n := 0
+	var idle []*repoRoot
+	for _, e := range rs.open {
+		if !e.union() || e.gone != nil {
+			continue
+		}
+		n++
+		if e.holds == 0 && e.done() && e.err == nil {
+			idle = append(idle, e)
+		}
 	}
-	if e.err != nil {
-		return nil, e.err
+	slices.SortFunc(idle, func(a, b *repoRoot) int { return cmp.Compare(a.used, b.used) })
+	var out []*repoRoot
+	for _, e := range idle {
+		if n <= rs.opts.MaxUnions {
+			break
+		}
+		e.gone = make(chan struct{})
+		out = append(out, e)
+		n--
 	}
-	return e.root, nil
+	return out
+}
+
+// closeEvicted closes evicted unions: their roots released (their
+// indexes closed), their directories removed, then forgotten. It runs on
+// a goroutine of its own: a request does not wait for another union's
+// index to close; one for an evicted union waits (get), and so does
+// Close.
+func (rs *Repos) closeEvicted(evicted []*repoRoot) {
+	for _, e := range evicted {
+		e.upd.Lock() // not while the poll refreshes it
+		e.closed = true
+		err := errors.Join(e.root.Release(), e.src.Close())
+		if d, ok := e.src.(interface{ Discard() error }); ok && err == nil {
+			err = d.Discard()
+		}
+		e.upd.Unlock()
+		if err != nil {
+			rs.opts.Logf("%s: %v", e.display(), err)
+		}
+		rs.mu.Lock()
+		if rs.open != nil && rs.open[e.key] == e {
+			delete(rs.open, e.key)
+		}
+		rs.mu.Unlock()
+		close(e.gone)
+		rs.opts.Logf("%s: closed (unused, beyond the %d unions kept open)", e.display(), rs.opts.MaxUnions)
+	}
 }
 
 // checkout opens the source and acquires its root; a failure is
 // forgotten, so that the next request tries again.
-func (rs *Repos) checkout(key string, e *repoRoot, open func() (StoreSource, error)) {
+func (rs *Repos) checkout(e *repoRoot, open func() (StoreSource, error)) {
 	defer close(e.ready)
+	key := e.key
 	opts := rs.opts.IndexOptions(strings.TrimPrefix(key, "\x00"))
 	src, err := open()
 	if err == nil {
@@ -237,10 +411,36 @@ func (rs *Repos) checkout(key string, e *repoRoot, open func() (StoreSource, err
 		return
 	}
 	e.src = src
+	e.gens = rs.generations(e.names)
 	root, _ := src.Dirs()
 	// A union has no history of its own; a repository came with its own.
-	e.root = rs.pool.Acquire(root, opts, RootOptions{HistoryFromCache: !strings.HasPrefix(key, "\x00")})
-	rs.opts.Logf("%s: checked out", strings.ReplaceAll(strings.TrimPrefix(key, "\x00"), "\x00", " + "))
+	e.root = rs.pool.Acquire(root, opts, RootOptions{HistoryFromCache: !e.union()})
+	rs.opts.Logf("%s: checked out", e.display())
+}
+
+// generations returns the generations of names' checkouts (0 for one not
+// checked out).
+func (rs *Repos) generations(names []string) []int64 {
+	rs.mu.Lock()
+	cos := make([]*sharedCheckout, len(names))
+	for i, n := range names {
+		cos[i] = rs.cos[n]
+	}
+	rs.mu.Unlock()
+	out := make([]int64, len(names))
+	for i, sc := range cos {
+		if sc == nil {
+			continue
+		}
+		select {
+		case <-sc.ready:
+			if sc.err == nil {
+				out[i] = sc.co.Gen()
+			}
+		default:
+		}
+	}
+	return out
 }
 
 // PrepareSource readies src's index directory (its side files placed,
@@ -297,6 +497,7 @@ func (rs *Repos) follow() {
 	}()
 	tick := time.NewTicker(rs.opts.Poll)
 	defer tick.Stop()
+	failing := false
 	for {
 		select {
 		case <-rs.ctx.Done():
@@ -304,61 +505,84 @@ func (rs *Repos) follow() {
 		case repo := <-notes:
 			rs.update(repo)
 		case <-tick.C:
-			for _, key := range rs.openNames() {
-				rs.updateKey(key)
-			}
+			failing = rs.poll(failing)
 		}
 	}
 }
 
-// openNames lists the keys of the open sources, in order.
-func (rs *Repos) openNames() []string {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	var out []string
-	for key, e := range rs.open {
-		select {
-		case <-e.ready:
-			if e.err == nil {
-				out = append(out, key)
+// poll brings the open sources whose repositories moved to their current
+// generations: one statement lists the store's generations, whatever is
+// open, and only a source that is behind is updated. failing says whether
+// the last poll failed; poll returns whether this one did (a failure is
+// logged once, not at every poll).
+func (rs *Repos) poll(failing bool) bool {
+	open := rs.openRoots()
+	if len(open) == 0 {
+		return failing
+	}
+	infos, err := rs.store.Repos(rs.ctx, nil)
+	if err != nil {
+		if !failing && rs.ctx.Err() == nil {
+			rs.opts.Logf("store poll: %v (the open repositories stay at their generations until it answers)", err)
+		}
+		return true
+	}
+	if failing {
+		rs.opts.Logf("store poll: the store answers again")
+	}
+	gens := make(map[string]int64, len(infos))
+	for _, r := range infos {
+		gens[r.Name] = r.Generation
+	}
+	for _, e := range open {
+		e.upd.Lock()
+		behind := false
+		for i, n := range e.names {
+			if g, ok := gens[n]; !ok || g != e.gens[i] {
+				behind = true
 			}
-		default:
+		}
+		e.upd.Unlock()
+		if behind {
+			rs.updateRoot(e)
 		}
 	}
-	slices.Sort(out)
+	return false
+}
+
+// openRoots lists the open sources, by key.
+func (rs *Repos) openRoots() []*repoRoot {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	var out []*repoRoot
+	for _, e := range rs.open {
+		if e.done() && e.err == nil && e.gone == nil {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b *repoRoot) int { return strings.Compare(a.key, b.key) })
 	return out
 }
 
 // update brings the sources that hold repository repo (its own, and the
 // unions it is in) to their current generations.
 func (rs *Repos) update(repo string) {
-	for _, key := range rs.openNames() {
-		if key == repo || (strings.HasPrefix(key, "\x00") && slices.Contains(strings.Split(key[1:], "\x00"), repo)) {
-			rs.updateKey(key)
+	for _, e := range rs.openRoots() {
+		if slices.Contains(e.names, repo) {
+			rs.updateRoot(e)
 		}
 	}
 }
 
-// updateKey brings one open source and its index to the current
+// updateRoot brings one open source and its index to the current
 // generations (nothing when nothing moved).
-func (rs *Repos) updateKey(key string) {
-	rs.mu.Lock()
-	e := rs.open[key]
-	rs.mu.Unlock()
-	if e == nil {
-		return
-	}
-	select {
-	case <-e.ready:
-	default:
-		return // being checked out: it gets the current generation
-	}
-	if e.err != nil {
-		return
-	}
+func (rs *Repos) updateRoot(e *repoRoot) {
 	e.upd.Lock()
 	defer e.upd.Unlock()
-	name := strings.ReplaceAll(strings.TrimPrefix(key, "\x00"), "\x00", " + ")
+	if e.closed {
+		return
+	}
+	name := e.display()
 	changed, moved, err := e.src.Update(rs.ctx)
 	if err != nil {
 		if rs.ctx.Err() == nil {
@@ -366,6 +590,7 @@ func (rs *Repos) updateKey(key string) {
 		}
 		return
 	}
+	e.gens = rs.generations(e.names)
 	if !moved {
 		return
 	}
@@ -392,8 +617,15 @@ func (rs *Repos) Close() error {
 	for _, key := range slices.Sorted(maps.Keys(open)) {
 		e := open[key]
 		<-e.ready
+		if e.gone != nil {
+			<-e.gone // closed by its eviction
+			continue
+		}
 		if e.err == nil {
+			e.upd.Lock()
+			e.closed = true
 			errs = append(errs, e.root.Release(), e.src.Close())
+			e.upd.Unlock()
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(cos)) {
