@@ -132,6 +132,9 @@ type repoRoot struct {
 	root  *Root
 	err   error
 	upd   sync.Mutex // one update at a time
+	// warned is the last unusable generation the root's clients were
+	// told of (under upd).
+	warned string
 }
 
 // unionKey is the key of a union of repositories in Repos.open.
@@ -141,7 +144,9 @@ func unionKey(names []string) string {
 	return "\x00" + strings.Join(slices.Compact(s), "\x00")
 }
 
-// NewRepos serves store's repositories through pool.
+// NewRepos serves store's repositories through pool. The store reports
+// through opts.Logf too (pgstore.Store.SetLogf): a generation it cannot
+// use is logged there once.
 func NewRepos(store *pgstore.Store, pool *Pool, opts ReposOptions) *Repos {
 	if opts.Poll <= 0 {
 		opts.Poll = 2 * time.Second
@@ -152,6 +157,7 @@ func NewRepos(store *pgstore.Store, pool *Pool, opts ReposOptions) *Repos {
 	if opts.IndexOptions == nil {
 		opts.IndexOptions = func(string) index.Options { return index.Options{} }
 	}
+	store.SetLogf(opts.Logf)
 	ctx, cancel := context.WithCancel(context.Background())
 	rs := &Repos{store: store, pool: pool, opts: opts, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		open: map[string]*repoRoot{}, cos: map[string]*sharedCheckout{}}
@@ -221,9 +227,11 @@ func (rs *Repos) get(ctx context.Context, key string, open func() (StoreSource, 
 func (rs *Repos) checkout(key string, e *repoRoot, open func() (StoreSource, error)) {
 	defer close(e.ready)
 	opts := rs.opts.IndexOptions(strings.TrimPrefix(key, "\x00"))
+	name := strings.ReplaceAll(strings.TrimPrefix(key, "\x00"), "\x00", " + ")
 	src, err := open()
 	if err == nil {
-		if err = PrepareSource(src, &opts); err != nil {
+		logf := func(format string, args ...any) { rs.opts.Logf(name+": "+format, args...) }
+		if err = prepareSource(src, &opts, logf); err != nil {
 			src.Close()
 		}
 	}
@@ -240,13 +248,22 @@ func (rs *Repos) checkout(key string, e *repoRoot, open func() (StoreSource, err
 	root, _ := src.Dirs()
 	// A union has no history of its own; a repository came with its own.
 	e.root = rs.pool.Acquire(root, opts, RootOptions{HistoryFromCache: !strings.HasPrefix(key, "\x00")})
-	rs.opts.Logf("%s: checked out", strings.ReplaceAll(strings.TrimPrefix(key, "\x00"), "\x00", " + "))
+	rs.opts.Logf("%s: checked out", name)
 }
 
 // PrepareSource readies src's index directory (its side files placed,
 // the index image imported when it came with one) and sets opts to index
-// src from its stored chunks there (UseCheckout).
+// src from its stored chunks there (UseCheckout). An image that cannot be
+// imported (its files damaged: a publisher may write anything) is left
+// out, with a line to opts.Logf: the index is built from the stored
+// chunks instead, as with no image.
 func PrepareSource(src StoreSource, opts *index.Options) error {
+	return prepareSource(src, opts, opts.Logf)
+}
+
+// prepareSource is PrepareSource, saying to logf (when not nil) that an
+// image is left out.
+func prepareSource(src StoreSource, opts *index.Options, logf func(format string, args ...any)) error {
 	root, idir := src.Dirs()
 	if err := index.PrepareCacheDir(idir); err != nil {
 		return err
@@ -256,8 +273,8 @@ func PrepareSource(src StoreSource, opts *index.Options) error {
 	}
 	UseCheckout(src, opts)
 	if img := src.TakeImage(); img != nil {
-		if err := index.ImportImage(idir, root, *opts, img); err != nil {
-			return err
+		if err := index.ImportImage(idir, root, *opts, img); err != nil && logf != nil {
+			logf("the store's index image cannot be used (%v); the index is built from the stored chunks", err)
 		}
 	}
 	return nil
@@ -360,6 +377,15 @@ func (rs *Repos) updateKey(key string) {
 	defer e.upd.Unlock()
 	name := strings.ReplaceAll(strings.TrimPrefix(key, "\x00"), "\x00", " + ")
 	changed, moved, err := e.src.Update(rs.ctx)
+	if errors.Is(err, pgstore.ErrUnusable) {
+		// The store has logged it once; the clients of the root are told
+		// once too, and keep the generation they have.
+		if msg := fmt.Sprintf("%s: %v; answers come from the generation checked out before", name, err); msg != e.warned {
+			e.warned = msg
+			e.root.warn(msg)
+		}
+		return
+	}
 	if err != nil {
 		if rs.ctx.Err() == nil {
 			rs.opts.Logf("%s: %v", name, err)
