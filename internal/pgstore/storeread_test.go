@@ -360,6 +360,12 @@ func TestUnusableUpdateKeepsGeneration(t *testing.T) {
 	if n := strings.Count(strings.Join(logs, "\n"), "declares -1 bytes"); n != 1 {
 		t.Fatalf("the unusable generation was logged %d times: %q", n, logs)
 	}
+	// Within RecheckUnusable the generation is not read again: its row
+	// repaired, the answer holds until then.
+	putRow(t, s, h, int64(len(text)), s.codec.compress(text))
+	if _, _, err := co.Update(ctx); !errors.Is(err, ErrUnusable) {
+		t.Fatalf("update within a minute of finding the generation unusable: %v", err)
+	}
 	if err := os.WriteFile(filepath.Join(root, "b.go"), []byte("package a\n\nfunc B() int { return 2 }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -578,4 +584,22 @@ func TestCheckoutCacheDir(t *testing.T) {
 			t.Fatal("an earlier version's checkout directory was not tagged")
 		}
 	})
+}
+
+// $CTXLS_STORE_MAX_BYTES takes a number of bytes or one with KiB, MiB or
+// GiB; anything else fails Open, before any connection, naming the
+// variable.
+func TestMaxRepoBytesFromEnv(t *testing.T) {
+	for v, want := range map[string]int64{"": DefaultMaxRepoBytes, "1048576": 1 << 20, "500MiB": 500 << 20, "8GiB": 8 << 30, "64KiB": 64 << 10} {
+		t.Setenv(EnvMaxRepoBytes, v)
+		if got, err := maxRepoFromEnv(); err != nil || got != want {
+			t.Errorf("%q: %d %v, want %d", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"0", "-1", "4GB", "GiB", "1.5GiB", "99999999999GiB", " 1"} {
+		t.Setenv(EnvMaxRepoBytes, v)
+		if _, err := Open(context.Background(), "postgres://ctxls@127.0.0.1:1/none"); err == nil || !strings.Contains(err.Error(), EnvMaxRepoBytes) {
+			t.Errorf("%q: %v", v, err)
+		}
+	}
 }
