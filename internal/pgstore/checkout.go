@@ -98,6 +98,7 @@ func (s *Store) Checkout(ctx context.Context, repo, parent string, allow func(re
 	}
 	gen, mh, err := s.current(ctx, repo)
 	if err != nil {
+		s.noteFailure(repo, gen, hashOf([]byte(repo)), err)
 		return nil, err
 	}
 	dir := s.checkoutDir(parent, repo)
@@ -293,6 +294,7 @@ func (c *Checkout) Update(ctx context.Context) (changed []string, moved bool, er
 	defer c.upd.Unlock()
 	gen, mh, err := c.store.current(ctx, c.Repo)
 	if err != nil {
+		c.store.noteFailure(c.Repo, gen, hashOf([]byte(c.Repo)), err)
 		return nil, false, err
 	}
 	c.mu.Lock()
@@ -351,7 +353,7 @@ func (s *Store) current(ctx context.Context, repo string) (int64, Hash, error) {
 		return 0, Hash{}, fmt.Errorf("read %s's generation: %w", repo, err)
 	}
 	if len(mh) != len(Hash{}) {
-		return 0, Hash{}, fmt.Errorf("read %s's generation: bad manifest hash", repo)
+		return gen, Hash{}, unusablef("read %s's generation: a manifest hash of %d bytes", repo, len(mh))
 	}
 	return gen, Hash(mh), nil
 }

@@ -110,8 +110,9 @@ func (s *Store) knownUnusable(mh Hash) error {
 }
 
 // noteFailure records err, the failure of reading generation gen of repo
-// (manifest mh), when it says the store's content is unusable, and logs
-// it unless the same was logged for that generation before.
+// (manifest mh; when the generation's row names none, a key of the
+// repository's own), when it says the store's content is unusable, and
+// logs it unless the same was logged for that generation before.
 func (s *Store) noteFailure(repo string, gen int64, mh Hash, err error) {
 	if !errors.Is(err, ErrUnusable) {
 		return

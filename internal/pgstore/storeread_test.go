@@ -285,6 +285,29 @@ func TestUnusableStoreContent(t *testing.T) {
 	}
 }
 
+// A generation whose row names no manifest hash (3 bytes), or a manifest
+// the store lacks, is unusable content too.
+func TestUnusableGenerationRow(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, pgtest.Start(t).NewDatabase(t, "genrow"))
+	publishTree(t, s, "r", tree(t, map[string]string{"a.go": "package a\n"}))
+	for _, tc := range []struct {
+		manifest []byte
+		want     string
+	}{{[]byte{1, 2, 3}, "a manifest hash of 3 bytes"}, {bytes.Repeat([]byte{7}, 32), "missing from the store"}} {
+		if _, err := s.pool.Exec(ctx, `INSERT INTO ctxls_generations (repo, id, manifest, files, bytes)
+			SELECT name, generation + 1, $1, 0, 0 FROM ctxls_repos WHERE name = 'r'`, tc.manifest); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.pool.Exec(ctx, "UPDATE ctxls_repos SET generation = generation + 1 WHERE name = 'r'"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Checkout(ctx, "r", t.TempDir(), nil); !errors.Is(err, ErrUnusable) || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("checkout: %v, want an unusable-content error saying %q", err, tc.want)
+		}
+	}
+}
+
 // A repository whose generation reads more than the per-repository limit
 // is refused before the bytes are read or decompressed, even when every
 // blob is what its name says (a text of zeros compresses a thousandfold),
