@@ -139,7 +139,13 @@ func (r *refusal) Unwrap() error { return ErrNotCacheDir }
 // (an error wrapping ErrNotCacheDir): see "Ownership of cache directories"
 // above. Errors of the file system (a parent that is a file, no
 // permission, a read-only disk) are returned as they are.
-func prepareCacheDir(dir string) error {
+func prepareCacheDir(dir string) error { return prepareOwnedDir(dir, earlierLayout) }
+
+// prepareOwnedDir applies the rules of "Ownership of cache directories"
+// to dir, a directory ctxls keeps for itself: earlier reports whether the
+// entries of a directory without the tag are what earlier ctxls versions
+// left there (such a directory is tagged and used as it is).
+func prepareOwnedDir(dir string, earlier func(ents []fs.DirEntry) bool) error {
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
@@ -169,7 +175,7 @@ func prepareCacheDir(dir string) error {
 		if err != nil {
 			return err
 		}
-		if len(ents) > 0 && !earlierLayout(ents) {
+		if len(ents) > 0 && !earlier(ents) && !tagBeingWritten(ents) {
 			return &refusal{dir, "no " + tagName + ", and it is not empty", "choose an empty or new directory"}
 		}
 		if err := writeTag(dir); err != nil {
@@ -203,6 +209,17 @@ func earlierLayout(ents []fs.DirEntry) bool {
 		}
 	}
 	return lock || tagTemps == len(ents)
+}
+
+// tagBeingWritten reports whether ents are only the temporary files of a
+// tag that another ctxls is writing into a directory it has just created.
+func tagBeingWritten(ents []fs.DirEntry) bool {
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !TagTempFile(e.Name()) {
+			return false
+		}
+	}
+	return true
 }
 
 // ownFiles are the files ctxls keeps at the top of an index directory
@@ -303,3 +320,20 @@ func prepareDefaultParent(base string, owned bool) {
 // that a caller can place a side file in it first: a replica's checkout
 // puts the stored vector store and history cache there.
 func PrepareCacheDir(dir string) error { return prepareCacheDir(dir) }
+
+// PrepareOwnedDir makes dir usable as another directory that ctxls keeps
+// and deletes in (a store's checkout), under the rules of an index
+// directory: created 0700 and tagged when missing, an empty one tagged
+// and used, a symbolic link or a directory with other files refused
+// (ErrNotCacheDir), nothing written there. earlier reports whether the
+// entries of a directory without the tag are exactly what earlier ctxls
+// versions left in such a directory: it is tagged and used as it is.
+func PrepareOwnedDir(dir string, earlier func(ents []fs.DirEntry) bool) error {
+	return prepareOwnedDir(dir, earlier)
+}
+
+// TagTempFile reports whether name is the temporary file of a tag that
+// another ctxls is writing into a directory it has just created.
+func TagTempFile(name string) bool {
+	return strings.HasPrefix(name, "."+tagName+"-") && ownTempFile(name)
+}

@@ -236,7 +236,11 @@ func (s *session) storeFolderLocked(name, uri string, byRequest bool) (*folder, 
 			} else {
 				r, err = repos.Root(ctx, names[0])
 			}
-			if err != nil && !errors.Is(err, pgstore.ErrNoRepo) && ctx.Err() == nil {
+			switch {
+			case err == nil, errors.Is(err, pgstore.ErrNoRepo), ctx.Err() != nil:
+			case errors.Is(err, pgstore.ErrUnusable):
+				err = fmt.Errorf("the index store's content for this repository cannot be used: %w", err)
+			default:
 				err = fmt.Errorf("the index store cannot be read now (try again shortly): %w", err)
 			}
 			return r, release, err

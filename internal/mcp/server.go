@@ -396,10 +396,14 @@ func displayRoot(key string) string {
 }
 
 // storeErr says what a store's failure means for a call: the repository
-// cannot be read now (the store is down), or is unknown.
+// is unknown, what the store holds for it cannot be used (and why), or it
+// cannot be read now (the store is down).
 func storeErr(err error) error {
 	if errors.Is(err, pgstore.ErrNoRepo) {
 		return fmt.Errorf("%w (list_repos lists those this token may read)", err)
+	}
+	if errors.Is(err, pgstore.ErrUnusable) {
+		return fmt.Errorf("the index store's content for this repository cannot be used: %w", err)
 	}
 	return fmt.Errorf("the index store cannot be read now: %w (try again shortly)", err)
 }

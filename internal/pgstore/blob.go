@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -22,7 +23,7 @@ func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 // hashFrom reads a hash stored as bytes.
 func hashFrom(b []byte) (Hash, error) {
 	if len(b) != len(Hash{}) {
-		return Hash{}, fmt.Errorf("a stored hash of %d bytes (damaged)", len(b))
+		return Hash{}, unusablef("a stored hash of %d bytes (damaged)", len(b))
 	}
 	return Hash(b), nil
 }
@@ -31,13 +32,65 @@ func hashFrom(b []byte) (Hash, error) {
 func parseHash(s string) (Hash, error) {
 	var h Hash
 	if len(s) != 64 {
-		return h, fmt.Errorf("bad hash %q", s)
+		return h, unusablef("bad hash %q", s)
 	}
 	if _, err := hex.Decode(h[:], []byte(s)); err != nil {
-		return h, fmt.Errorf("bad hash %q", s)
+		return h, unusablef("bad hash %q", s)
 	}
 	return h, nil
 }
+
+// ErrUnusable is returned (wrapped) when what the store holds for a
+// repository cannot be used as it is: a blob whose content is not what
+// its name or its row says, a size, count or offset out of its bounds or
+// inconsistent with another, a generation that reads more than a replica
+// reads for one repository (Store's limit). A replica trusts nothing it
+// reads from the store beyond these checks: whoever may publish may write
+// any row. Reading the same generation again fails the same way.
+var ErrUnusable = errors.New("the store's content cannot be used")
+
+// unusableError marks an error as ErrUnusable without changing its text.
+type unusableError struct{ err error }
+
+func (e *unusableError) Error() string        { return e.err.Error() }
+func (e *unusableError) Unwrap() error        { return e.err }
+func (e *unusableError) Is(target error) bool { return target == ErrUnusable }
+
+// unusable marks err (not nil) as ErrUnusable.
+func unusable(err error) error {
+	if errors.Is(err, ErrUnusable) {
+		return err
+	}
+	return &unusableError{err}
+}
+
+// unusablef is fmt.Errorf marked as ErrUnusable.
+func unusablef(format string, args ...any) error {
+	return &unusableError{fmt.Errorf(format, args...)}
+}
+
+// budget is what one checkout or update of a repository may still read
+// from the store, in uncompressed bytes: each blob is paid for when its
+// row is read, before it is decompressed, and each file assembled from
+// blocks when it is put together. Not safe for concurrent use.
+type budget struct{ left, limit int64 }
+
+// newBudget is the budget of one checkout or update.
+func (s *Store) newBudget() *budget { return &budget{left: s.maxRepo, limit: s.maxRepo} }
+
+// take pays n bytes for what, or refuses them when they pass the limit.
+func (b *budget) take(n int64, what string) error {
+	if n < 0 || n > b.left {
+		return unusablef("%s: reading its %d bytes passes the limit of %d bytes a replica reads for one repository ($%s)", what, n, b.limit, EnvMaxRepoBytes)
+	}
+	b.left -= n
+	return nil
+}
+
+// compressedBound is the most bytes a blob of size bytes compresses to
+// (incompressible data is stored in raw blocks: a few bytes each, and a
+// frame's header and checksum); more is not a blob this store wrote.
+func compressedBound(size int64) int64 { return size + size>>10 + 1024 }
 
 // codec compresses and decompresses blobs; one per Store, safe for
 // concurrent use.
@@ -52,7 +105,9 @@ func (c *codec) init() error {
 	c.once.Do(func() {
 		c.enc, c.err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 		if c.err == nil {
-			c.dec, c.err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<31))
+			// DecodeAll writes no more than its destination's capacity,
+			// which is the blob's declared size.
+			c.dec, c.err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<31), zstd.WithDecodeAllCapLimit(true))
 		}
 	})
 	return c.err
@@ -60,12 +115,20 @@ func (c *codec) init() error {
 
 func (c *codec) compress(b []byte) []byte { return c.enc.EncodeAll(b, make([]byte, 0, len(b)/3+64)) }
 
-// decompress returns the bytes of a blob and checks them against its
-// name: a damaged row is an error, never content.
+// decompress returns the bytes of a blob, which declares size bytes
+// (0 or more: see readBlobs), and checks them against its name: a
+// damaged row is an error, never content. It never decodes more than
+// size bytes.
 func (c *codec) decompress(h Hash, data []byte, size int64) ([]byte, error) {
 	out, err := c.dec.DecodeAll(data, make([]byte, 0, size))
+	if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+		return nil, fmt.Errorf("blob %s decompresses to more than the %d bytes it declares", h, size)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("blob %s: %w", h, err)
+	}
+	if int64(len(out)) != size {
+		return nil, fmt.Errorf("blob %s decompresses to %d bytes, it declares %d", h, len(out), size)
 	}
 	if hashOf(out) != h {
 		return nil, fmt.Errorf("blob %s: content does not match its hash (damaged)", h)
@@ -162,9 +225,21 @@ func (s *Store) putBlobs(ctx context.Context, blobs []blob) (int64, error) {
 	return written, nil
 }
 
-// getBlobs reads and checks the named blobs. A blob the store lacks is an
-// error: a manifest names only blobs written before it.
+// getBlobs reads and checks the named blobs, within a budget of their
+// own (readBlobs).
 func (s *Store) getBlobs(ctx context.Context, hashes []Hash) (map[Hash][]byte, error) {
+	return s.readBlobs(ctx, hashes, s.newBudget(), nil)
+}
+
+// readBlobs reads and checks the named blobs, paid for from bud. A row is
+// judged before its blob is decompressed: its declared size must be 0 or
+// more, approved by check when check is not nil (a text's size is the
+// one its manifest gives), within what bud has left, and its compressed
+// bytes no more than that size allows; a blob then decompresses to
+// exactly its declared size and its name's content, else it is an error.
+// A blob the store lacks is an error: a manifest names only blobs
+// written before it. Every such error is ErrUnusable.
+func (s *Store) readBlobs(ctx context.Context, hashes []Hash, bud *budget, check func(h Hash, size int64) error) (map[Hash][]byte, error) {
 	if err := s.codec.init(); err != nil {
 		return nil, err
 	}
@@ -181,10 +256,29 @@ func (s *Store) getBlobs(ctx context.Context, hashes []Hash) (map[Hash][]byte, e
 			return err
 		}
 		var err error
-		r.h, err = hashFrom(hb)
+		if r.h, err = hashFrom(hb); err != nil {
+			return err
+		}
+		if r.size < 0 {
+			return unusablef("blob %s declares %d bytes", r.h, r.size)
+		}
+		if check != nil {
+			if err := check(r.h, r.size); err != nil {
+				return unusable(err)
+			}
+		}
+		if int64(len(r.data)) > compressedBound(r.size) {
+			return unusablef("blob %s: %d compressed bytes, more than the %d bytes it declares compress to", r.h, len(r.data), r.size)
+		}
+		if err := bud.take(r.size, "blob "+r.h.String()); err != nil {
+			return err
+		}
 		got = append(got, r)
-		return err
+		return nil
 	})
+	if errors.Is(err, ErrUnusable) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read blobs: %w", err)
 	}
@@ -194,13 +288,13 @@ func (s *Store) getBlobs(ctx context.Context, hashes []Hash) (map[Hash][]byte, e
 	m := make(map[Hash][]byte, len(got))
 	for i, r := range got {
 		if errs[i] != nil {
-			return nil, errs[i]
+			return nil, unusable(errs[i])
 		}
 		m[r.h] = out[i]
 	}
 	for _, h := range hashes {
 		if _, ok := m[h]; !ok {
-			return nil, fmt.Errorf("blob %s is missing from the store", h)
+			return nil, unusablef("blob %s is missing from the store", h)
 		}
 	}
 	return m, nil

@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,8 +33,13 @@ import (
 // ConfigKey) into IndexDir. It holds a shared lock on the checkout until
 // Close, so that no other process updates the tree under it.
 //
-// Layout of a checkout directory (<cache>/<hash of store and repository>):
+// Layout of a checkout directory (<cache>/<hash of store and repository>),
+// which follows the rules of an index directory (index.PrepareOwnedDir:
+// tagged, never a symbolic link, refused when another program's) and in
+// which no symbolic link is followed (one in place of an entry below is
+// removed as a link and the entry made again):
 //
+//	CACHEDIR.TAG   the cache directory tag
 //	lock           flock(2): exclusive while updating, shared while used
 //	state.json     the generation checked out and its manifest's hash,
 //	               written once its pack is complete
@@ -91,16 +98,16 @@ func (s *Store) Checkout(ctx context.Context, repo, parent string, allow func(re
 	}
 	gen, mh, err := s.current(ctx, repo)
 	if err != nil {
+		s.noteFailure(repo, gen, hashOf([]byte(repo)), err)
 		return nil, err
 	}
-	sum := sha256.Sum256([]byte(s.id + "\x00" + repo))
-	dir := filepath.Join(parent, hex.EncodeToString(sum[:16]))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	dir := s.checkoutDir(parent, repo)
+	if err := index.PrepareOwnedDir(dir, earlierCheckout); err != nil {
 		return nil, fmt.Errorf("checkout %s: %w", repo, err)
 	}
 	c := &Checkout{Repo: repo, Generation: gen, Root: filepath.Join(dir, "tree"), IndexDir: filepath.Join(dir, "index"),
 		store: s, dir: dir, chunks: map[Hash][]byte{}}
-	c.lock, err = os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	c.lock, err = openLock(filepath.Join(dir, "lock"))
 	if err != nil {
 		return nil, fmt.Errorf("checkout %s: %w", repo, err)
 	}
@@ -110,13 +117,137 @@ func (s *Store) Checkout(ctx context.Context, repo, parent string, allow func(re
 	}
 	m, ok := c.readLocal(mh)
 	if !ok {
-		if m, _, err = c.updateLocked(ctx, gen, mh); err != nil {
+		err := s.knownUnusable(mh)
+		if err == nil {
+			m, _, err = c.updateLocked(ctx, gen, mh)
+			s.noteFailure(repo, gen, mh, err)
+		}
+		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("checkout %s (generation %d): %w", repo, gen, err)
 		}
 	}
 	c.setManifest(m, mh, gen)
 	return c, nil
+}
+
+// checkoutDir is the directory of repo's checkout under parent.
+func (s *Store) checkoutDir(parent, repo string) string {
+	sum := sha256.Sum256([]byte(s.id + "\x00" + repo))
+	return filepath.Join(parent, hex.EncodeToString(sum[:16]))
+}
+
+// earlierCheckout reports whether ents, the entries of a checkout
+// directory without a tag, are what earlier ctxls versions left in one:
+// the lock (the first thing each wrote), the state and manifest files and
+// their temporary files, the packs, tree, index and sides directories.
+func earlierCheckout(ents []fs.DirEntry) bool {
+	lock := false
+	for _, e := range ents {
+		name, t := e.Name(), e.Type()
+		switch {
+		case t.IsRegular() && name == "lock":
+			lock = true
+		case t.IsRegular() && (name == "state.json" || name == "manifest.json" || isTempOf(name, "state.json") || isTempOf(name, "manifest.json") || index.TagTempFile(name)):
+		case t.IsDir() && (name == "packs" || name == "tree" || name == "index" || name == "sides"):
+		default:
+			return false
+		}
+	}
+	return lock
+}
+
+// isTempOf reports whether name is a temporary file of cachefile.Write
+// for the file base: "." + base + "-" + digits.
+func isTempOf(name, base string) bool {
+	rest, ok := strings.CutPrefix(name, "."+base+"-")
+	if !ok || rest == "" {
+		return false
+	}
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// openLock opens (creating it) the lock file at path, never through a
+// symbolic link: a link in its place is removed first.
+func openLock(path string) (*os.File, error) {
+	for range 2 {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o600)
+		if !errors.Is(err, unix.ELOOP) {
+			return f, err
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("%s: a symbolic link in place of the lock file", path)
+}
+
+// ownDir makes path a directory of the checkout's own: a missing one is
+// made (0700); a symbolic link or a file in its place is removed (the
+// link, never what it points to), then the directory made.
+func ownDir(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil
+	case err == nil:
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	if err := os.Mkdir(path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory", path)
+	}
+	return nil
+}
+
+// readOwn reads the file name of the checkout directory, never through a
+// symbolic link.
+func (c *Checkout) readOwn(name string) ([]byte, error) {
+	f, err := os.OpenFile(filepath.Join(c.dir, name), os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// removeInDir removes the entries of the checkout's subdirectory sub for
+// which drop is true: inside the checkout directory only (os.Root), a
+// symbolic link removed as a link.
+func (c *Checkout) removeInDir(sub string, drop func(name string) bool) {
+	r, err := os.OpenRoot(c.dir)
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	if fi, err := r.Lstat(sub); err != nil || !fi.IsDir() {
+		return
+	}
+	f, err := r.Open(sub)
+	if err != nil {
+		return
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if drop(e.Name()) {
+			_ = r.Remove(sub + "/" + e.Name())
+		}
+	}
 }
 
 // setManifest makes m (whose blob is mh, of generation gen) the
@@ -163,6 +294,7 @@ func (c *Checkout) Update(ctx context.Context) (changed []string, moved bool, er
 	defer c.upd.Unlock()
 	gen, mh, err := c.store.current(ctx, c.Repo)
 	if err != nil {
+		c.store.noteFailure(c.Repo, gen, hashOf([]byte(c.Repo)), err)
 		return nil, false, err
 	}
 	c.mu.Lock()
@@ -171,7 +303,12 @@ func (c *Checkout) Update(ctx context.Context) (changed []string, moved bool, er
 	if same {
 		return nil, false, nil
 	}
-	m, changed, err := c.updateLocked(ctx, gen, mh)
+	err = c.store.knownUnusable(mh)
+	var m *Manifest
+	if err == nil {
+		m, changed, err = c.updateLocked(ctx, gen, mh)
+		c.store.noteFailure(c.Repo, gen, mh, err)
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("update %s to generation %d: %w", c.Repo, gen, err)
 	}
@@ -216,7 +353,7 @@ func (s *Store) current(ctx context.Context, repo string) (int64, Hash, error) {
 		return 0, Hash{}, fmt.Errorf("read %s's generation: %w", repo, err)
 	}
 	if len(mh) != len(Hash{}) {
-		return 0, Hash{}, fmt.Errorf("read %s's generation: bad manifest hash", repo)
+		return gen, Hash{}, unusablef("read %s's generation: a manifest hash of %d bytes", repo, len(mh))
 	}
 	return gen, Hash(mh), nil
 }
@@ -225,11 +362,11 @@ func (s *Store) current(ctx context.Context, repo string) (int64, Hash, error) {
 // mapped.
 func (c *Checkout) readLocal(mh Hash) (*Manifest, bool) {
 	var st state
-	b, err := os.ReadFile(filepath.Join(c.dir, "state.json"))
+	b, err := c.readOwn("state.json")
 	if err != nil || json.Unmarshal(b, &st) != nil || st.Manifest != mh.String() {
 		return nil, false
 	}
-	mb, err := os.ReadFile(filepath.Join(c.dir, "manifest.json"))
+	mb, err := c.readOwn("manifest.json")
 	if err != nil || hashOf(mb) != mh {
 		return nil, false
 	}
@@ -237,7 +374,10 @@ func (c *Checkout) readLocal(mh Hash) (*Manifest, bool) {
 	if err != nil {
 		return nil, false
 	}
-	spans, size := packLayout(m)
+	spans, size, ok := packLayout(m, math.MaxInt64)
+	if !ok {
+		return nil, false
+	}
 	pack, err := mapPack(c.packPath(mh), size)
 	if err != nil {
 		return nil, false
@@ -255,17 +395,22 @@ func (c *Checkout) packPath(mh Hash) string {
 
 // packLayout places each distinct text of m, in the order of m's files,
 // one after another: the pack of a generation is a function of its
-// manifest, and needs no index of its own.
-func packLayout(m *Manifest) (map[string]span, int64) {
+// manifest, and needs no index of its own. It fails (false) when the
+// texts hold more than limit bytes together (decodeManifest has checked
+// each size).
+func packLayout(m *Manifest, limit int64) (map[string]span, int64, bool) {
 	spans := make(map[string]span, len(m.Files))
 	var off int64
 	for _, f := range m.Files {
 		if _, ok := spans[f.Text]; !ok {
+			if f.Size > limit-off {
+				return nil, 0, false
+			}
 			spans[f.Text] = span{off, f.Size}
 			off += f.Size
 		}
 	}
-	return spans, off
+	return spans, off, true
 }
 
 // mapPack maps the pack at path, which must hold size bytes.
@@ -286,9 +431,12 @@ func mapPack(path string, size int64) (*cachefile.Mapped, error) {
 // update brings the checkout from the checked-out manifest (if any) to
 // mh's: a new pack, with the texts the old one had copied from it and the
 // others fetched. It returns the manifest and the paths whose text changed,
-// appeared or went.
-func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, []string, error) {
-	blobs, err := c.store.getBlobs(ctx, []Hash{mh})
+// appeared or went. Everything it reads from the store is paid from one
+// budget (EnvMaxRepoBytes); when it fails, what it wrote (the new pack,
+// side files) is removed.
+func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (_ *Manifest, _ []string, err error) {
+	bud := c.store.newBudget()
+	blobs, err := c.store.readBlobs(ctx, []Hash{mh}, bud, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -296,23 +444,34 @@ func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, [
 	if err != nil {
 		return nil, nil, err
 	}
+	spans, size, ok := packLayout(m, bud.left)
+	if !ok {
+		return nil, nil, unusablef("the generation's texts: more than the %d bytes left of the limit of %d bytes a replica reads for one repository ($%s)", bud.left, bud.limit, EnvMaxRepoBytes)
+	}
 	// The old generation: its manifest and pack, when both are whole.
 	var old *Manifest
+	var oldHash Hash
 	var oldPack *cachefile.Mapped
 	var oldSpans map[string]span
-	if ob, err := os.ReadFile(filepath.Join(c.dir, "manifest.json")); err == nil {
+	if ob, err := c.readOwn("manifest.json"); err == nil {
+		oldHash = hashOf(ob)
 		if old, err = decodeManifest(ob); err == nil {
 			var size int64
-			oldSpans, size = packLayout(old)
-			if oldPack, err = mapPack(c.packPath(hashOf(ob)), size); err != nil {
+			var ok bool
+			if oldSpans, size, ok = packLayout(old, math.MaxInt64); ok {
+				oldPack, err = mapPack(c.packPath(oldHash), size)
+			}
+			if !ok || err != nil {
 				oldPack, oldSpans = nil, nil
 			}
 		} else {
 			old = nil // damaged: everything is fetched again
 		}
 	}
-	if err := os.MkdirAll(c.Root, 0o700); err != nil {
-		return nil, nil, err
+	for _, sub := range []string{"tree", "packs", "sides"} {
+		if err := ownDir(filepath.Join(c.dir, sub)); err != nil {
+			return nil, nil, err
+		}
 	}
 	// Invalidate first: a crash from here on leaves no state.json, and
 	// the next checkout does this again.
@@ -341,26 +500,19 @@ func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, [
 	}
 	slices.Sort(changed)
 	c.Written = len(write)
-	// The texts the old pack lacks.
-	spans, size := packLayout(m)
-	var fetch []Hash
-	seen := map[string]bool{}
-	for _, f := range m.Files {
-		if _, ok := oldSpans[f.Text]; ok || seen[f.Text] {
-			continue
+	// What this update writes goes when it fails: the new pack (unless
+	// it is the old one), the side files fetched.
+	var wroteSides []string
+	defer func() {
+		if err == nil {
+			return
 		}
-		seen[f.Text] = true
-		h, err := parseHash(f.Text)
-		if err != nil {
-			return nil, nil, err
+		if oldHash != mh {
+			c.removeInDir("packs", func(name string) bool { return name == mh.String() })
 		}
-		fetch = append(fetch, h)
-	}
-	got, err := c.store.getBlobs(ctx, fetch)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := c.writePack(mh, m, spans, size, got, oldPack, oldSpans); err != nil {
+		c.removeInDir("sides", func(name string) bool { return slices.Contains(wroteSides, name) })
+	}()
+	if err := c.writePack(ctx, mh, m, spans, size, oldPack, oldSpans, bud); err != nil {
 		return nil, nil, err
 	}
 	pack, err := mapPack(c.packPath(mh), size)
@@ -369,10 +521,16 @@ func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, [
 	}
 	// Chunks for the files the index will chunk: the changed ones; with
 	// no index yet, the files changed since the repository's image (which
-	// the index starts from), or every file when there is no image.
+	// the index starts from), or every file when there is no image or it
+	// cannot be used.
 	need := write
 	if _, err := os.Stat(filepath.Join(c.IndexDir, "CURRENT")); err != nil {
-		image, im, err := c.store.fetchImage(ctx, c.Repo)
+		left := bud.left
+		image, im, err := c.store.fetchImage(ctx, c.Repo, bud)
+		if errors.Is(err, ErrUnusable) {
+			c.store.log("store: repository %s: its index image cannot be used (%v); its index is built from the stored chunks", c.Repo, err)
+			image, im, err, bud.left = nil, nil, nil, left
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -390,10 +548,10 @@ func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, [
 			}
 		}
 	}
-	if err := c.prefetchChunks(ctx, need); err != nil {
+	if err := c.prefetchChunks(ctx, need, bud); err != nil {
 		return nil, nil, err
 	}
-	if err := c.fetchSides(ctx, m, old); err != nil {
+	if wroteSides, err = c.fetchSides(ctx, m, old, bud); err != nil {
 		return nil, nil, err
 	}
 	if err := cachefile.Write(filepath.Join(c.dir, "manifest.json"), blobs[mh]); err != nil {
@@ -406,49 +564,96 @@ func (c *Checkout) update(ctx context.Context, mh Hash, gen int64) (*Manifest, [
 	c.mu.Lock()
 	c.pack, c.spans = pack, spans
 	c.mu.Unlock()
-	// Older packs go (a process still reading one keeps its mapping).
-	if ents, err := os.ReadDir(filepath.Join(c.dir, "packs")); err == nil {
-		for _, e := range ents {
-			if e.Name() != mh.String() {
-				os.Remove(filepath.Join(c.dir, "packs", e.Name()))
-			}
-		}
-	}
+	// Older packs go, and temporary files a crash left (a process still
+	// reading a pack keeps its mapping).
+	c.removeInDir("packs", func(name string) bool { return name != mh.String() && packName(name) })
 	return m, changed, nil
 }
 
+// packName reports whether name is a pack's (a manifest's hash in hex)
+// or the temporary file of one.
+func packName(name string) bool {
+	if len(name) > 66 && name[0] == '.' && name[65] == '-' && isTempOf(name, name[1:65]) {
+		name = name[1:65]
+	}
+	_, err := parseHash(name)
+	return err == nil && strings.ToLower(name) == name
+}
+
+// packBatch is about how many bytes of texts a checkout reads from the
+// store at a time while it writes a pack.
+const packBatch = 32 << 20
+
 // writePack writes the pack of the generation mh (manifest m, laid out as
-// spans, size bytes), taking each text from the old pack or from fetched.
-func (c *Checkout) writePack(mh Hash, m *Manifest, spans map[string]span, size int64, fetched map[Hash][]byte, oldPack *cachefile.Mapped, oldSpans map[string]span) error {
+// spans, size bytes), taking each text from the old pack or from the
+// store, paid from bud: read in batches of about packBatch bytes, each
+// text's blob declaring the size its manifest gives.
+func (c *Checkout) writePack(ctx context.Context, mh Hash, m *Manifest, spans map[string]span, size int64, oldPack *cachefile.Mapped, oldSpans map[string]span, bud *budget) error {
 	if size == 0 {
 		return nil
 	}
-	return cachefile.WriteFunc(c.packPath(mh), func(f io.Writer) error {
-		w := bufio.NewWriterSize(f, 1<<20)
-		placed := make(map[string]bool, len(spans))
-		var off int64
-		for _, fe := range m.Files {
-			if placed[fe.Text] {
-				continue
-			}
+	var order []*FileEntry // each distinct text once, in pack order
+	placed := make(map[string]bool, len(spans))
+	for i := range m.Files {
+		if fe := &m.Files[i]; !placed[fe.Text] {
 			placed[fe.Text] = true
-			var b []byte
-			if sp, ok := oldSpans[fe.Text]; ok {
-				b = oldPack.Data[sp.off : sp.off+sp.n]
-			} else {
-				h, _ := parseHash(fe.Text)
-				b = fetched[h]
+			order = append(order, fe)
+		}
+	}
+	sizeOf := func(h Hash, n int64) error {
+		if want := spans[h.String()].n; n != want {
+			return fmt.Errorf("blob %s declares %d bytes, its manifest says the text has %d", h, n, want)
+		}
+		return nil
+	}
+	// The store's errors are returned as they are: they are about the
+	// store, not about the pack's path in the cache.
+	var storeErr error
+	err := cachefile.WriteFunc(c.packPath(mh), func(f io.Writer) error {
+		w := bufio.NewWriterSize(f, 1<<20)
+		var off int64
+		for lo := 0; lo < len(order); {
+			hi, n := lo, int64(0)
+			var batch []Hash
+			for hi < len(order) && (len(batch) == 0 || n < packBatch) {
+				fe := order[hi]
+				hi++
+				if _, ok := oldSpans[fe.Text]; !ok {
+					h, _ := parseHash(fe.Text)
+					batch = append(batch, h)
+					n += fe.Size
+				}
 			}
-			if sp := spans[fe.Text]; sp.off != off || int64(len(b)) != sp.n {
-				return fmt.Errorf("%s: the stored text has %d bytes, the manifest says %d", fe.Path, len(b), sp.n)
-			}
-			if _, err := w.Write(b); err != nil {
+			got, err := c.store.readBlobs(ctx, batch, bud, sizeOf)
+			if err != nil {
+				storeErr = err
 				return err
 			}
-			off += int64(len(b))
+			for _, fe := range order[lo:hi] {
+				var b []byte
+				if sp, ok := oldSpans[fe.Text]; ok {
+					b = oldPack.Data[sp.off : sp.off+sp.n]
+				} else {
+					h, _ := parseHash(fe.Text)
+					b = got[h]
+				}
+				if sp := spans[fe.Text]; sp.off != off || int64(len(b)) != sp.n {
+					storeErr = unusablef("%s: the stored text has %d bytes, the manifest says %d", fe.Path, len(b), sp.n)
+					return storeErr
+				}
+				if _, err := w.Write(b); err != nil {
+					return err
+				}
+				off += int64(len(b))
+			}
+			lo = hi
 		}
 		return w.Flush()
 	})
+	if storeErr != nil {
+		return storeErr
+	}
+	return err
 }
 
 // Files is the checkout's texts as the index's FileSource: the manifest's
@@ -486,8 +691,8 @@ func (pf packFiles) ReadFile(rel string) ([]byte, error) {
 	return bytes.Clone(pack.Data[sp.off : sp.off+sp.n]), nil
 }
 
-// prefetchChunks reads the chunk blobs of files.
-func (c *Checkout) prefetchChunks(ctx context.Context, files []*FileEntry) error {
+// prefetchChunks reads the chunk blobs of files, paid from bud.
+func (c *Checkout) prefetchChunks(ctx context.Context, files []*FileEntry, bud *budget) error {
 	var hs []Hash
 	seen := map[Hash]bool{}
 	for _, f := range files {
@@ -500,7 +705,7 @@ func (c *Checkout) prefetchChunks(ctx context.Context, files []*FileEntry) error
 			hs = append(hs, h)
 		}
 	}
-	got, err := c.store.getBlobs(ctx, hs)
+	got, err := c.store.readBlobs(ctx, hs, bud, nil)
 	if err != nil {
 		return err
 	}
@@ -513,8 +718,8 @@ func (c *Checkout) prefetchChunks(ctx context.Context, files []*FileEntry) error
 }
 
 // fetchSides writes the side files that changed since old into sides/,
-// for InstallSides.
-func (c *Checkout) fetchSides(ctx context.Context, m, old *Manifest) error {
+// for InstallSides, paid from bud; it returns their names.
+func (c *Checkout) fetchSides(ctx context.Context, m, old *Manifest, bud *budget) ([]string, error) {
 	prev := map[string]string{}
 	if old != nil {
 		for _, sd := range old.Sides {
@@ -531,33 +736,38 @@ func (c *Checkout) fetchSides(ctx context.Context, m, old *Manifest) error {
 		}
 		fetch = append(fetch, sd)
 	}
-	files, err := c.store.readBlocked(ctx, fetch)
+	files, err := c.store.readBlocked(ctx, fetch, bud)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var wrote []string
 	for _, sd := range fetch {
 		if err := cachefile.Write(filepath.Join(c.dir, "sides", sd.Name), files[sd.Name]); err != nil {
-			return err
+			return wrote, err
 		}
+		wrote = append(wrote, sd.Name)
 	}
-	return nil
+	return wrote, nil
 }
 
 // InstallSides moves the side files fetched by the checkout into the
 // index directory dir (which the index created: it owns the directory).
+// Only regular files in the checkout's own sides directory move: a
+// symbolic link, there or in its place, is not followed.
 func (c *Checkout) InstallSides(dir string) error {
-	ents, err := os.ReadDir(filepath.Join(c.dir, "sides"))
-	if errors.Is(err, os.ErrNotExist) {
+	sides := filepath.Join(c.dir, "sides")
+	if fi, err := os.Lstat(sides); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
 		return nil
 	}
+	ents, err := os.ReadDir(sides)
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
-		if !sideName(e.Name()) {
+		if !sideName(e.Name()) || !e.Type().IsRegular() {
 			continue
 		}
-		if err := os.Rename(filepath.Join(c.dir, "sides", e.Name()), filepath.Join(dir, e.Name())); err != nil {
+		if err := os.Rename(filepath.Join(sides, e.Name()), filepath.Join(dir, e.Name())); err != nil {
 			return fmt.Errorf("install %s: %w", e.Name(), err)
 		}
 	}

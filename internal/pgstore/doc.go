@@ -37,4 +37,18 @@
 // file, refused as well when others may read it; and no error Open returns
 // says a password, in any of the forms a connection string holds one
 // (Redact).
+//
+// The checkout directory follows the rules of an index directory
+// (index.PrepareOwnedDir), and no symbolic link in it is followed.
+//
+// A replica trusts nothing it reads from the store beyond what it checks:
+// whoever may publish may write any row. Each blob's row is judged before
+// the blob is decompressed (its declared size, the size its manifest or
+// its kind allows, what the checkout may still read: EnvMaxRepoBytes),
+// and the blob decompresses to exactly that size and to its name;
+// manifests are checked as they are decoded (manifest.go, image.go).
+// Content that fails is ErrUnusable: an error for its repository alone,
+// logged once per generation (Store.SetLogf), never a panic or an
+// allocation of what a row declares. An index image that cannot be used
+// is left out: the index is built from the stored chunks.
 package pgstore

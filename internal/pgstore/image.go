@@ -41,7 +41,7 @@ func (s *Store) maybeImage(ctx context.Context, repo string, gen int64, m *Manif
 		return false, 0, nil
 	}
 	// An image that cannot be read is replaced, as a stale one is.
-	if _, old, err := s.image(ctx, repo); err == nil && old != nil && changedShare(old, m) <= ImageStale {
+	if _, old, err := s.image(ctx, repo, s.newBudget()); err == nil && old != nil && changedShare(old, m) <= ImageStale {
 		return false, 0, nil
 	}
 	im := imageManifest{Format: manifestFormat, Generation: gen, Manifest: mh.String()}
@@ -114,26 +114,52 @@ func changedShare(a, b *Manifest) float64 {
 	return float64(n) / float64(len(b.Files))
 }
 
-// readImageManifest reads the image manifest blob ih.
-func (s *Store) readImageManifest(ctx context.Context, ih Hash) (*imageManifest, error) {
-	got, err := s.getBlobs(ctx, []Hash{ih})
+// readImageManifest reads the image manifest blob ih, paid from bud.
+func (s *Store) readImageManifest(ctx context.Context, ih Hash, bud *budget) (*imageManifest, error) {
+	got, err := s.readBlobs(ctx, []Hash{ih}, bud, nil)
 	if err != nil {
 		return nil, err
 	}
+	im, err := decodeImageManifest(got[ih])
+	if err != nil {
+		return nil, fmt.Errorf("image manifest %s: %w", ih, err)
+	}
+	return im, nil
+}
+
+// decodeImageManifest reads an image manifest and checks what a checkout
+// relies on: its generation's manifest named by a hash, its files named
+// once, each of a size its blocks can hold. Any other is ErrUnusable.
+func decodeImageManifest(b []byte) (*imageManifest, error) {
 	var im imageManifest
-	if err := json.Unmarshal(got[ih], &im); err != nil || im.Format != manifestFormat {
-		return nil, fmt.Errorf("image manifest %s: not readable", ih)
+	if err := json.Unmarshal(b, &im); err != nil {
+		return nil, unusablef("not readable: %w", err)
+	}
+	if im.Format != manifestFormat {
+		return nil, unusablef("format %d, this ctxls reads %d", im.Format, manifestFormat)
+	}
+	if _, err := parseHash(im.Manifest); err != nil {
+		return nil, unusablef("its generation's manifest: %w", err)
+	}
+	for i, e := range im.Files {
+		if e.Name == "" || slices.ContainsFunc(im.Files[:i], func(o SideEntry) bool { return o.Name == e.Name }) {
+			return nil, unusablef("file %q empty or named twice", e.Name)
+		}
+		if err := checkBlocked(e); err != nil {
+			return nil, unusable(err)
+		}
 	}
 	return &im, nil
 }
 
-// manifestOf reads and decodes the manifest blob named by hex.
-func (s *Store) manifestOf(ctx context.Context, hex string) (*Manifest, error) {
+// manifestOf reads and decodes the manifest blob named by hex, paid from
+// bud.
+func (s *Store) manifestOf(ctx context.Context, hex string, bud *budget) (*Manifest, error) {
 	h, err := parseHash(hex)
 	if err != nil {
 		return nil, err
 	}
-	got, err := s.getBlobs(ctx, []Hash{h})
+	got, err := s.readBlobs(ctx, []Hash{h}, bud, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -141,8 +167,8 @@ func (s *Store) manifestOf(ctx context.Context, hex string) (*Manifest, error) {
 }
 
 // image returns repo's image manifest and the manifest of its
-// generation (nil, nil: the repository has no image).
-func (s *Store) image(ctx context.Context, repo string) (*imageManifest, *Manifest, error) {
+// generation (nil, nil: the repository has no image), paid from bud.
+func (s *Store) image(ctx context.Context, repo string, bud *budget) (*imageManifest, *Manifest, error) {
 	var imh []byte
 	err := s.pool.QueryRow(ctx, "SELECT image FROM ctxls_images WHERE repo = $1", repo).Scan(&imh)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -155,25 +181,25 @@ func (s *Store) image(ctx context.Context, repo string) (*imageManifest, *Manife
 	if err != nil {
 		return nil, nil, err
 	}
-	im, err := s.readImageManifest(ctx, ih)
+	im, err := s.readImageManifest(ctx, ih, bud)
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := s.manifestOf(ctx, im.Manifest)
+	m, err := s.manifestOf(ctx, im.Manifest, bud)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("the image's generation: %w", err)
 	}
 	return im, m, nil
 }
 
 // fetchImage returns repo's image (its files by name) and the manifest of
-// its generation, or nil when the repository has none.
-func (s *Store) fetchImage(ctx context.Context, repo string) (map[string][]byte, *Manifest, error) {
-	im, m, err := s.image(ctx, repo)
+// its generation, or nil when the repository has none, paid from bud.
+func (s *Store) fetchImage(ctx context.Context, repo string, bud *budget) (map[string][]byte, *Manifest, error) {
+	im, m, err := s.image(ctx, repo, bud)
 	if im == nil || err != nil {
 		return nil, nil, err
 	}
-	files, err := s.readBlocked(ctx, im.Files)
+	files, err := s.readBlocked(ctx, im.Files, bud)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -181,8 +207,11 @@ func (s *Store) fetchImage(ctx context.Context, repo string) (map[string][]byte,
 }
 
 // readBlocked reads files stored as content-defined blocks (side files,
-// an image's files), by name.
-func (s *Store) readBlocked(ctx context.Context, entries []SideEntry) (map[string][]byte, error) {
+// an image's files; checkBlocked approved their entries), by name, paid
+// from bud: each distinct block as it is read (none may declare more than
+// a block holds), and each file as it is put together, after its blocks
+// are known to make its size.
+func (s *Store) readBlocked(ctx context.Context, entries []SideEntry, bud *budget) (map[string][]byte, error) {
 	var hs []Hash
 	seen := map[Hash]bool{}
 	for _, e := range entries {
@@ -197,19 +226,32 @@ func (s *Store) readBlocked(ctx context.Context, entries []SideEntry) (map[strin
 			}
 		}
 	}
-	got, err := s.getBlobs(ctx, hs)
+	got, err := s.readBlobs(ctx, hs, bud, func(h Hash, size int64) error {
+		if size > blockMax {
+			return fmt.Errorf("blob %s declares %d bytes, more than a block of a stored file holds (%d)", h, size, blockMax)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	files := make(map[string][]byte, len(entries))
 	for _, e := range entries {
-		out := make([]byte, 0, e.Size)
+		var n int64
+		for _, b := range e.Blocks {
+			h, _ := parseHash(b)
+			n += int64(len(got[h]))
+		}
+		if n != e.Size {
+			return nil, unusablef("stored file %s: its blocks hold %d bytes, want %d", e.Name, n, e.Size)
+		}
+		if err := bud.take(n, "stored file "+e.Name); err != nil {
+			return nil, err
+		}
+		out := make([]byte, 0, n)
 		for _, b := range e.Blocks {
 			h, _ := parseHash(b)
 			out = append(out, got[h]...)
-		}
-		if int64(len(out)) != e.Size {
-			return nil, fmt.Errorf("stored file %s: %d bytes, want %d", e.Name, len(out), e.Size)
 		}
 		files[e.Name] = out
 	}

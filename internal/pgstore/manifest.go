@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"strings"
 	"unicode"
@@ -55,28 +56,72 @@ func (m *Manifest) encode() []byte {
 	return b
 }
 
+// decodeManifest reads a manifest and checks what a checkout relies on:
+// clean relative paths in order, sizes of 0 bytes or more, one size per
+// text, hashes that parse, side files known and named once, each of a
+// size its blocks can hold. Any other manifest is ErrUnusable.
 func decodeManifest(b []byte) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
+		return nil, unusablef("manifest: %w", err)
 	}
 	if m.Format != manifestFormat {
-		return nil, fmt.Errorf("manifest format %d, this ctxls reads %d", m.Format, manifestFormat)
+		return nil, unusablef("manifest format %d, this ctxls reads %d", m.Format, manifestFormat)
 	}
+	sizes := make(map[string]int64, len(m.Files))
 	for i, f := range m.Files {
 		if !localPath(f.Path) {
-			return nil, fmt.Errorf("manifest: bad path %q", f.Path)
+			return nil, unusablef("manifest: bad path %q", f.Path)
 		}
 		if i > 0 && m.Files[i-1].Path >= f.Path {
-			return nil, fmt.Errorf("manifest: paths out of order at %q", f.Path)
+			return nil, unusablef("manifest: paths out of order at %q", f.Path)
 		}
+		if f.Size < 0 {
+			return nil, unusablef("manifest: file %s: size %d", f.Path, f.Size)
+		}
+		for _, h := range [...]string{f.Text, f.Chunks} {
+			if _, err := parseHash(h); err != nil {
+				return nil, unusablef("manifest: file %s: %w", f.Path, err)
+			}
+		}
+		if n, ok := sizes[f.Text]; ok && n != f.Size {
+			return nil, unusablef("manifest: file %s: its text has two sizes (%d and %d bytes)", f.Path, n, f.Size)
+		}
+		sizes[f.Text] = f.Size
 	}
-	for _, sd := range m.Sides {
+	for i, sd := range m.Sides {
 		if !sideName(sd.Name) {
-			return nil, fmt.Errorf("manifest: unknown side file %q", sd.Name)
+			return nil, unusablef("manifest: unknown side file %q", sd.Name)
+		}
+		for _, o := range m.Sides[:i] {
+			if o.Name == sd.Name {
+				return nil, unusablef("manifest: side file %s named twice", sd.Name)
+			}
+		}
+		if err := checkBlocked(sd); err != nil {
+			return nil, unusablef("manifest: %w", err)
 		}
 	}
 	return &m, nil
+}
+
+// checkBlocked checks the entry of a file stored as blocks: a size of 0
+// bytes or more that its blocks can hold (each holds 1 to blockMax
+// bytes), and hashes that parse.
+func checkBlocked(e SideEntry) error {
+	n := int64(len(e.Blocks))
+	if e.Size < 0 {
+		return fmt.Errorf("stored file %s: size %d", e.Name, e.Size)
+	}
+	if e.Size < n || e.Size > n*blockMax {
+		return fmt.Errorf("stored file %s: %d bytes in %d blocks of at most %d bytes", e.Name, e.Size, n, blockMax)
+	}
+	for _, b := range e.Blocks {
+		if _, err := parseHash(b); err != nil {
+			return fmt.Errorf("stored file %s: %w", e.Name, err)
+		}
+	}
+	return nil
 }
 
 // sideName reports whether name is a side file a manifest may carry.
@@ -164,7 +209,10 @@ func decodeChunks(b []byte, p string) (StoredChunks, error) {
 		sc.Encodings = append(sc.Encodings, r.String())
 	}
 	n := r.Uvarint()
-	if r.Err != nil || n > uint64(len(b)) {
+	// A chunk takes at least a byte for each of its 8 strings, 7 numbers,
+	// 2 lists and token counts: a count the bytes cannot hold is refused
+	// before anything is allocated for it.
+	if r.Err != nil || n > uint64(len(r.B))/uint64(17+ne) {
 		return sc, fmt.Errorf("chunks of %s: damaged", p)
 	}
 	sc.Chunks = make([]chunk.Chunk, n)
@@ -193,7 +241,11 @@ func decodeChunks(b []byte, p string) (StoredChunks, error) {
 			}
 		}
 		for k := range sc.Tokens {
-			sc.Tokens[k][i] = int32(r.Varint())
+			v := r.Varint()
+			if v < 0 || v > math.MaxInt32 {
+				return sc, fmt.Errorf("chunks of %s: damaged (a token count of %d)", p, v)
+			}
+			sc.Tokens[k][i] = int32(v)
 		}
 		if r.Err != nil {
 			return sc, fmt.Errorf("chunks of %s: damaged", p)

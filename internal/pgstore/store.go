@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,6 +23,109 @@ type Store struct {
 	// id names the database (host, port, database) without credentials:
 	// checkouts of two stores never share a directory.
 	id string
+	// maxRepo is how many bytes one checkout or update of a repository
+	// may read (EnvMaxRepoBytes).
+	maxRepo int64
+
+	mu   sync.Mutex
+	logf func(format string, args ...any)
+	// unusable are the generations (by manifest) found unusable.
+	unusable map[Hash]unusableGen
+}
+
+// EnvMaxRepoBytes names the environment variable that sets how many
+// bytes (uncompressed) a replica reads from the store for one checkout
+// or update of a repository: its manifest, texts, chunks, side files and
+// index image together. A number of bytes, or one followed by KiB, MiB or
+// GiB; DefaultMaxRepoBytes when unset.
+const EnvMaxRepoBytes = "CTXLS_STORE_MAX_BYTES"
+
+// DefaultMaxRepoBytes is the default of EnvMaxRepoBytes: 4 GiB.
+const DefaultMaxRepoBytes = 4 << 30
+
+// maxRepoFromEnv reads EnvMaxRepoBytes.
+func maxRepoFromEnv() (int64, error) {
+	v := os.Getenv(EnvMaxRepoBytes)
+	if v == "" {
+		return DefaultMaxRepoBytes, nil
+	}
+	num, unit := v, int64(1)
+	for _, u := range []struct {
+		suffix string
+		n      int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if rest, ok := strings.CutSuffix(v, u.suffix); ok {
+			num, unit = rest, u.n
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/unit {
+		return 0, fmt.Errorf("$%s=%q: want a size such as 4GiB, 500MiB or a number of bytes", EnvMaxRepoBytes, v)
+	}
+	return n * unit, nil
+}
+
+// SetLogf makes the store report there what a replica should know and
+// can go on without: a generation it cannot use (once per generation),
+// an index image left out. Nil: nowhere.
+func (s *Store) SetLogf(logf func(format string, args ...any)) {
+	s.mu.Lock()
+	s.logf = logf
+	s.mu.Unlock()
+}
+
+// log reports a message through SetLogf's function.
+func (s *Store) log(format string, args ...any) {
+	s.mu.Lock()
+	logf := s.logf
+	s.mu.Unlock()
+	if logf != nil {
+		logf(format, args...)
+	}
+}
+
+// RecheckUnusable is how long a generation found unusable is answered
+// with the same error without being read again (a publish may repair
+// its rows meanwhile).
+const RecheckUnusable = time.Minute
+
+// unusableGen is a generation found unusable: why, and until when that
+// answer holds.
+type unusableGen struct {
+	err   error
+	until time.Time
+}
+
+// knownUnusable returns why the generation whose manifest is mh was
+// found unusable, when that was less than RecheckUnusable ago; else nil.
+func (s *Store) knownUnusable(mh Hash) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if u, ok := s.unusable[mh]; ok && time.Now().Before(u.until) {
+		return u.err
+	}
+	return nil
+}
+
+// noteFailure records err, the failure of reading generation gen of repo
+// (manifest mh; when the generation's row names none, a key of the
+// repository's own), when it says the store's content is unusable, and
+// logs it unless the same was logged for that generation before.
+func (s *Store) noteFailure(repo string, gen int64, mh Hash, err error) {
+	if !errors.Is(err, ErrUnusable) {
+		return
+	}
+	s.mu.Lock()
+	if s.unusable == nil || len(s.unusable) >= 1024 {
+		s.unusable = map[Hash]unusableGen{}
+	}
+	old, seen := s.unusable[mh]
+	s.unusable[mh] = unusableGen{err: err, until: time.Now().Add(RecheckUnusable)}
+	s.mu.Unlock()
+	if !seen || old.err.Error() != err.Error() {
+		s.log("store: repository %s, generation %d cannot be used: %v", repo, gen, err)
+	}
 }
 
 // ConnectTimeout bounds how long Open waits for the server.
@@ -38,6 +145,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err := checkPassfile(dsn); err != nil {
 		return nil, err
 	}
+	maxRepo, err := maxRepoFromEnv()
+	if err != nil {
+		return nil, err
+	}
 	if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > ConnectTimeout {
 		cfg.ConnConfig.ConnectTimeout = ConnectTimeout
 	}
@@ -49,7 +160,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, &scrubbed{err: fmt.Errorf("store %s: %w", Redact(dsn), err), dsn: dsn}
 	}
-	s := &Store{pool: pool, id: fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)}
+	s := &Store{pool: pool, id: fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database), maxRepo: maxRepo}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, &scrubbed{err: fmt.Errorf("store %s: %w", Redact(dsn), err), dsn: dsn}

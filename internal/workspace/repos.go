@@ -153,13 +153,16 @@ type repoRoot struct {
 	root  *Root
 	err   error
 
-	upd sync.Mutex // one update at a time; guards gens and closed
+	upd sync.Mutex // one update at a time; guards gens, closed and warned
 	// gens are the generations of names' checkouts when the root last
 	// refreshed (or was opened): the poll updates it when the store's
 	// differ.
 	gens []int64
 	// closed: an evicted union's root and source are closed.
 	closed bool
+	// warned is the last unusable generation the root's clients were
+	// told of.
+	warned string
 
 	// Guarded by Repos.mu (unions only): holds counts its users, used
 	// is Repos.tick at its last use, gone is closed once an evicted
@@ -193,7 +196,9 @@ func unionKey(names []string) string {
 	return "\x00" + strings.Join(slices.Compact(s), "\x00")
 }
 
-// NewRepos serves store's repositories through pool.
+// NewRepos serves store's repositories through pool. The store reports
+// through opts.Logf too (pgstore.Store.SetLogf): a generation it cannot
+// use is logged there once.
 func NewRepos(store *pgstore.Store, pool *Pool, opts ReposOptions) *Repos {
 	if opts.Poll <= 0 {
 		opts.Poll = 2 * time.Second
@@ -207,6 +212,7 @@ func NewRepos(store *pgstore.Store, pool *Pool, opts ReposOptions) *Repos {
 	if opts.MaxUnions <= 0 {
 		opts.MaxUnions = DefaultMaxUnions
 	}
+	store.SetLogf(opts.Logf)
 	ctx, cancel := context.WithCancel(context.Background())
 	rs := &Repos{store: store, pool: pool, opts: opts, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		open: map[string]*repoRoot{}, cos: map[string]*sharedCheckout{}}
@@ -395,9 +401,11 @@ func (rs *Repos) checkout(e *repoRoot, open func() (StoreSource, error)) {
 	defer close(e.ready)
 	key := e.key
 	opts := rs.opts.IndexOptions(strings.TrimPrefix(key, "\x00"))
+	name := strings.ReplaceAll(strings.TrimPrefix(key, "\x00"), "\x00", " + ")
 	src, err := open()
 	if err == nil {
-		if err = PrepareSource(src, &opts); err != nil {
+		logf := func(format string, args ...any) { rs.opts.Logf(name+": "+format, args...) }
+		if err = prepareSource(src, &opts, logf); err != nil {
 			src.Close()
 		}
 	}
@@ -415,7 +423,7 @@ func (rs *Repos) checkout(e *repoRoot, open func() (StoreSource, error)) {
 	root, _ := src.Dirs()
 	// A union has no history of its own; a repository came with its own.
 	e.root = rs.pool.Acquire(root, opts, RootOptions{HistoryFromCache: !e.union()})
-	rs.opts.Logf("%s: checked out", e.display())
+	rs.opts.Logf("%s: checked out", name)
 }
 
 // generations returns the generations of names' checkouts (0 for one not
@@ -445,8 +453,17 @@ func (rs *Repos) generations(names []string) []int64 {
 
 // PrepareSource readies src's index directory (its side files placed,
 // the index image imported when it came with one) and sets opts to index
-// src from its stored chunks there (UseCheckout).
+// src from its stored chunks there (UseCheckout). An image that cannot be
+// imported (its files damaged: a publisher may write anything) is left
+// out, with a line to opts.Logf: the index is built from the stored
+// chunks instead, as with no image.
 func PrepareSource(src StoreSource, opts *index.Options) error {
+	return prepareSource(src, opts, opts.Logf)
+}
+
+// prepareSource is PrepareSource, saying to logf (when not nil) that an
+// image is left out.
+func prepareSource(src StoreSource, opts *index.Options, logf func(format string, args ...any)) error {
 	root, idir := src.Dirs()
 	if err := index.PrepareCacheDir(idir); err != nil {
 		return err
@@ -456,8 +473,8 @@ func PrepareSource(src StoreSource, opts *index.Options) error {
 	}
 	UseCheckout(src, opts)
 	if img := src.TakeImage(); img != nil {
-		if err := index.ImportImage(idir, root, *opts, img); err != nil {
-			return err
+		if err := index.ImportImage(idir, root, *opts, img); err != nil && logf != nil {
+			logf("the store's index image cannot be used (%v); the index is built from the stored chunks", err)
 		}
 	}
 	return nil
@@ -584,6 +601,15 @@ func (rs *Repos) updateRoot(e *repoRoot) {
 	}
 	name := e.display()
 	changed, moved, err := e.src.Update(rs.ctx)
+	if errors.Is(err, pgstore.ErrUnusable) {
+		// The store has logged it once; the clients of the root are told
+		// once too, and keep the generation they have.
+		if msg := fmt.Sprintf("%s: %v; answers come from the generation checked out before", name, err); msg != e.warned {
+			e.warned = msg
+			e.root.warn(msg)
+		}
+		return
+	}
 	if err != nil {
 		if rs.ctx.Err() == nil {
 			rs.opts.Logf("%s: %v", name, err)
