@@ -626,3 +626,130 @@ func TestMaxRepoBytesFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestUnionCacheDir: a union's directory (its index, an empty tree) is one
+// ctxls deletes in when it discards the union, under the rules of a
+// checkout's: tagged, a link or another program's directory in its place
+// refused, a link planted for its tree replaced, never followed — and an
+// earlier version's untagged one adopted.
+func TestUnionCacheDir(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, pgtest.Start(t).NewDatabase(t, "uniondir"))
+	for _, r := range []string{"a", "b"} {
+		root := tree(t, map[string]string{r + ".go": "package " + r + "\n\nfunc F() int { return 1 }\n"})
+		if _, err := s.Publish(ctx, r, localSnapshot(t, root), PublishOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	union := func(t *testing.T, cache string) (*Union, error) {
+		t.Helper()
+		return s.CheckoutUnion(ctx, []string{"a", "b"}, cache, nil)
+	}
+	dirOf := func(t *testing.T, cache string) string {
+		t.Helper()
+		u, err := union(t, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Dir(u.Root)
+		u.Close()
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	victim := func(t *testing.T) string {
+		t.Helper()
+		v := t.TempDir()
+		if err := os.WriteFile(filepath.Join(v, "keep.txt"), []byte("the user's"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	intact := func(t *testing.T, v string) {
+		t.Helper()
+		if b, err := os.ReadFile(filepath.Join(v, "keep.txt")); err != nil || string(b) != "the user's" {
+			t.Fatalf("the directory behind the link lost keep.txt: %q %v", b, err)
+		}
+	}
+	t.Run("tagged", func(t *testing.T) {
+		cache := t.TempDir()
+		u, err := union(t, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer u.Close()
+		if _, err := os.Lstat(filepath.Join(filepath.Dir(u.Root), "CACHEDIR.TAG")); err != nil {
+			t.Fatalf("the union's directory has no tag: %v", err)
+		}
+	})
+	t.Run("a link in its place", func(t *testing.T) {
+		cache := t.TempDir()
+		dir, v := dirOf(t, cache), victim(t)
+		if err := os.Symlink(v, dir); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := union(t, cache); !errors.Is(err, index.ErrNotCacheDir) {
+			t.Fatalf("a union into a link: %v", err)
+		}
+		intact(t, v)
+	})
+	t.Run("another program's directory", func(t *testing.T) {
+		cache := t.TempDir()
+		dir := dirOf(t, cache)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("the user's"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := union(t, cache); !errors.Is(err, index.ErrNotCacheDir) {
+			t.Fatalf("a union into a foreign directory: %v", err)
+		}
+		intact(t, dir)
+	})
+	t.Run("a link planted for its tree", func(t *testing.T) {
+		cache := t.TempDir()
+		u, err := union(t, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Close()
+		v := victim(t)
+		if err := os.RemoveAll(u.Root); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(v, u.Root); err != nil {
+			t.Fatal(err)
+		}
+		u, err = union(t, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(u.Root); err != nil || !fi.IsDir() {
+			t.Fatalf("the tree is not a directory of its own: %v", err)
+		}
+		if err := u.Discard(); err != nil {
+			t.Fatal(err)
+		}
+		u.Close()
+		intact(t, v)
+	})
+	t.Run("an earlier version's", func(t *testing.T) {
+		cache := t.TempDir()
+		dir := dirOf(t, cache)
+		for _, sub := range []string{"tree", "index"} {
+			if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		u, err := union(t, cache)
+		if err != nil {
+			t.Fatalf("an earlier version's union directory: %v", err)
+		}
+		defer u.Close()
+		if _, err := os.Lstat(filepath.Join(dir, "CACHEDIR.TAG")); err != nil {
+			t.Fatalf("not tagged when adopted: %v", err)
+		}
+	})
+}

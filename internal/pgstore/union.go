@@ -129,10 +129,31 @@ func NewUnion(parts []*Checkout, parent string) (*Union, error) {
 	sum := sha256.Sum256([]byte(parts[0].store.id + "\x00union\x00" + strings.Join(u.Repos, "\x00")))
 	dir := filepath.Join(parent, "u-"+hex.EncodeToString(sum[:16]))
 	u.Root, u.IndexDir = filepath.Join(dir, "tree"), filepath.Join(dir, "index")
-	if err := os.MkdirAll(u.Root, 0o700); err != nil {
+	// The union's directory is one ctxls deletes in (Discard): the rules
+	// of an index directory, as for a checkout's; its tree is an empty
+	// directory of its own, never a link.
+	if err := index.PrepareOwnedDir(dir, earlierUnion); err != nil {
+		return nil, fmt.Errorf("checkout %s: %w", strings.Join(u.Repos, ", "), err)
+	}
+	if err := ownDir(u.Root); err != nil {
 		return nil, fmt.Errorf("checkout %s: %w", strings.Join(u.Repos, ", "), err)
 	}
 	return u, nil
+}
+
+// earlierUnion reports whether the entries of an untagged union directory
+// are what earlier versions left there: its tree and its index.
+func earlierUnion(ents []fs.DirEntry) bool {
+	for _, e := range ents {
+		name, t := e.Name(), e.Type()
+		switch {
+		case t.IsDir() && (name == "tree" || name == "index"):
+		case t.IsRegular() && index.TagTempFile(name):
+		default:
+			return false
+		}
+	}
+	return len(ents) > 0
 }
 
 // Close releases the checkouts the union owns.
