@@ -487,7 +487,7 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	if req.Mode == ModeReview && len(res.Parts) == 0 && len(r.diffChanged) == 0 {
 		res.Stats.Note = strings.TrimPrefix(res.Stats.Note+"; mode review: the diff changes no indexed unit and reaches none (a deletion, or files the index leaves out); what its words match is listed in omitted", "; ")
 	}
-	res.Stats.IndexState = snap.StateRoot()
+	res.Stats.IndexState = r.indexState()
 	res.Stats.IndexComplete = snap.Complete()
 	if note != "" {
 		res.Stats.Note = strings.TrimPrefix(res.Stats.Note+"; "+note, "; ")
