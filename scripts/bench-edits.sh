@@ -62,27 +62,33 @@ echo "tree: $copies cop$([ "$copies" = 1 ] && echo y || echo ies) of Go's src${E
 
 letters=(a b c d e f g h i j k l m n o p q r s t u v w x y z)
 echo
-echo "| run | after the edit | peak RSS | word found | the next call |"
-echo "|---:|---:|---:|---|---:|"
+echo "| run | after the edit: wall | CPU (user+sys) | peak RSS | word found | the next call: wall | CPU |"
+echo "|---:|---:|---:|---:|---|---:|---:|"
 times=()
 nexts=()
+cpus=()
+cpus2=()
 for r in $(seq 1 "$runs"); do
 	word=zqedit${letters[$((r % 26))]}${letters[$(((r / 26) % 26))]}mark
 	for f in "${files[@]}"; do
 		printf '\n// %s is a word written by the benchmark.\nfunc Edit%s() string { return "%s" }\n' "$word" "$word" "$word" >>"$tree/$f"
 	done
-	/usr/bin/time -f '%e %M' -o "$work/t" "$bin" assemble --root "$tree" --cache-dir "$cache" --embeddings "$emb" \
+	/usr/bin/time -f '%e %M %U %S' -o "$work/t" "$bin" assemble --root "$tree" --cache-dir "$cache" --embeddings "$emb" \
 		--query "$word" --budget 2000 >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
-	read -r secs kb <"$work/t"
+	read -r secs kb u s <"$work/t"
+	cpu=$(echo "$u $s" | awk '{printf "%.2f", $1 + $2}')
 	found=no
 	grep -q "$word" "$work/out" && found=yes
-	/usr/bin/time -f '%e %M' -o "$work/t2" "$bin" assemble --root "$tree" --cache-dir "$cache" --embeddings "$emb" \
+	/usr/bin/time -f '%e %M %U %S' -o "$work/t2" "$bin" assemble --root "$tree" --cache-dir "$cache" --embeddings "$emb" \
 		--query "$query" --budget 2000 >/dev/null 2>&1
-	read -r secs2 _ <"$work/t2"
+	read -r secs2 _ u2 s2 <"$work/t2"
+	cpu2=$(echo "$u2 $s2" | awk '{printf "%.2f", $1 + $2}')
 	times+=("$secs")
 	nexts+=("$secs2")
-	echo "| $r | $secs s | $((kb / 1024)) MB | $found | $secs2 s |"
+	cpus+=("$cpu")
+	cpus2+=("$cpu2")
+	echo "| $r | $secs s | $cpu s | $((kb / 1024)) MB | $found | $secs2 s | $cpu2 s |"
 done
 median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
 echo
-echo "median of $runs: after the edit $(median "${times[@]}") s, the next call $(median "${nexts[@]}") s"
+echo "median of $runs: after the edit $(median "${times[@]}") s (CPU $(median "${cpus[@]}") s), the next call $(median "${nexts[@]}") s (CPU $(median "${cpus2[@]}") s); load $(cut -d' ' -f1-3 /proc/loadavg)"
