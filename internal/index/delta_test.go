@@ -127,34 +127,50 @@ func TestCheckpointWritesDelta(t *testing.T) {
 }
 
 // TestDeltaOfOtherTables: a delta is read over the tables file it was
-// written for only; over another, the index is rebuilt, never served
-// wrong.
+// written for only, and only when it passes its checksum; otherwise the
+// index is rebuilt, never served wrong.
 func TestDeltaOfOtherTables(t *testing.T) {
-	opts, _ := countingOptions(t)
-	root := t.TempDir()
-	writeTree(t, root, fixture())
-	if _, err := Build(ctx, root, opts); err != nil {
-		t.Fatal(err)
-	}
-	writeTree(t, root, map[string]string{"added/new.go": "package added\n\nfunc Fresh() {}\n"})
-	x := mustOpen(t, root, opts)
-	x.Close()
-	gen := liveGen(t, opts.CacheDir)
-	m := readMarker(t, opts.CacheDir)
-	if m.Delta == nil {
-		t.Fatal("no delta written")
-	}
-	m.Delta.Base++
-	if err := writeMarker(gen, m); err != nil {
-		t.Fatal(err)
-	}
-	y := mustOpen(t, root, opts)
-	defer y.Close()
-	if st := y.Stats(); st.Mode != "build" || st.Files != 7 {
-		t.Errorf("a delta of other tables: %+v, want a rebuild", st)
-	}
-	if got := hitPaths(t, y, Query{Identifiers: []string{"Fresh"}}); !slices.Equal(got, []string{"added/new.go"}) {
-		t.Errorf("search: %v", got)
+	for _, damage := range []string{"other tables", "a bit flipped"} {
+		t.Run(damage, func(t *testing.T) {
+			opts, _ := countingOptions(t)
+			root := t.TempDir()
+			writeTree(t, root, fixture())
+			if _, err := Build(ctx, root, opts); err != nil {
+				t.Fatal(err)
+			}
+			writeTree(t, root, map[string]string{"added/new.go": "package added\n\nfunc Fresh() {}\n"})
+			x := mustOpen(t, root, opts)
+			x.Close()
+			gen := liveGen(t, opts.CacheDir)
+			m := readMarker(t, opts.CacheDir)
+			if m.Delta == nil {
+				t.Fatal("no delta written")
+			}
+			if damage == "other tables" {
+				m.Delta.Base++
+				if err := writeMarker(gen, m); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				p := filepath.Join(gen, deltaName)
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b[len(b)/2] ^= 0x10
+				if err := os.WriteFile(p, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			y := mustOpen(t, root, opts)
+			defer y.Close()
+			if st := y.Stats(); st.Mode != "build" || st.Files != 7 {
+				t.Errorf("%s: %+v, want a rebuild", damage, st)
+			}
+			if got := hitPaths(t, y, Query{Identifiers: []string{"Fresh"}}); !slices.Equal(got, []string{"added/new.go"}) {
+				t.Errorf("search: %v", got)
+			}
+		})
 	}
 }
 
