@@ -197,7 +197,7 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 // (kept: a new map, the vectors shared), and how many of s's files snap no
 // longer has. A nil s has nothing.
 func (s *Store) compare(snap *index.Snapshot) (changed []string, kept map[string]*fileVecs, removed int) {
-	kept = map[string]*fileVecs{}
+	kept = make(map[string]*fileVecs, len(snap.Paths()))
 	for _, p := range snap.Paths() {
 		fi, _ := snap.Stat(p)
 		if s != nil {
