@@ -78,8 +78,8 @@ type Config struct {
 	// (chosen by a hash of the path) the model is not trained on: they
 	// are embedded afterwards by Sync with the same model, as files
 	// written since training would be (the experiment on vocabulary
-	// drift; set SemanticOptions.RetrainDrift to 1 to keep Sync from
-	// training again). 0: trained on every file.
+	// drift; set SemanticOptions.RetrainDrift and RetrainFiles to 1 to
+	// keep Sync from training again). 0: trained on every file.
 	SemanticHeldOut float64
 	// Store, when set, publishes each tree into this index store and
 	// answers every ctxls request from a replica's checkout of it too:
@@ -792,7 +792,7 @@ func buildSemantic(ctx context.Context, snap *index.Snapshot, cfg *Config) (*sem
 		return nil, err
 	}
 	if cfg.Log != nil {
-		fmt.Fprintf(cfg.Log, "semantic: %d files held out of training, drift %+.4f, trained again %v\n", st.Embedded, s.Drift(), st.Trained)
+		fmt.Fprintf(cfg.Log, "semantic: %d files held out of training, drift %+.4f, file drift %.4f, trained again %v\n", st.Embedded, s.Drift(), s.FileDrift(), st.Trained)
 	}
 	return s, nil
 }

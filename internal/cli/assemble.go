@@ -248,7 +248,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		req.History = loadHistory(ctx, dir, x.Dir(), env)
 	}
 	if *embeddings != semantic.ModeOff && engine.WantsSemantic(&req) {
-		req.Semantic = loadSemantic(ctx, base, x.Dir(), ep, vectors, env)
+		req.Semantic = loadSemantic(ctx, base, x.Dir(), ep, vectors, false, env)
 	}
 	if *explain && !*asJSON && req.Format != assemble.JSON {
 		switch {
@@ -316,10 +316,13 @@ func loadHistory(ctx context.Context, root, indexDir string, env Env) *history.L
 }
 
 // loadSemantic returns the root's chunk vectors through the cache in the
-// index directory, trained on the snapshot's own content (exact: a one-shot
-// run answers the same for the same files, whatever the cache's past) and
-// written back; nil, with a warning, when they cannot be computed.
-func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, ep *semantic.Endpoint, pre *semantic.Prefetch, env Env) *semantic.Store {
+// index directory: the cached model reused while the tree has drifted
+// little from what it was trained on (only the changed files embedded),
+// trained again past the drift thresholds or with retrain, and written
+// back; nil, with a warning, when they cannot be computed. The answer
+// names the model with the index state (retrieve), so the same state
+// gives the same answer.
+func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, ep *semantic.Endpoint, pre *semantic.Prefetch, retrain bool, env Env) *semantic.Store {
 	warnf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) }
 	cache := ""
 	if indexDir != "" {
@@ -336,9 +339,9 @@ func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, ep
 		return s
 	}
 	if pre != nil && pre.Path() == cache {
-		s, _, err = semantic.LoadPrefetched(ctx, snap, pre, semantic.DefaultOptions(), true, warnf)
+		s, _, err = semantic.LoadPrefetched(ctx, snap, pre, semantic.DefaultOptions(), retrain, warnf)
 	} else {
-		s, _, err = semantic.Load(ctx, snap, cache, semantic.DefaultOptions(), true, warnf)
+		s, _, err = semantic.Load(ctx, snap, cache, semantic.DefaultOptions(), retrain, warnf)
 	}
 	if err != nil {
 		if ctx.Err() == nil {

@@ -14,13 +14,14 @@ import (
 	"github.com/ctxls/ctxls/internal/semantic"
 )
 
-const indexUsage = `ctxls index --root DIR [[--store URL | --store-file F] --repo NAME [--store-vectors]] [--json] [--rebuild] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]`
+const indexUsage = `ctxls index --root DIR [[--store URL | --store-file F] --repo NAME [--store-vectors]] [--json] [--rebuild] [--retrain] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]`
 
 func runIndex(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("index")
 	root := fs.String("root", "", "workspace root (required)")
 	asJSON := fs.Bool("json", false, "print the build statistics as JSON")
 	rebuild := fs.Bool("rebuild", false, "rebuild from scratch even if a valid index exists")
+	retrain := fs.Bool("retrain", false, "train the semantic channel's model again on the tree as it is (otherwise the kept model is reused until the tree has drifted past its thresholds, embedding only changed files)")
 	encoding := fs.String("encoding", retrieve.DefaultEncoding, "token encoding counted for every chunk")
 	cacheDir := fs.String("cache-dir", "", "index directory for this root: new, empty, or one ctxls made (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
 	useHistory := fs.Bool("git-history", true, "also read the root's git history into its cache beside the index (false: leave it)")
@@ -59,6 +60,9 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return &usageError{indexUsage, err.Error()}
 	}
+	if *retrain && *embeddings != semantic.ModeWorkspace {
+		return &usageError{indexUsage, "--retrain trains the workspace embedder: it goes with --embeddings workspace"}
+	}
 	opts, err := indexOptions(env, *cacheDir, *encoding)
 	if err != nil {
 		return err
@@ -94,7 +98,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 			}
 		}
 	}
-	bs, err := buildIndex(ctx, dir, opts, *embeddings != semantic.ModeOff, ep, env, then)
+	bs, err := buildIndex(ctx, dir, opts, vectorsOf(*embeddings, *retrain), ep, env, then)
 	bar.finish()
 	var ce *index.CacheDirError
 	var re *index.RootReadError
@@ -145,10 +149,32 @@ func publishSummary(p pgstore.PublishStats) string {
 	return line
 }
 
+// vectorsWanted says what buildIndex does with the semantic channel's
+// vectors.
+type vectorsWanted int
+
+const (
+	vectorsNone    vectorsWanted = iota // leave them
+	vectorsSync                         // bring them up to date, the kept model reused within its drift
+	vectorsRetrain                      // train the model again
+)
+
+// vectorsOf is what --embeddings and --retrain ask of buildIndex.
+func vectorsOf(mode string, retrain bool) vectorsWanted {
+	switch {
+	case mode == semantic.ModeOff:
+		return vectorsNone
+	case retrain:
+		return vectorsRetrain
+	}
+	return vectorsSync
+}
+
 // buildIndex builds or refreshes the index of root, as index.Build does,
-// and with withVectors brings the semantic channel's vectors beside it up
-// to date; then (when set) runs on the index before it is closed.
-func buildIndex(ctx context.Context, root string, opts index.Options, withVectors bool, ep *semantic.Endpoint, env Env, then func(*index.Index)) (index.Stats, error) {
+// and brings the semantic channel's vectors beside it up to date as vec
+// says; then (when set) runs on the index before it is closed.
+func buildIndex(ctx context.Context, root string, opts index.Options, vec vectorsWanted, ep *semantic.Endpoint, env Env, then func(*index.Index)) (index.Stats, error) {
+	withVectors := vec != vectorsNone
 	if !withVectors && then == nil {
 		return index.Build(ctx, root, opts)
 	}
@@ -160,7 +186,7 @@ func buildIndex(ctx context.Context, root string, opts index.Options, withVector
 	st := x.Stats()
 	if withVectors && st.Dir != "" {
 		snap, release := x.Snapshot()
-		loadSemantic(ctx, snap, st.Dir, ep, nil, env)
+		loadSemantic(ctx, snap, st.Dir, ep, nil, vec == vectorsRetrain, env)
 		release()
 	}
 	if then != nil {

@@ -141,11 +141,20 @@ func (w *tablesWriter) varint(x int64)   { w.bytes(w.buf[:binary.PutVarint(w.buf
 // writeTables writes the tables of files (in the given order) to path
 // atomically: a temporary file (0600), fsync, rename. names resolves the
 // chunks' name ids.
-func writeTables(path string, encodings, names []string, files []*fileRec, sym *symIndex) (err error) {
+func writeTables(path string, encodings, names []string, files []*fileRec, sym *symIndex) error {
+	_, err := writeTablesSum(path, encodings, names, nil, files, sym)
+	return err
+}
+
+// writeTablesSum is writeTables, returning the file's checksum (its
+// trailer: tablesFile.sum). With remap (nil: none) the chunks' name id i
+// is written as remap[i], an index into names: a file of a few rows then
+// carries the names they use, not the whole name table.
+func writeTablesSum(path string, encodings, names []string, remap map[uint32]uint32, files []*fileRec, sym *symIndex) (sum uint32, err error) {
 	tmp := path + ".tmp"
 	f, err := createPrivate(tmp)
 	if err != nil {
-		return fmt.Errorf("write tables: %w", err)
+		return 0, fmt.Errorf("write tables: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -231,6 +240,9 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 			chunks = binary.AppendUvarint(chunks, uint64(len(c.defines())))
 			chunks = binary.AppendUvarint(chunks, uint64(len(c.references())))
 			for _, id := range c.names {
+				if remap != nil {
+					id = remap[id]
+				}
 				chunks = binary.AppendUvarint(chunks, uint64(id))
 			}
 			if c.oddHashes == nil {
@@ -295,21 +307,22 @@ func writeTables(path string, encodings, names []string, files []*fileRec, sym *
 		w.err = w.w.Flush()
 	}
 	if w.err != nil {
-		return fmt.Errorf("write tables: %w", w.err)
+		return 0, fmt.Errorf("write tables: %w", w.err)
 	}
-	if _, err := f.Write(binary.LittleEndian.AppendUint32(nil, h.Sum32())); err != nil {
-		return fmt.Errorf("write tables: %w", err)
+	sum = h.Sum32()
+	if _, err := f.Write(binary.LittleEndian.AppendUint32(nil, sum)); err != nil {
+		return 0, fmt.Errorf("write tables: %w", err)
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write tables: %w", err)
+		return 0, fmt.Errorf("write tables: %w", err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("write tables: %w", err)
+		return 0, fmt.Errorf("write tables: %w", err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write tables: %w", err)
+		return 0, fmt.Errorf("write tables: %w", err)
 	}
-	return nil
+	return sum, nil
 }
 
 type tablesReader struct {
@@ -605,6 +618,11 @@ func (tf *tablesFile) finish() error {
 	// requires, and it stays alive as long as any string read from it.
 	tf.body, tf.all = body, unsafe.String(unsafe.SliceData(body), len(body))
 	return nil
+}
+
+// sum is the file's checksum (its last 4 bytes), once finish has read it.
+func (tf *tablesFile) sum() uint32 {
+	return binary.LittleEndian.Uint32(tf.data[len(tf.data)-4:])
 }
 
 // unchanged reports whether the stat section holds rel with this size and

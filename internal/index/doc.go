@@ -75,7 +75,11 @@
 // (a checksummed binary file) is written. Incremental changes remove the
 // marker first and a checkpoint writes it again (Options.CheckpointDelay after the last
 // change, and on Close), so a crash in between costs a rebuild, never a
-// wrong answer. A missing marker, another schema version, tables that fail
+// wrong answer. A checkpoint whose snapshot's base is the tables file's
+// writes only the rows of the files changed since into a delta file beside
+// it, and the removed files into the marker, which names both files by
+// checksum: an edit costs its own files' rows, not the tree's; past
+// compactAfter changed files the tables file is written whole again. A missing marker, another schema version, tables that fail
 // their checksum or a lexical segment that fails its own all lead to a full
 // build; files changed since (size or modification time differ, then the
 // content hash) are re-read and re-indexed on open.

@@ -23,16 +23,23 @@ import (
 
 // ImageFiles returns the live generation's files, by slash path relative
 // to the generation (postings/… for the lexical store's), after a
-// checkpoint: what ImportImage takes. An index without a cache directory
+// checkpoint that writes the tables file whole: what ImportImage takes. An index without a cache directory
 // has none (nil).
 func (x *Index) ImageFiles(ctx context.Context) (map[string]string, error) {
-	if err := x.Checkpoint(ctx); err != nil {
-		return nil, err
-	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if err := x.checkpointLocked(ctx); err != nil {
+		return nil, err
+	}
 	if x.gen == "" || x.private {
 		return nil, nil
+	}
+	// An image is the tables file alone: a delta written beside it by a
+	// checkpoint is folded in first.
+	if snap := x.cur.Load(); x.diskDelta && snap != nil {
+		if err := x.writeStateLocked(x.gen, snap, true); err != nil {
+			return nil, fmt.Errorf("image: %w", err)
+		}
 	}
 	out := map[string]string{}
 	for _, name := range []string{schemaName, completeName, tablesName} {

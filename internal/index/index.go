@@ -73,9 +73,16 @@ type Index struct {
 	// completeness marker (the marker is removed); tablesDirty: the
 	// tables on disk are out of date (mtimes only, the store unchanged).
 	dirty, tablesDirty bool
-	ckTimer            *time.Timer
-	stats              Stats
-	closed             bool
+	// diskBase is the base tables the live generation's tables file
+	// holds (nil: none known, or the file holds a fold of base and delta),
+	// diskSum that file's checksum, and diskDelta whether its marker names
+	// a delta file (writeStateLocked).
+	diskBase  *tables
+	diskSum   uint32
+	diskDelta bool
+	ckTimer   *time.Timer
+	stats     Stats
+	closed    bool
 	// cancelBuild cancels a background build (set before it starts).
 	cancelBuild context.CancelFunc
 	// warm builds the symbol maps right after an existing index opens.
@@ -447,11 +454,31 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	}
 	x.names.mu.Lock()
 	encs, files, sym, err := tf.decode(x.names)
+	var delta map[string]*fileRec
+	if err == nil && m.Delta != nil {
+		delta, err = readDelta(gen, m.Delta, tf.sum(), encs, x.names)
+	}
 	x.names.mu.Unlock()
 	if err != nil {
 		return "damaged: " + err.Error()
 	}
-	if !slices.Equal(encs, x.set.encodings) || len(files) != m.Files {
+	// The files and chunks of the state: the tables file's, with the
+	// delta's over them.
+	nfiles, nchunks := len(files), 0
+	for _, f := range files {
+		nchunks += f.numChunks()
+	}
+	for p, f := range delta {
+		if old := files[p]; old != nil {
+			nfiles--
+			nchunks -= old.numChunks()
+		}
+		if f != nil {
+			nfiles++
+			nchunks += f.numChunks()
+		}
+	}
+	if !slices.Equal(encs, x.set.encodings) || nfiles != m.Files {
 		return "damaged: tables do not match the completeness marker"
 	}
 	if err := <-segments; err != nil {
@@ -466,9 +493,9 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 		base.symOnce.Do(func() { base.sym = sym })
 	}
 	x.names.compact()
-	if n := post.DocCount(); n != uint64(len(base.all)) || len(base.all) != m.Chunks {
+	if n := post.DocCount(); n != uint64(nchunks) || nchunks != m.Chunks {
 		post.Close()
-		return fmt.Sprintf("damaged: %d documents for %d chunks", n, len(base.all))
+		return fmt.Sprintf("damaged: %d documents for %d chunks", n, nchunks)
 	}
 	// Build the directory digests, the symbol maps and the path words
 	// while the refresh walks the tree: the refresh's state root and the
@@ -485,13 +512,44 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.gen, x.post = gen, post
-	if err := x.publishLocked(base, nil, true); err != nil {
-		x.post, x.gen = nil, ""
+	x.diskBase, x.diskSum, x.diskDelta = base, tf.sum(), m.Delta != nil
+	if err := x.publishLocked(base, delta, true); err != nil {
+		x.post, x.gen, x.diskBase = nil, "", nil
 		post.Close()
 		return "damaged: " + err.Error()
 	}
 	removeStale = func() { removeOtherGenerations(x.dir, gen) }
 	return ""
+}
+
+// readDelta reads the delta file of gen that d describes, over the
+// tables file of checksum base: the files it changed (their rows) and
+// removed (nil). Its names are interned in nt (locked by the caller).
+func readDelta(gen string, d *tablesDelta, base uint32, encs []string, nt *nameTable) (map[string]*fileRec, error) {
+	if d.Base != base {
+		return nil, errors.New("the tables delta is of other tables")
+	}
+	df, err := openTables(filepath.Join(gen, deltaName))
+	if err != nil {
+		return nil, err
+	}
+	dencs, files, _, err := df.decode(nt)
+	if err != nil {
+		return nil, err
+	}
+	if df.sum() != d.Sum || !slices.Equal(dencs, encs) {
+		return nil, errors.New("the tables delta does not match the completeness marker")
+	}
+	if files == nil {
+		files = map[string]*fileRec{}
+	}
+	for _, p := range d.Removed {
+		if _, ok := files[p]; ok {
+			return nil, fmt.Errorf("the tables delta has %s both changed and removed", p)
+		}
+		files[p] = nil
+	}
+	return files, nil
 }
 
 func (x *Index) wantMarker() marker {
@@ -709,9 +767,12 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 	// The tables are written while the lexical store writes its segment:
 	// neither reads the other, and each takes a core for a while.
 	tablesDone := make(chan error, 1)
+	var tablesSum uint32
 	if gen != "" {
 		go func() {
-			tablesDone <- x.writeTablesOf(gen, base, nil, base.paths, base.names)
+			var err error
+			tablesSum, err = x.writeTablesOf(gen, base, nil, base.paths, base.names)
+			tablesDone <- err
 		}()
 	} else {
 		tablesDone <- nil
@@ -743,7 +804,8 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 		if err := <-tablesDone; err != nil {
 			return fmt.Errorf("build index: %w", err)
 		}
-		if err := x.writeMarkerLocked(gen, snap); err != nil {
+		x.diskBase, x.diskSum, x.diskDelta = base, tablesSum, false
+		if err := x.writeMarkerLocked(gen, snap, nil); err != nil {
 			return fmt.Errorf("build index: %w", err)
 		}
 		if err := switchCurrent(x.dir, gen); err != nil {
@@ -804,18 +866,97 @@ func (x *Index) jobsFor(entries []Entry) []fileJob {
 }
 
 // writeStateLocked writes snap's tables and then the completeness marker
-// into gen: the last step of making gen servable.
-func (x *Index) writeStateLocked(gen string, snap *Snapshot) error {
-	if err := x.writeTablesOf(gen, snap.base, snap.delta, snap.paths, snap.names); err != nil {
+// into gen: the last step of making gen servable. When snap's base is the
+// one the tables file holds, only the delta is written (unless full): the
+// changed files' rows into the delta file and the removed files into the
+// marker, so that a checkpoint after an edit costs the files it changed,
+// not the tree (the delta is at most compactAfter files: past that,
+// publishLocked folds it into a new base, written whole).
+func (x *Index) writeStateLocked(gen string, snap *Snapshot, full bool) error {
+	if !full && len(snap.delta) > 0 && snap.base == x.diskBase {
+		d, err := x.writeDeltaOf(gen, snap.delta, snap.names)
+		if err != nil {
+			return err
+		}
+		if err := x.writeMarkerLocked(gen, snap, d); err != nil {
+			return err
+		}
+		x.diskDelta = true
+		return nil
+	}
+	sum, err := x.writeTablesOf(gen, snap.base, snap.delta, snap.paths, snap.names)
+	if err != nil {
 		return err
 	}
-	return x.writeMarkerLocked(gen, snap)
+	x.diskBase, x.diskSum = nil, sum
+	if len(snap.delta) == 0 {
+		x.diskBase = snap.base
+	}
+	if err := x.writeMarkerLocked(gen, snap, nil); err != nil {
+		return err
+	}
+	x.diskDelta = false
+	if err := os.Remove(filepath.Join(gen, deltaName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		x.set.Logf("index: %v", err) // the marker no longer names it: left over, harmless
+	}
+	return nil
+}
+
+// writeDeltaOf writes the delta file of gen: the rows of the files of
+// delta that are not removed, in path order, over the tables file of
+// checksum x.diskSum; it returns the marker's description of it.
+func (x *Index) writeDeltaOf(gen string, delta map[string]*fileRec, names []string) (*tablesDelta, error) {
+	d := &tablesDelta{Base: x.diskSum}
+	paths := slices.Sorted(maps.Keys(delta))
+	files := make([]*fileRec, 0, len(paths))
+	for _, p := range paths {
+		if f := delta[p]; f != nil {
+			files = append(files, onDisk(f))
+		} else {
+			d.Removed = append(d.Removed, p)
+		}
+	}
+	// The names the rows use, in the order first met: the delta file
+	// does not carry the whole name table.
+	remap := map[uint32]uint32{}
+	var used []string
+	for _, f := range files {
+		recs, _ := f.peek()
+		for i := range recs {
+			for _, id := range recs[i].names {
+				if _, ok := remap[id]; !ok {
+					remap[id] = uint32(len(used))
+					used = append(used, names[id])
+				}
+			}
+		}
+	}
+	sum, err := writeTablesSum(filepath.Join(gen, deltaName), x.set.encodings, used, remap, files, nil)
+	if err != nil {
+		return nil, err
+	}
+	d.Sum = sum
+	return d, nil
+}
+
+// onDisk is a file's row as a tables file keeps it: an editor buffer's
+// row makes the next process re-read the disk file (its size and hash
+// will not match), and the buffer is not saved with it.
+func onDisk(f *fileRec) *fileRec {
+	if !f.info.Overlay {
+		return f
+	}
+	g := *f
+	g.info.Size, g.info.ModTime, g.info.Hash = -1, time.Time{}, ""
+	g.info.Overlay = false
+	return &g
 }
 
 // writeTablesOf writes the tables file of gen: the rows of paths, from
 // delta (files changed since base) or else base, and the symbol maps,
-// base's when there is no delta, else built from the rows.
-func (x *Index) writeTablesOf(gen string, base *tables, delta map[string]*fileRec, paths, names []string) error {
+// base's when there is no delta, else built from the rows. It returns
+// the file's checksum.
+func (x *Index) writeTablesOf(gen string, base *tables, delta map[string]*fileRec, paths, names []string) (uint32, error) {
 	files := make([]*fileRec, 0, len(paths))
 	nchunks := 0
 	for _, p := range paths {
@@ -823,14 +964,7 @@ func (x *Index) writeTablesOf(gen string, base *tables, delta map[string]*fileRe
 		if !changed {
 			f = base.files[p]
 		}
-		if f.info.Overlay {
-			// The index holds an editor buffer: make the next process
-			// re-read the disk file (its size and hash will not match).
-			g := *f
-			g.info.Size, g.info.ModTime, g.info.Hash = -1, time.Time{}, ""
-			g.info.Overlay = false // the buffer is not saved with it
-			f = &g
-		}
+		f = onDisk(f)
 		files = append(files, f)
 		nchunks += f.numChunks()
 	}
@@ -848,14 +982,16 @@ func (x *Index) writeTablesOf(gen string, base *tables, delta map[string]*fileRe
 		}
 		sym = buildSymIndex(t)
 	}
-	return writeTables(filepath.Join(gen, tablesName), x.set.encodings, names, files, sym)
+	return writeTablesSum(filepath.Join(gen, tablesName), x.set.encodings, names, nil, files, sym)
 }
 
 // writeMarkerLocked writes gen's completeness marker for snap, whose
-// tables gen has: the last step of making gen servable.
-func (x *Index) writeMarkerLocked(gen string, snap *Snapshot) error {
+// tables gen has (with delta, the delta file's over the tables file's):
+// the last step of making gen servable.
+func (x *Index) writeMarkerLocked(gen string, snap *Snapshot, delta *tablesDelta) error {
 	m := x.wantMarker()
 	m.StateRoot, m.Files, m.Chunks, m.Written = snap.StateRoot(), len(snap.paths), snap.nchunks, time.Now().UTC()
+	m.Delta = delta
 	if err := writeMarker(gen, m); err != nil {
 		return err
 	}

@@ -153,3 +153,28 @@ func (s *Snapshot) computeStateRoot() string {
 		return ds.digests[d]
 	})
 }
+
+// An answer computed with a learned model besides the indexed content (the
+// semantic channel's vectors) names the model in its index state: the
+// state root, then ModelSep and the model's identity. The same index
+// state then means the same content read with the same model, so the
+// same parameters give the same answer; a model trained again gives
+// another state for the same content.
+const ModelSep = "."
+
+// StateWithModel is the index state of an answer computed from content of
+// state root root with the model of identity model ("": none, the root
+// alone).
+func StateWithModel(root, model string) string {
+	if model == "" {
+		return root
+	}
+	return root + ModelSep + model
+}
+
+// ContentState is the state root part of an index state (StateWithModel):
+// the content it was read from, what a held snapshot is found by.
+func ContentState(state string) string {
+	root, _, _ := strings.Cut(state, ModelSep)
+	return root
+}

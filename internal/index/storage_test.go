@@ -201,7 +201,14 @@ func TestStorageHelper(t *testing.T) {
 		setLimit()
 		for i := range 40 {
 			p := fmt.Sprintf("pkg%d/file%d.go", i%7, i)
-			if err := x.Update(ctx, p, []byte(fmt.Sprintf("package p\n\n// Changed%d is new.\nfunc Changed%d() {}\n\n%s", i, i, strings.Repeat("// filler line of a changed file\n", 400)))); err != nil {
+			// Long doc comments: a checkpoint writes only the changed
+			// files' rows (the docs among them), which must not fit
+			// under the limit either.
+			var filler strings.Builder
+			for j := range 10 {
+				fmt.Fprintf(&filler, "// Filler%d_%d %s\nfunc Filler%d_%d() {}\n\n", i, j, strings.Repeat("is a filler line of a changed file, ", 20), i, j)
+			}
+			if err := x.Update(ctx, p, []byte(fmt.Sprintf("package p\n\n// Changed%d is new.\nfunc Changed%d() {}\n\n%s", i, i, filler.String()))); err != nil {
 				res.Err = err.Error()
 				report()
 			}

@@ -63,6 +63,7 @@ const (
 	currentName  = "CURRENT"
 	schemaName   = "SCHEMA"
 	tablesName   = "tables.bin"
+	deltaName    = "tables.delta.bin"
 	completeName = "COMPLETE"
 	postingsName = "postings"
 	genPrefix    = "g-"
@@ -82,6 +83,19 @@ type marker struct {
 	Encodings []string  `json:"encodings"`
 	ConfigKey string    `json:"configKey"`
 	Written   time.Time `json:"written"`
+	// Delta, when set, says that the state is the tables file with the
+	// delta file's rows over it (tablesDelta).
+	Delta *tablesDelta `json:"delta,omitempty"`
+}
+
+// tablesDelta is what a checkpoint wrote beside the tables file instead
+// of writing it again: the rows of the files changed since (the delta
+// file, in the tables file's format) and the files removed since. It
+// applies to one tables file only, named by its checksum.
+type tablesDelta struct {
+	Base    uint32   `json:"base"` // the tables file's checksum
+	Sum     uint32   `json:"sum"`  // the delta file's checksum
+	Removed []string `json:"removed,omitempty"`
 }
 
 // dirLock is an exclusive flock on <dir>/lock.

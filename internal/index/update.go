@@ -208,7 +208,7 @@ func (x *Index) checkpointLocked(ctx context.Context) error {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 	}
-	if err := x.writeStateLocked(x.gen, snap); err != nil {
+	if err := x.writeStateLocked(x.gen, snap, false); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil

@@ -198,7 +198,9 @@ func TestExpand(t *testing.T) {
 	uri := e.uri(r.Omitted[0].Path)
 	e.notify(methodDidOpen, map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": strings.Repeat("changed\n", 40)}})
 	x := mustResult[assembleResultJSON](t, e.call(methodContextExpand, map[string]any{"handles": []any{h}, "budget": map[string]any{"maxTokens": 4000}}))
-	if x.FromHeldState == nil || !*x.FromHeldState || x.Stats.IndexState != r.Stats.IndexState || len(x.Parts) == 0 || x.hasText("changed") {
+	// The expand reads the held content (no model: its state is the
+	// content's part of the assemble's, index.ContentState).
+	if x.FromHeldState == nil || !*x.FromHeldState || x.Stats.IndexState != index.ContentState(r.Stats.IndexState) || len(x.Parts) == 0 || x.hasText("changed") {
 		t.Fatalf("expand from the held state: held %v state %s (want %s), parts %v", x.FromHeldState, x.Stats.IndexState, r.Stats.IndexState, x.paths())
 	}
 	if x.Parts[0].URI != uri {
@@ -206,7 +208,7 @@ func TestExpand(t *testing.T) {
 	}
 	// An unknown state: answered from the current one, and said so.
 	x = mustResult[assembleResultJSON](t, e.call(methodContextExpand, map[string]any{"handles": []any{h}, "indexState": "feed"}))
-	if *x.FromHeldState || x.Stats.IndexState == r.Stats.IndexState || !strings.Contains(x.Stats.Note, "no longer held") || !x.hasText("changed") {
+	if *x.FromHeldState || x.Stats.IndexState == index.ContentState(r.Stats.IndexState) || !strings.Contains(x.Stats.Note, "no longer held") || !x.hasText("changed") {
 		t.Fatalf("expand from the current state: held %v, note %q, parts %q", *x.FromHeldState, x.Stats.Note, x.Rendered)
 	}
 	e.notify(methodDidClose, map[string]any{"textDocument": map[string]any{"uri": uri}})

@@ -490,7 +490,7 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	if len(res.Parts) == 0 && len(cands) == 0 && res.Stats.Note == "" {
 		res.Stats.Note = noCandidateNote(len(snap.Paths()), len(req.Include)+len(req.Exclude) > 0)
 	}
-	res.Stats.IndexState = snap.StateRoot()
+	res.Stats.IndexState = r.indexState()
 	res.Stats.IndexComplete = snap.Complete()
 	if note != "" {
 		res.Stats.Note = strings.TrimPrefix(res.Stats.Note+"; "+note, "; ")

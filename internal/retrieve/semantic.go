@@ -6,6 +6,18 @@ import (
 	"github.com/ctxls/ctxls/internal/index"
 )
 
+// indexState names what the answer is computed from: the snapshot's state
+// root and, when the semantic channel is asked (a weight and a store of the
+// workspace embedder), its model's identity (index.StateWithModel): the
+// vectors depend on the model as well as the content.
+func (r *run) indexState() string {
+	model := ""
+	if r.weights[ChanSemantic] > 0 && r.req.Semantic != nil {
+		model = r.req.Semantic.ModelID()
+	}
+	return index.StateWithModel(r.snap.StateRoot(), model)
+}
+
 // semantic is the workspace embedder's channel: the chunks nearest the
 // request's text (a question, a diff's query text) in the vector space of
 // Request.Semantic. A cursor alone brings no text and so no hits.

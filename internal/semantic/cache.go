@@ -26,16 +26,16 @@ func (s *Store) MarshalBinary() ([]byte, error) { return encodeStore(s) }
 func Unmarshal(b []byte) (*Store, error) { return decodeStore(&mapped{Data: b}) }
 
 // Load returns the vectors of snap, using the cache file at cachePath
-// ("" for none): the cached store brought up to date (Sync), or a new one
-// (Build) when there is no usable cache or it was made with other
-// options. With exact, a cached store whose model was trained on another
-// state than snap's is trained again too, so that the vectors are a
-// function of the indexed content alone — what a one-shot run (the CLI)
-// promises: the same files, the same answer, whatever the cache's past. A
-// changed store is written back; a cache that cannot be written is told
-// to warnf (nil: not told), and the store used all the same.
-func Load(ctx context.Context, snap *index.Snapshot, cachePath string, opts Options, exact bool, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
-	return loadStore(ctx, snap, cachePath, readStore(cachePath), opts, exact, warnf)
+// ("" for none): the cached store brought up to date (Sync: only the
+// changed files embedded, with the model it has, trained again past the
+// drift thresholds), or a new one (Build) when there is no usable cache,
+// it was made with other options, or retrain is set. The vectors are then
+// a function of the indexed content and the model (Store.ModelID), which
+// the answers name with the index state. A changed store is written back;
+// a cache that cannot be written is told to warnf (nil: not told), and
+// the store used all the same.
+func Load(ctx context.Context, snap *index.Snapshot, cachePath string, opts Options, retrain bool, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
+	return loadStore(ctx, snap, cachePath, readStore(cachePath), opts, retrain, warnf)
 }
 
 // Prefetch is the cache file of a Load to come, read on a goroutine of
@@ -60,14 +60,14 @@ func PrefetchStore(path string) *Prefetch {
 }
 
 // LoadPrefetched is Load with the cache file p started reading.
-func LoadPrefetched(ctx context.Context, snap *index.Snapshot, p *Prefetch, opts Options, exact bool, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
+func LoadPrefetched(ctx context.Context, snap *index.Snapshot, p *Prefetch, opts Options, retrain bool, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
 	<-p.done
-	return loadStore(ctx, snap, p.path, p.s, opts, exact, warnf)
+	return loadStore(ctx, snap, p.path, p.s, opts, retrain, warnf)
 }
 
 // loadStore is Load with old, the store read from cachePath (nil: none).
-func loadStore(ctx context.Context, snap *index.Snapshot, cachePath string, old *Store, opts Options, exact bool, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
-	if old != nil && (old.model == nil || old.opts != opts || exact && old.trainedAt != snap.StateRoot()) {
+func loadStore(ctx context.Context, snap *index.Snapshot, cachePath string, old *Store, opts Options, retrain bool, warnf func(format string, args ...any)) (*Store, SyncStats, error) {
+	if old != nil && (old.model == nil || old.opts != opts || retrain) {
 		old = nil
 	}
 	var s *Store

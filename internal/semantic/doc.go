@@ -34,20 +34,24 @@
 // A Store holds the model and each file's vectors, keyed by the file's
 // content hash: Sync brings a store to a snapshot by embedding only the
 // files whose content changed, with the model it has; files unknown to a
-// store are not searched. The model is trained again when the vocabulary
-// has drifted: when the share of the indexed term occurrences the model
-// does not know has grown by Options.RetrainDrift since training. The store is kept
+// store are not searched. The model is trained again when the workspace
+// has drifted from what it was trained on: when the share of the indexed
+// term occurrences the model does not know has grown by
+// Options.RetrainDrift since training, or the share of files not as they
+// were at training has passed Options.RetrainFiles. The store is kept
 // beside the index (CacheFile, laid out in vecfile.go: a checksum, a
 // version, the vectors read in place), so a
 // restart loads it instead of training again. A store and a snapshot
 // determine the answer: same files and same store, same vectors, same
 // ranking.
 //
-// A one-shot run (the CLI) loads with exact: a cached model trained on
-// another index state is trained again, so the vectors are a function of
-// the indexed content alone. The servers sync incrementally (Tracker) and
-// retrain on drift: their vectors also depend on when the model was
-// trained, which the cache file records (TrainedAt).
+// Every caller reuses the model the cache holds: a one-shot run (the CLI,
+// Load) syncs the cached store to its snapshot, the servers keep it
+// current in the background (Tracker). The vectors are then a function of
+// the indexed content and the model, whose identity (Store.ModelID, a
+// hash of the model) the answers carry beside the content's state root,
+// so that the same state gives the same answer; Load with retrain (ctxls
+// index --retrain) trains a new model whatever the drift.
 //
 // # An embeddings service
 //

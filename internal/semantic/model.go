@@ -2,6 +2,9 @@ package semantic
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
@@ -31,13 +34,17 @@ type Options struct {
 	// occurrences the model does not know exceeds the share at training
 	// by this much.
 	RetrainDrift float64
+	// RetrainFiles: Sync trains again when the share of files whose
+	// vectors were not computed at training (written, changed or removed
+	// since) exceeds this (Store.FileDrift).
+	RetrainFiles float64
 }
 
 // DefaultOptions are the measured defaults (docs/quality.md, "Semantic
 // channel").
 func DefaultOptions() Options {
 	return Options{Dim: 64, MaxVocab: 30000, MinDF: 2, MaxTrain: 20000, Oversample: 16, PowerIters: 1,
-		SigmaExp: 0.5, Seed: 0x6374786c73, RetrainDrift: 0.02}
+		SigmaExp: 0.5, Seed: 0x6374786c73, RetrainDrift: 0.02, RetrainFiles: 0.25}
 }
 
 // Model is a trained embedder: a vocabulary with idf weights and a vector
@@ -57,15 +64,23 @@ type Model struct {
 	// term occurrences outside the vocabulary.
 	Chunks  int
 	BaseOOV float64
+	// Files is the number of files the model was trained on (with
+	// vectors at training).
+	Files int
+	// ID is the model's identity: a hash of what its vectors are computed
+	// from (the vocabulary, the idf weights, the term vectors), set by
+	// index. Equal IDs embed alike.
+	ID string
 
 	ids  map[string]int32 // Terms' indexes (index)
 	vecs []float32        // Codes times Scales (index)
 	src  *mapped          // the cache file Codes and Scales are read from in place (nil: trained here)
 }
 
-// index builds the term lookup and the terms' vectors; every model is
-// indexed before use.
+// index builds the term lookup and the terms' vectors and computes the
+// model's ID; every model is indexed before use.
 func (m *Model) index() *Model {
+	m.ID = m.identity()
 	m.ids = make(map[string]int32, len(m.Terms))
 	for i, t := range m.Terms {
 		m.ids[t] = int32(i)
@@ -78,6 +93,32 @@ func (m *Model) index() *Model {
 		dequantize(m.Codes[i*m.Dim:(i+1)*m.Dim], m.Scales[i], m.vecs[i*m.Dim:(i+1)*m.Dim])
 	}
 	return m
+}
+
+// identity hashes what embeddings are computed from: the size, the
+// vocabulary, the idf weights and the quantized term vectors (the first 8
+// bytes of a SHA-256, hex). A model without vectors has none ("").
+func (m *Model) identity() string {
+	if m.Dim == 0 {
+		return ""
+	}
+	h := sha256.New()
+	var b []byte
+	b = binary.LittleEndian.AppendUint64(b, uint64(m.Dim))
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(m.Terms)))
+	for i, t := range m.Terms {
+		b = append(b, t...)
+		b = append(b, 0)
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(m.IDF[i]))
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(m.Scales[i]))
+		if len(b) > 1<<16 {
+			h.Write(b)
+			b = b[:0]
+		}
+	}
+	h.Write(b)
+	h.Write(codeBytes(m.Codes))
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // id returns a term's index in the vocabulary.

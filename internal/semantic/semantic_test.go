@@ -234,13 +234,13 @@ func TestRetrainOnDrift(t *testing.T) {
 
 // TestBuildOn: a store trained on part of the files is the model of an
 // older state: Sync embeds the rest with it (drift: the words it never
-// saw), and its state is none, so an exact Load trains again.
+// saw), and its state is none.
 func TestBuildOn(t *testing.T) {
 	ctx := context.Background()
 	x, _ := indexFiles(t, topics())
 	snap := snapshot(t, x)
 	opts := testOptions()
-	opts.RetrainDrift = 1
+	opts.RetrainDrift, opts.RetrainFiles = 1, 1
 	s, _, err := BuildOn(ctx, snap, opts, func(p string) bool { return !strings.HasPrefix(p, "geo/") })
 	if err != nil {
 		t.Fatal(err)
@@ -319,7 +319,7 @@ func TestLoadPrefetched(t *testing.T) {
 	x, _ := indexFiles(t, topics())
 	snap := snapshot(t, x)
 	cache := filepath.Join(t.TempDir(), CacheFile)
-	a, st, err := Load(context.Background(), snap, cache, testOptions(), true, nil)
+	a, st, err := Load(context.Background(), snap, cache, testOptions(), false, nil)
 	if err != nil || !st.Trained {
 		t.Fatalf("first load: %v, %+v", err, st)
 	}
@@ -327,7 +327,7 @@ func TestLoadPrefetched(t *testing.T) {
 	if pre.Path() != cache {
 		t.Fatalf("path %q", pre.Path())
 	}
-	b, st, err := LoadPrefetched(context.Background(), snap, pre, testOptions(), true, nil)
+	b, st, err := LoadPrefetched(context.Background(), snap, pre, testOptions(), false, nil)
 	if err != nil || st.Trained {
 		t.Fatalf("prefetched load: %v, %+v (want the cached store, not trained again)", err, st)
 	}
@@ -336,8 +336,134 @@ func TestLoadPrefetched(t *testing.T) {
 		t.Fatalf("different hits:\n%v\n%v", ha, hb)
 	}
 	// A missing cache file: built, as Load does.
-	c, st, err := LoadPrefetched(context.Background(), snap, PrefetchStore(filepath.Join(t.TempDir(), CacheFile)), testOptions(), true, nil)
+	c, st, err := LoadPrefetched(context.Background(), snap, PrefetchStore(filepath.Join(t.TempDir(), CacheFile)), testOptions(), false, nil)
 	if err != nil || !st.Trained || c == nil {
 		t.Fatalf("no cache: %v, %+v", err, st)
+	}
+}
+
+// TestModelID: the model's identity is a function of the model: the same
+// content trains the same ID, a cache read back keeps it, other content
+// trains another.
+func TestModelID(t *testing.T) {
+	ctx := context.Background()
+	x, root := indexFiles(t, topics())
+	a, _, err := Build(ctx, snapshot(t, x), testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := Build(ctx, snapshot(t, x), testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ModelID() == "" || a.ModelID() != b.ModelID() {
+		t.Fatalf("the same content trained %q and %q", a.ModelID(), b.ModelID())
+	}
+	enc, err := a.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Unmarshal(enc)
+	if err != nil || r.ModelID() != a.ModelID() {
+		t.Fatalf("read back: %v, %q, want %q", err, r.ModelID(), a.ModelID())
+	}
+	write(t, x, root, "geo/f1.go", "package geo\n\n// latLng0 handles the distance and the coordinates.\nfunc latLng9(mercatorProj int) int {\n\treturn mercatorProj\n}\n")
+	c, _, err := Build(ctx, snapshot(t, x), testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ModelID() == a.ModelID() {
+		t.Error("other content trained the same model")
+	}
+	if (&Store{}).ModelID() != "" {
+		t.Error("a store without a model has an identity")
+	}
+}
+
+// TestRetrainOnFileDrift: files changed since training, in words the
+// model knows (no vocabulary drift), are embedded with the model it has
+// until their share passes RetrainFiles; then the sync trains again. The
+// share survives the cache file.
+func TestRetrainOnFileDrift(t *testing.T) {
+	ctx := context.Background()
+	x, root := indexFiles(t, topics())
+	opts := testOptions()
+	opts.RetrainFiles = 0.25 // 33 files: 8 changed are within, 9 past
+	s, _, err := Build(ctx, snapshot(t, x), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := topics()
+	edit := func(name string) {
+		write(t, x, root, name, strings.Replace(files[name], "handles the", "handles all the", 1))
+	}
+	var names []string
+	for _, d := range []string{"web", "geo", "parse"} {
+		for i := range 8 {
+			names = append(names, fmt.Sprintf("%s/f%d.go", d, i))
+		}
+	}
+	for _, n := range names[:8] {
+		edit(n)
+	}
+	n, st, err := s.Sync(ctx, snapshot(t, x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Trained || st.Embedded != 8 || n.ModelID() != s.ModelID() {
+		t.Fatalf("8 of 33 files changed: %+v, model %s → %s (file drift %.3f, drift %.4f)", st, s.ModelID(), n.ModelID(), n.FileDrift(), n.Drift())
+	}
+	if d := n.FileDrift(); math.Abs(d-8.0/33) > 1e-9 {
+		t.Errorf("file drift %.4f, want 8/33", d)
+	}
+	enc, err := n.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Unmarshal(enc)
+	if err != nil || r.FileDrift() != n.FileDrift() {
+		t.Fatalf("read back: %v, file drift %.4f, want %.4f", err, r.FileDrift(), n.FileDrift())
+	}
+	// A file changed again counts once.
+	write(t, x, root, names[0], files[names[0]]+"\n")
+	if r, _, _ = r.Sync(ctx, snapshot(t, x)); r.FileDrift() != n.FileDrift() {
+		t.Errorf("a file changed twice: file drift %.4f, want %.4f", r.FileDrift(), n.FileDrift())
+	}
+	edit(names[8])
+	n2, st, err := r.Sync(ctx, snapshot(t, x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Trained || n2.ModelID() == s.ModelID() || n2.FileDrift() != 0 {
+		t.Fatalf("9 of 33 files changed: %+v, file drift %.3f after", st, n2.FileDrift())
+	}
+	if full, _, _ := Build(ctx, snapshot(t, x), opts); full.ModelID() != n2.ModelID() {
+		t.Error("the model trained again is not the one the tree trains")
+	}
+}
+
+// TestLoadRetrain: Load reuses the cached model after an edit (only the
+// changed file embedded); with retrain it trains on the snapshot whatever
+// the drift.
+func TestLoadRetrain(t *testing.T) {
+	ctx := context.Background()
+	x, root := indexFiles(t, topics())
+	cache := filepath.Join(t.TempDir(), CacheFile)
+	a, _, err := Load(ctx, snapshot(t, x), cache, testOptions(), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, x, root, "web/f2.go", "package web\n\n// routeTable7 handles the cookies.\nfunc routeTable7(httpHeader int) int {\n\treturn httpHeader\n}\n")
+	b, st, err := Load(ctx, snapshot(t, x), cache, testOptions(), false, nil)
+	if err != nil || st.Trained || st.Embedded != 1 || b.ModelID() != a.ModelID() {
+		t.Fatalf("after an edit: %v, %+v, model %s → %s", err, st, a.ModelID(), b.ModelID())
+	}
+	c, st, err := Load(ctx, snapshot(t, x), cache, testOptions(), true, nil)
+	if err != nil || !st.Trained || c.ModelID() == a.ModelID() {
+		t.Fatalf("retrain: %v, %+v, model %s", err, st, c.ModelID())
+	}
+	d, st, err := Load(ctx, snapshot(t, x), cache, testOptions(), false, nil)
+	if err != nil || st.Trained || st.Embedded != 0 || d.ModelID() != c.ModelID() {
+		t.Fatalf("the retrained store was not kept: %v, %+v", err, st)
 	}
 }

@@ -48,6 +48,9 @@ type fileVecs struct {
 	Scales []float32 // per chunk; 0: no vector (no known term)
 	Tokens int32
 	OOV    int32
+	// Fresh: embedded after the model was trained (a file written or
+	// changed since), not part of its training (Store.FileDrift).
+	Fresh bool
 	// Hashes are the chunks' tracking hashes (a store of an endpoint:
 	// a text's vector is asked for once).
 	Hashes []string
@@ -63,6 +66,37 @@ func (s *Store) TrainedAt() string { return s.trainedAt }
 // Files returns the number of files with vectors.
 func (s *Store) Files() int { return len(s.paths) }
 
+// ModelID is the identity of the store's model (Model.ID; "" for a model
+// without vectors or a store of an embeddings service): what the answers
+// of the semantic channel depend on besides the indexed content.
+func (s *Store) ModelID() string {
+	if s.model == nil {
+		return ""
+	}
+	return s.model.ID
+}
+
+// FileDrift is the share of files that are not as the model was trained
+// on them: 1 − (files still holding their training vectors) / (the larger
+// of the files at training and the files now). A changed or removed file
+// counts once, a new one once.
+func (s *Store) FileDrift() float64 {
+	if s.model == nil {
+		return 0
+	}
+	kept := 0
+	for _, f := range s.order {
+		if !f.Fresh {
+			kept++
+		}
+	}
+	n := max(s.model.Files, len(s.paths))
+	if n == 0 {
+		return 0
+	}
+	return 1 - float64(kept)/float64(n)
+}
+
 // Drift is how much the share of term occurrences the model does not know
 // has grown since training.
 func (s *Store) Drift() float64 {
@@ -77,7 +111,7 @@ func (s *Store) String() string {
 	if s.ep != nil {
 		return fmt.Sprintf("%d files, %s at %s, %d dimensions", len(s.paths), s.ep.Model, s.ep.url(), s.epDim)
 	}
-	return fmt.Sprintf("%d files, %d terms × %d dimensions, drift %+.3f", len(s.paths), len(s.model.Terms), s.model.Dim, s.Drift())
+	return fmt.Sprintf("%d files, %d terms × %d dimensions, model %s, drift %+.3f in terms, %.3f in files", len(s.paths), len(s.model.Terms), s.model.Dim, s.model.ID, s.Drift(), s.FileDrift())
 }
 
 // SyncStats say what Build or Sync did.
@@ -113,20 +147,26 @@ func BuildOn(ctx context.Context, snap *index.Snapshot, opts Options, keep func(
 	if err != nil {
 		return nil, SyncStats{}, err
 	}
+	for _, f := range fb {
+		if f != nil {
+			m.Files++
+		}
+	}
 	s := &Store{opts: opts, model: m, files: map[string]*fileVecs{}, trainedAt: snap.StateRoot()}
 	if keep != nil {
 		s.trainedAt = "" // not snap's state
 	}
 	st := SyncStats{Trained: true}
-	s.embedAll(paths, fb, &st)
+	s.embedAll(paths, fb, false, &st)
 	s.finish()
 	return s, st, nil
 }
 
 // Sync brings s to snap: files whose content changed are embedded again
 // with s's model, removed ones dropped; when the vocabulary has drifted
-// past Options.RetrainDrift the model is trained again (Build). s == nil
-// builds. It returns s itself when nothing changed.
+// past Options.RetrainDrift, or the files past Options.RetrainFiles, the
+// model is trained again (Build). s == nil builds. It returns s itself
+// when nothing changed.
 func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncStats, error) {
 	if s.ep != nil {
 		return syncEndpoint(ctx, snap, s.ep, s)
@@ -144,9 +184,9 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 	}
 	n := &Store{opts: s.opts, model: s.model, files: kept, trainedAt: s.trainedAt}
 	st := SyncStats{Removed: removed}
-	n.embedAll(changed, fb, &st)
+	n.embedAll(changed, fb, true, &st)
 	n.finish()
-	if n.Drift() > s.opts.RetrainDrift {
+	if n.Drift() > s.opts.RetrainDrift || n.FileDrift() > s.opts.RetrainFiles {
 		return Build(ctx, snap, s.opts)
 	}
 	return n, st, nil
@@ -157,7 +197,7 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 // (kept: a new map, the vectors shared), and how many of s's files snap no
 // longer has. A nil s has nothing.
 func (s *Store) compare(snap *index.Snapshot) (changed []string, kept map[string]*fileVecs, removed int) {
-	kept = map[string]*fileVecs{}
+	kept = make(map[string]*fileVecs, len(snap.Paths()))
 	for _, p := range snap.Paths() {
 		fi, _ := snap.Stat(p)
 		if s != nil {
@@ -178,8 +218,9 @@ func (s *Store) compare(snap *index.Snapshot) (changed []string, kept map[string
 	return changed, kept, removed
 }
 
-// embedAll embeds the bagged files (nil entries: unreadable, left out).
-func (s *Store) embedAll(paths []string, fb []*fileBags, st *SyncStats) {
+// embedAll embeds the bagged files (nil entries: unreadable, left out);
+// fresh marks them embedded after training.
+func (s *Store) embedAll(paths []string, fb []*fileBags, fresh bool, st *SyncStats) {
 	out := make([]*fileVecs, len(paths))
 	tables := map[*dict][]int32{}
 	for _, f := range fb {
@@ -202,6 +243,7 @@ func (s *Store) embedAll(paths []string, fb []*fileBags, st *SyncStats) {
 			st.Skipped++
 			continue
 		}
+		out[i].Fresh = fresh
 		s.files[p] = out[i]
 		st.Embedded++
 	}

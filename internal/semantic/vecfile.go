@@ -36,7 +36,7 @@ import (
 // the meaning of the content does.
 const (
 	fileMagic    = "ctxlsvec"
-	fileVersion  = 3
+	fileVersion  = 4
 	preambleSize = 32
 )
 
@@ -54,6 +54,8 @@ type vecHeader struct {
 	IDF     []float32
 	Chunks  int
 	BaseOOV float64
+	// TrainedFiles is the number of files the model was trained on.
+	TrainedFiles int
 	// Files is the table of files, in path order (appendFileTable).
 	Files []byte
 }
@@ -76,7 +78,7 @@ func encodeStore(s *Store) ([]byte, error) {
 		h.Endpoint = s.ep.id()
 	} else {
 		m := s.model
-		h.Terms, h.IDF, h.Chunks, h.BaseOOV = m.Terms, m.IDF, m.Chunks, m.BaseOOV
+		h.Terms, h.IDF, h.Chunks, h.BaseOOV, h.TrainedFiles = m.Terms, m.IDF, m.Chunks, m.BaseOOV, m.Files
 		nvec = len(m.Terms)
 	}
 	for _, f := range s.order {
@@ -122,14 +124,20 @@ func appendScales(b []byte, sc []float32) []byte {
 }
 
 func appendCodes(b []byte, codes []int8) []byte {
+	return append(b, codeBytes(codes)...)
+}
+
+// codeBytes is codes as bytes, in place.
+func codeBytes(codes []int8) []byte {
 	if len(codes) == 0 {
-		return b
+		return nil
 	}
-	return append(b, unsafe.Slice((*byte)(unsafe.Pointer(&codes[0])), len(codes))...)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&codes[0])), len(codes))
 }
 
 // appendFileTable encodes each file's path, content hash, number of
-// chunks and term counts (and with hashes, its chunks' tracking hashes).
+// chunks, term counts and whether it was embedded after training (and with
+// hashes, its chunks' tracking hashes).
 func appendFileTable(b []byte, paths []string, files []*fileVecs, hashes bool) []byte {
 	for i, p := range paths {
 		f := files[i]
@@ -138,6 +146,11 @@ func appendFileTable(b []byte, paths []string, files []*fileVecs, hashes bool) [
 		b = binary.AppendUvarint(b, uint64(len(f.Scales)))
 		b = binary.AppendVarint(b, int64(f.Tokens))
 		b = binary.AppendVarint(b, int64(f.OOV))
+		fresh := uint64(0)
+		if f.Fresh {
+			fresh = 1
+		}
+		b = binary.AppendUvarint(b, fresh)
 		if hashes {
 			for _, h := range f.Hashes {
 				b = cachefile.AppendString(b, h)
@@ -193,7 +206,7 @@ func decodeStore(src *mapped) (*Store, error) {
 	if h.Endpoint != "" {
 		s.epDim, s.epID = h.Dim, h.Endpoint
 	} else {
-		m := &Model{Dim: h.Dim, Terms: h.Terms, IDF: h.IDF, Chunks: h.Chunks, BaseOOV: h.BaseOOV, src: src}
+		m := &Model{Dim: h.Dim, Terms: h.Terms, IDF: h.IDF, Chunks: h.Chunks, BaseOOV: h.BaseOOV, Files: h.TrainedFiles, src: src}
 		var ok bool
 		if m.Codes, m.Scales, ok = take(uint64(len(h.Terms))); !ok {
 			return nil, errors.New("vector cache: tables disagree")
@@ -204,6 +217,7 @@ func decodeStore(src *mapped) (*Store, error) {
 	for t.More() {
 		p, hash, n := t.String(), t.String(), t.Uvarint()
 		f := &fileVecs{Hash: hash, Tokens: int32(t.Varint()), OOV: int32(t.Varint()), src: src}
+		f.Fresh = t.Uvarint() == 1
 		if h.Endpoint != "" {
 			f.Hashes = make([]string, 0, min(n, 1<<16))
 			for range n {

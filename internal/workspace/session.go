@@ -140,9 +140,11 @@ func (s *Session) Acquire(ctx context.Context, o AcquireOptions) (*View, error) 
 }
 
 // Held returns a view of a held state: the one named state if state is
-// not empty, else the most recently used one whose results listed every
-// handle. It returns nil when there is none.
+// not empty (an answer's index state: its content part names the
+// snapshot, index.ContentState), else the most recently used one whose
+// results listed every handle. It returns nil when there is none.
 func (s *Session) Held(state string, handles []string) *View {
+	state = index.ContentState(state)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {

@@ -64,7 +64,7 @@ func run() error {
 		repeat     = flag.Bool("repeat-check", true, "run every ctxls request twice and count a case whose second rendering differs as an error")
 		sem        = flag.Bool("semantic", semantic.DefaultMode == semantic.ModeWorkspace, "give ctxls the workspace embedder's vectors (package semantic), built per tree; compared with ctxls without them at every budget")
 		semOpts    = flag.String("semantic-opts", "", "embedder option overrides by field name, e.g. dim=64,sigmaexp=1 (fields of semantic.Options)")
-		heldOut    = flag.Float64("semantic-held-out", 0, "share of each tree's files the embedder is not trained on, embedded afterwards with the same model (the drift experiment; pair with -semantic-opts retraindrift=1)")
+		heldOut    = flag.Float64("semantic-held-out", 0, "share of each tree's files the embedder is not trained on, embedded afterwards with the same model (the drift experiment; pair with -semantic-opts retraindrift=1,retrainfiles=1)")
 		diffMode   = flag.String("mode", "", "ctxls's mode for every request with a diff, related or review (default: review for the review task, related for the diff task)")
 		activity   = flag.Bool("activity", false, "diff task: simulate an editor session (the diff's files open, its changed lines edited, the commit's subject asked) and compare ctxls with and without the activity")
 		hist       = flag.Bool("history", true, "make each tree a git checkout of its case's parent commit and give ctxls its history (false: no history, as in a tree without .git)")

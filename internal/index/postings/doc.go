@@ -21,8 +21,11 @@
 // A Store (store.go) is a list of segments, each with the set of its
 // documents deleted since it was written, and an open Builder that takes
 // new documents. Adding a document whose ID is already live deletes the
-// older one; Seal turns the open builder into a segment; Reader seals and
-// returns an immutable view that later writes do not change. Small
+// older one (found in a map of the documents this Store wrote, or by a
+// binary search of a segment's documents in ID order: a store opened
+// from disk builds no map of every document for its first change); Seal
+// turns the open builder into a segment; Reader seals and returns an
+// immutable view that later writes do not change. Small
 // segments are merged as they accumulate, and segments whose documents
 // are mostly deleted are rewritten. A store in a directory writes each
 // segment as a file when it is sealed and, on Persist, syncs the files and

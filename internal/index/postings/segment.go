@@ -2,19 +2,24 @@ package postings
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
+	"strings"
 )
 
 // A segment's bytes:
 //
-//	"CTXLSPS1"
+//	"CTXLSPS2"
 //	idEnds     u32 × docs   end of each document's ID in idBytes
 //	idBytes
 //	lens       u32 × docs × NumFields
+//	idOrder    u32 × docs   the documents in the byte order of their IDs
+//	                        (ties by document): Find searches it
 //	per field:
 //	  termEnds u32 × terms  end of each term in termBytes
 //	  termBytes             the terms, in byte order
@@ -28,9 +33,9 @@ import (
 // the segment files the index verifies (storage.go). A postings list is a
 // sequence of appendPosting entries, by increasing document.
 const (
-	segMagic    = "CTXLSPS1"
-	footerMagic = 0x31534f50534c5843 // "CXLSPOS1"
-	footerWords = 4 + 5*NumFields + 3
+	segMagic    = "CTXLSPS2"
+	footerMagic = 0x32534f50534c5843 // "CXLSPOS2"
+	footerWords = 4 + 5*NumFields + 4
 )
 
 // ErrDamaged is the error of a segment whose bytes do not hold together.
@@ -43,6 +48,7 @@ type Segment struct {
 	idEnds  []byte
 	idBytes []byte
 	lens    []byte
+	idOrder []byte
 	fields  [NumFields]segField
 	post    []byte
 }
@@ -84,6 +90,20 @@ func encode(b *Builder, w io.Writer) error {
 	for _, l := range b.lens {
 		u32(l)
 	}
+	order := make([]uint32, len(b.ids))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(x, y uint32) int {
+		if c := strings.Compare(b.ids[x], b.ids[y]); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
+	idOrderOff := off
+	for _, d := range order {
+		u32(d)
+	}
 	sorted := make([][]termRef, NumFields)
 	postEnd := uint64(0)
 	for f := range NumFields {
@@ -110,7 +130,7 @@ func encode(b *Builder, w io.Writer) error {
 			u32(fa.lists[r.list].df)
 		}
 	}
-	footer = append(footer, off, postEnd, footerMagic)
+	footer = append(footer, off, postEnd, idOrderOff, footerMagic)
 	for f := range NumFields {
 		for _, r := range sorted[f] {
 			b.fields[f].lists[r.list].each(&b.arena, put)
@@ -168,6 +188,7 @@ func openSegment(data []byte) (*Segment, error) {
 	s.idEnds = section(w[1], 4*n)
 	s.idBytes = section(w[2], lastEnd(s.idEnds, n))
 	s.lens = section(w[3], 4*NumFields*n)
+	s.idOrder = section(w[6+5*NumFields], 4*n)
 	pstart, plen := w[4+5*NumFields], w[5+5*NumFields]
 	s.post = section(pstart, plen)
 	for f := range NumFields {
@@ -228,6 +249,45 @@ func (s *Segment) ID(doc uint32) string {
 		return ""
 	}
 	return string(s.idBytes[a:b])
+}
+
+// Find calls fn with each document whose ID is id, by a binary search of
+// the documents in ID order (no map of every ID is built), until fn
+// returns true.
+func (s *Segment) Find(id string, fn func(doc uint32) bool) {
+	idAt := func(k uint32) ([]byte, uint32, bool) {
+		d := binary.LittleEndian.Uint32(s.idOrder[4*k:])
+		if d >= s.docs {
+			return nil, 0, false
+		}
+		a, b, ok := span(s.idEnds, d, len(s.idBytes))
+		if !ok {
+			return nil, 0, false
+		}
+		return s.idBytes[a:b], d, true
+	}
+	lo, hi := uint32(0), s.docs
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		b, _, ok := idAt(m)
+		if !ok {
+			return // damaged: found nowhere (the CRC check reports it)
+		}
+		if string(b) < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	for k := lo; k < s.docs; k++ {
+		b, d, ok := idAt(k)
+		if !ok || string(b) != id {
+			return
+		}
+		if fn(d) {
+			return
+		}
+	}
 }
 
 // FieldLen returns the length in terms of field f of document doc.

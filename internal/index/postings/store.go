@@ -39,8 +39,12 @@ type Store struct {
 	// openDel: documents of open deleted before it was sealed.
 	openDel bitset
 	openGen uint32
-	// ids maps each live document's ID to where it is; nil until a
-	// write needs it (a store opened from disk builds it then).
+	// ids maps the live documents written by this Store (added, or
+	// moved by a merge) to where they are; those of the segments marked
+	// byFind — opened from disk, or forgotten (ForgetIDs) — are found by
+	// a binary search of their segment's ID order instead, so that the
+	// first change after opening a large store does not build a map of
+	// every document.
 	ids     map[string]loc
 	nextGen uint32
 	// MaxSegments: more sealed segments than this are merged (default
@@ -64,6 +68,9 @@ type seg struct {
 	// shared: a Reader holds del; copy it before changing it.
 	shared bool
 	synced bool
+	// byFind: the segment's live documents are not in Store.ids
+	// (Segment.Find finds them).
+	byFind bool
 }
 
 func (s *seg) live() uint32 { return s.docs - s.ndel }
@@ -109,7 +116,7 @@ func Open(dir string) (*Store, error) {
 		if uint64(sg.docs) != docs || gen >= s.nextGen {
 			return nil, fmt.Errorf("open postings store: %s: %w: the manifest does not match it", name, ErrDamaged)
 		}
-		g := &seg{Segment: sg, gen: gen, name: name, hold: m, synced: true}
+		g := &seg{Segment: sg, gen: gen, name: name, hold: m, synced: true, byFind: true}
 		d := uint64(0)
 		for range ndel {
 			d += r.Uvarint()
@@ -129,14 +136,19 @@ func Open(dir string) (*Store, error) {
 	return s, nil
 }
 
-// ForgetIDs drops the map of live IDs to documents; the next write that
-// needs it (a deletion, or an addition to a store with segments) builds
-// it again from the segments. A full build, which only adds, calls it
-// when done: on a large tree the map holds tens of megabytes that a
-// process that only reads never uses.
+// ForgetIDs drops the map of live IDs to documents (when every document
+// is sealed): later writes find them in their segments (Segment.Find).
+// A full build, which only adds, calls it when done: on a large tree the
+// map holds tens of megabytes that a process that only reads never uses.
 func (s *Store) ForgetIDs() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.open != nil && s.open.Len() > 0 {
+		return
+	}
+	for _, g := range s.segs {
+		g.byFind = true
+	}
 	s.ids = nil
 }
 
@@ -210,8 +222,33 @@ func (s *Store) Delete(id string) {
 	s.deleteLocked(id)
 }
 
+// lookupLocked returns where the live document id is.
+func (s *Store) lookupLocked(id string) (loc, bool) {
+	if l, ok := s.ids[id]; ok {
+		return l, true
+	}
+	for i := len(s.segs) - 1; i >= 0; i-- {
+		g := s.segs[i]
+		if !g.byFind {
+			continue
+		}
+		var l loc
+		found := false
+		g.Find(id, func(d uint32) bool {
+			if !g.del.has(d) {
+				l, found = loc{g.gen, d}, true
+			}
+			return found
+		})
+		if found {
+			return l, true
+		}
+	}
+	return loc{}, false
+}
+
 func (s *Store) deleteLocked(id string) {
-	l, ok := s.ids[id]
+	l, ok := s.lookupLocked(id)
 	if !ok {
 		return
 	}
@@ -234,22 +271,11 @@ func (s *Store) deleteLocked(id string) {
 	}
 }
 
-// needIDs builds the map of live IDs if it is not there yet.
+// needIDs makes the map of live IDs written by this Store if it is not
+// there yet (the others are found in their segments).
 func (s *Store) needIDs() {
-	if s.ids != nil {
-		return
-	}
-	n := 0
-	for _, g := range s.segs {
-		n += int(g.live())
-	}
-	s.ids = make(map[string]loc, n)
-	for _, g := range s.segs {
-		for d := range g.docs {
-			if !g.del.has(d) {
-				s.ids[g.ID(d)] = loc{g.gen, d}
-			}
-		}
+	if s.ids == nil {
+		s.ids = map[string]loc{}
 	}
 }
 
@@ -390,9 +416,8 @@ func (s *Store) mergeLocked(pick func(i int) bool) error {
 			id := g.ID(d)
 			nd := b.newDoc(id, lens)
 			remap[d] = nd
-			if s.ids != nil {
-				s.ids[id] = loc{gen, nd}
-			}
+			s.needIDs()
+			s.ids[id] = loc{gen, nd}
 		}
 		for f := range NumFields {
 			fa := &b.fields[f]
