@@ -192,7 +192,7 @@ func (s *session) storeFolderLocked(name, uri string) (*folder, error) {
 			} else {
 				r, err = repos.Root(ctx, names[0])
 			}
-			if err != nil && !errors.Is(err, pgstore.ErrNoRepo) && ctx.Err() == nil {
+			if err != nil && !errors.Is(err, pgstore.ErrNoRepo) && !errors.Is(err, pgstore.ErrDamaged) && ctx.Err() == nil {
 				err = fmt.Errorf("the index store cannot be read now (try again shortly): %w", err)
 			}
 			return r, err

@@ -358,10 +358,14 @@ func displayRoot(key string) string {
 }
 
 // storeErr says what a store's failure means for a call: the repository
-// cannot be read now (the store is down), or is unknown.
+// cannot be read now (the store is down), is unknown, or its stored data
+// is damaged (which says so: trying again does not help).
 func storeErr(err error) error {
 	if errors.Is(err, pgstore.ErrNoRepo) {
 		return fmt.Errorf("%w (list_repos lists those this token may read)", err)
+	}
+	if errors.Is(err, pgstore.ErrDamaged) {
+		return err
 	}
 	return fmt.Errorf("the index store cannot be read now: %w (try again shortly)", err)
 }

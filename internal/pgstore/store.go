@@ -78,6 +78,13 @@ func redact(u string) string {
 // have, or one the caller may not read: the two are not told apart.
 var ErrNoRepo = errors.New("no such repository in the store")
 
+// ErrDamaged is returned (wrapped) when the store holds a row that is
+// not what its name says (its content does not match its hash, it does
+// not decompress) or lacks one a generation names: reading it again gives
+// the same answer. The repository's publisher repairs it: a publish checks
+// every row its generation names and rewrites those that are wrong.
+var ErrDamaged = errors.New("the store holds damaged data (reading again does not help: publishing the repository again repairs it)")
+
 // ErrReadOnly is returned (wrapped) when the store only takes reads: a
 // standby, or a primary in recovery.
 var ErrReadOnly = errors.New("the store is read-only (a standby)")
