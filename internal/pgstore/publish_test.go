@@ -298,3 +298,32 @@ func TestPublishReplacesForeignOrDamagedImage(t *testing.T) {
 	}
 	assertImage("after a damaged block")
 }
+
+// Chunks reused from the publisher's last generation whose row is gone
+// are encoded again; when they do not come out under the name that
+// generation gave them, the new generation names what they came out as.
+func TestPublishReencodesLostReusedChunks(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, pgtest.Start(t).NewDatabase(t, "lost"))
+	root := tree(t, map[string]string{"a.go": totalText, "b.go": otherText})
+	_, snap := localIndex(t, root)
+	dir := t.TempDir()
+	po := PublishOptions{Producer: "p", RecordDir: dir}
+	if _, err := s.Publish(ctx, "r", snap, po); err != nil {
+		t.Fatal(err)
+	}
+	// The record names a generation whose a.go has chunks the store
+	// does not have, under a name its encoding does not give.
+	m := currentManifest(t, s, "r")
+	m.Files[0].Chunks = hashOf([]byte("lost")).String()
+	mh := makeCurrent(t, s, "r", m)
+	rec := readRecord(s.recordPath(dir, "r"))
+	rec.manifest = mh
+	if err := rec.write(s.recordPath(dir, "r")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Publish(ctx, "r", snap, po); err != nil {
+		t.Fatal(err)
+	}
+	assertChunksLocal(t, s, "r", snap)
+}
