@@ -149,7 +149,10 @@ func TestStorePublishRepairs(t *testing.T) {
 		!strings.Contains(resp, "damaged data") || strings.Contains(resp, "try again") {
 		t.Fatalf("a damaged row, the language server: %s", resp)
 	}
-	publishRepo(t, url, "org/ledger", root, nil)
+	out, err := ctxlsCmd("index", "--root", root, "--cache-dir", filepath.Join(root, "..", filepath.Base(root)+".cache"), "--store", url, "--repo", "org/ledger").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "generation 1 unchanged") || !strings.Contains(string(out), "damaged blobs in the store written again: 1") {
+		t.Fatalf("publish over a damaged row: %v\n%s", err, out)
+	}
 	text, isErr = call(t, c2, "assemble_context", map[string]any{"query": "the interest rate of an account", "repo": "org/ledger", "budget": map[string]any{"maxTokens": 500}})
 	if isErr || !strings.Contains(text, "return 325") {
 		t.Fatalf("a damaged row, after the publish: %s\n%s", text, r2.log.String())

@@ -141,7 +141,7 @@ func publishSummary(p pgstore.PublishStats) string {
 		line += fmt.Sprintf("; the index image for cold replicas, %.1f MB", float64(p.ImageWritten)/1e6)
 	}
 	if p.Repaired > 0 {
-		line += fmt.Sprintf("; %d damaged blobs in the store written again", p.Repaired)
+		line += fmt.Sprintf("; damaged blobs in the store written again: %d", p.Repaired)
 	}
 	return line
 }
