@@ -111,7 +111,7 @@ func (s *Store) eachBlobRow(ctx context.Context, query string, hashes []Hash, ba
 // damaged, and another writer may have put a row there meanwhile (rows
 // go in hash order, so that two publishes writing the same blobs do not
 // deadlock). It returns the compressed bytes written and, per blob, the
-// SHA-256 of its row's compressed bytes (what the row holds now).
+// rowDigest of its row (what the row holds now).
 func (s *Store) putBlobs(ctx context.Context, blobs []blob) (int64, []Hash, error) {
 	if err := s.codec.init(); err != nil {
 		return 0, nil, err
@@ -120,7 +120,7 @@ func (s *Store) putBlobs(ctx context.Context, blobs []blob) (int64, []Hash, erro
 	digests := make([]Hash, len(blobs))
 	parallel(len(blobs), func(i int) {
 		comp[i] = s.codec.compress(blobs[i].raw)
-		digests[i] = hashOf(comp[i])
+		digests[i] = rowDigest(int64(len(blobs[i].raw)), comp[i])
 	})
 	var written int64
 	for lo := 0; lo < len(blobs); {

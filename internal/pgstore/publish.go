@@ -34,8 +34,8 @@ type PublishStats struct {
 	Checked  int   `json:"checked"`
 	// ReadBack counts the rows read back to check them (the publisher's
 	// record had no digest of them, or another); Repaired, the rows found
-	// damaged (their content is not what their name says) and written
-	// again.
+	// damaged (their content is not what their name says, or their size
+	// not their content's) and written again.
 	ReadBack int `json:"readBack"`
 	Repaired int `json:"repaired"`
 	// Image is true when the publish uploaded a new index image, of

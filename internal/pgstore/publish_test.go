@@ -169,6 +169,17 @@ func TestPublishRepairsDamagedRows(t *testing.T) {
 		t.Fatalf("a.go after the publish: %q, %v", got, err)
 	}
 	assertChunksLocal(t, s, "r", snap)
+	// A row whose size is not its content's is damaged too.
+	if _, err := s.pool.Exec(ctx, "UPDATE ctxls_blobs SET size = 1 << 40 WHERE hash = $1", th[:]); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.Publish(ctx, "r", snap, po); err != nil || st.Repaired != 1 || st.ReadBack != 1 {
+		t.Fatalf("publish over a row of the wrong size: %+v, %v", st, err)
+	}
+	var size int64
+	if err := s.pool.QueryRow(ctx, "SELECT size FROM ctxls_blobs WHERE hash = $1", th[:]).Scan(&size); err != nil || size != int64(len(totalText)) {
+		t.Fatalf("the row's size after the publish: %d, %v", size, err)
+	}
 	// A publisher without the record (another machine) reads back every
 	// row, and finds them whole.
 	if st, err := s.Publish(ctx, "r", snap, PublishOptions{Producer: "p"}); err != nil || st.ReadBack != 5 || st.Repaired != 0 {

@@ -35,10 +35,10 @@ import (
 //   - the repository's image is kept only when it is the one this
 //     publisher uploaded.
 //
-// Checking a row costs one digest the server computes (sha256 of the
-// row's compressed bytes, a PostgreSQL builtin): a row whose digest is
-// the one the publisher's record has for it holds the bytes the publisher
-// wrote or read back and checked before. Any other row is read back,
+// Checking a row costs one digest the server computes (rowDigest: the
+// sha256 of the row's size and compressed bytes, with PostgreSQL's
+// builtins): a row whose digest is the one the publisher's record has for
+// it holds what the publisher wrote or read back and checked before. Any other row is read back,
 // decompressed and hashed, once. The record is a cache in the publisher's
 // own directory (its index directory): without one, a publish reads back
 // every row it names that the store has.
@@ -52,8 +52,8 @@ type publishRecord struct {
 	manifest Hash   // the generation's manifest (zero: none)
 	chunks   string // the chunks key the generation's chunks were made with
 	image    Hash   // the image manifest it uploaded or kept (zero: none)
-	// rows maps a blob to the SHA-256 of its row's compressed bytes, as
-	// the publish wrote or checked it.
+	// rows maps a blob to its row's rowDigest, as the publish wrote or
+	// checked it.
 	rows map[Hash]Hash
 }
 
@@ -130,8 +130,19 @@ const readBackBatch = 500
 // hashes rows on as many cores.
 const digestConns = 4
 
-// digests returns the SHA-256 of the compressed bytes of the rows the
-// store has of hashes, computed by the server.
+// rowDigest is the digest of a stored row of size uncompressed bytes
+// whose compressed bytes are data: the SHA-256 of size (8 bytes, big
+// endian) and data, which the server computes as
+// sha256(int8send(size) || data).
+func rowDigest(size int64, data []byte) Hash {
+	h := sha256.New()
+	h.Write(binary.BigEndian.AppendUint64(nil, uint64(size)))
+	h.Write(data)
+	return Hash(h.Sum(nil))
+}
+
+// digests returns the rowDigest of each row the store has of hashes,
+// computed by the server.
 func (s *Store) digests(ctx context.Context, hashes []Hash) (map[Hash]Hash, error) {
 	batch := max(100, min(2500, (len(hashes)+digestConns-1)/digestConns))
 	parts := (len(hashes) + batch - 1) / batch
@@ -145,7 +156,7 @@ func (s *Store) digests(ctx context.Context, hashes []Hash) (map[Hash]Hash, erro
 			defer func() { <-sem }()
 			part := hashes[i*batch : min((i+1)*batch, len(hashes))]
 			found[i] = make(map[Hash]Hash, len(part))
-			errs[i] = s.eachBlobRow(ctx, "SELECT hash, sha256(data) FROM ctxls_blobs WHERE hash = ANY($1)", part, batch, func(rows pgx.Rows) error {
+			errs[i] = s.eachBlobRow(ctx, "SELECT hash, sha256(int8send(size) || data) FROM ctxls_blobs WHERE hash = ANY($1)", part, batch, func(rows pgx.Rows) error {
 				var hb, db []byte
 				if err := rows.Scan(&hb, &db); err != nil {
 					return err
@@ -172,7 +183,8 @@ func (s *Store) digests(ctx context.Context, hashes []Hash) (map[Hash]Hash, erro
 }
 
 // check returns which of hashes the store lacks and which it holds
-// damaged: a row whose content is not what its name says.
+// damaged: a row whose content is not what its name says, or whose size
+// is not its content's.
 func (c *rowChecker) check(ctx context.Context, hashes []Hash) (missing, damaged map[Hash]bool, err error) {
 	digests, err := c.s.digests(ctx, hashes)
 	if err != nil {
@@ -216,15 +228,15 @@ func (c *rowChecker) check(ctx context.Context, hashes []Hash) (missing, damaged
 		whole := make([]bool, len(got))
 		parallel(len(got), func(i int) {
 			// The row's size is only a hint of the buffer to decompress
-			// into: a damaged row may claim any.
-			_, err := c.s.codec.decompress(got[i].h, got[i].data, min(max(got[i].size, 0), int64(len(got[i].data))*8+4096))
-			whole[i] = err == nil
+			// into (a damaged row may claim any), then checked.
+			out, err := c.s.codec.decompress(got[i].h, got[i].data, min(max(got[i].size, 0), int64(len(got[i].data))*8+4096))
+			whole[i] = err == nil && int64(len(out)) == got[i].size
 		})
 		seen := make(map[Hash]bool, len(got))
 		for i, r := range got {
 			seen[r.h] = true
 			if whole[i] {
-				c.rows[r.h] = hashOf(r.data)
+				c.rows[r.h] = rowDigest(r.size, r.data)
 			} else {
 				damaged[r.h] = true
 			}
