@@ -4,7 +4,10 @@
 #
 #   - a full publish (`ctxls index --store`) into an empty store, and a
 #     publish after 1 % of the files changed: time and bytes written (the
-#     index image a full publish uploads for cold replicas included);
+#     index image a full publish uploads for cold replicas included); then
+#     the same tree published again (every stored row it names checked by
+#     the digest the server computes), and again without the publisher's
+#     record (a fresh cache directory's publish: every row read back);
 #   - the first request for the repository on a cold replica (an empty
 #     checkout directory), median of STORE_COLD_RUNS, without and with the
 #     vectors published (--store-vectors);
@@ -60,6 +63,9 @@ nchanged=$(wc -l <"$work/changed")
 while read -r f; do printf '\nfunc benchStoreAdded%d() {}\n' "$RANDOM" >>"$f"; done <"$work/changed"
 "$bin" index --root "$work/tree" --cache-dir "$work/local" >/dev/null 2>&1
 read -r inc_s inc_mb inc_blobs _ inc_img <<<"$(publish go)"
+read -r same_s _ <<<"$(publish go)"
+rm -f "$work/local"/pgstore-publish-* # the publisher's record (internal/pgstore/repair.go)
+read -r norec_s _ <<<"$(publish go)"
 publish govec --store-vectors >/dev/null
 
 queries=("how does the http server handle keep-alive connections" "where are goroutines scheduled onto threads"
@@ -108,6 +114,8 @@ inc_all=$(echo "$inc_mb + $inc_img" | bc -l)
 printf '| full publish (%d files) | %.2f s, %.1f MB written (%d blobs; %.1f MB of it the index image) |\n' "$files" "$full_s" "$full_all" "$full_blobs" "$full_img"
 printf '| publish after %d files (1 %%) changed | %.2f s (%.1f %%), %.1f MB (%.1f %%) written (%d blobs) |\n' "$nchanged" "$inc_s" \
 	"$(echo "100 * $inc_s / $full_s" | bc -l)" "$inc_all" "$(echo "100 * $inc_all / $full_all" | bc -l)" "$inc_blobs"
+printf '| the same tree published again (every row checked) | %.2f s |\n' "$same_s"
+printf '| the same, without the publisher'"'"'s record (every row read back) | %.2f s |\n' "$norec_s"
 printf '| first request, cold replica (median of %d) | %.2f s |\n' "$cold_runs" "$cold_plain"
 printf '| the same, vectors published (--store-vectors) | %.2f s |\n' "$cold_vec"
 printf '| warm request from the store, p50 / p95 of %d | %.3f / %.3f s |\n' "$warm_runs" "$(pct 50 "${store_t[@]}")" "$(pct 95 "${store_t[@]}")"

@@ -138,13 +138,18 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 
 // publishSummary is the line `ctxls index --store` adds.
 func publishSummary(p pgstore.PublishStats) string {
+	var line string
 	if p.Unchanged {
-		return fmt.Sprintf("publish: %s generation %d unchanged (%d files) in %.2f s", p.Repo, p.Generation, p.Files, p.DurationMs/1000)
+		line = fmt.Sprintf("publish: %s generation %d unchanged (%d files) in %.2f s", p.Repo, p.Generation, p.Files, p.DurationMs/1000)
+	} else {
+		line = fmt.Sprintf("publish: %s generation %d: %d files, %d of %d blobs new, %.1f MB written in %.2f s",
+			p.Repo, p.Generation, p.Files, p.NewBlobs, p.Checked, float64(p.Written)/1e6, p.DurationMs/1000)
 	}
-	line := fmt.Sprintf("publish: %s generation %d: %d files, %d of %d blobs new, %.1f MB written in %.2f s",
-		p.Repo, p.Generation, p.Files, p.NewBlobs, p.Checked, float64(p.Written)/1e6, p.DurationMs/1000)
 	if p.Image {
 		line += fmt.Sprintf("; the index image for cold replicas, %.1f MB", float64(p.ImageWritten)/1e6)
+	}
+	if p.Repaired > 0 {
+		line += fmt.Sprintf("; damaged blobs in the store written again: %d", p.Repaired)
 	}
 	return line
 }

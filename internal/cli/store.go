@@ -108,12 +108,14 @@ func storeHistory(indexDir string) *history.Log {
 func publish(ctx context.Context, st *pgstore.Store, repo string, x *index.Index, withVectors bool) (pgstore.PublishStats, error) {
 	snap, release := x.Snapshot()
 	defer release()
-	po := pgstore.PublishOptions{Producer: x.ChunkingKey()}
+	d := x.Dir()
+	// The index directory keeps the publish's record: the next publish
+	// checks the store's rows against it instead of reading them back.
+	po := pgstore.PublishOptions{Producer: x.ChunkingKey(), RecordDir: d}
 	var err error
 	if po.Image, err = x.ImageFiles(ctx); err != nil {
 		return pgstore.PublishStats{}, fmt.Errorf("publish %s: %w", repo, err)
 	}
-	d := x.Dir()
 	po.Sides = []pgstore.Side{{Name: history.CacheFile, Path: filepath.Join(d, history.CacheFile)}}
 	if withVectors {
 		po.Sides = append(po.Sides, pgstore.Side{Name: semantic.CacheFile, Path: filepath.Join(d, semantic.CacheFile)})

@@ -64,6 +64,13 @@ func unusable(err error) error {
 	return &unusableError{err}
 }
 
+// damagedf is fmt.Errorf marked as ErrDamaged (so ErrUnusable too): a
+// row that is not what its name and its manifest say — the reader cannot
+// tell a damaged row from a planted one, and a publish rewrites either.
+func damagedf(format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, ErrDamaged)...)
+}
+
 // unusablef is fmt.Errorf marked as ErrUnusable.
 func unusablef(format string, args ...any) error {
 	return &unusableError{fmt.Errorf(format, args...)}
@@ -122,16 +129,16 @@ func (c *codec) compress(b []byte) []byte { return c.enc.EncodeAll(b, make([]byt
 func (c *codec) decompress(h Hash, data []byte, size int64) ([]byte, error) {
 	out, err := c.dec.DecodeAll(data, make([]byte, 0, size))
 	if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-		return nil, fmt.Errorf("blob %s decompresses to more than the %d bytes it declares", h, size)
+		return nil, damagedf("blob %s decompresses to more than the %d bytes it declares", h, size)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("blob %s: %w", h, err)
+		return nil, fmt.Errorf("blob %s: %v: %w", h, err, ErrDamaged)
 	}
 	if int64(len(out)) != size {
-		return nil, fmt.Errorf("blob %s decompresses to %d bytes, it declares %d", h, len(out), size)
+		return nil, damagedf("blob %s decompresses to %d bytes, it declares %d", h, len(out), size)
 	}
 	if hashOf(out) != h {
-		return nil, fmt.Errorf("blob %s: content does not match its hash (damaged)", h)
+		return nil, fmt.Errorf("blob %s: content does not match its hash: %w", h, ErrDamaged)
 	}
 	return out, nil
 }
@@ -140,24 +147,6 @@ func (c *codec) decompress(h Hash, data []byte, size int64) ([]byte, error) {
 type blob struct {
 	hash Hash
 	raw  []byte // uncompressed
-}
-
-// missing returns which of hashes the store lacks.
-func (s *Store) missing(ctx context.Context, hashes []Hash) (map[Hash]bool, error) {
-	out := make(map[Hash]bool, len(hashes))
-	for _, h := range hashes {
-		out[h] = true
-	}
-	err := s.eachBlobRow(ctx, "SELECT hash FROM ctxls_blobs WHERE hash = ANY($1)", hashes, 5000, func(rows pgx.Rows) error {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			return err
-		}
-		h, err := hashFrom(b)
-		delete(out, h)
-		return err
-	})
-	return out, err
 }
 
 // eachBlobRow runs query, whose $1 is a list of blob hashes, over hashes
@@ -186,15 +175,23 @@ func (s *Store) eachBlobRow(ctx context.Context, query string, hashes []Hash, ba
 	return nil
 }
 
-// putBlobs compresses and writes blobs (those the store has already are
-// left alone), in transactions of about 32 MB of compressed data. It
-// returns the compressed bytes written.
-func (s *Store) putBlobs(ctx context.Context, blobs []blob) (int64, error) {
+// putBlobs compresses and writes blobs, in transactions of about 32 MB of
+// compressed data. A row the store has already under one of their names
+// is replaced: a publish writes the blobs whose rows it found missing or
+// damaged, and another writer may have put a row there meanwhile (rows
+// go in hash order, so that two publishes writing the same blobs do not
+// deadlock). It returns the compressed bytes written and, per blob, the
+// rowDigest of its row (what the row holds now).
+func (s *Store) putBlobs(ctx context.Context, blobs []blob) (int64, []Hash, error) {
 	if err := s.codec.init(); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	comp := make([][]byte, len(blobs))
-	parallel(len(blobs), func(i int) { comp[i] = s.codec.compress(blobs[i].raw) })
+	digests := make([]Hash, len(blobs))
+	parallel(len(blobs), func(i int) {
+		comp[i] = s.codec.compress(blobs[i].raw)
+		digests[i] = rowDigest(int64(len(blobs[i].raw)), comp[i])
+	})
 	var written int64
 	for lo := 0; lo < len(blobs); {
 		hi, size := lo, 0
@@ -213,16 +210,17 @@ func (s *Store) putBlobs(ctx context.Context, blobs []blob) (int64, error) {
 			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ctxls_blobs_in"}, []string{"hash", "size", "data"}, pgx.CopyFromRows(rows)); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, "INSERT INTO ctxls_blobs SELECT DISTINCT ON (hash) * FROM ctxls_blobs_in ON CONFLICT (hash) DO NOTHING")
+			_, err := tx.Exec(ctx, `INSERT INTO ctxls_blobs SELECT DISTINCT ON (hash) * FROM ctxls_blobs_in ORDER BY hash
+				ON CONFLICT (hash) DO UPDATE SET size = EXCLUDED.size, data = EXCLUDED.data`)
 			return err
 		})
 		if err != nil {
-			return written, fmt.Errorf("write blobs: %w", err)
+			return written, nil, fmt.Errorf("write blobs: %w", err)
 		}
 		written += int64(size)
 		lo = hi
 	}
-	return written, nil
+	return written, digests, nil
 }
 
 // getBlobs reads and checks the named blobs, within a budget of their
@@ -260,15 +258,15 @@ func (s *Store) readBlobs(ctx context.Context, hashes []Hash, bud *budget, check
 			return err
 		}
 		if r.size < 0 {
-			return unusablef("blob %s declares %d bytes", r.h, r.size)
+			return damagedf("blob %s declares %d bytes", r.h, r.size)
 		}
 		if check != nil {
 			if err := check(r.h, r.size); err != nil {
-				return unusable(err)
+				return fmt.Errorf("%w: %w", err, ErrDamaged)
 			}
 		}
 		if int64(len(r.data)) > compressedBound(r.size) {
-			return unusablef("blob %s: %d compressed bytes, more than the %d bytes it declares compress to", r.h, len(r.data), r.size)
+			return damagedf("blob %s: %d compressed bytes, more than the %d bytes it declares compress to", r.h, len(r.data), r.size)
 		}
 		if err := bud.take(r.size, "blob "+r.h.String()); err != nil {
 			return err
@@ -294,7 +292,7 @@ func (s *Store) readBlobs(ctx context.Context, hashes []Hash, bud *budget, check
 	}
 	for _, h := range hashes {
 		if _, ok := m[h]; !ok {
-			return nil, unusablef("blob %s is missing from the store", h)
+			return nil, fmt.Errorf("blob %s is missing from the store: %w", h, ErrDamaged)
 		}
 	}
 	return m, nil

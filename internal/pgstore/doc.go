@@ -11,10 +11,13 @@
 //     store, the git history's cache) cut at content-defined boundaries;
 //   - generations: per repository, a numbered manifest (a blob too) naming
 //     the files, their texts and chunks, and the side files' blocks. A
-//     publish writes the blobs the store lacks, then the manifest and the
-//     repository's current generation in one transaction: a new generation
-//     becomes visible atomically, and a push that changes a few files writes
-//     about those files' blobs and a manifest;
+//     publish checks the stored row of every blob its generation names
+//     (repair.go: anyone who may write the store may have written any row)
+//     and writes those the store lacks or holds damaged, then the manifest
+//     and the repository's current generation in one transaction: a new
+//     generation becomes visible atomically, a push that changes a few files
+//     writes about those files' blobs and a manifest, and one publish
+//     repairs what another writer did to the repository;
 //   - tokens: a token (kept as its SHA-256) grants a set of repositories.
 //     A server checks its clients' tokens with a TokenChecker, which
 //     remembers the store's answers (refusals too) for TokenTTL and

@@ -34,15 +34,39 @@ type imageManifest struct {
 }
 
 // maybeImage uploads the image files (name → path) of generation gen
-// (manifest m, blob mh) unless the repository's image is fresh enough. It
-// returns whether it did and the compressed bytes written.
-func (s *Store) maybeImage(ctx context.Context, repo string, gen int64, m *Manifest, mh Hash, files map[string]string) (bool, int64, error) {
+// (manifest m, blob mh) unless the repository's image is fresh enough,
+// and returns whether it did, the compressed bytes written and the image
+// the repository has now from this publisher (zero: none). An image is
+// kept only when it is the one this publisher uploaded (c's record), it
+// can be read and its blocks' rows are whole (c checks them, counted in
+// st); another writer's image, or a damaged one, is replaced as a stale
+// one is.
+func (s *Store) maybeImage(ctx context.Context, repo string, gen int64, m *Manifest, mh Hash, files map[string]string, c *rowChecker, st *PublishStats) (bool, int64, Hash, error) {
 	if files == nil {
-		return false, 0, nil
+		return false, 0, Hash{}, nil
 	}
-	// An image that cannot be read is replaced, as a stale one is.
-	if _, old, err := s.image(ctx, repo, s.newBudget()); err == nil && old != nil && changedShare(old, m) <= ImageStale {
-		return false, 0, nil
+	if ih, err := s.imageName(ctx, repo); err == nil && ih == c.prev.image && ih != (Hash{}) {
+		if im, old, err := s.image(ctx, repo, s.newBudget()); err == nil && old != nil && changedShare(old, m) <= ImageStale {
+			hs := []Hash{ih}
+			if h, err := parseHash(im.Manifest); err == nil {
+				hs = append(hs, h)
+			}
+			for _, e := range im.Files {
+				for _, b := range e.Blocks {
+					if h, err := parseHash(b); err == nil {
+						hs = append(hs, h)
+					}
+				}
+			}
+			missing, damaged, err := c.check(ctx, hs)
+			if err != nil {
+				return false, 0, Hash{}, err
+			}
+			st.Checked += len(hs)
+			if len(missing) == 0 && len(damaged) == 0 {
+				return false, 0, ih, nil
+			}
+		}
 	}
 	im := imageManifest{Format: manifestFormat, Generation: gen, Manifest: mh.String()}
 	var blobs []blob
@@ -50,11 +74,11 @@ func (s *Store) maybeImage(ctx context.Context, repo string, gen int64, m *Manif
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		b, err := os.ReadFile(files[name])
 		if err != nil {
-			return false, 0, fmt.Errorf("image: %w", err)
+			return false, 0, Hash{}, fmt.Errorf("image: %w", err)
 		}
 		blocks, err := splitBlocks(b)
 		if err != nil {
-			return false, 0, fmt.Errorf("image: %w", err)
+			return false, 0, Hash{}, fmt.Errorf("image: %w", err)
 		}
 		e := SideEntry{Name: name, Size: int64(len(b))}
 		for _, blk := range blocks {
@@ -69,7 +93,7 @@ func (s *Store) maybeImage(ctx context.Context, repo string, gen int64, m *Manif
 	}
 	ib, err := json.Marshal(im)
 	if err != nil {
-		return false, 0, err
+		return false, 0, Hash{}, err
 	}
 	ih := hashOf(ib)
 	blobs = append(blobs, blob{hash: ih, raw: ib})
@@ -77,22 +101,45 @@ func (s *Store) maybeImage(ctx context.Context, repo string, gen int64, m *Manif
 	for i, b := range blobs {
 		hashes[i] = b.hash
 	}
-	miss, err := s.missing(ctx, hashes)
+	missing, damaged, err := c.check(ctx, hashes)
 	if err != nil {
-		return false, 0, err
+		return false, 0, Hash{}, err
 	}
-	blobs = slices.DeleteFunc(blobs, func(b blob) bool { return !miss[b.hash] })
-	n, err := s.putBlobs(ctx, blobs)
+	st.Checked += len(hashes)
+	st.Repaired += len(damaged)
+	blobs = slices.DeleteFunc(blobs, func(b blob) bool { return !missing[b.hash] && !damaged[b.hash] })
+	n, digests, err := s.putBlobs(ctx, blobs)
 	if err != nil {
-		return false, n, err
+		return false, n, Hash{}, err
 	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO ctxls_images (repo, generation, image) VALUES ($1, $2, $3)
+	c.wrote(blobs, digests)
+	// Another image of a later generation (a publish that committed after
+	// this one) stays; one said to be of a generation the repository has
+	// not reached is not a publisher's.
+	tag, err := s.pool.Exec(ctx, `INSERT INTO ctxls_images (repo, generation, image) VALUES ($1, $2, $3)
 		ON CONFLICT (repo) DO UPDATE SET generation = EXCLUDED.generation, image = EXCLUDED.image
-		WHERE ctxls_images.generation < EXCLUDED.generation`, repo, gen, ih[:])
+		WHERE ctxls_images.generation <= EXCLUDED.generation
+			OR ctxls_images.generation > (SELECT r.generation FROM ctxls_repos r WHERE r.name = EXCLUDED.repo)`, repo, gen, ih[:])
 	if err != nil {
-		return false, n, err
+		return false, n, Hash{}, err
 	}
-	return true, n, nil
+	if tag.RowsAffected() == 0 {
+		return true, n, Hash{}, nil
+	}
+	return true, n, ih, nil
+}
+
+// imageName returns the name of repo's image manifest (zero: none).
+func (s *Store) imageName(ctx context.Context, repo string) (Hash, error) {
+	var b []byte
+	err := s.pool.QueryRow(ctx, "SELECT image FROM ctxls_images WHERE repo = $1", repo).Scan(&b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Hash{}, nil
+	}
+	if err != nil {
+		return Hash{}, err
+	}
+	return hashFrom(b)
 }
 
 // changedShare is the share of b's files whose text is not a's at the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,17 +20,24 @@ type PublishStats struct {
 	Repo       string `json:"repo"`
 	Generation int64  `json:"generation"`
 	// Unchanged is true when the tree and its side files are those of the
-	// current generation: nothing was written.
+	// current generation: no generation was written.
 	Unchanged bool  `json:"unchanged"`
 	Files     int   `json:"files"`
 	Bytes     int64 `json:"bytes"` // the texts' total size
-	// NewBlobs and Written count the blobs the store lacked and their
-	// compressed bytes; Checked counts the blobs looked for (those of
-	// the files that changed since the current generation, the side
-	// files' blocks and the manifest).
+	// NewBlobs and Written count the blobs the store lacked and the
+	// compressed bytes of every blob written (new and repaired); Checked
+	// counts the stored rows checked (every blob the generation names:
+	// texts, chunks, side files' blocks, the manifest; and the blocks of
+	// the image kept or uploaded).
 	NewBlobs int   `json:"newBlobs"`
 	Written  int64 `json:"written"`
 	Checked  int   `json:"checked"`
+	// ReadBack counts the rows read back to check them (the publisher's
+	// record had no digest of them, or another); Repaired, the rows found
+	// damaged (their content is not what their name says, or their size
+	// not their content's) and written again.
+	ReadBack int `json:"readBack"`
+	Repaired int `json:"repaired"`
 	// Image is true when the publish uploaded a new index image, of
 	// ImageWritten compressed bytes (not in Written).
 	Image        bool    `json:"image"`
@@ -48,34 +56,50 @@ type Side struct {
 // checking out.
 const KeepGenerations = 3
 
-// Publish writes snap's files, their chunks and the side files into the
-// store as the next generation of repo, and makes it current. Blobs the
-// store has already are not written again. A file whose disk content no
-// longer matches snap fails the publish (index again, then publish).
 // PublishOptions say what a publish carries besides the snapshot.
 type PublishOptions struct {
 	// Sides are side files of the index directory to publish with it.
 	Sides []Side
 	// Image is the index's image files (index.Index.ImageFiles): uploaded
-	// when the repository's image is missing or stale (ImageStale). Nil:
-	// none.
+	// when the repository's image is missing, stale (ImageStale), damaged
+	// or not the one this publisher uploaded. Nil: none.
 	Image map[string]string
 	// Producer identifies what made the snapshot's chunks
-	// (index.Index.ChunkingKey): a file whose content is what the current
-	// generation, published by the same producer, had at the same path
-	// keeps its stored chunks without their being encoded again. Empty:
-	// every file's chunks are encoded.
+	// (index.Index.ChunkingKey): a file whose content is what the
+	// generation this publisher published last (RecordDir's record) had
+	// at the same path, made by the same producer with the same token
+	// encodings, keeps its chunks without their being encoded again.
+	// Empty: every file's chunks are encoded.
 	Producer string
+	// RecordDir is a directory of the publisher's own (its index
+	// directory) where a publish keeps its record of the repository in
+	// this store (repair.go): the generation it published and the digests
+	// of the rows it checked, so that the next publish checks each row
+	// with a digest the server computes. Empty: no record; every file's
+	// chunks are encoded and every row the store has is read back.
+	RecordDir string
 }
 
+// Publish writes snap's files, their chunks and the side files into the
+// store as the next generation of repo, and makes it current. Every row
+// the generation names is checked, and those the store lacks or holds
+// damaged are written (repair.go); nothing the store holds is reused
+// unchecked. A file whose disk content no longer matches snap fails the
+// publish (index again, then publish).
 func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, po PublishOptions) (PublishStats, error) {
 	start := time.Now()
 	st := PublishStats{Repo: repo}
 	if err := CheckRepoName(repo); err != nil {
 		return st, err
 	}
+	if err := s.codec.init(); err != nil {
+		return st, fmt.Errorf("publish %s: %w", repo, err)
+	}
+	recPath := s.recordPath(po.RecordDir, repo)
+	c := &rowChecker{s: s, prev: readRecord(recPath), rows: map[Hash]Hash{}}
 	m := &Manifest{Format: manifestFormat, Repo: repo, StateRoot: snap.StateRoot(), Producer: po.Producer}
-	prev := s.previous(ctx, repo, po.Producer)
+	key := chunksKey(po.Producer, snap.Encodings())
+	prev := s.previous(ctx, c.prev, key)
 	paths := snap.Paths()
 	m.Files = make([]FileEntry, len(paths))
 	chunkBlobs := make([][]byte, len(paths))
@@ -87,27 +111,18 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 			m.Files[i].MTime = 0
 		}
 		if old, ok := prev[p]; ok && old.Text == fi.Hash {
-			m.Files[i].Chunks = old.Chunks // stored already
+			m.Files[i].Chunks = old.Chunks // this publisher's, checked below
 			return
 		}
-		ics := snap.ChunksOf(p)
-		sc := StoredChunks{Chunks: make([]chunk.Chunk, 0, len(ics)), Encodings: snap.Encodings()}
-		sc.Tokens = make([][]int32, len(sc.Encodings))
-		for _, c := range ics {
-			sc.Chunks = append(sc.Chunks, c.Chunk)
-			for k, e := range sc.Encodings {
-				n, _ := snap.TokenCount(c.ID, e)
-				sc.Tokens[k] = append(sc.Tokens[k], int32(n))
-			}
-		}
-		chunkBlobs[i] = encodeChunks(sc)
+		chunkBlobs[i] = encodeFileChunks(snap, p)
 		m.Files[i].Chunks = hashOf(chunkBlobs[i]).String()
 	})
-	// Every blob the generation names, then those the store lacks.
+	// Every blob the generation names, the manifest last.
 	type want struct {
 		h    Hash
 		text string // the path whose text it is ("": not a text)
-		raw  []byte
+		file int    // the file whose chunks it is (-1: none)
+		raw  []byte // nil: a text, or chunks reused
 	}
 	var wants []want
 	seen := map[Hash]bool{}
@@ -119,15 +134,16 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 	}
 	for i, f := range m.Files {
 		st.Bytes += f.Size
-		if chunkBlobs[i] == nil {
-			continue // as in the current generation: its blobs are stored
-		}
-		h, err := parseHash(f.Text)
+		th, err := parseHash(f.Text)
 		if err != nil {
 			return st, fmt.Errorf("publish %s: %s: %w", repo, f.Path, err)
 		}
-		add(want{h: h, text: f.Path})
-		add(want{h: hashOf(chunkBlobs[i]), raw: chunkBlobs[i]})
+		ch, err := parseHash(f.Chunks)
+		if err != nil {
+			return st, fmt.Errorf("publish %s: %s: its chunks: %w", repo, f.Path, err)
+		}
+		add(want{h: th, text: f.Path, file: -1})
+		add(want{h: ch, file: i, raw: chunkBlobs[i]})
 	}
 	for _, sd := range po.Sides {
 		b, err := os.ReadFile(sd.Path)
@@ -145,42 +161,74 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 		for _, blk := range blocks {
 			h := hashOf(blk)
 			e.Blocks = append(e.Blocks, h.String())
-			add(want{h: h, raw: blk})
+			add(want{h: h, file: -1, raw: blk})
 		}
 		m.Sides = append(m.Sides, e)
 	}
+	st.Files = len(m.Files)
 	mb := m.encode()
 	mh := hashOf(mb)
-	add(want{h: mh, raw: mb})
-	st.Files = len(m.Files)
+	add(want{h: mh, file: -1, raw: mb})
 
 	hashes := make([]Hash, len(wants))
 	for i, w := range wants {
 		hashes[i] = w.h
 	}
-	miss, err := s.missing(ctx, hashes)
+	missing, damaged, err := c.check(ctx, hashes)
 	if err != nil {
-		return st, fmt.Errorf("publish %s: %w", repo, err)
+		return st, fmt.Errorf("publish %s: check the stored blobs: %w", repo, err)
 	}
 	var news []blob
+	renamed := map[string]string{} // reused chunks encoded again under another name
 	for _, w := range wants {
-		if !miss[w.h] {
+		if !missing[w.h] && !damaged[w.h] {
 			continue
 		}
 		raw := w.raw
-		if w.text != "" {
+		switch {
+		case w.text != "":
 			f, err := snap.FileOnce(w.text)
 			if err != nil {
 				return st, fmt.Errorf("publish %s: %w (index the root again, then publish)", repo, err)
 			}
 			raw = []byte(f.Text)
+		case raw == nil:
+			// Chunks reused from the last generation whose row is gone or
+			// damaged: encoded again (the same bytes, unless the producer
+			// key did not capture a change of the chunker).
+			raw = encodeFileChunks(snap, paths[w.file])
+			if h := hashOf(raw); h != w.h {
+				renamed[w.h.String()] = h.String()
+				news = append(news, blob{hash: h, raw: raw})
+				st.NewBlobs++
+				continue
+			}
 		}
 		news = append(news, blob{hash: w.h, raw: raw})
+		if damaged[w.h] {
+			st.Repaired++
+		} else {
+			st.NewBlobs++
+		}
 	}
-	st.NewBlobs, st.Checked = len(news), len(wants)
-	if st.Written, err = s.putBlobs(ctx, news); err != nil {
+	if len(renamed) > 0 {
+		for i := range m.Files {
+			if h, ok := renamed[m.Files[i].Chunks]; ok {
+				m.Files[i].Chunks = h
+			}
+		}
+		mb = m.encode()
+		mh = hashOf(mb)
+		news = append(news, blob{hash: mh, raw: mb})
+		st.NewBlobs++
+	}
+	st.Checked = len(wants)
+	written, digests, err := s.putBlobs(ctx, news)
+	if err != nil {
 		return st, fmt.Errorf("publish %s: %w", repo, err)
 	}
+	st.Written = written
+	c.wrote(news, digests)
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO ctxls_repos (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", repo); err != nil {
 			return err
@@ -193,7 +241,13 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 		err := tx.QueryRow(ctx, "SELECT manifest FROM ctxls_generations WHERE repo = $1 AND id = $2", repo, cur).Scan(&curManifest)
 		if err == nil && bytes.Equal(curManifest, mh[:]) {
 			st.Generation, st.Unchanged = cur, true
-			return nil
+			if st.Repaired == 0 {
+				return nil
+			}
+			// The same generation, its damaged rows written again:
+			// replicas that found it unusable read it again now.
+			_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", NotifyChannel, repo)
+			return err
 		}
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
@@ -215,33 +269,66 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 	if err != nil {
 		return st, fmt.Errorf("publish %s: %w", repo, err)
 	}
-	if st.Image, st.ImageWritten, err = s.maybeImage(ctx, repo, st.Generation, m, mh, po.Image); err != nil {
+	s.forgetUnusable(repo)
+	var ih Hash
+	if st.Image, st.ImageWritten, ih, err = s.maybeImage(ctx, repo, st.Generation, m, mh, po.Image, c, &st); err != nil {
 		return st, fmt.Errorf("publish %s: index image: %w", repo, err)
+	}
+	st.ReadBack = c.readBack
+	// The record is a cache: one that cannot be written costs the next
+	// publish reading back the rows it names, nothing else.
+	if rec := (&publishRecord{manifest: mh, chunks: key, image: ih, rows: c.rows}); !rec.same(c.prev) {
+		_ = rec.write(recPath)
 	}
 	st.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return st, nil
+}
+
+// encodeFileChunks is the stored form of the chunks of snap's file p,
+// with their token counts.
+func encodeFileChunks(snap *index.Snapshot, p string) []byte {
+	ics := snap.ChunksOf(p)
+	sc := StoredChunks{Chunks: make([]chunk.Chunk, 0, len(ics)), Encodings: snap.Encodings()}
+	sc.Tokens = make([][]int32, len(sc.Encodings))
+	for _, c := range ics {
+		sc.Chunks = append(sc.Chunks, c.Chunk)
+		for k, e := range sc.Encodings {
+			n, _ := snap.TokenCount(c.ID, e)
+			sc.Tokens[k] = append(sc.Tokens[k], int32(n))
+		}
+	}
+	return encodeChunks(sc)
+}
+
+// chunksKey is what a file's stored chunks are a function of besides its
+// path and content: the producer (the chunker's configuration) and the
+// token encodings counted. "": chunks are not reused.
+func chunksKey(producer string, encodings []string) string {
+	if producer == "" {
+		return ""
+	}
+	return producer + "\x00" + strings.Join(encodings, ",")
 }
 
 // NotifyChannel is the PostgreSQL channel a publish notifies, with the
 // repository's name as payload.
 const NotifyChannel = "ctxls_generations"
 
-// previous returns the files of repo's current generation by path, when
-// producer (not empty) made it: their chunks can be reused.
-func (s *Store) previous(ctx context.Context, repo, producer string) map[string]FileEntry {
-	if producer == "" {
+// previous returns the files of the generation this publisher published
+// last (rec's), by path, when its chunks were made with key (not empty):
+// their chunks can be reused. The manifest is read by its name from the
+// record, so that its content is the publisher's own; another generation
+// made current since (by another writer) lends nothing.
+func (s *Store) previous(ctx context.Context, rec *publishRecord, key string) map[string]FileEntry {
+	if key == "" || rec.chunks != key || rec.manifest == (Hash{}) {
 		return nil
 	}
-	_, mh, err := s.current(ctx, repo)
+	blobs, err := s.getBlobs(ctx, []Hash{rec.manifest})
 	if err != nil {
-		return nil
+		return nil // damaged or gone: every file's chunks are encoded
 	}
-	blobs, err := s.getBlobs(ctx, []Hash{mh})
+	m, err := decodeManifest(blobs[rec.manifest])
 	if err != nil {
-		return nil
-	}
-	m, err := decodeManifest(blobs[mh])
-	if err != nil || m.Producer != producer {
 		return nil
 	}
 	out := make(map[string]FileEntry, len(m.Files))

@@ -90,11 +90,25 @@ func (s *Store) log(format string, args ...any) {
 // its rows meanwhile).
 const RecheckUnusable = time.Minute
 
-// unusableGen is a generation found unusable: why, and until when that
-// answer holds.
+// unusableGen is a generation of repo found unusable: why, and until when
+// that answer holds (a publish of repo, seen by this process or notified,
+// ends it sooner: it may have repaired the rows).
 type unusableGen struct {
+	repo  string
 	err   error
 	until time.Time
+}
+
+// forgetUnusable drops what this process remembers of repo's unusable
+// generations: the next read tries the store again.
+func (s *Store) forgetUnusable(repo string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for mh, u := range s.unusable {
+		if u.repo == repo {
+			delete(s.unusable, mh)
+		}
+	}
 }
 
 // knownUnusable returns why the generation whose manifest is mh was
@@ -121,7 +135,7 @@ func (s *Store) noteFailure(repo string, gen int64, mh Hash, err error) {
 		s.unusable = map[Hash]unusableGen{}
 	}
 	old, seen := s.unusable[mh]
-	s.unusable[mh] = unusableGen{err: err, until: time.Now().Add(RecheckUnusable)}
+	s.unusable[mh] = unusableGen{repo: repo, err: err, until: time.Now().Add(RecheckUnusable)}
 	s.mu.Unlock()
 	if !seen || old.err.Error() != err.Error() {
 		s.log("store: repository %s, generation %d cannot be used: %v", repo, gen, err)
@@ -184,6 +198,14 @@ func (e *URLError) Unwrap() error { return e.Err }
 // have, or one the caller may not read: the two are not told apart.
 var ErrNoRepo = errors.New("no such repository in the store")
 
+// ErrDamaged is returned (wrapped) when the store holds a row that is
+// not what its name says (its content does not match its hash, it does
+// not decompress) or lacks one a generation names: reading it again gives
+// the same answer. The repository's publisher repairs it: a publish checks
+// every row its generation names and rewrites those that are wrong.
+// Damage is one way content cannot be used: it is ErrUnusable too.
+var ErrDamaged = fmt.Errorf("the store holds damaged data (reading again does not help: publishing the repository again repairs it): %w", ErrUnusable)
+
 // ErrReadOnly is returned (wrapped) when the store only takes reads: a
 // standby, or a primary in recovery.
 var ErrReadOnly = errors.New("the store is read-only (a standby)")
@@ -212,8 +234,9 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 }
 
 // Listen calls fn with a repository's name each time a generation of it
-// is published, until ctx ends or the connection is lost (the error
-// says which).
+// is published (or a publish repaired its rows), until ctx ends or the
+// connection is lost (the error says which). What the process remembers
+// of the repository's unusable generations is forgotten first.
 func (s *Store) Listen(ctx context.Context, fn func(repo string)) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -232,6 +255,7 @@ func (s *Store) Listen(ctx context.Context, fn func(repo string)) error {
 		if err != nil {
 			return err
 		}
+		s.forgetUnusable(n.Payload)
 		fn(n.Payload)
 	}
 }
