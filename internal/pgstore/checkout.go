@@ -18,11 +18,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/sys/unix"
 
 	"github.com/ctxls/ctxls/internal/cachefile"
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // Checkout is one generation of a repository in a replica's cache
@@ -104,7 +104,7 @@ func (s *Store) Checkout(ctx context.Context, repo, parent string, allow func(re
 	if err != nil {
 		return nil, fmt.Errorf("checkout %s: %w", repo, err)
 	}
-	if err := flock(ctx, c.lock, unix.LOCK_SH); err != nil {
+	if err := flock(ctx, c.lock, osfile.Shared); err != nil {
 		c.lock.Close()
 		return nil, fmt.Errorf("checkout %s: %w", repo, err)
 	}
@@ -144,10 +144,10 @@ func (c *Checkout) Gen() int64 {
 // returns the manifest and the paths whose text changed, appeared or
 // went.
 func (c *Checkout) updateLocked(ctx context.Context, gen int64, mh Hash) (*Manifest, []string, error) {
-	if err := flock(ctx, c.lock, unix.LOCK_EX); err != nil {
+	if err := flock(ctx, c.lock, osfile.Exclusive); err != nil {
 		return nil, nil, err
 	}
-	defer flock(context.Background(), c.lock, unix.LOCK_SH) //nolint:errcheck // converting to a shared lock does not wait
+	defer flock(context.Background(), c.lock, osfile.Shared) //nolint:errcheck // converting to a shared lock does not wait
 	if m, ok := c.readLocal(mh); ok {
 		return m, nil, nil
 	}
@@ -557,7 +557,7 @@ func (c *Checkout) InstallSides(dir string) error {
 		if !sideName(e.Name()) {
 			continue
 		}
-		if err := os.Rename(filepath.Join(c.dir, "sides", e.Name()), filepath.Join(dir, e.Name())); err != nil {
+		if err := osfile.Rename(filepath.Join(c.dir, "sides", e.Name()), filepath.Join(dir, e.Name())); err != nil {
 			return fmt.Errorf("install %s: %w", e.Name(), err)
 		}
 	}
@@ -660,13 +660,13 @@ func (sc *storeChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
 }
 
 // flock takes (or converts to) the lock how on f, waiting under ctx.
-func flock(ctx context.Context, f *os.File, how int) error {
+func flock(ctx context.Context, f *os.File, how osfile.Lock) error {
 	for {
-		err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
-		if err == nil {
+		ok, err := osfile.TryLock(f, how)
+		if ok {
 			return nil
 		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
+		if err != nil {
 			return err
 		}
 		select {
