@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# windows-test.sh: the Windows build, run here under wine (make test-windows):
+#   - ctxls.exe is cross-compiled with cgo (Debian's gcc-mingw-w64-x86-64),
+#     beside this machine's ctxls, and runs under wine64 in a fresh prefix;
+#   - `ctxls.exe version` names the Linux binary's version;
+#   - both index a copy of the fixture internal/lsp/testdata/workspace, some
+#     of its files converted to CRLF, to the same state root;
+#   - the OS layer's unit tests run as Windows binaries (internal/osfile:
+#     locks, no-follow opens, renames over files another process holds,
+#     reads shared for deletion; the LSP client's process).
+# Go 1.26's runtime needs bcryptprimitives.dll, which wine 8.0 lacks: a
+# test-only shim (scripts/windows/bcryptprimitives.c) is built and copied
+# into the prefix. KEEP=1 keeps the temporary directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+die() {
+	echo "windows-test: FAIL: $*" >&2
+	exit 1
+}
+CC_WIN=${CC_WIN:-x86_64-w64-mingw32-gcc}
+command -v "$CC_WIN" >/dev/null || die "$CC_WIN not found: install gcc-mingw-w64-x86-64 (make test-windows does)"
+wine=$(command -v wine64 || command -v wine || true)
+[ -n "$wine" ] || [ ! -x /usr/lib/wine/wine64 ] || wine=/usr/lib/wine/wine64
+[ -n "$wine" ] || die "wine64 not found: install wine64 (make test-windows does)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ctxls-windows-test-XXXXXX")
+export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+cleanup() {
+	# The prefix's wineserver outlives the programs it ran.
+	"$(command -v wineserver || echo /usr/lib/wine/wineserver)" -k 2>/dev/null || true
+	if [ -n "${KEEP:-}" ]; then echo "windows-test: keeping $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+# winpath P: the Windows spelling of the absolute Linux path P (wine maps
+# the Linux root to drive Z:).
+winpath() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
+w() { "$wine" "$@"; }
+
+echo "== build ctxls.exe, ctxls and the test binaries"
+go build -buildvcs=auto -o "$work/ctxls" ./cmd/ctxls
+wingo() { GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=$CC_WIN go "$@"; }
+wingo build -buildvcs=auto -o "$work/ctxls.exe" ./cmd/ctxls
+wingo test -c -o "$work/osfile.test.exe" ./internal/osfile
+wingo test -c -o "$work/lsp.test.exe" ./internal/lsp
+file "$work/ctxls.exe" | grep -q 'PE32+ executable.*x86-64' || die "ctxls.exe is not a Windows x86-64 executable"
+echo "ok   ctxls.exe: $(file -b "$work/ctxls.exe" | cut -d, -f1)"
+
+echo "== a wine prefix with the bcryptprimitives.dll shim"
+w wineboot --init >/dev/null 2>&1 || true
+sys32=$WINEPREFIX/drive_c/windows/system32
+[ -d "$sys32" ] || die "wineboot made no prefix at $WINEPREFIX"
+"$CC_WIN" -shared -O2 -o "$sys32/bcryptprimitives.dll" scripts/windows/bcryptprimitives.c \
+	scripts/windows/bcryptprimitives.def -ladvapi32
+echo "ok   $("$wine" --version 2>/dev/null || echo wine), shim in system32"
+
+cd "$work"
+[ "$(w ./ctxls.exe version)" = "$(./ctxls version)" ] || die "ctxls.exe version says '$(w ./ctxls.exe version)', ctxls '$(./ctxls version)'"
+echo "ok   ctxls.exe version: $(w ./ctxls.exe version)"
+
+echo "== the OS layer's unit tests as Windows binaries"
+w ./osfile.test.exe -test.count=1 >osfile.out 2>&1 || { cat osfile.out; die "internal/osfile's tests under wine"; }
+w ./lsp.test.exe -test.count=1 -test.run '^TestProcessGone$' >lsp.out 2>&1 || { cat lsp.out; die "internal/lsp's TestProcessGone under wine"; }
+echo "ok   internal/osfile, internal/lsp (the client's process)"
+
+echo "== the fixture, indexed"
+cp -R "$repo/internal/lsp/testdata/workspace" ws
+cp -R ws ws-lf
+for f in cart/cart.go pricing/tax.go README.md; do
+	sed -i 's/$/\r/' "ws/$f"
+done
+grep -q $'\r$' ws/cart/cart.go || die "the fixture has no CRLF file"
+WS=$(winpath "$work/ws")
+WCACHE=$(winpath "$work/cache-win")
+
+./ctxls index --root ws --cache-dir cache-linux --git-history=false --json >index-linux.json
+w ./ctxls.exe index --root "$WS" --cache-dir "$WCACHE" --git-history=false --json >index-win.json ||
+	die "ctxls.exe index failed"
+pick() { grep -E '"(files|chunks|bytes|stateRoot)"' "$1"; }
+[ "$(pick index-win.json)" = "$(pick index-linux.json)" ] ||
+	die "the indexes differ: $(pick index-linux.json | tr -d ' \n') (Linux) and $(pick index-win.json | tr -d ' \n') (Windows)"
+[ -f cache-win/CURRENT ] && [ -f "cache-win/$(cat cache-win/CURRENT | tr -d '\r\n')/COMPLETE" ] ||
+	die "ctxls.exe left no complete generation in its cache directory"
+echo "ok   index: $(pick index-linux.json | tr -d ' \n' | tr ',' ' ') on both"
+
+echo "== windows-test passed"
