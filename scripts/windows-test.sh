@@ -5,9 +5,16 @@
 #   - `ctxls.exe version` names the Linux binary's version;
 #   - both index a copy of the fixture internal/lsp/testdata/workspace, some
 #     of its files converted to CRLF, to the same state root;
+#   - a question and a cursor give the Linux binary's context byte for byte
+#     (markdown and JSON, timings aside), with the root and the cursor
+#     written as Windows users write them: drive letters, '\' and '/',
+#     relative and absolute, '.' and '..';
+#   - a CRLF file's chunks are those of the same file with LF endings;
+#   - a focus relative to a drive's current directory (C:x) is refused;
 #   - the OS layer's unit tests run as Windows binaries (internal/osfile:
 #     locks, no-follow opens, renames over files another process holds,
-#     reads shared for deletion; the LSP client's process).
+#     reads shared for deletion; the cursor's paths; the LSP client's
+#     process).
 # Go 1.26's runtime needs bcryptprimitives.dll, which wine 8.0 lacks: a
 # test-only shim (scripts/windows/bcryptprimitives.c) is built and copied
 # into the prefix. KEEP=1 keeps the temporary directory.
@@ -43,6 +50,7 @@ go build -buildvcs=auto -o "$work/ctxls" ./cmd/ctxls
 wingo() { GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=$CC_WIN go "$@"; }
 wingo build -buildvcs=auto -o "$work/ctxls.exe" ./cmd/ctxls
 wingo test -c -o "$work/osfile.test.exe" ./internal/osfile
+wingo test -c -o "$work/retrieve.test.exe" ./internal/retrieve
 wingo test -c -o "$work/lsp.test.exe" ./internal/lsp
 file "$work/ctxls.exe" | grep -q 'PE32+ executable.*x86-64' || die "ctxls.exe is not a Windows x86-64 executable"
 echo "ok   ctxls.exe: $(file -b "$work/ctxls.exe" | cut -d, -f1)"
@@ -61,10 +69,12 @@ echo "ok   ctxls.exe version: $(w ./ctxls.exe version)"
 
 echo "== the OS layer's unit tests as Windows binaries"
 w ./osfile.test.exe -test.count=1 >osfile.out 2>&1 || { cat osfile.out; die "internal/osfile's tests under wine"; }
+w ./retrieve.test.exe -test.count=1 -test.run '^(TestParseFocus|TestSlashRel|TestRootPathWindows)$' >retrieve.out 2>&1 ||
+	{ cat retrieve.out; die "internal/retrieve's path tests under wine"; }
 w ./lsp.test.exe -test.count=1 -test.run '^TestProcessGone$' >lsp.out 2>&1 || { cat lsp.out; die "internal/lsp's TestProcessGone under wine"; }
-echo "ok   internal/osfile, internal/lsp (the client's process)"
+echo "ok   internal/osfile, internal/retrieve (paths), internal/lsp (the client's process)"
 
-echo "== the fixture, indexed"
+echo "== the fixture, some files CRLF"
 cp -R "$repo/internal/lsp/testdata/workspace" ws
 cp -R ws ws-lf
 for f in cart/cart.go pricing/tax.go README.md; do
@@ -73,6 +83,7 @@ done
 grep -q $'\r$' ws/cart/cart.go || die "the fixture has no CRLF file"
 WS=$(winpath "$work/ws")
 WCACHE=$(winpath "$work/cache-win")
+common=(--git-history=false --budget 1500)
 
 ./ctxls index --root ws --cache-dir cache-linux --git-history=false --json >index-linux.json
 w ./ctxls.exe index --root "$WS" --cache-dir "$WCACHE" --git-history=false --json >index-win.json ||
@@ -83,5 +94,62 @@ pick() { grep -E '"(files|chunks|bytes|stateRoot)"' "$1"; }
 [ -f cache-win/CURRENT ] && [ -f "cache-win/$(cat cache-win/CURRENT | tr -d '\r\n')/COMPLETE" ] ||
 	die "ctxls.exe left no complete generation in its cache directory"
 echo "ok   index: $(pick index-linux.json | tr -d ' \n' | tr ',' ' ') on both"
+
+# same NAME FILE-LINUX FILE-WINDOWS: the two outputs are byte-identical
+# (JSON: but for elapsed times).
+same() {
+	local a=$2 b=$3
+	if [ "${a%.json}" != "$a" ]; then
+		grep -v '"elapsedMs"' "$a" >"$a.cmp"
+		grep -v '"elapsedMs"' "$b" >"$b.cmp"
+		a=$a.cmp b=$b.cmp
+	fi
+	cmp -s "$a" "$b" || {
+		diff "$a" "$b" | head -20 >&2
+		die "$1: ctxls.exe's context differs from ctxls's"
+	}
+}
+
+echo "== a question"
+query="how is the cart total with tax computed"
+./ctxls assemble --root ws --cache-dir cache-linux "${common[@]}" --query "$query" >q-linux.md
+[ -s q-linux.md ] || die "the Linux binary gave no context"
+w ./ctxls.exe assemble --root "$WS" --cache-dir "$WCACHE" "${common[@]}" --query "$query" >q-win.md
+same "question" q-linux.md q-win.md
+./ctxls assemble --root ws --cache-dir cache-linux "${common[@]}" --query "$query" --json >q-linux.json
+w ./ctxls.exe assemble --root "$WS" --cache-dir "$WCACHE" "${common[@]}" --query "$query" --json >q-win.json
+same "question (JSON)" q-linux.json q-win.json
+echo "ok   question: $(wc -c <q-linux.md) bytes of context, identical (markdown and JSON)"
+
+echo "== a cursor"
+./ctxls assemble --root ws --cache-dir cache-linux "${common[@]}" --focus cart/cart.go:45:10 >f-linux.md
+grep -q '^### \[1\] cart/cart.go:.*(Cart.Total)' f-linux.md || die "the cursor's context does not start with Cart.Total"
+n=0
+for root in "$WS" "$WS\\" "${WS//\\//}" '.\ws' "z${WS#Z}"; do
+	for focus in 'cart\cart.go:45:10' 'cart/cart.go:45:10' '.\cart\..\cart\cart.go:45:10' \
+		"$WS\\cart\\cart.go:45:10" "${WS//\\//}/cart/cart.go:45:10"; do
+		w ./ctxls.exe assemble --root "$root" --cache-dir "$WCACHE" "${common[@]}" --focus "$focus" >f-win.md ||
+			die "--root $root --focus $focus failed"
+		same "--root $root --focus $focus" f-linux.md f-win.md
+		n=$((n + 1))
+	done
+done
+./ctxls assemble --root ws --cache-dir cache-linux "${common[@]}" --focus pricing/tax.go:14 --query tax --json >fq-linux.json
+w ./ctxls.exe assemble --root "$WS" --cache-dir "$WCACHE" "${common[@]}" --focus 'pricing\tax.go:14' --query tax --json >fq-win.json
+same "cursor and question (JSON)" fq-linux.json fq-win.json
+echo "ok   cursor: $n spellings of the root and the path ('\\', '/', drive letters, '.', '..'), identical"
+
+if w ./ctxls.exe assemble --root "$WS" --cache-dir "$WCACHE" "${common[@]}" --focus 'C:cart\cart.go:45' >/dev/null 2>drive.err; then
+	die "a focus relative to a drive's current directory was accepted"
+fi
+grep -q "relative to a drive's current directory" drive.err || die "C:x refused with: $(cat drive.err)"
+echo "ok   --focus C:cart\\cart.go:45 refused: $(tr -d '\r' <drive.err)"
+
+echo "== CRLF files"
+./ctxls assemble --root ws-lf --cache-dir cache-lf "${common[@]}" --budget 4000 --query "$query" >lf.md
+./ctxls assemble --root ws --cache-dir cache-linux "${common[@]}" --budget 4000 --query "$query" >crlf.md
+grep -q $'\r$' crlf.md || die "the CRLF files' text lost its line endings"
+tr -d '\r' <crlf.md | cmp -s - lf.md || die "a CRLF file's chunks differ from the LF file's"
+echo "ok   CRLF: the chunks of the LF files, the text as the files have it (CR kept), on both binaries"
 
 echo "== windows-test passed"
