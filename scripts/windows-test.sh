@@ -14,7 +14,11 @@
 #   - the OS layer's unit tests run as Windows binaries (internal/osfile:
 #     locks, no-follow opens, renames over files another process holds,
 #     reads shared for deletion; the cursor's paths; the LSP client's
-#     process).
+#     process);
+#   - an index survives a program that holds its CURRENT file open: a
+#     build that cannot replace it leaves the old generation live and
+#     serves from memory, and the context is unchanged; an index whose lock
+#     another process holds is built in a private copy, same context.
 # Go 1.26's runtime needs bcryptprimitives.dll, which wine 8.0 lacks: a
 # test-only shim (scripts/windows/bcryptprimitives.c) is built and copied
 # into the prefix. KEEP=1 keeps the temporary directory.
@@ -151,5 +155,60 @@ echo "== CRLF files"
 grep -q $'\r$' crlf.md || die "the CRLF files' text lost its line endings"
 tr -d '\r' <crlf.md | cmp -s - lf.md || die "a CRLF file's chunks differ from the LF file's"
 echo "ok   CRLF: the chunks of the LF files, the text as the files have it (CR kept), on both binaries"
+
+echo "== an index whose CURRENT another program holds open"
+# holder FILE MS [lock]: another Windows process holds FILE (os.Open, not
+# shared for deletion; or its exclusive lock) for MS milliseconds.
+holder() {
+	CTXLS_TEST_HOLD_OPEN=$(winpath "$work/$1") CTXLS_TEST_HOLD_MS=$2 CTXLS_TEST_HOLD_LOCK=${3:-} \
+		"$wine" ./osfile.test.exe -test.run '^TestHoldOpenHelper$' >hold.out 2>&1 &
+	holder_pid=$!
+	for _ in $(seq 100); do
+		grep -q '^held' hold.out 2>/dev/null && return
+		sleep 0.1
+	done
+	die "the holder did not hold $1: $(cat hold.out)"
+}
+live=$(tr -d '\r\n' <cache-win/CURRENT)
+# A moment (an antivirus scanning the file): the rename, retried for two
+# seconds, gets through once it is let go (internal/osfile's
+# TestRenameWaitsForAnotherProcess times the wait itself).
+holder cache-win/CURRENT 1500
+w ./ctxls.exe index --root "$WS" --cache-dir "$WCACHE" --git-history=false --rebuild >rebuild.out 2>&1 ||
+	die "a rebuild while CURRENT was held for a moment failed: $(cat rebuild.out)"
+wait "$holder_pid"
+now=$(tr -d '\r\n' <cache-win/CURRENT)
+[ "$now" != "$live" ] || die "the rebuild did not switch CURRENT"
+echo "ok   held for 1.5 s: the rebuild switched to $now"
+live=$now
+# Held throughout: the build cannot switch; the old generation stays live.
+holder cache-win/CURRENT 20000
+./ctxls assemble --root ws --cache-dir cache-linux2 "${common[@]}" --query "$query" --encoding o200k_base >o200k-linux.md
+w ./ctxls.exe assemble --root "$WS" --cache-dir "$WCACHE" "${common[@]}" --query "$query" --encoding o200k_base \
+	>o200k-win.md 2>held.err || die "assemble while CURRENT was held failed: $(cat held.err)"
+same "question while CURRENT was held (o200k_base: a full build)" o200k-linux.md o200k-win.md
+grep -q "indexing in memory" held.err || die "no warning said the index was built in memory: $(cat held.err)"
+grep -q "another program may hold the file open" held.err || die "the warning does not say why: $(cat held.err)"
+[ "$(tr -d '\r\n' <cache-win/CURRENT)" = "$live" ] || die "CURRENT changed while held"
+[ -f "cache-win/$live/COMPLETE" ] || die "the live generation lost its completeness marker"
+kill "$holder_pid" 2>/dev/null || true
+wait "$holder_pid" 2>/dev/null || true
+gens() { (cd cache-win && ls -d g-*); }
+before=$(gens)
+w ./ctxls.exe assemble --root "$WS" --cache-dir "$WCACHE" "${common[@]}" --query "$query" >q-after.md 2>after.err
+same "question after the holder let go" q-linux.md q-after.md
+[ "$(gens)" = "$before" ] && [ "$(tr -d '\r\n' <cache-win/CURRENT)" = "$live" ] ||
+	die "the live generation was not served after the holder let go (a new one was built): $(cat after.err)"
+echo "ok   held throughout: served from memory with a warning, CURRENT and $live intact, then served again"
+
+echo "== an index whose lock another process holds"
+holder cache-win/lock 20000 1
+w ./ctxls.exe assemble --root "$WS" --cache-dir "$WCACHE" "${common[@]}" --query "$query" >q-locked.md 2>locked.err ||
+	die "assemble while the lock was held failed: $(cat locked.err)"
+same "question while the lock was held" q-linux.md q-locked.md
+grep -q "another ctxls keeps this root's index" locked.err || die "no warning named the lock: $(cat locked.err)"
+kill "$holder_pid" 2>/dev/null || true
+wait "$holder_pid" 2>/dev/null || true
+echo "ok   locked: a private copy, same context"
 
 echo "== windows-test passed"

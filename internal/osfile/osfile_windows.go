@@ -147,12 +147,25 @@ func Rename(oldpath, newpath string) error {
 			if errors.As(err, &le) {
 				err = le.Err
 			}
+			if heldOpen(err) {
+				err = &refusedError{err}
+			}
 			return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
 		}
 		time.Sleep(pause)
 		pause = min(2*pause, 100*time.Millisecond)
 	}
 }
+
+// refusedError is a rename Windows still refused after renameWait.
+type refusedError struct{ err error }
+
+func (e *refusedError) Error() string {
+	return e.err.Error() + " (refused for " + renameWait.String() +
+		": another program may hold the file open, an antivirus, a backup or an editor)"
+}
+
+func (e *refusedError) Unwrap() error { return e.err }
 
 // moveFile renames oldpath to newpath with MoveFileEx, replacing newpath
 // and written through to disk before it returns.
