@@ -33,7 +33,7 @@ import (
 //
 // Layout of a checkout directory (<cache>/<hash of store and repository>):
 //
-//	lock           flock(2): exclusive while updating, shared while used
+//	lock           flock(2) (LockFileEx on Windows): exclusive while updating, shared while used
 //	state.json     the generation checked out and its manifest's hash,
 //	               written once its pack is complete
 //	manifest.json  that manifest (the next update's base)
