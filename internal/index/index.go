@@ -16,11 +16,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ctxls/ctxls/internal/index/chunk"
 	"github.com/ctxls/ctxls/internal/index/postings"
 	"github.com/ctxls/ctxls/internal/index/walk"
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // compactAfter is the number of changed files a snapshot's delta may hold
@@ -400,7 +399,7 @@ func checkRootReadable(root string) error {
 		}
 	}
 	if err == nil {
-		err = unix.Faccessat(unix.AT_FDCWD, root, unix.X_OK, unix.AT_EACCESS)
+		err = osfile.CheckEnter(root)
 	}
 	if err == nil {
 		return nil

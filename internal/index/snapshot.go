@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/index/chunk"
 	"github.com/ctxls/ctxls/internal/index/postings"
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // ErrNotFound is returned (wrapped) for a path that is not in a snapshot.
@@ -56,7 +57,7 @@ func (e *env) readFile(rel string) ([]byte, error) {
 	if e.files != nil {
 		return e.files.ReadFile(rel)
 	}
-	return os.ReadFile(filepath.Join(e.root, filepath.FromSlash(rel)))
+	return osfile.ReadFile(filepath.Join(e.root, filepath.FromSlash(rel)))
 }
 
 // Snapshot is an immutable view of the index at one state: file table,

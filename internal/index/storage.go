@@ -11,11 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 
 	"github.com/ctxls/ctxls/internal/cachefile"
 	"github.com/ctxls/ctxls/internal/index/postings"
-	"golang.org/x/sys/unix"
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // A cache directory that cannot be written — it cannot be created or
@@ -26,13 +25,6 @@ import (
 // Options.Warnf (or, with Options.NoMemoryFallback, Open fails with a
 // *CacheDirError).
 
-// storageErrnos are the errors of a cache directory that cannot be
-// written.
-var storageErrnos = []error{
-	syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG, syscall.EROFS,
-	syscall.EACCES, syscall.EPERM, syscall.ENOTDIR,
-}
-
 // isStorageFailure reports whether err says the cache directory cannot be
 // written. An error reading the root (a *RootReadError: an unreadable
 // workspace fails with the same errnos) never does, nor a cache
@@ -42,12 +34,7 @@ func isStorageFailure(err error) bool {
 	if errors.As(err, &re) || errors.Is(err, ErrNotCacheDir) {
 		return false
 	}
-	for _, e := range storageErrnos {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
+	return osfile.IsUnwritable(err)
 }
 
 // probeName is the file probeWrite writes (and removes at once).
@@ -221,11 +208,8 @@ type segmentStat struct {
 
 // statSegment stats a segment file (false: it cannot be).
 func statSegment(path string) (segmentStat, bool) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return segmentStat{}, false
-	}
-	return segmentStat{st.Size, int64(st.Ino), st.Mtim.Nano(), st.Ctim.Nano()}, true
+	st, ok := osfile.Stat(path)
+	return segmentStat{st.Size, st.ID, st.ModTime, st.ChangeTime}, ok
 }
 
 // readChecked reads generation gen's record of verified segments (nil:
@@ -262,7 +246,7 @@ func writeChecked(gen string, m map[string]segmentStat) error {
 
 // verifySegment checks one segment file's checksum.
 func verifySegment(path string, buf []byte) error {
-	f, err := os.Open(path)
+	f, err := osfile.Open(path)
 	if err != nil {
 		return err
 	}

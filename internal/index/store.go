@@ -11,10 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // On-disk layout of one root's cache directory (mode 0700, its files
@@ -22,7 +21,8 @@ import (
 //
 //	<dir>/CACHEDIR.TAG      ctxls's cache directory tag (cachedir.go): only a
 //	                        tagged directory is written or collected
-//	<dir>/lock              flock(2) target; held by the one Index writing here
+//	<dir>/lock              lock target (flock(2), LockFileEx on Windows: osfile);
+//	                        held by the one Index writing here
 //	<dir>/CURRENT           name of the live generation, replaced by rename
 //	<dir>/g-<time>-<rand>/  one generation (a full build)
 //	    SCHEMA              schemaVersion, written first
@@ -98,13 +98,13 @@ type tablesDelta struct {
 	Removed []string `json:"removed,omitempty"`
 }
 
-// dirLock is an exclusive flock on <dir>/lock.
+// dirLock is an exclusive lock on <dir>/lock.
 type dirLock struct{ f *os.File }
 
 // lockDir takes the lock of dir, polling until timeout or ctx ends.
 func lockDir(ctx context.Context, dir string, timeout time.Duration) (*dirLock, error) {
 	p := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := osfile.OpenNoFollow(p, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", p, err)
 	}
@@ -113,14 +113,14 @@ func lockDir(ctx context.Context, dir string, timeout time.Duration) (*dirLock, 
 	}
 	deadline := time.Now().Add(timeout)
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
+		ok, err := osfile.TryLock(f, osfile.Exclusive)
+		if ok {
 			// Record the holder for people debugging a stuck lock.
 			_ = f.Truncate(0)
 			_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 			return &dirLock{f}, nil
 		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", p, err)
 		}
@@ -141,7 +141,8 @@ func (l *dirLock) release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	err := l.f.Close() // closing the descriptor drops the flock
+	_ = osfile.Unlock(l.f) // closing drops it too, on Windows eventually
+	err := l.f.Close()
 	l.f = nil
 	return err
 }
@@ -158,7 +159,8 @@ func createPrivate(path string) (*os.File, error) {
 }
 
 // writeFileSync writes data to path atomically: temp file, fsync, rename,
-// fsync of the directory.
+// fsync of the directory. A rename refused (on Windows, path held open by
+// another program past osfile.Rename's retries) leaves path as it was.
 func writeFileSync(path string, data []byte) error {
 	tmp := path + ".tmp"
 	f, err := createPrivate(tmp)
@@ -179,20 +181,11 @@ func writeFileSync(path string, data []byte) error {
 		os.Remove(tmp)
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := osfile.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return osfile.Sync(filepath.Dir(path))
 }
 
 // newGeneration creates an empty generation directory in dir with its
@@ -212,7 +205,7 @@ func newGeneration(dir string) (string, error) {
 // readCurrent returns the live generation directory of dir, or "" if there
 // is none.
 func readCurrent(dir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, currentName))
+	b, err := osfile.ReadFile(filepath.Join(dir, currentName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -279,14 +272,14 @@ func checkGeneration(gen string, want marker) (string, marker) {
 	if _, err := os.Stat(gen); errors.Is(err, fs.ErrNotExist) {
 		return "no index: live generation missing", marker{}
 	}
-	b, err := os.ReadFile(filepath.Join(gen, schemaName))
+	b, err := osfile.ReadFile(filepath.Join(gen, schemaName))
 	if err != nil {
 		return "damaged: no schema version", marker{}
 	}
 	if v, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || v != schemaVersion {
 		return fmt.Sprintf("schema version %q, want %d", strings.TrimSpace(string(b)), schemaVersion), marker{}
 	}
-	b, err = os.ReadFile(filepath.Join(gen, completeName))
+	b, err = osfile.ReadFile(filepath.Join(gen, completeName))
 	if err != nil {
 		return "incomplete: no completeness marker", marker{}
 	}
@@ -323,7 +316,7 @@ func removeMarker(gen string) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove completeness marker: %w", err)
 	}
-	return syncDir(gen)
+	return osfile.Sync(gen)
 }
 
 // dirSize returns the total size of the regular files under dir.

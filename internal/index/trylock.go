@@ -6,9 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // TryLock takes the lock of the index directory dir without waiting, for
@@ -19,24 +18,20 @@ import (
 // index was ever opened there).
 func TryLock(dir string) (release func(), ok bool, err error) {
 	p := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(p, os.O_RDWR|syscall.O_NOFOLLOW, 0)
+	f, err := osfile.OpenNoFollow(p, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return func() {}, true, nil
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("lock %s: %w", p, err)
 	}
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		switch {
-		case err == nil:
-			return func() { f.Close() }, true, nil
-		case errors.Is(err, unix.EINTR):
-			continue
-		case errors.Is(err, unix.EWOULDBLOCK):
-			f.Close()
-			return nil, false, nil
-		}
+	switch ok, err := osfile.TryLock(f, osfile.Exclusive); {
+	case ok:
+		return func() { _ = osfile.Unlock(f); f.Close() }, true, nil
+	case err == nil:
+		f.Close()
+		return nil, false, nil
+	default:
 		f.Close()
 		return nil, false, fmt.Errorf("lock %s: %w", p, err)
 	}

@@ -2,10 +2,8 @@ package lsp
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/assemble"
@@ -142,11 +140,7 @@ func (s *session) watchParent(pid int) {
 			return
 		case <-t.C:
 		}
-		p, err := os.FindProcess(pid)
-		if err == nil {
-			err = p.Signal(syscall.Signal(0))
-		}
-		if err != nil && !errors.Is(err, syscall.EPERM) {
+		if err := processGone(pid); err != nil {
 			s.logf("client process %d is gone (%v): ending the session", pid, err)
 			if c := s.conn.Load(); c != nil {
 				c.Close()

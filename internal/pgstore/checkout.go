@@ -17,14 +17,15 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/sys/unix"
 
 	"github.com/ctxls/ctxls/internal/cachefile"
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // Checkout is one generation of a repository in a replica's cache
@@ -40,7 +41,7 @@ import (
 // removed as a link and the entry made again):
 //
 //	CACHEDIR.TAG   the cache directory tag
-//	lock           flock(2): exclusive while updating, shared while used
+//	lock           flock(2) (LockFileEx on Windows): exclusive while updating, shared while used
 //	state.json     the generation checked out and its manifest's hash,
 //	               written once its pack is complete
 //	manifest.json  that manifest (the next update's base)
@@ -111,7 +112,7 @@ func (s *Store) Checkout(ctx context.Context, repo, parent string, allow func(re
 	if err != nil {
 		return nil, fmt.Errorf("checkout %s: %w", repo, err)
 	}
-	if err := flock(ctx, c.lock, unix.LOCK_SH); err != nil {
+	if err := flock(ctx, c.lock, osfile.Shared); err != nil {
 		c.lock.Close()
 		return nil, fmt.Errorf("checkout %s: %w", repo, err)
 	}
@@ -176,8 +177,8 @@ func isTempOf(name, base string) bool {
 // symbolic link: a link in its place is removed first.
 func openLock(path string) (*os.File, error) {
 	for range 2 {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o600)
-		if !errors.Is(err, unix.ELOOP) {
+		f, err := osfile.OpenNoFollow(path, os.O_CREATE|os.O_RDWR, 0o600)
+		if !errors.Is(err, syscall.ELOOP) {
 			return f, err
 		}
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -214,7 +215,7 @@ func ownDir(path string) error {
 // readOwn reads the file name of the checkout directory, never through a
 // symbolic link.
 func (c *Checkout) readOwn(name string) ([]byte, error) {
-	f, err := os.OpenFile(filepath.Join(c.dir, name), os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	f, err := osfile.OpenNoFollow(filepath.Join(c.dir, name), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -275,10 +276,10 @@ func (c *Checkout) Gen() int64 {
 // returns the manifest and the paths whose text changed, appeared or
 // went.
 func (c *Checkout) updateLocked(ctx context.Context, gen int64, mh Hash) (*Manifest, []string, error) {
-	if err := flock(ctx, c.lock, unix.LOCK_EX); err != nil {
+	if err := flock(ctx, c.lock, osfile.Exclusive); err != nil {
 		return nil, nil, err
 	}
-	defer flock(context.Background(), c.lock, unix.LOCK_SH) //nolint:errcheck // converting to a shared lock does not wait
+	defer flock(context.Background(), c.lock, osfile.Shared) //nolint:errcheck // converting to a shared lock does not wait
 	if m, ok := c.readLocal(mh); ok {
 		return m, nil, nil
 	}
@@ -767,7 +768,7 @@ func (c *Checkout) InstallSides(dir string) error {
 		if !sideName(e.Name()) || !e.Type().IsRegular() {
 			continue
 		}
-		if err := os.Rename(filepath.Join(sides, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+		if err := osfile.Rename(filepath.Join(sides, e.Name()), filepath.Join(dir, e.Name())); err != nil {
 			return fmt.Errorf("install %s: %w", e.Name(), err)
 		}
 	}
@@ -870,13 +871,13 @@ func (sc *storeChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
 }
 
 // flock takes (or converts to) the lock how on f, waiting under ctx.
-func flock(ctx context.Context, f *os.File, how int) error {
+func flock(ctx context.Context, f *os.File, how osfile.Lock) error {
 	for {
-		err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
-		if err == nil {
+		ok, err := osfile.TryLock(f, how)
+		if ok {
 			return nil
 		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
+		if err != nil {
 			return err
 		}
 		select {

@@ -45,7 +45,6 @@ func plant(t *testing.T, s *Store, h Hash, content []byte) {
 	}
 }
 
-
 // makeCurrent writes m as repo's next generation, as a publish would,
 // and returns its manifest's hash.
 func makeCurrent(t *testing.T, s *Store, repo string, m *Manifest) Hash {

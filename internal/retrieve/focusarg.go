@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -50,8 +51,9 @@ func cutLastNumber(s string) (string, int, bool) {
 
 // RootPath makes p — relative to root, or absolute inside it after its
 // symlinks are resolved — a clean slash path relative to root (root is
-// absolute, clean and resolved). A path outside the root, or the root
-// itself, is a *assemble.ParamError naming field.
+// absolute, clean and resolved). A path outside the root, the root
+// itself, or (on Windows) one relative to a drive's current directory
+// (C:x) is a *assemble.ParamError naming field.
 func RootPath(root, p, field string) (string, error) {
 	bad := func(format string, args ...any) (string, error) {
 		return "", &assemble.ParamError{Field: field, Msg: fmt.Sprintf(format, args...)}
@@ -67,12 +69,44 @@ func RootPath(root, p, field string) (string, error) {
 		}
 		p = rel
 	}
-	rel := filepath.ToSlash(filepath.Clean(p))
-	if rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/") {
+	rel, why := slashRel(p, filepath.Separator)
+	switch why {
+	case relOutside:
 		return bad("%s is outside the root %s", p, root)
-	}
-	if rel == "." {
+	case relRoot:
 		return bad("%s names the root, not a file", p)
+	case relDrive:
+		return bad("%s is relative to a drive's current directory: give a path relative to the root %s, or an absolute one", p, root)
 	}
 	return rel, nil
+}
+
+// What slashRel finds wrong with a path.
+const (
+	relOK      = iota
+	relOutside // it leaves the root
+	relRoot    // it names the root itself
+	relDrive   // it starts with a drive letter but is not absolute (C:x)
+)
+
+// slashRel makes p, a relative path written with the separator sep (on
+// Windows '\\', where '/' separates too), a clean slash path, or says why
+// it cannot be one of the root's files: it leaves the root, names the
+// root, or starts with a drive letter ("C:x", which Windows reads relative
+// to that drive's current directory, not to the root).
+func slashRel(p string, sep byte) (rel string, why int) {
+	if sep != '/' {
+		if len(p) >= 2 && p[1] == ':' && 'a' <= p[0]|0x20 && p[0]|0x20 <= 'z' {
+			return "", relDrive
+		}
+		p = strings.ReplaceAll(p, string(sep), "/")
+	}
+	rel = path.Clean(p)
+	switch {
+	case rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/"):
+		return "", relOutside
+	case rel == ".":
+		return "", relRoot
+	}
+	return rel, relOK
 }

@@ -55,3 +55,40 @@ func TestRootPath(t *testing.T) {
 		}
 	}
 }
+
+// TestSlashRel: a relative path as Windows writes it ('\\', or '/', and
+// drive letters) and as Unix writes it ('\\' a plain character there)
+// becomes the root's slash path, or is refused for leaving the root,
+// naming it, or naming a drive's current directory.
+func TestSlashRel(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		sep  byte
+		want string
+		why  int
+	}{
+		{`cart\cart.go`, '\\', "cart/cart.go", relOK},
+		{`cart/cart.go`, '\\', "cart/cart.go", relOK},
+		{`.\cart\..\cart\cart.go`, '\\', "cart/cart.go", relOK},
+		{`cart\\sub\.\a.go`, '\\', "cart/sub/a.go", relOK},
+		{`dir:with:colons\a.go`, '\\', "dir:with:colons/a.go", relOK},
+		{`..\x.go`, '\\', "", relOutside},
+		{`cart\..\..\x.go`, '\\', "", relOutside},
+		{`\cart\cart.go`, '\\', "", relOutside},
+		{`.`, '\\', "", relRoot},
+		{`cart\..`, '\\', "", relRoot},
+		{`C:cart\cart.go`, '\\', "", relDrive},
+		{`z:cart.go`, '\\', "", relDrive},
+		{`cart\cart.go`, '/', `cart\cart.go`, relOK},
+		{`a\..\b.go`, '/', `a\..\b.go`, relOK},
+		{`C:cart/cart.go`, '/', "C:cart/cart.go", relOK},
+		{`sub/../../x.go`, '/', "", relOutside},
+		{`/abs.go`, '/', "", relOutside},
+		{`./`, '/', "", relRoot},
+	} {
+		got, why := slashRel(c.in, c.sep)
+		if got != c.want || why != c.why {
+			t.Errorf("slashRel(%q, %q) = %q, %d; want %q, %d", c.in, c.sep, got, why, c.want, c.why)
+		}
+	}
+}

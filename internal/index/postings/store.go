@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/ctxls/ctxls/internal/cachefile"
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // Files of a store's directory: the manifest and one file per segment,
@@ -510,17 +511,7 @@ func (s *Store) Persist() error {
 	return nil
 }
 
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+func syncFile(path string) error { return osfile.Sync(path) }
 
 // Close drops the store's segments; Readers taken before stay usable.
 func (s *Store) Close() error {

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"io"
 	"os"
+
+	"github.com/ctxls/ctxls/internal/osfile"
 )
 
 // readFileHead reads the first len(buf) bytes of the file name (fewer when
 // it is shorter) into buf and returns how many it read.
 func readFileHead(name string, buf []byte) (int, error) {
-	f, err := os.Open(name)
+	f, err := osfile.Open(name)
 	if err != nil {
 		return 0, err
 	}
@@ -26,4 +28,4 @@ func readFileHead(name string, buf []byte) (int, error) {
 }
 
 // openRead opens name for reading.
-func openRead(name string) (*os.File, error) { return os.Open(name) }
+func openRead(name string) (*os.File, error) { return osfile.Open(name) }

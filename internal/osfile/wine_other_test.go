@@ -1,0 +1,5 @@
+//go:build !windows
+
+package osfile_test
+
+func underWine() bool { return false }
