@@ -333,14 +333,7 @@ func (s *session) repoFolder(ctx *requestCtx, repo *string, repos []string) (*fo
 			name = "\x00" + strings.Join(list, "\x00")
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.storeFolderLocked(name, "", true)
-	if err != nil {
-		return nil, paramError(field, "%v", err)
-	}
-	ctx.hold(f)
-	return f, nil
+	return s.holdStoreFolder(ctx, name, field)
 }
 
 // storeFolderOfURI returns the folder of the store's file at uri
@@ -377,6 +370,13 @@ func (s *session) storeFolderOfURI(ctx *requestCtx, uri, field string) (*folder,
 	if name == "" {
 		return nil, paramError(field, "%s is in no repository this session may read (%sREPO/PATH)", uri, storeScheme)
 	}
+	return s.holdStoreFolder(ctx, name, field)
+}
+
+// holdStoreFolder opens (or finds) the folder of the store's repository
+// or union name for the request, which holds it until it ends; field
+// names the param in errors.
+func (s *session) holdStoreFolder(ctx *requestCtx, name, field string) (*folder, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, err := s.storeFolderLocked(name, "", true)
