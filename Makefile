@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
+.PHONY: wasm wasm-check test-wasm run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
 # version), whatever GOFLAGS says.
@@ -39,11 +39,30 @@ test-vscode-e2e:
 run: build
 	./bin/ctxls assemble --root . --query "$(QUESTION)" --budget $(BUDGET)
 
-test: lint need-git need-postgres
+test: lint need-git need-postgres wasm-check
 	$(GO) test -count=1 ./...
+	@$(MAKE) --no-print-directory test-wasm
 	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory test-mcp-client; \
 	  else echo "make test: node/npm not found: skipping the MCP TypeScript-client test (.ci/run requires it)"; fi
 	@$(MAKE) --no-print-directory test-editors
+
+# The WebAssembly module the build without cgo parses with
+# (internal/index/chunk/syntax/syntax.wasm): tree-sitter's runtime, the
+# grammars and the syntax package's walker, compiled from the module
+# cache's C sources with Debian's clang-16 (scripts/build-wasm.sh, which
+# installs it when missing). The module is committed; wasm-check rebuilds
+# it and fails unless the result is byte-identical.
+wasm:
+	./scripts/build-wasm.sh
+wasm-check:
+	./scripts/build-wasm.sh --check
+
+# The code the build without cgo runs (CGO_ENABLED=0, as darwin and
+# windows ship), tested here with cgo on through the ctxls_wasm tag: the
+# syntax package (its parity with go-tree-sitter) and the chunker.
+test-wasm:
+	$(GO) vet -tags ctxls_wasm ./internal/index/chunk/...
+	$(GO) test -count=1 -tags ctxls_wasm ./internal/index/chunk/...
 
 # The editor integrations (editors/) against the real server: each editor
 # that is installed (node for VS Code's extension, nvim, emacs with eglot);

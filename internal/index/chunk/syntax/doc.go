@@ -1,0 +1,32 @@
+// Package syntax parses source text with tree-sitter and hands the chunker
+// the syntax tree as plain Go values.
+//
+// tree-sitter is C. A Parser runs it one of two ways, chosen when ctxls is
+// built:
+//
+//   - with cgo (the default where a C compiler is present): the runtime
+//     and grammars of github.com/smacker/go-tree-sitter, compiled natively
+//     by its packages;
+//   - without cgo (CGO_ENABLED=0, or the ctxls_wasm build tag with cgo on,
+//     which is how Linux CI runs this path): the same runtime and grammars
+//     compiled to one WebAssembly module (syntax.wasm, built by
+//     scripts/build-wasm.sh and committed) run by wazero, a WebAssembly
+//     runtime written in Go.
+//
+// Both run the same C walker (csrc/syntax.c) after each parse: it visits
+// every node once and writes a compact record for it (node type, field,
+// flags, byte range, children), which the Go side decodes into a Tree in
+// one piece. Everything above that — node navigation, field look-ups,
+// the chunker — is one Go code path shared by both builds, so they give
+// identical trees (the package's tests compare them node by node with
+// go-tree-sitter's own binding) and identical chunks.
+//
+// A Tree is Go memory except for its handle on tree-sitter's tree, which
+// incremental parses need: Close it when done. A Parser holds one
+// tree-sitter parser per language and, without cgo, one WebAssembly
+// instance; it is not safe for concurrent use (use one per goroutine),
+// and Close frees it. Without cgo the module is compiled once per process
+// and the machine code cached in the user's cache directory
+// (ctxls/wasm under os.UserCacheDir), used only when that directory is
+// private to the user.
+package syntax
