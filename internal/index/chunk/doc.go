@@ -17,8 +17,17 @@
 // Each language is one langSpec value in a table (lang.go): which node types
 // are units, wrappers, transparent scopes, header items, fields. The tree is
 // walked only at the top level and inside class-like bodies; identifiers
-// for References come from a small lexer over the text (lex.go), because a
-// full tree walk through cgo would cost as much as the parse.
+// for References come from a small lexer over the text (lex.go), which is
+// faster than reading them from the tree's leaves.
+//
+// # Parsing
+//
+// Files are parsed by the syntax package, which hands over tree-sitter's
+// tree as Go values. It runs tree-sitter natively when ctxls is built with
+// cgo and, without cgo (CGO_ENABLED=0, the ctxls_wasm tag), the same C
+// compiled to WebAssembly; everything in this package is the same code in
+// both builds, and the tests (the golden files, the outline's comparison,
+// the fuzz seeds) run through both (make test-wasm).
 //
 // # Units and nesting
 //

@@ -5,7 +5,7 @@ import (
 	"go/token"
 	"math"
 
-	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/ctxls/ctxls/internal/index/chunk/syntax"
 )
 
 // An outline parse leaves function bodies out of the syntax tree. The
@@ -31,7 +31,7 @@ import (
 // error). A function is left out only when it cannot make a unit longer
 // than maxLines: counted from the line of the token before it, so that any
 // doc comment is counted too.
-func goOutline(src []byte, maxLines int, dst []sitter.Range) []sitter.Range {
+func goOutline(src []byte, maxLines int, dst []syntax.Range) []syntax.Range {
 	dst = dst[:0]
 	fset := token.NewFileSet()
 	file := fset.AddFile("", -1, len(src))
@@ -42,9 +42,9 @@ func goOutline(src []byte, maxLines int, dst []sitter.Range) []sitter.Range {
 	// records, must not move them.
 	position := func(off int) token.Position { return file.PositionFor(file.Pos(off), false) }
 	line := func(p token.Pos) int { return file.PositionFor(p, false).Line }
-	point := func(off int) sitter.Point {
+	point := func(off int) syntax.Point {
 		p := position(off)
-		return sitter.Point{Row: uint32(p.Line - 1), Column: uint32(p.Column - 1)}
+		return syntax.Point{Row: uint32(p.Line - 1), Column: uint32(p.Column - 1)}
 	}
 	from := 0 // start of the range being read
 	depth := 0
@@ -65,7 +65,7 @@ func goOutline(src []byte, maxLines int, dst []sitter.Range) []sitter.Range {
 				continue
 			}
 			if endLine-prevLine+1 <= maxLines && end > open+1 {
-				dst = append(dst, sitter.Range{
+				dst = append(dst, syntax.Range{
 					StartByte: uint32(from), EndByte: uint32(open + 1),
 					StartPoint: point(from), EndPoint: point(open + 1),
 				})
@@ -87,9 +87,9 @@ func goOutline(src []byte, maxLines int, dst []sitter.Range) []sitter.Range {
 	if bad || depth != 0 || len(dst) == 0 {
 		return nil
 	}
-	return append(dst, sitter.Range{
+	return append(dst, syntax.Range{
 		StartByte: uint32(from), EndByte: math.MaxUint32,
-		StartPoint: point(from), EndPoint: sitter.Point{Row: math.MaxUint32, Column: math.MaxUint32},
+		StartPoint: point(from), EndPoint: syntax.Point{Row: math.MaxUint32, Column: math.MaxUint32},
 	})
 }
 
