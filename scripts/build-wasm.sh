@@ -99,7 +99,7 @@ for pid in "${pids[@]}"; do
 	wait "$pid" || die "compile failed (see above)"
 done
 
-exports=(ctxls_new ctxls_delete ctxls_input ctxls_ranges ctxls_edit_input ctxls_parse ctxls_tree_edit
+exports=(ctxls_new ctxls_delete ctxls_input ctxls_ranges ctxls_edit_input ctxls_parse ctxls_expand ctxls_tree_edit
 	ctxls_tree_delete ctxls_names)
 ldflags=(-mexec-model=reactor -Wl,--strip-all -Wl,--stack-first -Wl,-z,stack-size=1048576)
 for e in "${exports[@]}"; do

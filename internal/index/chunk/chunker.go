@@ -354,6 +354,10 @@ func (c *Chunker) chunkCode(spec *langSpec, path string, src []byte, old *keptTr
 	}()
 	w := walker{opts: c.opts, spec: spec, src: src, li: &c.li}
 	w.run(root)
+	if err := tree.Err(); err != nil {
+		keep = false
+		return nil, false, fmt.Errorf("read the syntax tree: %w", err)
+	}
 	if w.units == 0 && !w.header && root.HasError() {
 		return nil, reused, nil
 	}

@@ -13,16 +13,21 @@
 //     scripts/build-wasm.sh and committed) run by wazero, a WebAssembly
 //     runtime written in Go.
 //
-// Both run the same C walker (csrc/syntax.c) after each parse: it visits
-// every node once and writes a compact record for it (node type, field,
-// flags, byte range, children), which the Go side decodes into a Tree in
-// one piece. Everything above that — node navigation, field look-ups,
-// the chunker — is one Go code path shared by both builds, so they give
-// identical trees (the package's tests compare them node by node with
-// go-tree-sitter's own binding) and identical chunks.
+// Both run the same C walker (csrc/syntax.c) on the tree tree-sitter
+// makes: it lists nodes as compact records (node type, field, flags, byte
+// range, children, and which child tree-sitter's own field look-up
+// returns), which the Go side decodes into the Tree's nodes. Nodes are
+// listed on demand: a parse lists the file's items and their children, and
+// a node's children are listed when first asked for, so that the many
+// nodes no one reads (the chunker reads the children of a few percent)
+// never cross from C, or from the WebAssembly instance, to Go.
+// Everything above that — node navigation, field look-ups, the chunker —
+// is one Go code path shared by both builds, so they give identical trees
+// (the package's tests compare them node by node with go-tree-sitter's
+// own binding) and identical chunks.
 //
-// A Tree is Go memory except for its handle on tree-sitter's tree, which
-// incremental parses need: Close it when done. A Parser holds one
+// A Tree holds tree-sitter's tree, which listing nodes and incremental
+// parses need: Close it when done. A Parser holds one
 // tree-sitter parser per language and, without cgo, one WebAssembly
 // instance; it is not safe for concurrent use (use one per goroutine),
 // and Close frees it. Without cgo the module is compiled once per process

@@ -31,8 +31,8 @@ import (
 // Engine is the name of the build's parsing engine.
 const Engine = "cgo"
 
-// handle is tree-sitter's tree.
-type handle = *C.TSTree
+// handle is the C walker's tree.
+type handle = *C.ctxls_tree
 
 // engine runs tree-sitter natively, through cgo.
 type engine struct {
@@ -53,7 +53,7 @@ func (e *engine) broken() bool { return false }
 
 // parse parses src and returns the tree and the walker's output, which
 // stays valid until the next call.
-func (e *engine) parse(lang Lang, src []byte, ranges []Range, old handle, hasOld bool) (handle, bool, walkOutput, error) {
+func (e *engine) parse(lang Lang, src []byte, ranges []Range, old handle, hasOld bool, depth uint32) (handle, bool, walkOutput, error) {
 	if len(ranges) > 0 {
 		buf := C.ctxls_ranges(e.s, C.uint32_t(len(ranges)))
 		// Range has TSRange's layout.
@@ -66,16 +66,30 @@ func (e *engine) parse(lang Lang, src []byte, ranges []Range, old handle, hasOld
 	if !hasOld {
 		old = nil
 	}
-	t := C.ctxls_parse(e.s, C.uint32_t(lang), p, C.uint32_t(len(src)), C.uint32_t(len(ranges)), old)
+	t := C.ctxls_parse(e.s, C.uint32_t(lang), p, C.uint32_t(len(src)), C.uint32_t(len(ranges)), old, C.uint32_t(depth))
 	if t == nil {
 		return nil, false, walkOutput{}, nil
 	}
+	return t, true, e.output(), nil
+}
+
+// expand lists the children of node i of t.
+func (e *engine) expand(t handle, i uint32) (walkOutput, error) {
+	if !C.ctxls_expand(e.s, t, C.uint32_t(i)) {
+		return walkOutput{}, errNoNode
+	}
+	return e.output(), nil
+}
+
+// output returns the walker's output for a tree.
+func (e *engine) output() walkOutput {
 	out := e.s.out
-	w := walkOutput{records: unsafe.Slice((*byte)(out.data), int(out.size)), count: int(out.count), farCount: int(out.far_count)}
+	w := walkOutput{records: unsafe.Slice((*byte)(out.data), int(out.size)), count: int(out.count),
+		first: int(out.first), farCount: int(out.far_count)}
 	if out.far_count > 0 {
 		w.far = unsafe.Slice((*byte)(unsafe.Pointer(out.far)), int(out.far_count)*farSize)
 	}
-	return t, true, w, nil
+	return w
 }
 
 // names returns the NUL-terminated names of lang's node types, fields

@@ -25,7 +25,7 @@ const Engine = "wasm"
 //go:embed syntax.wasm
 var wasmModule []byte
 
-// handle is tree-sitter's tree: its address in the instance's memory.
+// handle is the C walker's tree: its address in the instance's memory.
 type handle = uint32
 
 // wasmRuntime is the compiled module, shared by every Parser of the
@@ -102,11 +102,12 @@ const (
 	fnTreeEdit
 	fnTreeDelete
 	fnNames
+	fnExpand
 	fnCount
 )
 
 var fnName = [fnCount]string{"ctxls_new", "ctxls_input", "ctxls_ranges", "ctxls_edit_input", "ctxls_parse",
-	"ctxls_tree_edit", "ctxls_tree_delete", "ctxls_names"}
+	"ctxls_tree_edit", "ctxls_tree_delete", "ctxls_names", "ctxls_expand"}
 
 // engine is one instance of the module: its own memory, tree-sitter's
 // parsers in it, and the walker's state.
@@ -176,8 +177,8 @@ func (e *engine) broken() bool { return e.err != nil }
 
 // out reads the walker's last output (ctxls_out at the state's start):
 // where it is, how many items, how many bytes, where the far look-ups
-// are and how many.
-func (e *engine) out() (o [5]uint32, err error) {
+// are and how many, the first new record.
+func (e *engine) out() (o [6]uint32, err error) {
 	for i := range o {
 		v, ok := e.mem.ReadUint32Le(e.state + uint32(i)*4)
 		if !ok {
@@ -190,7 +191,7 @@ func (e *engine) out() (o [5]uint32, err error) {
 
 // parse parses src and returns the tree and the walker's output, a view
 // of the instance's memory valid until the next call.
-func (e *engine) parse(lang Lang, src []byte, ranges []Range, old handle, hasOld bool) (handle, bool, walkOutput, error) {
+func (e *engine) parse(lang Lang, src []byte, ranges []Range, old handle, hasOld bool, depth uint32) (handle, bool, walkOutput, error) {
 	in, err := e.call(fnInput, uint64(e.state), uint64(len(src)))
 	if err != nil {
 		return 0, false, walkOutput{}, err
@@ -215,28 +216,47 @@ func (e *engine) parse(lang Lang, src []byte, ranges []Range, old handle, hasOld
 	if !hasOld {
 		old = 0
 	}
-	t, err := e.call(fnParse, uint64(e.state), uint64(lang), uint64(in), uint64(len(src)), uint64(len(ranges)), uint64(old))
+	t, err := e.call(fnParse, uint64(e.state), uint64(lang), uint64(in), uint64(len(src)), uint64(len(ranges)), uint64(old), uint64(depth))
 	if err != nil {
 		return 0, false, walkOutput{}, err
 	}
 	if t == 0 {
 		return 0, false, walkOutput{}, nil
 	}
+	w, err := e.output()
+	return t, err == nil, w, err
+}
+
+// expand lists the children of node i of t.
+func (e *engine) expand(t handle, i uint32) (walkOutput, error) {
+	ok, err := e.call(fnExpand, uint64(e.state), uint64(t), uint64(i))
+	if err != nil {
+		return walkOutput{}, err
+	}
+	if ok == 0 {
+		return walkOutput{}, errNoNode
+	}
+	return e.output()
+}
+
+// output returns the walker's output for a tree, a view of the
+// instance's memory valid until the next call.
+func (e *engine) output() (walkOutput, error) {
 	o, err := e.out()
 	if err != nil {
-		return 0, false, walkOutput{}, err
+		return walkOutput{}, err
 	}
-	w := walkOutput{count: int(o[1]), farCount: int(o[4])}
+	w := walkOutput{count: int(o[1]), farCount: int(o[4]), first: int(o[5])}
 	var ok bool
 	if w.records, ok = e.mem.Read(o[0], o[2]); !ok {
-		return 0, false, walkOutput{}, errors.New("the node records are out of the parser's memory")
+		return walkOutput{}, errors.New("the node records are out of the parser's memory")
 	}
 	if o[4] > 0 {
 		if w.far, ok = e.mem.Read(o[3], o[4]*farSize); !ok {
-			return 0, false, walkOutput{}, errors.New("the far look-ups are out of the parser's memory")
+			return walkOutput{}, errors.New("the far look-ups are out of the parser's memory")
 		}
 	}
-	return t, true, w, nil
+	return w, nil
 }
 
 // names returns the NUL-terminated names of lang's node types, fields

@@ -97,3 +97,23 @@ func TestTrapStartsNewInstance(t *testing.T) {
 	}
 	before.Close()
 }
+
+// A trap while a tree's nodes are listed leaves them childless and is the
+// tree's error: a walk cannot mistake it for a small tree.
+func TestTrapWhileListing(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	tree, err := p.Parse(Go, []byte(goSrc), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	body := tree.RootNode().NamedChild(2).ChildByFieldName("body")
+	p.e.edit(0xFFFFFFF0, EditInput{})
+	if body.NamedChild(0) != nil || tree.Err() == nil {
+		t.Fatalf("after a trap: child %v, error %v", body.NamedChild(0), tree.Err())
+	}
+	if _, err := p.Parse(Go, []byte(goSrc), nil, nil); err != nil {
+		t.Fatalf("the next parse: %v", err)
+	}
+}

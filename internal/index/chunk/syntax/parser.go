@@ -16,7 +16,7 @@ var ErrNoTree = errors.New("syntax: the parser returned no tree")
 type Parser struct {
 	e        *engine
 	grammars [numLangs]*grammar
-	spare    []Node // a closed tree's nodes, for the next tree
+	free     [][]Node // blocks of closed trees, for the next ones
 	closed   bool
 }
 
@@ -30,7 +30,7 @@ func (p *Parser) Close() {
 		p.e.close()
 		p.e = nil
 	}
-	p.spare = nil
+	p.free = nil
 	p.closed = true
 }
 
@@ -51,7 +51,7 @@ func (p *Parser) Parse(lang Lang, src []byte, ranges []Range, old *Tree) (*Tree,
 	if old != nil && old.e == p.e && p.e != nil {
 		oldH, hasOld = old.h, true
 	}
-	h, ok, out, err := p.e.parse(lang, src, ranges, oldH, hasOld)
+	h, ok, out, err := p.e.parse(lang, src, ranges, oldH, hasOld, eagerDepth)
 	if err != nil {
 		p.fail()
 		return nil, fmt.Errorf("syntax: parse %s: %w", lang, err)
@@ -60,13 +60,21 @@ func (p *Parser) Parse(lang Lang, src []byte, ranges []Range, old *Tree) (*Tree,
 		return nil, ErrNoTree
 	}
 	t := &Tree{g: g, p: p, e: p.e, h: h}
-	err = decode(t, out, p.spare)
-	p.spare = nil
-	if err != nil {
-		p.e.deleteTree(h)
+	if err := t.add(out, -1); err != nil {
+		t.Close()
 		return nil, fmt.Errorf("syntax: parse %s: %w", lang, err)
 	}
 	return t, nil
+}
+
+// block returns a block of nodes, a closed tree's if there is one.
+func (p *Parser) block() []Node {
+	if k := len(p.free); k > 0 {
+		b := p.free[k-1]
+		p.free = p.free[:k-1]
+		return b
+	}
+	return make([]Node, blockSize)
 }
 
 // fail drops an engine that returned an error: without cgo that is a
@@ -145,4 +153,7 @@ func (p *Parser) grammar(lang Lang) (*grammar, error) {
 	return &g, nil
 }
 
-var errUnknownGrammar = errors.New("unknown grammar")
+var (
+	errUnknownGrammar = errors.New("unknown grammar")
+	errNoNode         = errors.New("no such node")
+)

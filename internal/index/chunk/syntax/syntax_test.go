@@ -213,3 +213,52 @@ func TestParseAfterClose(t *testing.T) {
 		t.Fatalf("Parse after Close: %v", err)
 	}
 }
+
+// Nodes are listed as they are asked for: a parse lists the file's items
+// and their children, a deeper node's children when first read.
+func TestNodesListedOnDemand(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	tree, err := p.Parse(Go, []byte(goSrc), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	before := tree.Listed()
+	body := tree.RootNode().NamedChild(2).ChildByFieldName("body")
+	if tree.Listed() != before {
+		t.Fatalf("reading a function's children listed %d more nodes", tree.Listed()-before)
+	}
+	ret := body.NamedChild(0)
+	if ret == nil || ret.Type() != "return_statement" || ret.Parent() != body || tree.Listed() <= before {
+		t.Fatalf("the body's first statement: %v (listed %d, then %d)", ret, before, tree.Listed())
+	}
+	var count func(n *Node) int
+	count = func(n *Node) int {
+		k := 1
+		for i := 0; i < int(n.ChildCount()); i++ {
+			k += count(n.Child(i))
+		}
+		return k
+	}
+	if full := count(tree.RootNode()); tree.Listed() != full {
+		t.Fatalf("after reading every node, %d listed of %d", tree.Listed(), full)
+	}
+}
+
+// After Edit a tree is only an old tree for Parse: its nodes not listed
+// yet read as childless, and Err says why.
+func TestNodesAfterEdit(t *testing.T) {
+	p := NewParser()
+	defer p.Close()
+	tree, err := p.Parse(Go, []byte(goSrc), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	body := tree.RootNode().NamedChild(2).ChildByFieldName("body")
+	tree.Edit(EditInput{})
+	if body.Child(0) != nil || body.ChildCount() != 0 || !errors.Is(tree.Err(), ErrEdited) {
+		t.Fatalf("after Edit: child %v, count %d, error %v", body.Child(0), body.ChildCount(), tree.Err())
+	}
+}

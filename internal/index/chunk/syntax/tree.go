@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 )
 
@@ -32,20 +33,39 @@ const (
 	flagHasError = 2
 	flagMissing  = 4
 	flagExtra    = 8
+	flagExpanded = 16 // the children are listed
 )
 
 // recordSize is the size of one node record (csrc/syntax.c, ctxls_record),
 // farSize of one far look-up (ctxls_far).
 const (
-	recordSize = 24
+	recordSize = 28
 	farSize    = 12
 )
 
-// walkOutput is what the C walker wrote for a tree: count node records
-// and farCount far look-ups, in the engine's memory.
+// eagerDepth is how many levels below the root a parse lists at once:
+// the items of a file and their children, which every walk reads. The
+// rest is listed when asked for.
+const eagerDepth = 2
+
+// Nodes are kept in blocks of 1<<blockBits, so that a *Node stays valid
+// while more of the tree is listed.
+const (
+	blockBits = 8
+	blockSize = 1 << blockBits
+)
+
+// maxFreeBlocks is how many closed trees' blocks a Parser keeps for its
+// next trees.
+const maxFreeBlocks = 64
+
+// walkOutput is what the C walker wrote: the tree's count node records,
+// new ones from first on, and all its farCount far look-ups, in the
+// engine's memory.
 type walkOutput struct {
 	records  []byte
 	count    int
+	first    int
 	far      []byte
 	farCount int
 }
@@ -59,16 +79,31 @@ type farLookup struct {
 	bit          uint8
 }
 
-// Tree is a parsed file: every node of tree-sitter's syntax tree, as Go
-// values, and a handle on tree-sitter's own tree for incremental parses.
-// Close it when done; its nodes must not be used afterwards.
+// ErrEdited is a Tree's error when its nodes were read after Edit: the
+// edit makes tree-sitter's nodes stale, so the tree is then only an old
+// tree for an incremental Parse.
+var ErrEdited = errors.New("syntax: nodes read after the tree was edited")
+
+// Tree is a parsed file: tree-sitter's syntax tree, whose nodes are read
+// into Go values as they are first asked for, and a handle on
+// tree-sitter's own tree for incremental parses. Close it when done; its
+// nodes must not be used afterwards.
+//
+// A node's children are listed (one call into the engine) the first time
+// they are asked for. If that fails (without cgo, a trap in the
+// WebAssembly instance), the node reads as having no children and Err
+// reports the failure: a caller that walked the tree checks Err before
+// trusting what it saw.
 type Tree struct {
-	nodes []Node
-	far   []farLookup
-	g     *grammar
-	p     *Parser
-	e     *engine // the engine holding h; nil once closed
-	h     handle
+	blocks [][]Node
+	n      int // nodes listed
+	far    []farLookup
+	g      *grammar
+	p      *Parser
+	e      *engine // the engine holding h; nil once closed
+	h      handle
+	err    error
+	edited bool
 }
 
 // Node is one node of a Tree. Its methods mirror tree-sitter's (and
@@ -77,9 +112,10 @@ type Tree struct {
 type Node struct {
 	t          *Tree
 	start, end uint32
-	first      uint32 // index of the first child; children are contiguous
+	first      uint32 // index of the first child, once expanded; children are contiguous
 	count      uint32 // children
 	namedCount uint32
+	index      int32
 	parent     int32  // -1 for the root
 	lookup     uint16 // bit k: the parent's look-up of grammar.lookups[k] returns this node
 	sym        uint16
@@ -87,14 +123,81 @@ type Node struct {
 	flags      uint8
 }
 
-// decode turns the C walker's output into t's nodes, reusing dst's
-// storage. It checks that every child list lies after its parent and
-// inside the records, so that a malformed buffer is an error, not a panic
-// later.
-func decode(t *Tree, w walkOutput, dst []Node) error {
-	var err error
-	if t.nodes, err = decodeNodes(t, w.records, w.count, dst); err != nil {
-		return err
+// node returns node i (it must be listed).
+func (t *Tree) node(i uint32) *Node { return &t.blocks[i>>blockBits][i&(blockSize-1)] }
+
+// add reads the engine's output into the tree: the records from w.first
+// on are new nodes, and the node they are the children of (expanded, -1
+// for a parse) is updated from its record. It checks that the records fit
+// together (every child list after its parent and inside the records,
+// every new node a child of a listed one), so that a malformed buffer is
+// an error, not a panic later.
+func (t *Tree) add(w walkOutput, expanded int) error {
+	if w.count < w.first || w.first != t.n || len(w.records) != w.count*recordSize {
+		return fmt.Errorf("syntax: %d bytes of node records for %d nodes, %d of them new, after %d", len(w.records), w.count, w.count-w.first, t.n)
+	}
+	le := binary.LittleEndian
+	rec := func(i int) []byte { return w.records[i*recordSize : (i+1)*recordSize] }
+	// Expanded nodes get their children's place from their record.
+	setChildren := func(nd *Node, r []byte) error {
+		nd.flags = r[3]
+		nd.first = le.Uint32(r[16:])
+		nd.count = le.Uint32(r[20:])
+		if nd.flags&flagExpanded == 0 {
+			return nil
+		}
+		if nd.count > 0 && (uint64(nd.first) <= uint64(nd.index) || uint64(nd.first)+uint64(nd.count) > uint64(w.count)) {
+			return fmt.Errorf("syntax: node %d has children %d..%d of %d nodes", nd.index, nd.first, uint64(nd.first)+uint64(nd.count), w.count)
+		}
+		return nil
+	}
+	if expanded >= 0 {
+		if expanded >= t.n {
+			return fmt.Errorf("syntax: node %d expanded of %d", expanded, t.n)
+		}
+		if err := setChildren(t.node(uint32(expanded)), rec(expanded)); err != nil {
+			return err
+		}
+	}
+	for i := w.first; i < w.count; i++ {
+		if i>>blockBits >= len(t.blocks) {
+			t.blocks = append(t.blocks, t.p.block())
+		}
+		nd := t.node(uint32(i))
+		r := rec(i)
+		*nd = Node{
+			t: t, index: int32(i), parent: -1,
+			sym: le.Uint16(r[0:]), field: r[2], lookup: le.Uint16(r[4:]),
+			start: le.Uint32(r[8:]), end: le.Uint32(r[12:]), namedCount: le.Uint32(r[24:]),
+		}
+		t.n = i + 1
+		if err := setChildren(nd, r); err != nil {
+			return err
+		}
+	}
+	// Parents: the new nodes are the children of the expanded node and of
+	// new nodes.
+	setParent := func(i int) {
+		nd := t.node(uint32(i))
+		if nd.flags&flagExpanded == 0 {
+			return
+		}
+		for c := nd.first; c < nd.first+nd.count; c++ {
+			if int(c) >= w.first {
+				t.node(c).parent = int32(i)
+			}
+		}
+	}
+	if expanded >= 0 {
+		setParent(expanded)
+	}
+	for i := w.first; i < w.count; i++ {
+		setParent(i)
+	}
+	for i := max(w.first, 1); i < w.count; i++ {
+		if t.node(uint32(i)).parent < 0 {
+			return fmt.Errorf("syntax: node %d has no parent in the records", i)
+		}
 	}
 	if w.farCount == 0 {
 		return nil
@@ -102,7 +205,7 @@ func decode(t *Tree, w walkOutput, dst []Node) error {
 	if len(w.far) != w.farCount*farSize {
 		return fmt.Errorf("syntax: %d bytes of far look-ups for %d", len(w.far), w.farCount)
 	}
-	le := binary.LittleEndian
+	t.far = t.far[:0]
 	for i := 0; i < w.farCount; i++ {
 		r := w.far[i*farSize:]
 		node, bit, target := le.Uint32(r), le.Uint32(r[4:]), le.Uint32(r[8:])
@@ -114,65 +217,21 @@ func decode(t *Tree, w walkOutput, dst []Node) error {
 	return nil
 }
 
-// decodeNodes decodes n node records.
-func decodeNodes(t *Tree, recs []byte, n int, dst []Node) ([]Node, error) {
-	if n <= 0 || len(recs) != n*recordSize {
-		return nil, fmt.Errorf("syntax: %d bytes of node records for %d nodes", len(recs), n)
-	}
-	if cap(dst) < n {
-		dst = make([]Node, n)
-	}
-	dst = dst[:n]
-	le := binary.LittleEndian
-	dst[0].parent = -1
-	for i := 0; i < n; i++ {
-		r := recs[i*recordSize : (i+1)*recordSize]
-		nd := &dst[i]
-		nd.t = t
-		nd.sym = le.Uint16(r[0:])
-		nd.field = r[2]
-		nd.flags = r[3]
-		nd.lookup = le.Uint16(r[4:])
-		nd.start = le.Uint32(r[8:])
-		nd.end = le.Uint32(r[12:])
-		nd.first = le.Uint32(r[16:])
-		nd.count = le.Uint32(r[20:])
-		nd.namedCount = 0
-		if i > 0 {
-			// The parent, decoded before (records are breadth-first), set
-			// this node's parent index; a stale index left in dst by its
-			// last use passes only if that node's children, as decoded
-			// now, include this one.
-			p := nd.parent
-			if p < 0 || int(p) >= i || dst[p].first > uint32(i) || dst[p].first+dst[p].count <= uint32(i) {
-				return nil, fmt.Errorf("syntax: node %d has no parent in the records", i)
-			}
-			if nd.flags&flagNamed != 0 {
-				dst[p].namedCount++
-			}
-		}
-		if nd.count == 0 {
-			continue
-		}
-		if uint64(nd.first) <= uint64(i) || uint64(nd.first)+uint64(nd.count) > uint64(n) {
-			return nil, fmt.Errorf("syntax: node %d has children %d..%d of %d nodes", i, nd.first, uint64(nd.first)+uint64(nd.count), n)
-		}
-		for c := nd.first; c < nd.first+nd.count; c++ {
-			dst[c].parent = int32(i)
-		}
-	}
-	return dst, nil
-}
-
 // RootNode returns the tree's root.
-func (t *Tree) RootNode() *Node { return &t.nodes[0] }
+func (t *Tree) RootNode() *Node { return t.node(0) }
 
-// NodeCount returns how many nodes the tree has.
-func (t *Tree) NodeCount() int { return len(t.nodes) }
+// Err reports a failure to list nodes (see Tree) or a read after Edit.
+func (t *Tree) Err() error { return t.err }
+
+// Listed returns how many of the tree's nodes have been read into Go.
+func (t *Tree) Listed() int { return t.n }
 
 // Edit tells tree-sitter's tree about an edit of its source, before it is
-// passed to Parse as the old tree. The tree's Go nodes are not changed.
+// passed to Parse as the old tree. The tree's nodes must not be read
+// after it (tree-sitter's own become stale); those not listed yet read as
+// having no children, and Err says why.
 func (t *Tree) Edit(e EditInput) {
+	t.edited = true
 	if t.e != nil {
 		t.e.edit(t.h, e)
 	}
@@ -185,10 +244,52 @@ func (t *Tree) Close() {
 		t.e.deleteTree(t.h)
 		t.e = nil
 	}
-	if t.p != nil && cap(t.nodes) > cap(t.p.spare) {
-		t.p.spare = t.nodes[:0]
+	if t.p != nil {
+		for _, b := range t.blocks {
+			if len(t.p.free) < maxFreeBlocks {
+				t.p.free = append(t.p.free, b)
+			}
+		}
 	}
-	t.nodes, t.far, t.p = nil, nil, nil
+	t.blocks, t.far, t.p, t.n = nil, nil, nil, 0
+}
+
+// kids returns n's children, listing them first if need be.
+func (n *Node) kids() (first, count uint32) {
+	if n.flags&flagExpanded == 0 && n.count > 0 {
+		n.t.expand(n)
+	}
+	if n.flags&flagExpanded == 0 {
+		return 0, 0
+	}
+	return n.first, n.count
+}
+
+// expand lists n's children.
+func (t *Tree) expand(n *Node) {
+	if t.err != nil {
+		return
+	}
+	switch {
+	case t.edited:
+		t.err = ErrEdited
+	case t.e == nil || t.p == nil:
+		t.err = errors.New("syntax: nodes read after the tree was closed")
+	case t.e != t.p.e:
+		t.err = errors.New("syntax: nodes read after the parser's engine failed")
+	}
+	if t.err != nil {
+		return
+	}
+	out, err := t.e.expand(t.h, uint32(n.index))
+	if err == nil {
+		err = t.add(out, int(n.index))
+	}
+	if err != nil {
+		t.err = fmt.Errorf("syntax: list the children of a %s: %w", n.Type(), err)
+		t.p.fail()
+		n.flags &^= flagExpanded
+	}
 }
 
 // Type returns the node's type (tree-sitter's ts_node_type): a grammar
@@ -232,29 +333,40 @@ func (n *Node) IsError() bool { return n.sym == 0xFFFF }
 func (n *Node) HasError() bool { return n.flags&flagHasError != 0 }
 
 // ChildCount returns the number of children, named and anonymous.
-func (n *Node) ChildCount() uint32 { return n.count }
+func (n *Node) ChildCount() uint32 {
+	if n.flags&flagExpanded == 0 && n.t.err != nil {
+		return 0
+	}
+	return n.count
+}
 
 // NamedChildCount returns the number of named children.
-func (n *Node) NamedChildCount() uint32 { return n.namedCount }
+func (n *Node) NamedChildCount() uint32 {
+	if n.flags&flagExpanded == 0 && n.t.err != nil {
+		return 0
+	}
+	return n.namedCount
+}
 
 // Child returns the i-th child, or nil.
 func (n *Node) Child(i int) *Node {
-	if i < 0 || uint32(i) >= n.count {
+	first, count := n.kids()
+	if i < 0 || uint32(i) >= count {
 		return nil
 	}
-	return &n.t.nodes[n.first+uint32(i)]
+	return n.t.node(first + uint32(i))
 }
 
 // NamedChild returns the i-th named child, or nil.
 func (n *Node) NamedChild(i int) *Node {
+	first, count := n.kids()
 	if i < 0 || uint32(i) >= n.namedCount {
 		return nil
 	}
-	kids := n.t.nodes[n.first : n.first+n.count]
-	for k := range kids {
-		if kids[k].flags&flagNamed != 0 {
+	for c := first; c < first+count; c++ {
+		if k := n.t.node(c); k.flags&flagNamed != 0 {
 			if i == 0 {
-				return &kids[k]
+				return k
 			}
 			i--
 		}
@@ -268,20 +380,17 @@ func (n *Node) NamedChild(i int) *Node {
 // any other field, the first child FieldName names it for (the same child
 // but in trees where error recovery leaves a field on a hidden rule).
 func (n *Node) ChildByFieldName(name string) *Node {
-	kids := n.t.nodes[n.first : n.first+n.count]
+	first, count := n.kids()
 	if k, ok := n.t.g.lookup[name]; ok {
 		bit := uint16(1) << k
-		for i := range kids {
-			if kids[i].lookup&bit != 0 {
-				return &kids[i]
+		for c := first; c < first+count; c++ {
+			if kid := n.t.node(c); kid.lookup&bit != 0 {
+				return kid
 			}
 		}
-		if len(n.t.far) > 0 {
-			self := n.index()
-			for _, f := range n.t.far {
-				if f.node == self && int(f.bit) == k {
-					return &n.t.nodes[f.target]
-				}
+		for _, f := range n.t.far {
+			if f.node == n.index && int(f.bit) == k {
+				return n.t.node(uint32(f.target))
 			}
 		}
 		return nil
@@ -290,9 +399,9 @@ func (n *Node) ChildByFieldName(name string) *Node {
 	if !ok {
 		return nil
 	}
-	for i := range kids {
-		if kids[i].field == id {
-			return &kids[i]
+	for c := first; c < first+count; c++ {
+		if kid := n.t.node(c); kid.field == id {
+			return kid
 		}
 	}
 	return nil
@@ -317,24 +426,10 @@ func (n *Node) FieldName() string {
 	return ""
 }
 
-// index returns the node's index in its tree.
-func (n *Node) index() int32 {
-	if n.parent < 0 {
-		return 0
-	}
-	p := &n.t.nodes[n.parent]
-	for i := p.first; i < p.first+p.count; i++ {
-		if &n.t.nodes[i] == n {
-			return int32(i)
-		}
-	}
-	return -1
-}
-
 // Parent returns the node's parent, or nil for the root.
 func (n *Node) Parent() *Node {
 	if n.parent < 0 {
 		return nil
 	}
-	return &n.t.nodes[n.parent]
+	return n.t.node(uint32(n.parent))
 }

@@ -68,6 +68,7 @@ bool ts_node_is_extra(TSNode self);
 bool ts_node_has_error(TSNode self);
 bool ts_node_is_null(TSNode self);
 uint32_t ts_node_child_count(TSNode self);
+uint32_t ts_node_named_child_count(TSNode self);
 TSNode ts_node_child_by_field_id(TSNode self, TSFieldId field_id);
 
 TSTreeCursor ts_tree_cursor_new(TSNode node);
