@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: wasm wasm-check test-wasm run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
+.PHONY: wasm wasm-check test-wasm bench-purego run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
 # version), whatever GOFLAGS says.
@@ -123,6 +123,13 @@ bench:
 # "Scale"). Minutes, not a test.
 bench-scale: build
 	./scripts/bench-scale.sh bin/ctxls
+
+# The build without cgo against the default one on a copy of Go's src: cold
+# index (median of PUREGO_RUNS, wall, CPU, peak RSS), warm assemble calls,
+# the one-time compile of its parser (docs/benchmarks.md, "Pure-Go build";
+# BASE_BIN=path adds another binary). Minutes, not a test.
+bench-purego:
+	./scripts/bench-purego.sh
 
 # What the PostgreSQL index store costs on a copy of Go's src: a full and
 # a 1 % publish, a cold replica's first request, warm requests against the
