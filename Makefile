@@ -13,7 +13,8 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 .PHONY: wasm wasm-check test-wasm bench-purego run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
-# version), whatever GOFLAGS says.
+# version), whatever GOFLAGS says. make build CGO_ENABLED=0 builds without
+# cgo: tree-sitter as WebAssembly, no C compiler needed (docs/architecture.md).
 build:
 	$(GO) build -buildvcs=auto -o bin/ctxls ./cmd/ctxls
 

@@ -53,6 +53,7 @@ if [ "$have" != "$CLANG_VERSION" ] && [ "${CTXLS_WASM_ANY_CLANG:-}" != 1 ]; then
 	die "the module is built with \"$CLANG_VERSION\", this is \"$have\" (CTXLS_WASM_ANY_CLANG=1 to build anyway; the bytes will differ)"
 fi
 
+go mod download github.com/smacker/go-tree-sitter || die "go mod download github.com/smacker/go-tree-sitter"
 mod=$(go list -m -f '{{.Dir}}' github.com/smacker/go-tree-sitter)
 [ -n "$mod" ] && [ -f "$mod/api.h" ] || die "github.com/smacker/go-tree-sitter is not in the module cache (go mod download)"
 csrc=$PWD/internal/index/chunk/syntax/csrc
