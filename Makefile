@@ -10,10 +10,11 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e test-windows
+.PHONY: wasm wasm-check test-wasm bench-purego run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e test-windows
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
-# version), whatever GOFLAGS says.
+# version), whatever GOFLAGS says. make build CGO_ENABLED=0 builds without
+# cgo: tree-sitter as WebAssembly, no C compiler needed (docs/architecture.md).
 build:
 	$(GO) build -buildvcs=auto -o bin/ctxls ./cmd/ctxls
 
@@ -27,8 +28,10 @@ dist:
 test-dist: dist
 	./scripts/dist-test.sh
 
-# The Windows build, run here: ctxls.exe cross-compiled with cgo (Debian's
-# gcc-mingw-w64-x86-64) and run under Debian's wine64 — version, an index
+# The Windows build, run here: ctxls.exe cross-compiled as it ships,
+# without cgo (WINDOWS_CGO=1: with cgo through Debian's
+# gcc-mingw-w64-x86-64, which also builds wine's missing
+# bcryptprimitives.dll), run under Debian's wine64 — version, an index
 # of the fixture with CRLF files, a question and a cursor written with
 # Windows paths, each context byte-identical to this machine's binary's;
 # the OS layer's tests as Windows binaries; an index whose files another
@@ -53,11 +56,30 @@ test-vscode-e2e:
 run: build
 	./bin/ctxls assemble --root . --query "$(QUESTION)" --budget $(BUDGET)
 
-test: lint need-git need-postgres
+test: lint need-git need-postgres wasm-check
 	$(GO) test -count=1 ./...
+	@$(MAKE) --no-print-directory test-wasm
 	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory test-mcp-client; \
 	  else echo "make test: node/npm not found: skipping the MCP TypeScript-client test (.ci/run requires it)"; fi
 	@$(MAKE) --no-print-directory test-editors
+
+# The WebAssembly module the build without cgo parses with
+# (internal/index/chunk/syntax/syntax.wasm): tree-sitter's runtime, the
+# grammars and the syntax package's walker, compiled from the module
+# cache's C sources with Debian's clang-16 (scripts/build-wasm.sh, which
+# installs it when missing). The module is committed; wasm-check rebuilds
+# it and fails unless the result is byte-identical.
+wasm:
+	./scripts/build-wasm.sh
+wasm-check:
+	./scripts/build-wasm.sh --check
+
+# The code the build without cgo runs (CGO_ENABLED=0, as darwin and
+# windows ship), tested here with cgo on through the ctxls_wasm tag: the
+# syntax package (its parity with go-tree-sitter) and the chunker.
+test-wasm:
+	$(GO) vet -tags ctxls_wasm ./internal/index/chunk/...
+	$(GO) test -count=1 -tags ctxls_wasm ./internal/index/chunk/...
 
 # The editor integrations (editors/) against the real server: each editor
 # that is installed (node for VS Code's extension, nvim, emacs with eglot);
@@ -118,6 +140,13 @@ bench:
 # "Scale"). Minutes, not a test.
 bench-scale: build
 	./scripts/bench-scale.sh bin/ctxls
+
+# The build without cgo against the default one on a copy of Go's src: cold
+# index (median of PUREGO_RUNS, wall, CPU, peak RSS), warm assemble calls,
+# the one-time compile of its parser (docs/benchmarks.md, "Pure-Go build";
+# BASE_BIN=path adds another binary). Minutes, not a test.
+bench-purego:
+	./scripts/bench-purego.sh
 
 # What the PostgreSQL index store costs on a copy of Go's src: a full and
 # a 1 % publish, a cold replica's first request, warm requests against the

@@ -3,28 +3,42 @@
 #
 #   ctxls_VERSION_linux_amd64.tar.gz   the binary (ctxls) and README.md
 #   ctxls_VERSION_linux_arm64.tar.gz
+#   ctxls_VERSION_darwin_arm64.tar.gz
+#   ctxls_VERSION_darwin_amd64.tar.gz
+#   ctxls_VERSION_windows_amd64.zip    ctxls.exe and README.md
 #   SHA256SUMS                         sha256sum's format, of every file above and below
 #   npm/ctxls-cli-NPMVERSION.tgz       the npm launcher package @ctxls/cli
-#   npm/ctxls-cli-linux-x64-NPMVERSION.tgz, npm/ctxls-cli-linux-arm64-NPMVERSION.tgz
-#                                      its per-platform binaries (optional dependencies)
-#   ctxls-linux-x64-NPMVERSION.vsix, ctxls-linux-arm64-NPMVERSION.vsix
-#                                      the VS Code extension with the server binary inside
+#   npm/ctxls-cli-OS-CPU-NPMVERSION.tgz
+#                                      its per-platform binaries (optional
+#                                      dependencies), OS-CPU in node's names:
+#                                      linux-x64, linux-arm64, darwin-arm64,
+#                                      darwin-x64, win32-x64
+#   ctxls-OS-CPU-NPMVERSION.vsix       the VS Code extension with the server
+#                                      binary inside, per VS Code target (the
+#                                      same five)
 #
 # VERSION is $DIST_VERSION (a release: v1.2.3), else the tag at HEAD, else
 # v0.0.0-dev.gCOMMIT; NPMVERSION is VERSION without its "v". The binaries
 # name it (`ctxls version`). DIST_TARGETS chooses the platforms (default
-# "linux/amd64 linux/arm64"); DIST_VSIX=0 skips the VS Code packages (they
-# need node and npm).
+# all five, "linux/amd64 linux/arm64 darwin/arm64 darwin/amd64
+# windows/amd64"); DIST_VSIX=0 skips the VS Code packages (they need node
+# and npm).
 #
-# ctxls uses cgo (tree-sitter), so every target needs a C compiler for it:
-# linux/arm64 is cross-compiled with Debian's aarch64-linux-gnu-gcc,
-# installed with apt-get when missing. darwin is not built: cgo for it needs
-# Apple's SDK, which no package registry reachable here provides (build on a
-# Mac: `make build`).
+# Which build each platform gets (docs/architecture.md, "Two builds";
+# docs/benchmarks.md, "Pure-Go build"):
+#   - linux: cgo (tree-sitter compiled natively, the faster cold index),
+#     linked statically (netgo, osusergo), so the binary needs no glibc of
+#     any version; linux/arm64 is cross-compiled with Debian's
+#     aarch64-linux-gnu-gcc, installed with apt-get when missing;
+#   - darwin and windows: without cgo (CGO_ENABLED=0: tree-sitter as
+#     WebAssembly under wazero), the code CI runs in full on Linux
+#     (make test-wasm, TestWithoutCgo, make test-windows); no C compiler or
+#     Apple SDK is needed.
 #
-# Each archive's binary is run (`ctxls version`) where it can be: natively,
-# or under qemu-user for another architecture (Debian's qemu-user, installed
-# when missing); one that cannot be run here is said so, not skipped quietly.
+# Each binary is checked for its format and architecture, and run
+# (`ctxls version`) where it can be: natively, linux/arm64 under qemu-user
+# (Debian's qemu-user, installed when missing); make test-dist runs the
+# Windows one under wine and checks every package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,7 +60,7 @@ v[0-9]*) ;;
 *) die "version $version: want vMAJOR.MINOR.PATCH[-PRERELEASE]" ;;
 esac
 npmversion=${version#v}
-targets=${DIST_TARGETS:-linux/amd64 linux/arm64}
+targets=${DIST_TARGETS:-linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64}
 out=dist
 rm -rf "$out"
 mkdir -p "$out/npm"
@@ -54,7 +68,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ctxls-dist-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 host=$(go env GOOS)/$(go env GOARCH)
 
-# cc_for TARGET: the C compiler for a target (installed when missing).
+# cc_for TARGET: the C compiler for a Linux target (installed when
+# missing).
 cc_for() {
 	case $1 in
 	"$host") echo "${CC:-gcc}" ;;
@@ -66,29 +81,60 @@ cc_for() {
 		command -v x86_64-linux-gnu-gcc >/dev/null || apt_install gcc-x86-64-linux-gnu libc6-dev-amd64-cross
 		echo x86_64-linux-gnu-gcc
 		;;
-	darwin/*) die "$1: cgo for darwin needs Apple's SDK, which is not available here; build on a Mac (make build)" ;;
-	*) die "$1: not a supported target (linux/amd64, linux/arm64)" ;;
+	*) die "$1: not a supported Linux target (linux/amd64, linux/arm64)" ;;
 	esac
 }
 
-# run_binary TARGET BIN: runs `BIN version` natively or under qemu-user;
-# prints what it printed.
+# build TARGET OUT: ctxls for TARGET, written to OUT.
+build() {
+	local os=${1%/*} arch=${1#*/} ldflags="-s -w -X main.releaseVersion=$version"
+	case $os in
+	linux)
+		local cc
+		cc=$(cc_for "$1")
+		log "building $1 with cgo ($cc), linked statically"
+		CGO_ENABLED=1 GOOS=$os GOARCH=$arch CC=$cc go build -trimpath -buildvcs=false -tags netgo,osusergo \
+			-ldflags "$ldflags -linkmode external -extldflags -static" -o "$2" ./cmd/ctxls
+		;;
+	darwin | windows)
+		log "building $1 without cgo"
+		CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false -ldflags "$ldflags" -o "$2" ./cmd/ctxls
+		;;
+	*) die "$1: not a supported target (linux/amd64, linux/arm64, darwin/arm64, darwin/amd64, windows/amd64)" ;;
+	esac
+}
+
+# format TARGET: what file(1) says of a binary for TARGET.
+format() {
+	case $1 in
+	linux/amd64) echo 'ELF 64-bit LSB executable, x86-64, .*statically linked' ;;
+	linux/arm64) echo 'ELF 64-bit LSB executable, ARM aarch64, .*statically linked' ;;
+	darwin/amd64) echo 'Mach-O 64-bit x86_64 executable' ;;
+	darwin/arm64) echo 'Mach-O 64-bit arm64 executable' ;;
+	windows/amd64) echo 'PE32\+ executable \(console\) x86-64' ;;
+	esac
+}
+
+# run_binary TARGET BIN: runs `BIN version` natively or under qemu-user and
+# prints what it printed; prints nothing for a target that cannot run here.
 run_binary() {
 	case $1 in
 	"$host") "$2" version ;;
 	linux/arm64)
 		command -v qemu-aarch64 >/dev/null || apt_install qemu-user
-		qemu-aarch64 -L /usr/aarch64-linux-gnu "$2" version
+		qemu-aarch64 "$2" version
 		;;
 	linux/amd64)
 		command -v qemu-x86_64 >/dev/null || apt_install qemu-user
-		qemu-x86_64 -L /usr/x86_64-linux-gnu "$2" version
+		qemu-x86_64 "$2" version
 		;;
 	esac
 }
 
-# npm's names: node's process.platform and process.arch.
+# npm's names (node's process.platform and process.arch), which VS Code's
+# targets use too.
 npm_cpu() { case $1 in amd64) echo x64 ;; *) echo "$1" ;; esac }
+npm_os() { case $1 in windows) echo win32 ;; *) echo "$1" ;; esac }
 
 # The VS Code extension, compiled once; each platform's package adds its
 # binary as bin/ctxls.
@@ -101,43 +147,59 @@ if [ "${DIST_VSIX:-1}" != 0 ]; then
 		die "the VS Code extension does not build"
 fi
 
+command -v file >/dev/null || apt_install file
 for t in $targets; do
 	os=${t%/*}
 	arch=${t#*/}
-	cc=$(cc_for "$t")
+	exe=ctxls
+	[ "$os" != windows ] || exe=ctxls.exe
 	name=ctxls_${version}_${os}_${arch}
-	log "building $t with $cc"
 	mkdir -p "$work/$name"
-	CGO_ENABLED=1 GOOS=$os GOARCH=$arch CC=$cc go build -trimpath -buildvcs=false \
-		-ldflags "-s -w -X main.releaseVersion=$version" -o "$work/$name/ctxls" ./cmd/ctxls
+	build "$t" "$work/$name/$exe"
 	cp README.md "$work/$name/"
-	got=$(run_binary "$t" "$work/$name/ctxls") || die "$t: the binary does not run: $got"
-	[ "$got" = "ctxls $version" ] || die "$t: the binary says \"$got\", want \"ctxls $version\""
-	log "$t: runs here: $got"
-	tar -C "$work" --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name -czf "$out/$name.tar.gz" "$name"
+	file -b "$work/$name/$exe" | grep -Eq "^$(format "$t")" ||
+		die "$t: the binary is not what the target runs: $(file -b "$work/$name/$exe")"
+	got=$(run_binary "$t" "$work/$name/$exe") || die "$t: the binary does not run: $got"
+	if [ -n "$got" ]; then
+		[ "$got" = "ctxls $version" ] || die "$t: the binary says \"$got\", want \"ctxls $version\""
+		log "$t: runs here: $got"
+	else
+		log "$t: $(file -b "$work/$name/$exe" | cut -d, -f1) (not run here$( [ "$os" != windows ] || echo ": make test-dist runs it under wine"))"
+	fi
+	if [ "$os" = windows ]; then
+		# A zip, as Windows users expect; its entries dated 1980-01-01 (zip's
+		# earliest), in name order, without extra fields: reproducible.
+		command -v zip >/dev/null || apt_install zip
+		find "$work/$name" -exec touch -h -d '1980-01-01 00:00:00 UTC' {} +
+		(cd "$work" && find "$name" -type f | LC_ALL=C sort | TZ=UTC zip -X -q -D "$OLDPWD/$out/$name.zip" -@)
+	else
+		tar -C "$work" --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name -czf "$out/$name.tar.gz" "$name"
+	fi
 
 	# The npm platform package: the binary, for node's os and cpu.
 	cpu=$(npm_cpu "$arch")
-	pkg=$work/npm-$os-$cpu
+	nos=$(npm_os "$os")
+	pkg=$work/npm-$nos-$cpu
 	mkdir -p "$pkg/bin"
-	cp "$work/$name/ctxls" "$pkg/bin/ctxls"
-	sed "s/OS-CPU/$os-$cpu/g" packaging/npm/platform-README.md >"$pkg/README.md"
-	PKG_NAME=@ctxls/cli-$os-$cpu PKG_VERSION=$npmversion PKG_OS=$os PKG_CPU=$cpu node -e '
+	cp "$work/$name/$exe" "$pkg/bin/$exe"
+	sed "s/OS-CPU/$nos-$cpu/g" packaging/npm/platform-README.md >"$pkg/README.md"
+	PKG_NAME=@ctxls/cli-$nos-$cpu PKG_VERSION=$npmversion PKG_OS=$nos PKG_CPU=$cpu PKG_BIN=bin/$exe node -e '
 		const e = process.env;
 		process.stdout.write(JSON.stringify({
 			name: e.PKG_NAME, version: e.PKG_VERSION,
 			description: `The ctxls binary for ${e.PKG_OS}-${e.PKG_CPU} (installed by @ctxls/cli)`,
-			license: "UNLICENSED", os: [e.PKG_OS], cpu: [e.PKG_CPU], files: ["bin/ctxls"],
+			license: "UNLICENSED", os: [e.PKG_OS], cpu: [e.PKG_CPU], files: [e.PKG_BIN],
 			preferUnplugged: true,
 		}, null, 2) + "\n");' >"$pkg/package.json"
 	(cd "$pkg" && npm pack --silent --pack-destination "$OLDPWD/$out/npm" >/dev/null)
-	optional="${optional:+$optional,}\"@ctxls/cli-$os-$cpu\":\"$npmversion\""
+	optional="${optional:+$optional,}\"@ctxls/cli-$nos-$cpu\":\"$npmversion\""
 
 	# The VS Code extension for this platform, with the binary inside.
 	if [ -n "$ext" ]; then
-		cp "$work/$name/ctxls" "$ext/bin/ctxls"
+		rm -f "$ext/bin/ctxls" "$ext/bin/ctxls.exe"
+		cp "$work/$name/$exe" "$ext/bin/$exe"
 		(cd "$ext" && npx vsce package --no-git-tag-version --no-update-package-json --skip-license --allow-missing-repository \
-			--target "$os-$cpu" -o "$OLDPWD/$out/ctxls-$os-$cpu-$npmversion.vsix" "$npmversion" >/dev/null) ||
+			--target "$nos-$cpu" -o "$OLDPWD/$out/ctxls-$nos-$cpu-$npmversion.vsix" "$npmversion" >/dev/null) ||
 			die "$t: the VS Code package failed"
 	fi
 done

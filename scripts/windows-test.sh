@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # windows-test.sh: the Windows build, run here under wine (make test-windows):
-#   - ctxls.exe is cross-compiled with cgo (Debian's gcc-mingw-w64-x86-64),
-#     beside this machine's ctxls, and runs under wine64 in a fresh prefix;
+#   - ctxls.exe is cross-compiled as it ships, without cgo (tree-sitter as
+#     WebAssembly; WINDOWS_CGO=1 builds it with cgo through Debian's
+#     gcc-mingw-w64-x86-64 instead), beside this machine's default ctxls,
+#     and runs under wine64 in a fresh prefix;
 #   - `ctxls.exe version` names the Linux binary's version;
 #   - both index a copy of the fixture internal/lsp/testdata/workspace, some
 #     of its files converted to CRLF, to the same state root;
@@ -14,7 +16,7 @@
 #   - the OS layer's unit tests run as Windows binaries (internal/osfile:
 #     locks, no-follow opens, renames over files another process holds,
 #     reads shared for deletion; the cursor's paths; the LSP client's
-#     process);
+#     process; the WebAssembly parser, its traps and its private cache);
 #   - an index survives a program that holds its CURRENT file open: a
 #     build that cannot replace it leaves the old generation live and
 #     serves from memory, and the context is unchanged; an index whose lock
@@ -30,16 +32,11 @@ die() {
 	exit 1
 }
 CC_WIN=${CC_WIN:-x86_64-w64-mingw32-gcc}
-command -v "$CC_WIN" >/dev/null || die "$CC_WIN not found: install gcc-mingw-w64-x86-64 (make test-windows does)"
-wine=$(command -v wine64 || command -v wine || true)
-[ -n "$wine" ] || [ ! -x /usr/lib/wine/wine64 ] || wine=/usr/lib/wine/wine64
-[ -n "$wine" ] || die "wine64 not found: install wine64 (make test-windows does)"
+. scripts/lib/wine.sh
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctxls-windows-test-XXXXXX")
-export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 cleanup() {
-	# The prefix's wineserver outlives the programs it ran.
-	"$(command -v wineserver || echo /usr/lib/wine/wineserver)" -k 2>/dev/null || true
+	wine_stop
 	if [ -n "${KEEP:-}" ]; then echo "windows-test: keeping $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -51,20 +48,17 @@ w() { "$wine" "$@"; }
 
 echo "== build ctxls.exe, ctxls and the test binaries"
 go build -buildvcs=auto -o "$work/ctxls" ./cmd/ctxls
-wingo() { GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=$CC_WIN go "$@"; }
-wingo build -buildvcs=auto -o "$work/ctxls.exe" ./cmd/ctxls
+wingo() { GOOS=windows GOARCH=amd64 CGO_ENABLED=${WINDOWS_CGO:-0} CC=$CC_WIN go "$@"; }
+wingo build -trimpath -buildvcs=auto -o "$work/ctxls.exe" ./cmd/ctxls # -trimpath: make dist's compiled packages
 wingo test -c -o "$work/osfile.test.exe" ./internal/osfile
 wingo test -c -o "$work/retrieve.test.exe" ./internal/retrieve
 wingo test -c -o "$work/lsp.test.exe" ./internal/lsp
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -o "$work/syntax.test.exe" ./internal/index/chunk/syntax
 file "$work/ctxls.exe" | grep -q 'PE32+ executable.*x86-64' || die "ctxls.exe is not a Windows x86-64 executable"
-echo "ok   ctxls.exe: $(file -b "$work/ctxls.exe" | cut -d, -f1)"
+echo "ok   ctxls.exe: $(file -b "$work/ctxls.exe" | cut -d, -f1), CGO_ENABLED=${WINDOWS_CGO:-0}"
 
 echo "== a wine prefix with the bcryptprimitives.dll shim"
-w wineboot --init >/dev/null 2>&1 || true
-sys32=$WINEPREFIX/drive_c/windows/system32
-[ -d "$sys32" ] || die "wineboot made no prefix at $WINEPREFIX"
-"$CC_WIN" -shared -O2 -o "$sys32/bcryptprimitives.dll" scripts/windows/bcryptprimitives.c \
-	scripts/windows/bcryptprimitives.def -ladvapi32
+wine_setup "$work"
 echo "ok   $("$wine" --version 2>/dev/null || echo wine), shim in system32"
 
 cd "$work"
@@ -76,7 +70,8 @@ w ./osfile.test.exe -test.count=1 >osfile.out 2>&1 || { cat osfile.out; die "int
 w ./retrieve.test.exe -test.count=1 -test.run '^(TestParseFocus|TestSlashRel|TestRootPathWindows)$' >retrieve.out 2>&1 ||
 	{ cat retrieve.out; die "internal/retrieve's path tests under wine"; }
 w ./lsp.test.exe -test.count=1 -test.run '^TestProcessGone$' >lsp.out 2>&1 || { cat lsp.out; die "internal/lsp's TestProcessGone under wine"; }
-echo "ok   internal/osfile, internal/retrieve (paths), internal/lsp (the client's process)"
+w ./syntax.test.exe -test.count=1 >syntax.out 2>&1 || { cat syntax.out; die "internal/index/chunk/syntax's tests (WebAssembly) under wine"; }
+echo "ok   internal/osfile, internal/retrieve (paths), internal/lsp (the client's process), internal/index/chunk/syntax (WebAssembly)"
 
 echo "== the fixture, some files CRLF"
 cp -R "$repo/internal/lsp/testdata/workspace" ws

@@ -14,7 +14,9 @@ import (
 // …/cmd/ctxls@latest` is refused; no 0.1.0 .vsix is built any more (make
 // dist writes one per platform); VS Code does run in the tests
 // (code-server); and until the npm package is published, a page that
-// starts it with npx also says how to install its tarballs globally.
+// starts it with npx also says how to install its tarballs globally. Nor
+// does anything say a C compiler is needed, or that macOS or Windows is
+// not built.
 func TestInstallAdvice(t *testing.T) {
 	repo := filepath.Join("..", "..")
 	stale := []struct{ text, why string }{
@@ -22,9 +24,13 @@ func TestInstallAdvice(t *testing.T) {
 		{"ctxls-0.1.0.vsix", "make dist writes a .vsix per platform"},
 		{"VS Code itself cannot run", "make test-vscode-e2e runs it"},
 		{"VS Code cannot run", "make test-vscode-e2e runs it"},
+		{"ctxls uses cgo", "CGO_ENABLED=0 builds it with Go alone (tree-sitter as WebAssembly)"},
+		{"Go and gcc: cgo", "CGO_ENABLED=0 builds it with Go alone (tree-sitter as WebAssembly)"},
+		{"macOS is not built", "make dist builds darwin-arm64 and darwin-x64"},
+		{"Windows does not build", "make dist builds windows-amd64, make test-windows runs it"},
 	}
 	var files []string
-	for _, top := range []string{"README.md", "docs", "editors", "packaging"} {
+	for _, top := range []string{"README.md", "docs", "editors", "packaging", "scripts"} {
 		err := filepath.WalkDir(filepath.Join(repo, top), func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -36,7 +42,7 @@ func TestInstallAdvice(t *testing.T) {
 				return nil
 			}
 			switch filepath.Ext(p) {
-			case ".md", ".ts", ".js", ".lua", ".el", ".json":
+			case ".md", ".ts", ".js", ".lua", ".el", ".json", ".sh":
 				if d.Name() != "package-lock.json" {
 					files = append(files, p)
 				}

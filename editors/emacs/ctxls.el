@@ -38,7 +38,7 @@
   :prefix "ctxls-")
 
 (defconst ctxls-install-command "go install ./cmd/ctxls"
-  "How to build ctxls in a checkout of ctxls (needs Go and gcc: cgo).
+  "How to build ctxls in a checkout of ctxls (needs Go, and gcc unless CGO_ENABLED=0).
 A release archive (make dist) carries the binary instead.")
 
 (defcustom ctxls-program "ctxls"
@@ -152,7 +152,7 @@ variable named by :key-env, never from settings."
            ctxls-program)
       (and (not (file-name-absolute-p ctxls-program))
            (executable-find ctxls-program))
-      (user-error "ctxls: the server binary %S was not found.  Unpack a release archive and put its ctxls on `exec-path', or build it in a checkout of ctxls with `%s' (needs Go and gcc: cgo), or set `ctxls-program' to its file name"
+      (user-error "ctxls: the server binary %S was not found.  Unpack a release archive and put its ctxls on `exec-path', or build it in a checkout of ctxls with `%s' (needs Go, and gcc unless CGO_ENABLED=0), or set `ctxls-program' to its file name"
                   ctxls-program ctxls-install-command)))
 
 (defun ctxls--eglot-contact (&optional _interactive)

@@ -73,8 +73,8 @@ export function findBinary(
 function missingMessage(what: string): string {
   return (
     `ctxls: the server binary cannot be started: ${what}. ` +
-    `Install this extension's package for your platform (ctxls-linux-x64-….vsix, which carries the server; ` +
-    `make dist in a ctxls checkout builds it), or build ctxls in a checkout of ctxls with \`${INSTALL_COMMAND}\` (needs Go and gcc: ctxls uses cgo) ` +
+    `Install this extension's package for your platform (ctxls-linux-x64-….vsix, ctxls-darwin-arm64-….vsix, ctxls-win32-x64-….vsix, …, which carries the server; ` +
+    `make dist in a ctxls checkout builds it), or build ctxls in a checkout of ctxls with \`${INSTALL_COMMAND}\` (needs Go, and gcc unless CGO_ENABLED=0) ` +
     `and make sure it is on PATH or set "ctxls.path" to the binary.`
   );
 }

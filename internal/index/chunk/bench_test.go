@@ -2,7 +2,6 @@ package chunk
 
 import (
 	"bytes"
-	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,10 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/golang"
-
 	"github.com/ctxls/ctxls/internal/gotree"
+	"github.com/ctxls/ctxls/internal/index/chunk/syntax"
 )
 
 // goSrcSample returns a deterministic sample of about limit bytes of .go
@@ -95,18 +92,18 @@ func BenchmarkChunkGoSrc(b *testing.B) {
 	b.ReportMetric(float64(chunks), "chunks/op")
 }
 
-// BenchmarkParseGoSrc only parses the same sample: the floor under
+// BenchmarkParseGoSrc only parses the same sample, each file whole (the
+// tree's records read into Go, no chunks): the floor under
 // BenchmarkChunkGoSrc.
 func BenchmarkParseGoSrc(b *testing.B) {
 	_, srcs := goSrcSample(b, 5<<20)
-	p := sitter.NewParser()
+	p := syntax.NewParser()
 	defer p.Close()
-	p.SetLanguage(golang.GetLanguage())
 	b.SetBytes(totalSize(srcs))
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, src := range srcs {
-			tree, err := p.ParseCtx(context.Background(), nil, src)
+			tree, err := p.Parse(syntax.Go, src, nil, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

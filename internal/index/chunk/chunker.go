@@ -2,7 +2,6 @@ package chunk
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -10,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/ctxls/ctxls/internal/index/chunk/syntax"
 )
 
 // Options tune how files are cut. Zero fields take their defaults.
@@ -53,15 +52,16 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Chunker cuts files into chunks. It keeps one tree-sitter parser per
-// language, created on first use, and scratch buffers reused between
-// files.
+// Chunker cuts files into chunks. It keeps a syntax.Parser (one
+// tree-sitter parser per language, and without cgo the WebAssembly
+// instance they run in), started on first use, and scratch buffers reused
+// between files.
 //
 // A Chunker is not safe for concurrent use: give each goroutine its own.
-// Close it when done to free the parsers' C memory.
+// Close it when done to free the parsers' memory.
 type Chunker struct {
 	opts    Options
-	parsers map[string]*sitter.Parser
+	parser  *syntax.Parser
 	li      lineIndex
 	lx      lexer
 	scratch []byte
@@ -71,8 +71,6 @@ type Chunker struct {
 	// the same path, most recent last, at most keep of them.
 	kept []keptTree
 	keep int
-	// cursors are the walks' tree cursors, kept for reuse (walker.cursor).
-	cursors []*sitter.TreeCursor
 
 	// liveTrees counts syntax trees parsed and not yet closed; it is zero
 	// whenever Chunk has returned (tests check this).
@@ -80,13 +78,13 @@ type Chunker struct {
 
 	// ranges is scratch space for outline parses; fullParse turns them
 	// off (tests compare both).
-	ranges    []sitter.Range
+	ranges    []syntax.Range
 	fullParse bool
 }
 
 // NewChunker returns a Chunker with opts (zero fields take defaults).
 func NewChunker(opts Options) *Chunker {
-	return &Chunker{opts: opts.withDefaults(), parsers: map[string]*sitter.Parser{}}
+	return &Chunker{opts: opts.withDefaults(), parser: syntax.NewParser()}
 }
 
 // Options returns the options in effect, defaults filled in.
@@ -96,14 +94,7 @@ func (c *Chunker) Options() Options { return c.opts }
 // afterwards.
 func (c *Chunker) Close() {
 	c.KeepTrees(0)
-	for _, cur := range c.cursors {
-		cur.Close()
-	}
-	c.cursors = nil
-	for name, p := range c.parsers {
-		p.Close()
-		delete(c.parsers, name)
-	}
+	c.parser.Close()
 	c.closed = true
 }
 
@@ -139,8 +130,9 @@ func (c *Chunker) ChunkAgain(path string, src []byte) (chunks []Chunk, reused bo
 }
 
 // KeepTrees sets how many files' trees ChunkAgain keeps (default 0: none;
-// ChunkAgain is then Chunk). Each kept tree holds C memory of the order of
-// ten times its file's size.
+// ChunkAgain is then Chunk). Each kept tree holds tree-sitter's memory (C
+// memory, or the WebAssembly instance's) of the order of ten times its
+// file's size.
 func (c *Chunker) KeepTrees(n int) {
 	c.keep = max(n, 0)
 	c.trimKept()
@@ -232,29 +224,19 @@ func languageFor(path string, src []byte) string {
 
 // parse parses src with spec's grammar; only the given ranges of it
 // when ranges is not empty (an outline parse). gaveUp reports that the
-// parser stopped at its operation limit (the caller falls back to
-// windows); an error means the grammar could not be loaded.
-func (c *Chunker) parse(spec *langSpec, src []byte, ranges []sitter.Range) (tree *sitter.Tree, gaveUp bool, err error) {
-	p := c.parser(spec)
-	if len(ranges) > 0 {
-		p.SetIncludedRanges(ranges)
-		defer p.SetIncludedRanges(wholeFile)
-	}
-	tree, err = p.ParseCtx(context.Background(), nil, src)
-	if err != nil {
-		if errors.Is(err, sitter.ErrNoLanguage) {
-			return nil, false, fmt.Errorf("parse %s: %w", spec.name, err)
-		}
+// parser returned no tree (the caller falls back to windows); an error
+// means the parser could not run (without cgo: its WebAssembly instance
+// could not start or trapped, and the next parse starts a new one).
+func (c *Chunker) parse(spec *langSpec, src []byte, ranges []syntax.Range) (tree *syntax.Tree, gaveUp bool, err error) {
+	tree, err = c.parser.Parse(spec.grammar, src, ranges, nil)
+	if errors.Is(err, syntax.ErrNoTree) {
 		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("parse %s: %w", spec.name, err)
 	}
 	return tree, false, nil
 }
-
-// wholeFile is tree-sitter's default included range: everything.
-var wholeFile = []sitter.Range{{
-	EndByte:  math.MaxUint32,
-	EndPoint: sitter.Point{Row: math.MaxUint32, Column: math.MaxUint32},
-}}
 
 // freshTree parses src without an old tree. For a language with an
 // outline (outline.go) the tree is the outline's when it parses without
@@ -263,9 +245,9 @@ var wholeFile = []sitter.Range{{
 // the whole file is parsed first and kept when it has no error: such a
 // tree gives the same chunks as its outline, so the chunks are the same
 // either way.
-func (c *Chunker) freshTree(spec *langSpec, src []byte, whole bool) (tree *sitter.Tree, outline, gaveUp bool, err error) {
+func (c *Chunker) freshTree(spec *langSpec, src []byte, whole bool) (tree *syntax.Tree, outline, gaveUp bool, err error) {
 	canOutline := spec.outline != nil && !c.fullParse
-	var full *sitter.Tree // the whole file's tree, when parsed first
+	var full *syntax.Tree // the whole file's tree, when parsed first
 	if whole || !canOutline {
 		if full, gaveUp, err = c.parse(spec, src, nil); err != nil {
 			return nil, false, false, err
@@ -334,17 +316,6 @@ func looksLikeCPP(src []byte) bool {
 var cppMarkers = []string{"class ", "namespace ", "template <", "template<", "public:", "private:",
 	"protected:", "using namespace ", "extern \"C++\""}
 
-// parser returns the parser for spec, creating it on first use.
-func (c *Chunker) parser(spec *langSpec) *sitter.Parser {
-	if p, ok := c.parsers[spec.name]; ok {
-		return p
-	}
-	p := sitter.NewParser()
-	p.SetLanguage(spec.grammar())
-	c.parsers[spec.name] = p
-	return p
-}
-
 // chunkCode parses src and walks its tree. A nil result (without error)
 // asks for the window fallback: the parser gave up, or the tree has errors
 // and neither a unit nor a header was found in it.
@@ -353,7 +324,7 @@ func (c *Chunker) parser(spec *langSpec) *sitter.Parser {
 // incrementally from it (and old is consumed). keep asks to keep the new
 // tree when it has no error.
 func (c *Chunker) chunkCode(spec *langSpec, path string, src []byte, old *keptTree, keep bool) (_ []Chunk, reused bool, _ error) {
-	var tree *sitter.Tree
+	var tree *syntax.Tree
 	if old != nil {
 		tree = c.reparse(spec, old, src)
 		reused = tree != nil
@@ -381,8 +352,12 @@ func (c *Chunker) chunkCode(spec *langSpec, path string, src []byte, old *keptTr
 			tree.Close()
 		}
 	}()
-	w := walker{opts: c.opts, spec: spec, src: src, li: &c.li, cursors: &c.cursors}
+	w := walker{opts: c.opts, spec: spec, src: src, li: &c.li}
 	w.run(root)
+	if err := tree.Err(); err != nil {
+		keep = false
+		return nil, false, fmt.Errorf("read the syntax tree: %w", err)
+	}
 	if w.units == 0 && !w.header && root.HasError() {
 		return nil, reused, nil
 	}
@@ -397,7 +372,7 @@ func (c *Chunker) chunkCode(spec *langSpec, path string, src []byte, old *keptTr
 type keptTree struct {
 	path, lang string
 	src        []byte
-	tree       *sitter.Tree
+	tree       *syntax.Tree
 }
 
 // takeKept removes path's kept tree from the list and returns it (nil if
@@ -432,10 +407,10 @@ func (c *Chunker) trimKept() {
 // edit spans from the first byte that differs to the last, so reparse
 // needs no edit list from the caller. It returns nil when the result has
 // an error: the caller then parses afresh (see ChunkAgain).
-func (c *Chunker) reparse(spec *langSpec, old *keptTree, src []byte) *sitter.Tree {
+func (c *Chunker) reparse(spec *langSpec, old *keptTree, src []byte) *syntax.Tree {
 	defer old.tree.Close()
 	prefix, suffix := commonEnds(old.src, src)
-	old.tree.Edit(sitter.EditInput{
+	old.tree.Edit(syntax.EditInput{
 		StartIndex:  uint32(prefix),
 		OldEndIndex: uint32(len(old.src) - suffix),
 		NewEndIndex: uint32(len(src) - suffix),
@@ -443,8 +418,8 @@ func (c *Chunker) reparse(spec *langSpec, old *keptTree, src []byte) *sitter.Tre
 		OldEndPoint: pointAt(old.src, len(old.src)-suffix),
 		NewEndPoint: pointAt(src, len(src)-suffix),
 	})
-	tree, err := c.parser(spec).ParseCtx(context.Background(), old.tree, src)
-	if err != nil || tree == nil {
+	tree, err := c.parser.Parse(spec.grammar, src, nil, old.tree)
+	if err != nil {
 		return nil
 	}
 	if tree.RootNode().HasError() {
@@ -468,10 +443,10 @@ func commonEnds(a, b []byte) (prefix, suffix int) {
 }
 
 // pointAt is tree-sitter's (row, byte column) of offset i in src.
-func pointAt(src []byte, i int) sitter.Point {
+func pointAt(src []byte, i int) syntax.Point {
 	row := bytes.Count(src[:i], []byte{'\n'})
 	col := i - (bytes.LastIndexByte(src[:i], '\n') + 1)
-	return sitter.Point{Row: uint32(row), Column: uint32(col)}
+	return syntax.Point{Row: uint32(row), Column: uint32(col)}
 }
 
 // windows cuts the whole file into KindWindow line windows.

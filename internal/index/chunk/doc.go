@@ -17,8 +17,17 @@
 // Each language is one langSpec value in a table (lang.go): which node types
 // are units, wrappers, transparent scopes, header items, fields. The tree is
 // walked only at the top level and inside class-like bodies; identifiers
-// for References come from a small lexer over the text (lex.go), because a
-// full tree walk through cgo would cost as much as the parse.
+// for References come from a small lexer over the text (lex.go), which is
+// faster than reading them from the tree's leaves.
+//
+// # Parsing
+//
+// Files are parsed by the syntax package, which hands over tree-sitter's
+// tree as Go values. It runs tree-sitter natively when ctxls is built with
+// cgo and, without cgo (CGO_ENABLED=0, the ctxls_wasm tag), the same C
+// compiled to WebAssembly; everything in this package is the same code in
+// both builds, and the tests (the golden files, the outline's comparison,
+// the fuzz seeds) run through both (make test-wasm).
 //
 // # Units and nesting
 //
@@ -117,18 +126,23 @@
 //
 // # Outline parses
 //
-// Go files are parsed in outline: the bodies of top-level functions and
-// methods that cannot make a unit longer than MaxLines are left out of the
-// parse (tree-sitter's included ranges; the bodies are found with
-// go/scanner), since no chunk boundary lies inside them and they are most
-// of the parser's work. The chunks are those of a full parse for every
+// Go files are parsed in outline: what no chunk boundary depends on is
+// left out of the parse (tree-sitter's included ranges; the parts are
+// found with go/scanner), since it is most of the parser's work: the
+// bodies of top-level functions and methods that cannot make a unit
+// longer than MaxLines, and the contents of every brace pair nested in a
+// longer function's body (whose statements, not their insides, are where
+// it is cut) or in a top-level var or const declaration (composite
+// literals, function literals). Braces are kept, so each left-out part
+// reads as an empty block. The chunks are those of a full parse for every
 // file without a syntax error (a test checks it on a part of Go's own
-// source tree). A file that does not scan, or whose outline has an error,
-// is parsed whole. A syntax error inside a left-out body is not seen:
-// that function keeps its chunk (from its braces), where a full parse's
-// error recovery may have cut it elsewhere. ChunkAgain parses whole files,
-// which incremental parses need, and the outline only when the whole
-// file has an error, so that both give the same chunks.
+// source tree, and on all of it with CTXLS_OUTLINE_CORPUS). A file that
+// does not scan, or whose outline has an error, is parsed whole. A syntax
+// error inside a left-out part is not seen: that function or declaration
+// keeps its chunk (from its braces), where a full parse's error recovery
+// may have cut it elsewhere. ChunkAgain parses whole files, which
+// incremental parses need, and the outline only when the whole file has
+// an error, so that both give the same chunks.
 //
 // # Hashes and references
 //

@@ -5,23 +5,11 @@ import (
 	"path"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/c"
-	"github.com/smacker/go-tree-sitter/cpp"
-	"github.com/smacker/go-tree-sitter/csharp"
-	"github.com/smacker/go-tree-sitter/golang"
-	"github.com/smacker/go-tree-sitter/java"
-	"github.com/smacker/go-tree-sitter/javascript"
-	"github.com/smacker/go-tree-sitter/php"
-	"github.com/smacker/go-tree-sitter/python"
-	"github.com/smacker/go-tree-sitter/ruby"
-	"github.com/smacker/go-tree-sitter/rust"
-	"github.com/smacker/go-tree-sitter/typescript/tsx"
-	"github.com/smacker/go-tree-sitter/typescript/typescript"
+	"github.com/ctxls/ctxls/internal/index/chunk/syntax"
 )
 
 // pred is a test on a node beyond its type; nil means "always".
-type pred func(n *sitter.Node, src []byte) bool
+type pred func(n *syntax.Node, src []byte) bool
 
 // unitRule says how one node type becomes a unit.
 type unitRule struct {
@@ -34,17 +22,17 @@ type unitRule struct {
 	// name returns the unit's name and, when the declaration itself names
 	// its owner (Go receivers, C++ Foo::bar), that owner. nil: first name
 	// found through the name/declarator fields.
-	name func(n *sitter.Node, src []byte) (name, owner string)
+	name func(n *syntax.Node, src []byte) (name, owner string)
 	// body returns the node whose children are the unit's members or
 	// statements. nil: the "body" field.
-	body func(n *sitter.Node) *sitter.Node
+	body func(n *syntax.Node) *syntax.Node
 	// kindOf overrides kind from the node (Go type specs).
-	kindOf func(n *sitter.Node) Kind
+	kindOf func(n *syntax.Node) Kind
 	// qual overrides the qualified name (Rust trait impls).
-	qual func(n *sitter.Node, src []byte, name string) string
+	qual func(n *syntax.Node, src []byte, name string) string
 	// containerOf makes this node a container although the rule is not
 	// one (a JavaScript const bound to an object literal of methods).
-	containerOf func(n *sitter.Node) bool
+	containerOf func(n *syntax.Node) bool
 }
 
 // langSpec is everything the chunker knows about one language. Each
@@ -52,7 +40,7 @@ type unitRule struct {
 type langSpec struct {
 	name    string
 	exts    []string
-	grammar func() *sitter.Language
+	grammar syntax.Lang
 
 	units map[string]unitRule
 	// wrappers hold one declaration and lend it their range (export
@@ -86,7 +74,7 @@ type langSpec struct {
 	// outline, if set, returns the ranges of a file a parse must read for
 	// its chunks, leaving out function bodies no chunk needs (outline.go);
 	// nil: the whole file.
-	outline func(src []byte, maxLines int, dst []sitter.Range) []sitter.Range
+	outline func(src []byte, maxLines int, dst []syntax.Range) []syntax.Range
 
 	lex        lexSpec
 	keywords   map[string]bool
@@ -125,7 +113,7 @@ func merge(sets ...map[string]bool) map[string]bool {
 }
 
 // text returns the source bytes of n.
-func text(n *sitter.Node, src []byte) []byte {
+func text(n *syntax.Node, src []byte) []byte {
 	s, e := int(n.StartByte()), int(n.EndByte())
 	if s < 0 || e > len(src) || s > e {
 		return nil
@@ -159,11 +147,11 @@ func baseName(t string) string {
 }
 
 // selfBody makes a unit's own children its statements (Go var blocks).
-func selfBody(n *sitter.Node) *sitter.Node { return n }
+func selfBody(n *syntax.Node) *syntax.Node { return n }
 
 // --- Go ---------------------------------------------------------------
 
-func goMethodName(n *sitter.Node, src []byte) (string, string) {
+func goMethodName(n *syntax.Node, src []byte) (string, string) {
 	name := ""
 	if nm := n.ChildByFieldName("name"); nm != nil {
 		name = string(text(nm, src))
@@ -177,7 +165,7 @@ func goMethodName(n *sitter.Node, src []byte) (string, string) {
 	return name, owner
 }
 
-func goTypeBody(n *sitter.Node) *sitter.Node {
+func goTypeBody(n *syntax.Node) *syntax.Node {
 	t := n.ChildByFieldName("type")
 	if t == nil {
 		return nil
@@ -195,7 +183,7 @@ func goTypeBody(n *sitter.Node) *sitter.Node {
 	return nil
 }
 
-func goTypeKind(n *sitter.Node) Kind {
+func goTypeKind(n *syntax.Node) Kind {
 	if t := n.ChildByFieldName("type"); t != nil && t.Type() == "interface_type" {
 		return KindInterface
 	}
@@ -206,7 +194,7 @@ func goTypeKind(n *sitter.Node) Kind {
 
 // cName digs the declared name out of a C/C++ declarator chain; for
 // "Foo::bar" it returns ("bar", "Foo").
-func cName(n *sitter.Node, src []byte) (string, string) {
+func cName(n *syntax.Node, src []byte) (string, string) {
 	d := n.ChildByFieldName("declarator")
 	for depth := 0; d != nil && depth < 16; depth++ {
 		switch d.Type() {
@@ -239,7 +227,7 @@ func cName(n *sitter.Node, src []byte) (string, string) {
 
 // cTypedefBody finds the member list of the struct/union/enum a typedef
 // defines, if it defines one inline.
-func cTypedefBody(n *sitter.Node) *sitter.Node {
+func cTypedefBody(n *syntax.Node) *syntax.Node {
 	t := n.ChildByFieldName("type")
 	if t == nil {
 		return nil
@@ -249,7 +237,7 @@ func cTypedefBody(n *sitter.Node) *sitter.Node {
 
 // hasFuncDeclarator reports whether a C declaration declares a function
 // (a prototype) rather than a variable.
-func hasFuncDeclarator(n *sitter.Node, _ []byte) bool {
+func hasFuncDeclarator(n *syntax.Node, _ []byte) bool {
 	for i := 0; i < int(n.NamedChildCount()); i++ {
 		d := n.NamedChild(i)
 		for depth := 0; d != nil && depth < 16; depth++ {
@@ -266,31 +254,31 @@ func hasFuncDeclarator(n *sitter.Node, _ []byte) bool {
 	return false
 }
 
-func notFuncDecl(n *sitter.Node, src []byte) bool { return !hasFuncDeclarator(n, src) }
+func notFuncDecl(n *syntax.Node, src []byte) bool { return !hasFuncDeclarator(n, src) }
 
 // --- Rust --------------------------------------------------------------
 
-func rustImplName(n *sitter.Node, src []byte) (string, string) {
+func rustImplName(n *syntax.Node, src []byte) (string, string) {
 	if t := n.ChildByFieldName("type"); t != nil {
 		return baseName(string(text(t, src))), ""
 	}
 	return "", ""
 }
 
-func rustImplQual(n *sitter.Node, src []byte, name string) string {
+func rustImplQual(n *syntax.Node, src []byte, name string) string {
 	if tr := n.ChildByFieldName("trait"); tr != nil {
 		return "<" + name + " as " + baseName(string(text(tr, src))) + ">"
 	}
 	return name
 }
 
-func noBody(n *sitter.Node, _ []byte) bool { return n.ChildByFieldName("body") == nil }
+func noBody(n *syntax.Node, _ []byte) bool { return n.ChildByFieldName("body") == nil }
 
 // --- JavaScript / TypeScript --------------------------------------------
 
 // jsDeclValue returns the value of a declaration of one variable
 // (const x = value), or nil.
-func jsDeclValue(n *sitter.Node) *sitter.Node {
+func jsDeclValue(n *syntax.Node) *syntax.Node {
 	if n.NamedChildCount() != 1 {
 		return nil
 	}
@@ -303,7 +291,7 @@ func jsDeclValue(n *sitter.Node) *sitter.Node {
 
 // jsFuncValue returns the function a variable declaration is initialised
 // with (const f = () => {…}), or nil.
-func jsFuncValue(n *sitter.Node) *sitter.Node {
+func jsFuncValue(n *syntax.Node) *syntax.Node {
 	if v := jsDeclValue(n); v != nil && jsIsFunc(v) {
 		return v
 	}
@@ -311,7 +299,7 @@ func jsFuncValue(n *sitter.Node) *sitter.Node {
 }
 
 // jsIsFunc reports whether an expression is a function.
-func jsIsFunc(v *sitter.Node) bool {
+func jsIsFunc(v *syntax.Node) bool {
 	switch v.Type() {
 	case "arrow_function", "function_expression", "function", "generator_function":
 		return true
@@ -321,7 +309,7 @@ func jsIsFunc(v *sitter.Node) bool {
 
 // jsObjectValue returns the object literal a declaration binds when it
 // holds methods (const proto = module.exports = { get body() {…}, … }).
-func jsObjectValue(n *sitter.Node) *sitter.Node {
+func jsObjectValue(n *syntax.Node) *syntax.Node {
 	v := jsDeclValue(n)
 	for i := 0; v != nil && v.Type() == "assignment_expression" && i < 4; i++ {
 		v = v.ChildByFieldName("right")
@@ -334,7 +322,7 @@ func jsObjectValue(n *sitter.Node) *sitter.Node {
 
 // jsHasMethods reports whether an object literal defines a method or a
 // property whose value is a function.
-func jsHasMethods(obj *sitter.Node) bool {
+func jsHasMethods(obj *syntax.Node) bool {
 	for i := 0; i < int(obj.NamedChildCount()); i++ {
 		switch ch := obj.NamedChild(i); ch.Type() {
 		case "method_definition":
@@ -349,7 +337,7 @@ func jsHasMethods(obj *sitter.Node) bool {
 }
 
 // jsPairFunc returns the function a property pair holds (back: function …).
-func jsPairFunc(n *sitter.Node) *sitter.Node {
+func jsPairFunc(n *syntax.Node) *syntax.Node {
 	if v := n.ChildByFieldName("value"); v != nil && jsIsFunc(v) {
 		return v
 	}
@@ -358,24 +346,24 @@ func jsPairFunc(n *sitter.Node) *sitter.Node {
 
 // jsIsFuncOrObjectDecl accepts a const bound to a function or to an object
 // literal of methods.
-func jsIsFuncOrObjectDecl(n *sitter.Node, _ []byte) bool {
+func jsIsFuncOrObjectDecl(n *syntax.Node, _ []byte) bool {
 	return jsFuncValue(n) != nil || jsObjectValue(n) != nil
 }
 
-func jsIsObjectDecl(n *sitter.Node) bool { return jsFuncValue(n) == nil && jsObjectValue(n) != nil }
+func jsIsObjectDecl(n *syntax.Node) bool { return jsFuncValue(n) == nil && jsObjectValue(n) != nil }
 
-func jsDeclKind(n *sitter.Node) Kind {
+func jsDeclKind(n *syntax.Node) Kind {
 	if jsIsObjectDecl(n) {
 		return KindClass
 	}
 	return KindFunction
 }
 
-func jsNotFuncDecl(n *sitter.Node, src []byte) bool {
+func jsNotFuncDecl(n *syntax.Node, src []byte) bool {
 	return !jsIsFuncOrObjectDecl(n, src) && !jsRequire(n, src)
 }
 
-func jsFuncDeclName(n *sitter.Node, src []byte) (string, string) {
+func jsFuncDeclName(n *syntax.Node, src []byte) (string, string) {
 	if n.NamedChildCount() > 0 {
 		if nm := n.NamedChild(0).ChildByFieldName("name"); nm != nil {
 			return string(text(nm, src)), ""
@@ -384,7 +372,7 @@ func jsFuncDeclName(n *sitter.Node, src []byte) (string, string) {
 	return "", ""
 }
 
-func jsFuncDeclBody(n *sitter.Node) *sitter.Node {
+func jsFuncDeclBody(n *syntax.Node) *syntax.Node {
 	if v := jsFuncValue(n); v != nil {
 		return v.ChildByFieldName("body")
 	}
@@ -393,14 +381,14 @@ func jsFuncDeclBody(n *sitter.Node) *sitter.Node {
 
 // jsAssignedObject accepts an object literal of methods assigned to a
 // property: module.exports = {…}, exports.x = {…}, Foo.prototype = {…}.
-func jsAssignedObject(n *sitter.Node, _ []byte) bool {
+func jsAssignedObject(n *syntax.Node, _ []byte) bool {
 	p := n.Parent()
 	return p != nil && p.Type() == "assignment_expression" && jsHasMethods(n)
 }
 
 // jsObjectName names an assigned object literal: "module.exports", the
 // class whose prototype it is, or the property it is assigned to.
-func jsObjectName(n *sitter.Node, src []byte) (string, string) {
+func jsObjectName(n *syntax.Node, src []byte) (string, string) {
 	l := n.Parent().ChildByFieldName("left")
 	if l == nil {
 		return "", ""
@@ -419,7 +407,7 @@ func jsObjectName(n *sitter.Node, src []byte) (string, string) {
 }
 
 // jsPairName names a property holding a function by its key.
-func jsPairName(n *sitter.Node, src []byte) (string, string) {
+func jsPairName(n *syntax.Node, src []byte) (string, string) {
 	k := n.ChildByFieldName("key")
 	if k == nil {
 		return "", ""
@@ -427,7 +415,7 @@ func jsPairName(n *sitter.Node, src []byte) (string, string) {
 	return strings.Trim(string(text(k, src)), "'\"`"), ""
 }
 
-func jsPairBody(n *sitter.Node) *sitter.Node {
+func jsPairBody(n *syntax.Node) *syntax.Node {
 	if f := jsPairFunc(n); f != nil {
 		return f.ChildByFieldName("body")
 	}
@@ -435,22 +423,22 @@ func jsPairBody(n *sitter.Node) *sitter.Node {
 }
 
 // jsRequire reports a CommonJS import: const x = require("y").
-func jsRequire(n *sitter.Node, src []byte) bool {
+func jsRequire(n *syntax.Node, src []byte) bool {
 	return bytes.Contains(text(n, src), []byte("require("))
 }
 
 // jsDirective reports a directive prologue such as 'use strict'.
-func jsDirective(n *sitter.Node, _ []byte) bool {
+func jsDirective(n *syntax.Node, _ []byte) bool {
 	return n.NamedChildCount() == 1 && n.NamedChild(0).Type() == "string"
 }
 
 // jsReexport reports export … from "module".
-func jsReexport(n *sitter.Node, _ []byte) bool { return n.ChildByFieldName("source") != nil }
+func jsReexport(n *syntax.Node, _ []byte) bool { return n.ChildByFieldName("source") != nil }
 
 // --- Python --------------------------------------------------------------
 
 // pyHeaderStmt accepts a module docstring or a top-level assignment.
-func pyHeaderStmt(n *sitter.Node, _ []byte) bool {
+func pyHeaderStmt(n *syntax.Node, _ []byte) bool {
 	if n.NamedChildCount() == 0 {
 		return false
 	}
@@ -463,7 +451,7 @@ func pyHeaderStmt(n *sitter.Node, _ []byte) bool {
 
 // --- Ruby ----------------------------------------------------------------
 
-func rubyRequire(n *sitter.Node, src []byte) bool {
+func rubyRequire(n *syntax.Node, src []byte) bool {
 	m := n.ChildByFieldName("method")
 	if m == nil || n.ChildByFieldName("receiver") != nil {
 		return false
@@ -512,7 +500,7 @@ func cppScopes() map[string]string {
 // it has one; assigned to a property (CommonJS exports.f = function …,
 // Foo.prototype.bar = function …) by the property, owned by the object;
 // module.exports = … as "module.exports"; else (export default) "default".
-func jsDefaultName(n *sitter.Node, src []byte) (string, string) {
+func jsDefaultName(n *syntax.Node, src []byte) (string, string) {
 	if nm := n.ChildByFieldName("name"); nm != nil {
 		return string(text(nm, src)), ""
 	}
@@ -554,7 +542,7 @@ var jsUnits = map[string]unitRule{
 	// (module.exports = { back() {…}, … }); their function-valued
 	// properties are methods.
 	"object": {kind: KindClass, container: true, topLevel: true, when: jsAssignedObject, name: jsObjectName, body: selfBody},
-	"pair":   {kind: KindFunction, fn: true, when: func(n *sitter.Node, _ []byte) bool { return jsPairFunc(n) != nil }, name: jsPairName, body: jsPairBody},
+	"pair":   {kind: KindFunction, fn: true, when: func(n *syntax.Node, _ []byte) bool { return jsPairFunc(n) != nil }, name: jsPairName, body: jsPairBody},
 }
 
 func tsUnits() map[string]unitRule {
@@ -573,7 +561,7 @@ func tsUnits() map[string]unitRule {
 var jsFields = set("field_definition", "public_field_definition", "property_signature", "method_signature",
 	"abstract_method_signature", "enum_assignment", "property_identifier")
 
-func jsSpec(name string, exts []string, grammar func() *sitter.Language, ts bool) *langSpec {
+func jsSpec(name string, exts []string, grammar syntax.Lang, ts bool) *langSpec {
 	units := jsUnits
 	kw := jsKeywords
 	scopes := map[string]string{}
@@ -603,7 +591,7 @@ func jsSpec(name string, exts []string, grammar func() *sitter.Language, ts bool
 // languages is the per-language table, in no particular order.
 var languages = []*langSpec{
 	{
-		name: "go", exts: []string{".go"}, grammar: golang.GetLanguage,
+		name: "go", exts: []string{".go"}, grammar: syntax.Go,
 		units: map[string]unitRule{
 			"function_declaration": {kind: KindFunction, fn: true},
 			"method_declaration":   {kind: KindMethod, fn: true, name: goMethodName},
@@ -621,7 +609,7 @@ var languages = []*langSpec{
 		outline: goOutline,
 	},
 	{
-		name: "python", exts: []string{".py", ".pyi"}, grammar: python.GetLanguage,
+		name: "python", exts: []string{".py", ".pyi"}, grammar: syntax.Python,
 		units: map[string]unitRule{
 			"function_definition": {kind: KindFunction, fn: true},
 			"class_definition":    {kind: KindClass, container: true},
@@ -638,7 +626,7 @@ var languages = []*langSpec{
 		docstring: true,
 	},
 	{
-		name: "rust", exts: []string{".rs"}, grammar: rust.GetLanguage,
+		name: "rust", exts: []string{".rs"}, grammar: syntax.Rust,
 		units: map[string]unitRule{
 			"function_item":    {kind: KindFunction, fn: true},
 			"struct_item":      {kind: KindType, container: true},
@@ -659,11 +647,11 @@ var languages = []*langSpec{
 		keywords:   rustKeywords,
 		attrPrefix: "#[",
 	},
-	jsSpec("javascript", []string{".js", ".mjs", ".cjs", ".jsx"}, javascript.GetLanguage, false),
-	jsSpec("typescript", []string{".ts", ".mts", ".cts"}, typescript.GetLanguage, true),
-	jsSpec("tsx", []string{".tsx"}, tsx.GetLanguage, true),
+	jsSpec("javascript", []string{".js", ".mjs", ".cjs", ".jsx"}, syntax.JavaScript, false),
+	jsSpec("typescript", []string{".ts", ".mts", ".cts"}, syntax.TypeScript, true),
+	jsSpec("tsx", []string{".tsx"}, syntax.TSX, true),
 	{
-		name: "java", exts: []string{".java"}, grammar: java.GetLanguage,
+		name: "java", exts: []string{".java"}, grammar: syntax.Java,
 		units: map[string]unitRule{
 			"class_declaration":               {kind: KindClass, container: true},
 			"record_declaration":              {kind: KindClass, container: true},
@@ -683,7 +671,7 @@ var languages = []*langSpec{
 		keywords: javaKeywords,
 	},
 	{
-		name: "c", exts: []string{".c", ".h"}, grammar: c.GetLanguage,
+		name: "c", exts: []string{".c", ".h"}, grammar: syntax.C,
 		units:    cUnits,
 		scopes:   cScopes,
 		vars:     map[string]pred{"declaration": notFuncDecl},
@@ -695,7 +683,7 @@ var languages = []*langSpec{
 		keywords: cKeywords,
 	},
 	{
-		name: "cpp", exts: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp"}, grammar: cpp.GetLanguage,
+		name: "cpp", exts: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp"}, grammar: syntax.CPP,
 		units:    cppUnits(),
 		wrappers: map[string]bool{"template_declaration": true},
 		scopes:   cppScopes(),
@@ -709,7 +697,7 @@ var languages = []*langSpec{
 		keywords: merge(cKeywords, cppKeywords),
 	},
 	{
-		name: "csharp", exts: []string{".cs"}, grammar: csharp.GetLanguage,
+		name: "csharp", exts: []string{".cs"}, grammar: syntax.CSharp,
 		units: map[string]unitRule{
 			"class_declaration":         {kind: KindClass, container: true},
 			"record_declaration":        {kind: KindClass, container: true},
@@ -732,7 +720,7 @@ var languages = []*langSpec{
 		keywords: csKeywords,
 	},
 	{
-		name: "ruby", exts: []string{".rb", ".rake", ".gemspec"}, grammar: ruby.GetLanguage,
+		name: "ruby", exts: []string{".rb", ".rake", ".gemspec"}, grammar: syntax.Ruby,
 		units: map[string]unitRule{
 			"method":           {kind: KindFunction, fn: true},
 			"singleton_method": {kind: KindFunction, fn: true},
@@ -748,7 +736,7 @@ var languages = []*langSpec{
 		keywords: rubyKeywords,
 	},
 	{
-		name: "php", exts: []string{".php"}, grammar: php.GetLanguage,
+		name: "php", exts: []string{".php"}, grammar: syntax.PHP,
 		units: map[string]unitRule{
 			"function_definition":   {kind: KindFunction, fn: true},
 			"method_declaration":    {kind: KindFunction, fn: true, needBody: true},

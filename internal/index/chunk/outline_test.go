@@ -131,7 +131,10 @@ func TestGoOutlineBodies(t *testing.T) {
 		{"no body, then a body", "package p\n\nfunc asm(x int) int\n\nfunc g() { b() }\n",
 			[]string{" b() "}},
 		{"function literal in a declaration", "package p\n\nvar f = func() int { return 1 }\n\nvar g =\n\tfunc() {}\n\nfunc h() { c() }\n",
-			[]string{" c() "}},
+			[]string{" return 1 ", " c() "}},
+		{"composite literals in var and const declarations", "package p\n\nvar (\n\tm = map[string]T{\"a\": {1}}\n\tn = 2\n)\n\nconst c = 1\n\nvar s = struct{ x int }{x: 1}\n",
+			[]string{`"a": {1}`, " x int ", "x: 1"}},
+		{"type declarations are read whole", "package p\n\ntype T struct {\n\tx struct{ y int }\n}\n", nil},
 		{"empty bodies", "package p\n\nfunc f() {}\n", nil},
 		{"nested braces and strings", "package p\n\nfunc f() { if x { s := \"}\"; _ = '}' } /* } */ }\n",
 			[]string{" if x { s := \"}\"; _ = '}' } /* } */ "}},
@@ -154,6 +157,12 @@ func TestGoOutlineBodies(t *testing.T) {
 	}
 	if got := skipped(long, 7); !reflect.DeepEqual(got, []string{"\n\ta()\n\tb()\n"}) {
 		t.Errorf("maxLines 7: left out %q", got)
+	}
+	// Of a longer function only what is inside its statements is left
+	// out: the walker cuts it between statements.
+	nested := "package p\n\nfunc f() {\n\tif x {\n\t\ta()\n\t}\n\ts := T{1, 2} // {\n\tgo func() { b() }()\n\tfor {}\n}\n"
+	if got, want := skipped(nested, 3), []string{"\n\t\ta()\n\t", "1, 2", " b() "}; !reflect.DeepEqual(got, want) {
+		t.Errorf("a long function: left out %q, want %q", got, want)
 	}
 	// Lines are the file's own, whatever a //line directive says (here
 	// one that would make the function look 2 lines long).

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/ctxls/ctxls/internal/index/chunk/syntax"
 )
 
 // minCommentLines is how long a run of comments outside any unit must be
@@ -62,28 +62,10 @@ type walker struct {
 	units  int  // units emitted (the header and windows excluded)
 	header bool // a header chunk was emitted
 	depth  int
-	// cursors are tree cursors free for reuse (the Chunker's, shared by
-	// its walks): creating one is a cgo call, an allocation and a
-	// finalizer, and a walk needs one per node it lists children of.
-	cursors *[]*sitter.TreeCursor
 }
-
-// cursor returns a tree cursor at n; give it back with done.
-func (w *walker) cursor(n *sitter.Node) *sitter.TreeCursor {
-	if k := len(*w.cursors); k > 0 {
-		c := (*w.cursors)[k-1]
-		*w.cursors = (*w.cursors)[:k-1]
-		c.Reset(n)
-		return c
-	}
-	return sitter.NewTreeCursor(n)
-}
-
-// done gives back a cursor from cursor.
-func (w *walker) done(c *sitter.TreeCursor) { *w.cursors = append(*w.cursors, c) }
 
 // str returns the trimmed text of n as a valid UTF-8 Go string.
-func (w *walker) str(n *sitter.Node) string {
+func (w *walker) str(n *syntax.Node) string {
 	return cleanString(text(n, w.src))
 }
 
@@ -97,7 +79,7 @@ func cleanString(b []byte) string {
 }
 
 // run chunks the file whose syntax tree root is root.
-func (w *walker) run(root *sitter.Node) {
+func (w *walker) run(root *syntax.Node) {
 	items := w.items(root, nil, false)
 	spec := w.spec
 	if spec.pkgQualify {
@@ -174,7 +156,7 @@ func (w *walker) run(root *sitter.Node) {
 }
 
 // varNames returns the names a header item declares (constants).
-func (w *walker) varNames(n *sitter.Node) []nameAt {
+func (w *walker) varNames(n *syntax.Node) []nameAt {
 	if _, ok := w.spec.vars[n.Type()]; ok {
 		return w.names(n, nil, 0)
 	}
@@ -195,21 +177,19 @@ func (w *walker) varNames(n *sitter.Node) []nameAt {
 // preprocessor conditionals, …) into their own items. With ownChildren the
 // parent is itself such a scope and its name/condition children are not
 // items.
-func (w *walker) items(parent *sitter.Node, out []*sitter.Node, ownChildren bool) []*sitter.Node {
+func (w *walker) items(parent *syntax.Node, out []*syntax.Node, ownChildren bool) []*syntax.Node {
 	if w.depth > maxNesting {
 		return out
 	}
 	w.depth++
 	defer func() { w.depth-- }()
-	cur := w.cursor(parent)
-	defer w.done(cur)
-	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
-		ch := cur.CurrentNode()
+	for i := 0; i < int(parent.ChildCount()); i++ {
+		ch := parent.Child(i)
 		if !ch.IsNamed() {
 			continue
 		}
 		if ownChildren {
-			if f := cur.CurrentFieldName(); f == "name" || f == "condition" {
+			if f := ch.FieldName(); f == "name" || f == "condition" {
 				continue
 			}
 		}
@@ -238,7 +218,7 @@ func (w *walker) items(parent *sitter.Node, out []*sitter.Node, ownChildren bool
 // scopeBody returns the node holding a scope's items, or nil if n is not a
 // scope (or is a scope declaration without a body, like Rust's `mod m;`).
 // ERROR nodes count as scopes.
-func (w *walker) scopeBody(n *sitter.Node) (body *sitter.Node, ownChildren bool) {
+func (w *walker) scopeBody(n *syntax.Node) (body *syntax.Node, ownChildren bool) {
 	typ := n.Type()
 	if typ == "ERROR" {
 		// Error recovery may wrap well-formed declarations in an ERROR
@@ -260,7 +240,7 @@ func (w *walker) scopeBody(n *sitter.Node) (body *sitter.Node, ownChildren bool)
 
 // iifeBody is the body of the function an expression statement calls in
 // place, or nil if the statement is anything else.
-func (w *walker) iifeBody(stmt *sitter.Node) *sitter.Node {
+func (w *walker) iifeBody(stmt *syntax.Node) *syntax.Node {
 	if stmt.NamedChildCount() != 1 {
 		return nil
 	}
@@ -318,7 +298,7 @@ func (w *walker) iifeBody(stmt *sitter.Node) *sitter.Node {
 
 // ruleFor returns how n declares a unit; member says n sits in a class-like
 // body, where variables are fields rather than units.
-func (w *walker) ruleFor(n *sitter.Node, typ string, member bool) (unitRule, bool) {
+func (w *walker) ruleFor(n *syntax.Node, typ string, member bool) (unitRule, bool) {
 	if r, ok := w.spec.units[typ]; ok {
 		if (r.when == nil || r.when(n, w.src)) && (!r.needBody || w.bodyOf(r, n) != nil) && !(r.topLevel && member) {
 			return r, true
@@ -333,7 +313,7 @@ func (w *walker) ruleFor(n *sitter.Node, typ string, member bool) (unitRule, boo
 }
 
 // bodyOf returns the node holding n's members or statements.
-func (w *walker) bodyOf(r unitRule, n *sitter.Node) *sitter.Node {
+func (w *walker) bodyOf(r unitRule, n *syntax.Node) *syntax.Node {
 	if r.body != nil {
 		return r.body(n)
 	}
@@ -343,7 +323,7 @@ func (w *walker) bodyOf(r unitRule, n *sitter.Node) *sitter.Node {
 // sequence processes the items of one level: the file's top level
 // (parent == nil) or a container's body. lower is where the previous
 // sibling ended: no doc comment reaches above it.
-func (w *walker) sequence(items []*sitter.Node, lower int, parent *unit) {
+func (w *walker) sequence(items []*syntax.Node, lower int, parent *unit) {
 	var run []kid // top level: pending items that are no unit
 	add := func(k kid) {
 		if parent != nil {
@@ -399,7 +379,7 @@ func dropFrom(kids []kid, pos int) []kid {
 }
 
 // declare turns n into units if it declares any, emitting their chunks.
-func (w *walker) declare(n *sitter.Node, lower int, parent *unit) []*unit {
+func (w *walker) declare(n *syntax.Node, lower int, parent *unit) []*unit {
 	typ := n.Type()
 	member := parent != nil
 	if sigOuter, ok := w.spec.wrappers[typ]; ok {
@@ -425,18 +405,18 @@ func (w *walker) declare(n *sitter.Node, lower int, parent *unit) []*unit {
 
 // inner is a declaration found inside a wrapper, with its rule.
 type inner struct {
-	n *sitter.Node
+	n *syntax.Node
 	r unitRule
 }
 
 // unwrap finds the declarations inside wrapper n, looking through nested
 // wrappers (module.exports = class … is a statement wrapping an assignment
 // wrapping a class).
-func (w *walker) unwrap(n *sitter.Node, member bool, out []inner, depth int) []inner {
+func (w *walker) unwrap(n *syntax.Node, member bool, out []inner, depth int) []inner {
 	if depth > 4 {
 		return out
 	}
-	w.children(n, func(ch *sitter.Node) {
+	w.children(n, func(ch *syntax.Node) {
 		typ := ch.Type()
 		if r, ok := w.ruleFor(ch, typ, member); ok {
 			out = append(out, inner{ch, r})
@@ -449,7 +429,7 @@ func (w *walker) unwrap(n *sitter.Node, member bool, out []inner, depth int) []i
 
 // unit builds the unit declared by n (wrapped in outer, possibly n itself),
 // walks its members and emits its chunks.
-func (w *walker) unit(n, outer *sitter.Node, sigOuter bool, r unitRule, lower int, parent *unit) *unit {
+func (w *walker) unit(n, outer *syntax.Node, sigOuter bool, r unitRule, lower int, parent *unit) *unit {
 	src := w.src
 	s, e := int(outer.StartByte()), int(outer.EndByte())
 
@@ -463,7 +443,7 @@ func (w *walker) unit(n, outer *sitter.Node, sigOuter bool, r unitRule, lower in
 
 	var name, owner string
 	var declared []nameAt
-	var nm *sitter.Node
+	var nm *syntax.Node
 	if r.name != nil {
 		name, owner = r.name(n, src)
 		name = cleanString([]byte(name))
@@ -536,7 +516,7 @@ func (w *walker) unit(n, outer *sitter.Node, sigOuter bool, r unitRule, lower in
 			w.sequence(w.items(body, nil, false), sigEnd, u)
 		case w.li.span(start, e) > w.opts.MaxLines:
 			// Statements are needed only to split a unit that is too long.
-			w.children(body, func(ch *sitter.Node) {
+			w.children(body, func(ch *syntax.Node) {
 				u.kids = append(u.kids, kid{
 					start: int(ch.StartByte()), end: int(ch.EndByte()),
 					comment: w.spec.comments[ch.Type()],
@@ -555,7 +535,7 @@ func (w *walker) unit(n, outer *sitter.Node, sigOuter bool, r unitRule, lower in
 // signature returns the declaration text up to where the body opens, with
 // the opening brace or colon removed, and the offset where it ends. Units
 // without a body (or whose body is the unit itself) get their first line.
-func (w *walker) signature(n, body *sitter.Node, sigStart, end int) (string, int) {
+func (w *walker) signature(n, body *syntax.Node, sigStart, end int) (string, int) {
 	src := w.src
 	cut := -1
 	self := body != nil && body.StartByte() == n.StartByte() && body.EndByte() == n.EndByte()
@@ -618,13 +598,11 @@ var decoratorTypes = set("decorator", "annotation", "marker_annotation", "attrib
 // afterDecorators returns where n's signature starts: its start, or the
 // first token after its leading decorators, annotations and attributes
 // (also those among Java's modifiers).
-func (w *walker) afterDecorators(n *sitter.Node) int {
+func (w *walker) afterDecorators(n *syntax.Node) int {
 	start := int(n.StartByte())
-	cur := w.cursor(n)
-	defer w.done(cur)
 	skipped := false
-	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
-		ch := cur.CurrentNode()
+	for i := 0; i < int(n.ChildCount()); i++ {
+		ch := n.Child(i)
 		t := ch.Type()
 		if decoratorTypes[t] {
 			start, skipped = int(ch.EndByte()), true
@@ -632,7 +610,7 @@ func (w *walker) afterDecorators(n *sitter.Node) int {
 		}
 		if t == "modifiers" {
 			all := true
-			w.children(ch, func(m *sitter.Node) {
+			w.children(ch, func(m *syntax.Node) {
 				if all && decoratorTypes[m.Type()] {
 					start, skipped = int(m.EndByte()), true
 				} else {
@@ -742,7 +720,7 @@ func (w *walker) commentLine(t []byte) bool {
 }
 
 // docstring returns a Python docstring: a string first in the body.
-func (w *walker) docstring(body *sitter.Node) (string, int, bool) {
+func (w *walker) docstring(body *syntax.Node) (string, int, bool) {
 	for i := 0; i < int(body.NamedChildCount()); i++ {
 		ch := body.NamedChild(i)
 		if w.spec.comments[ch.Type()] {
@@ -764,7 +742,7 @@ var identTypes = set("identifier", "field_identifier", "type_identifier", "prope
 
 // names collects the names n declares: through its name, declarator, left
 // and property fields and through the spec nodes of its language.
-func (w *walker) names(n *sitter.Node, out []nameAt, depth int) []nameAt {
+func (w *walker) names(n *syntax.Node, out []nameAt, depth int) []nameAt {
 	if depth > 8 {
 		return out
 	}
@@ -775,26 +753,25 @@ func (w *walker) names(n *sitter.Node, out []nameAt, depth int) []nameAt {
 		return out
 	}
 	found := false
-	cur := w.cursor(n)
-	defer w.done(cur)
-	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
+	for i := 0; i < int(n.ChildCount()); i++ {
+		ch := n.Child(i)
 		// The field name first: children in other fields (types, values)
 		// are never looked at.
-		switch cur.CurrentFieldName() {
+		switch ch.FieldName() {
 		case "name", "declarator", "left", "property":
-			if ch := cur.CurrentNode(); ch.IsNamed() {
+			if ch.IsNamed() {
 				out = w.names(ch, out, depth+1)
 				found = true
 			}
 		case "":
-			if ch := cur.CurrentNode(); ch.IsNamed() && w.spec.specs[ch.Type()] {
+			if ch.IsNamed() && w.spec.specs[ch.Type()] {
 				out = w.names(ch, out, depth+1)
 				found = true
 			}
 		}
 	}
 	if !found && depth > 0 && w.spec.specs[n.Type()] {
-		w.children(n, func(ch *sitter.Node) {
+		w.children(n, func(ch *syntax.Node) {
 			if identTypes[ch.Type()] {
 				out = w.names(ch, out, depth+1)
 			}
@@ -803,13 +780,10 @@ func (w *walker) names(n *sitter.Node, out []nameAt, depth int) []nameAt {
 	return out
 }
 
-// children calls f for each named child of n, in order. A tree cursor
-// makes this linear; Node.NamedChild(i) rescans from the first child.
-func (w *walker) children(n *sitter.Node, f func(ch *sitter.Node)) {
-	cur := w.cursor(n)
-	defer w.done(cur)
-	for ok := cur.GoToFirstChild(); ok; ok = cur.GoToNextSibling() {
-		if ch := cur.CurrentNode(); ch.IsNamed() {
+// children calls f for each named child of n, in order.
+func (w *walker) children(n *syntax.Node, f func(ch *syntax.Node)) {
+	for i := 0; i < int(n.ChildCount()); i++ {
+		if ch := n.Child(i); ch.IsNamed() {
 			f(ch)
 		}
 	}

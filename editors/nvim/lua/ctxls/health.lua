@@ -29,7 +29,7 @@ function M.check()
   local path = vim.fn.exepath(bin)
   if path == '' then
     r.error(string.format('%q not found (cmd = %s)', bin, vim.inspect(cfg.cmd)), {
-      'Install it: ' .. ctxls.INSTALL .. ' (needs Go and gcc: ctxls uses cgo)',
+      'Install it: ' .. ctxls.INSTALL .. ' (needs Go, and gcc unless CGO_ENABLED=0)',
       'or give its path: require("ctxls").setup{ cmd = { "/path/to/ctxls", "serve" } }',
     })
   else

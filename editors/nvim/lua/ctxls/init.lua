@@ -212,7 +212,7 @@ local by_root = {} -- root -> client id (0.7 path)
 local function binary_missing()
   local bin = M.config.cmd[1]
   if vim.fn.executable(bin) == 1 then return nil end
-  return string.format('ctxls: the server binary %q was not found. Unpack a release archive and put its ctxls on PATH, or build it in a checkout of ctxls with `%s` (needs Go and gcc: cgo), '
+  return string.format('ctxls: the server binary %q was not found. Unpack a release archive and put its ctxls on PATH, or build it in a checkout of ctxls with `%s` (needs Go, and gcc unless CGO_ENABLED=0), '
     .. 'or pass its path: require("ctxls").setup{ cmd = { "/path/to/ctxls", "serve" } }.', bin, M.INSTALL)
 end
 

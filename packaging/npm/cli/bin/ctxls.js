@@ -23,7 +23,7 @@ function binary() {
     );
     process.exit(1);
   }
-  const bin = path.join(dir, "bin", "ctxls");
+  const bin = path.join(dir, "bin", process.platform === "win32" ? "ctxls.exe" : "ctxls");
   try {
     fs.accessSync(bin, fs.constants.X_OK);
   } catch {
