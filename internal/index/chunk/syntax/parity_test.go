@@ -137,6 +137,11 @@ func goRootCorpus(t *testing.T, step int) []corpusFile {
 }
 
 func TestParityWithGoTreeSitter(t *testing.T) {
+	if raceOn && testing.Short() {
+		// One goroutine comparing trees: nothing for the race detector,
+		// which makes it several times slower. make test runs it.
+		t.Skip("a single goroutine's node-by-node comparison: run without -race")
+	}
 	corpus := append(chunkTestdata(t), fuzzCorpus(t)...)
 	// Every 29th Go file of Go's src (about 300, every package's kind of
 	// code) beside all of its C, Python and JavaScript files;
