@@ -140,7 +140,15 @@ async function runCommand(title) {
 }
 
 // contextTabs lists the titles of the open editor tabs.
-const tabTitles = () => page.locator(".tabs-container .tab .label-name").allInnerTexts();
+// A tab's title, from its accessible name ("cart.go", "Context: …"; some
+// workbenches add ", preview"): the label's elements split a file's name
+// from its extension (".label-name" alone reads "cart" for cart.go).
+const tabTitles = async () => {
+  const tabs = page.locator(".tabs-container .tab");
+  const titles = [];
+  for (let i = 0; i < (await tabs.count()); i++) titles.push(((await tabs.nth(i).getAttribute("aria-label")) ?? "").trim());
+  return titles;
+};
 const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
 // clipboardWith waits (up to 20 s) for the clipboard to hold WANT (the
 // extension copies the context just after showing it); returns it.
@@ -223,9 +231,17 @@ try {
   const open = page.locator(".quick-input-widget input");
   await open.waitFor({ state: "visible", timeout: 20000 });
   await open.fill("cart.go");
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "cart.go" }).first().waitFor({ timeout: 20000 });
-  await page.keyboard.press("Enter");
-  await verify(await waitForTab("cart.go", 20000), "a file opened from Quick Open");
+  // The file's own row, whose label is the name alone: the recently opened
+  // "Expanded: cart∕cart.go#L45-48.md" matches "cart.go" too and comes
+  // first until the file search answers, and opening it from Quick Open
+  // would pin the result's tab instead of opening the file.
+  const fileRow = page
+    .locator(".quick-input-list .monaco-list-row")
+    .filter({ has: page.locator(".label-name", { hasText: /^\s*cart\.go\s*$/ }) })
+    .first();
+  await fileRow.waitFor({ timeout: 20000 });
+  await fileRow.click();
+  await verify(await waitForTab("cart.go", 20000), `a file opened from Quick Open (tabs: ${(await tabTitles()).join(" | ")})`);
 
   // 3. Assemble Context for Changes: the uncommitted change.
   await runCommand("ctxls: Assemble Context for Changes");
