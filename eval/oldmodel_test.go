@@ -29,7 +29,7 @@ func TestReportOldModel(t *testing.T) {
 			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "ctxls", Budget: 2000, Score: Score{FileRecall: fr, MRR: 1}},
 			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "ctxls-no-lexical", Budget: 2000, Score: Score{FileRecall: fr}},
 			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "ctxls-model-10", Budget: 2000, Score: Score{FileRecall: fr, MRR: 1}, ModelAge: 10},
-			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "ctxls-model-50", Budget: 2000, Score: Score{FileRecall: 0.5, MRR: 0.5}, ModelAge: 50, ModelRetrained: i == 0},
+			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "ctxls-model-50", Budget: 2000, Score: Score{FileRecall: 0.5, MRR: 0.5}, ModelAge: 50, ModelRetrained: i == 0, Files: []string{c}},
 			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "bm25", Budget: 2000, Score: Score{FileRecall: 0.5}},
 		)
 	}
@@ -38,9 +38,12 @@ func TestReportOldModel(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"### A model trained N commits ago",
-		"| query | 2 000 | trained on the tree | 2 |  |  | 0.750 |  | 0.000 |  | 1.000 |  | 0 |",
-		"| query | 2 000 | 10 commits ago | 2 | 2 | 0 | 0.750 | +0.000 | 0.000 | +0.000 | 1.000 | +0.000 | 0 |",
-		"| query | 2 000 | 50 commits ago | 2 | 1 | 1 | 0.500 | -0.250 | 0.000 | +0.000 | 0.500 | -0.500 | 0 |",
+		"| query | 2 000 | 10 commits ago | 2 | 2 | 0 | 0.750 | 0.750 | +0.000 | 0.000 | 0.000 | +0.000 | 1.000 | 1.000 | +0.000 | 0 |",
+		"| query | 2 000 | 50 commits ago | 2 | 1 | 1 | 0.750 | 0.500 | -0.250 | 0.000 | 0.000 | +0.000 | 1.000 | 0.500 | -0.500 | 0 |",
+		// The reused cases alone: case b for the model of 50 commits
+		// back, whose context holds other files.
+		"| query | 2 000 | 10 commits ago | 2 | 0.750 | 0.750 | +0.000 | 0.000 | 0.000 | +0.000 | 1.000 | 1.000 | +0.000 | 0 |",
+		"| query | 2 000 | 50 commits ago | 1 | 0.500 | 0.500 | +0.000 | 0.000 | 0.000 | +0.000 | 1.000 | 0.500 | -0.500 | 1 |",
 		"| ctxls-no-lexical |",
 	} {
 		if !strings.Contains(out, want) {

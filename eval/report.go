@@ -202,7 +202,7 @@ func Report(w io.Writer, results []Result, full, base string) {
 		w.Write(peers.Bytes())
 	}
 	var old bytes.Buffer
-	WriteOldModel(&old, all, full)
+	WriteOldModel(&old, results, full)
 	if old.Len() > 0 {
 		fmt.Fprintf(w, "\n### A model trained N commits ago (the semantic channel's model reused as the CLI reuses it)\n\n")
 		w.Write(old.Bytes())
