@@ -22,6 +22,10 @@ type OldModelStats struct {
 	// changed since embedded with it), Retrained those that had drifted
 	// past the retrain thresholds and got a model trained on themselves.
 	Reused, Retrained int
+	// PastFiles and PastTerms count the trees past each threshold:
+	// Options.RetrainFiles of the files, Options.RetrainDrift of the term
+	// occurrences unknown to the model (a tree may be past both).
+	PastFiles, PastTerms int
 	// Commits counts the older commits a model was trained on (one per
 	// distinct commit: trees of the same commit share it).
 	Commits int
@@ -150,12 +154,18 @@ func (t *tree) openOldModel(ctx context.Context, n int) error {
 		st.Reused++
 	}
 	t.old[n] = &oldModel{store: s, age: age, retrained: ss.Trained}
+	if ss.FileDrift > t.cfg.SemanticOptions.RetrainFiles {
+		st.PastFiles++
+	}
+	if ss.Drift > t.cfg.SemanticOptions.RetrainDrift {
+		st.PastTerms++
+	}
 	if t.cfg.Log != nil {
-		what := fmt.Sprintf("reused (drift %+.4f in terms, %.3f in files; %d files embedded again)", s.Drift(), s.FileDrift(), ss.Embedded)
+		what := "reused"
 		if ss.Trained {
-			what = "trained again (past the drift thresholds)"
+			what = "trained again"
 		}
-		fmt.Fprintf(t.cfg.Log, "  model %d commits back (%s): %s\n", age, short(rev), what)
+		fmt.Fprintf(t.cfg.Log, "  model %d commits back (%s): drift %+.4f in terms, %.3f in files: %s\n", age, short(rev), ss.Drift, ss.FileDrift, what)
 	}
 	return nil
 }

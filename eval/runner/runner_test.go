@@ -277,10 +277,10 @@ func TestRunOldModel(t *testing.T) {
 	}
 	// Both trees (the query's and the diff's, of the same parent) share
 	// each older commit's model.
-	if o := st.OldModels[1]; o == nil || o.Reused != 2 || o.Retrained != 0 || o.Commits != 1 {
+	if o := st.OldModels[1]; o == nil || o.Reused != 2 || o.Retrained != 0 || o.PastFiles+o.PastTerms != 0 || o.Commits != 1 {
 		t.Errorf("model 1 commit back: %+v, want reused in both trees, one commit trained on", o)
 	}
-	if o := st.OldModels[5]; o == nil || o.Reused != 0 || o.Retrained != 2 || o.Commits != 1 {
+	if o := st.OldModels[5]; o == nil || o.Reused != 0 || o.Retrained != 2 || o.PastFiles != 2 || o.Commits != 1 {
 		t.Errorf("model 5 commits back: %+v, want trained again in both trees, one commit trained on", o)
 	}
 	want := map[string]struct {

@@ -195,8 +195,8 @@ func run() error {
 		len(cfg.Cases), st.Trees, st.TreeErrors, st.MissingGold, st.Files, st.Extract.Seconds(), st.Index.Seconds(), st.Total.Seconds())
 	for _, n := range slices.Sorted(maps.Keys(st.OldModels)) {
 		o := st.OldModels[n]
-		fmt.Fprintf(&rep, "Model %d commits back: reused in %d trees, trained again in %d; %d older commits trained on in %.0fs, loaded for the trees in %.0fs.\n",
-			n, o.Reused, o.Retrained, o.Commits, o.Train.Seconds(), o.Load.Seconds())
+		fmt.Fprintf(&rep, "Model %d commits back: reused in %d trees, trained again in %d (past the files' threshold in %d, the terms' in %d); %d older commits trained on in %.0fs, loaded for the trees in %.0fs.\n",
+			n, o.Reused, o.Retrained, o.PastFiles, o.PastTerms, o.Commits, o.Train.Seconds(), o.Load.Seconds())
 	}
 	if cfg.Store != nil {
 		fmt.Fprintf(&rep, "Store parity: %d ctxls requests answered from the store's replica too, %d contexts differed from the local index's.\n",
