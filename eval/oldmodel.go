@@ -38,7 +38,7 @@ func OldModelAge(system, full string) (int, bool) {
 // tree (past the drift thresholds: then the model is the fresh one, the
 // training being deterministic). The second compares them over the cases
 // that reused the old model alone, and counts those whose context holds
-// other files than the fresh model's. It writes nothing when there is no
+// other files than the fresh model's (not only in another order). It writes nothing when there is no
 // old model's result.
 func WriteOldModel(w io.Writer, results []Result, full string) {
 	type key struct {
@@ -131,7 +131,7 @@ func WriteOldModel(w io.Writer, results []Result, full string) {
 		p := pairs(olds[g], func(o Result) bool { return !o.ModelRetrained })
 		other := 0
 		for i := range p.old {
-			if !slices.Equal(p.old[i].Files, p.fresh[i].Files) {
+			if !sameFiles(p.old[i].Files, p.fresh[i].Files) {
 				other++
 			}
 		}
@@ -141,4 +141,12 @@ func WriteOldModel(w io.Writer, results []Result, full string) {
 			g.task, thousands(g.budget), g.age, len(p.old),
 			f3(ff), f3(of), signed(of-ff), f3(fl), f3(ol), signed(ol-fl), f3(fm), f3(om), signed(om-fm), other)
 	}
+}
+
+// sameFiles reports whether a and b hold the same files, in any order.
+func sameFiles(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }

@@ -26,9 +26,9 @@ func TestReportOldModel(t *testing.T) {
 	for i, fr := range []float64{1, 0.5} {
 		c := string(rune('a' + i))
 		rs = append(rs,
-			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "ctxls", Budget: 2000, Score: Score{FileRecall: fr, MRR: 1}},
+			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "ctxls", Budget: 2000, Score: Score{FileRecall: fr, MRR: 1}, Files: []string{"y", "x"}},
 			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "ctxls-no-lexical", Budget: 2000, Score: Score{FileRecall: fr}},
-			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "ctxls-model-10", Budget: 2000, Score: Score{FileRecall: fr, MRR: 1}, ModelAge: 10},
+			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "ctxls-model-10", Budget: 2000, Score: Score{FileRecall: fr, MRR: 1}, ModelAge: 10, Files: []string{"x", "y"}},
 			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "ctxls-model-50", Budget: 2000, Score: Score{FileRecall: 0.5, MRR: 0.5}, ModelAge: 50, ModelRetrained: i == 0, Files: []string{c}},
 			Result{Case: c, Repo: "o/r", Task: TaskQuery, System: "bm25", Budget: 2000, Score: Score{FileRecall: 0.5}},
 		)
@@ -41,7 +41,8 @@ func TestReportOldModel(t *testing.T) {
 		"| query | 2 000 | 10 commits ago | 2 | 2 | 0 | 0.750 | 0.750 | +0.000 | 0.000 | 0.000 | +0.000 | 1.000 | 1.000 | +0.000 | 0 |",
 		"| query | 2 000 | 50 commits ago | 2 | 1 | 1 | 0.750 | 0.500 | -0.250 | 0.000 | 0.000 | +0.000 | 1.000 | 0.500 | -0.500 | 0 |",
 		// The reused cases alone: case b for the model of 50 commits
-		// back, whose context holds other files.
+		// back, whose context holds other files (the model of 10 commits
+		// back orders the same files otherwise: not counted).
 		"| query | 2 000 | 10 commits ago | 2 | 0.750 | 0.750 | +0.000 | 0.000 | 0.000 | +0.000 | 1.000 | 1.000 | +0.000 | 0 |",
 		"| query | 2 000 | 50 commits ago | 1 | 0.500 | 0.500 | +0.000 | 0.000 | 0.000 | +0.000 | 1.000 | 0.500 | -0.500 | 1 |",
 		"| ctxls-no-lexical |",
