@@ -162,6 +162,14 @@ type Result struct {
 	// Explain is ctxls's explanation of every candidate (with -explain
 	// only; retrieve.Explanation as JSON).
 	Explain json.RawMessage `json:"explain,omitempty"`
+	// ModelAge (a system OldModelSystem names) is how many commits
+	// (first parent) before the tree's commit the semantic model was
+	// trained: the N asked for, or fewer when the history is shorter.
+	ModelAge int `json:"modelAge,omitempty"`
+	// ModelRetrained (the same systems) tells that the tree had drifted
+	// past the retrain thresholds from the old model's commit, so the
+	// model was trained again on the tree instead of reused.
+	ModelRetrained bool `json:"modelRetrained,omitempty"`
 }
 
 // Shows reports whether parts show line l of path.

@@ -201,6 +201,12 @@ func Report(w io.Writer, results []Result, full, base string) {
 		fmt.Fprintf(w, "\n### ctxls against the best peer (query and diff tasks)\n\n")
 		w.Write(peers.Bytes())
 	}
+	var old bytes.Buffer
+	WriteOldModel(&old, results, full)
+	if old.Len() > 0 {
+		fmt.Fprintf(w, "\n### A model trained N commits ago (the semantic channel's model reused as the CLI reuses it)\n\n")
+		w.Write(old.Bytes())
+	}
 	for _, task := range []string{TaskQuery, TaskDiff, TaskCursor, TaskReview} {
 		keep := main
 		table, ablation := WriteTable, WriteAblation
@@ -230,7 +236,8 @@ func Report(w io.Writer, results []Result, full, base string) {
 		fmt.Fprintf(w, "\n### %s task: per repository\n\n", titleCase(task))
 		table(w, filter(perRepo, task, keep), true)
 		abl := filter(all, task, func(s Summary) bool {
-			return strings.HasPrefix(s.System, full+"-") || s.System == full
+			_, old := OldModelAge(s.System, full)
+			return (strings.HasPrefix(s.System, full+"-") && !old) || s.System == full
 		})
 		if slices.ContainsFunc(abl, func(s Summary) bool { return s.System != full }) {
 			fmt.Fprintf(w, "\n### %s task: ablations (one channel's weight set to 0)\n\n", titleCase(task))

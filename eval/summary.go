@@ -26,7 +26,10 @@ type Summary struct {
 	FalseMatches       int     // parts brought only through a name that cannot refer to them (FalseMatches), in all
 	FalseContexts      int     // contexts holding such a part
 	Errors             int
-	P50, P95           float64 // latency, ms
+	// Retrained counts the results whose old semantic model was trained
+	// again on the tree (Result.ModelRetrained).
+	Retrained int
+	P50, P95  float64 // latency, ms
 }
 
 // Key groups results.
@@ -69,6 +72,9 @@ func Summarize(results []Result, perRepo bool) []Summary {
 			}
 			if r.Error != "" {
 				s.Errors++
+			}
+			if r.ModelRetrained {
+				s.Retrained++
 			}
 			lat = append(lat, r.LatencyMs)
 		}

@@ -10,6 +10,14 @@
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh -heldout     the held-out check: eval/heldout.json (five repositories
 #                                                   whose query and diff cases were never tuned on) against the peers; rewrites
 #                                                   eval/results/heldout.jsonl and docs/heldout.md's tables
+#   EVAL_REPOS_DIR=DIR scripts/eval.sh -model-ages 10,50 -task query -systems ctxls -ablations=false
+#                                                   ctxls also with the semantic model trained 10 and 50
+#                                                   commits before each case's tree, reused as the CLI
+#                                                   reuses its cached model (trained again past the drift
+#                                                   thresholds): side by side with the fresh model, and how
+#                                                   many cases retrained (docs/quality.md, "A model trained
+#                                                   N commits ago"; -cases eval/heldout.json: the held-out
+#                                                   cases, leaving docs/heldout.md alone)
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh -clone       clone the missing repositories (bare) into DIR
 #   EVAL_REPOS_DIR=DIR scripts/eval.sh -mine        mine eval/cases.json again from the recorded heads
 #                                                   (query and diff cases, then the cursor and review cases)

@@ -81,6 +81,15 @@ type Config struct {
 	// drift; set SemanticOptions.RetrainDrift and RetrainFiles to 1 to
 	// keep Sync from training again). 0: trained on every file.
 	SemanticHeldOut float64
+	// ModelAges, with Semantic, answer every ctxls request but a cursor's
+	// (which brings no text to embed) also with, for each N, the vectors
+	// a CLI call would use when its index cache was made N commits (first
+	// parent) before the tree's commit: the model trained there, reused
+	// for the tree by semantic.Load unless the tree has drifted past the
+	// retrain thresholds (SemanticOptions.RetrainDrift, RetrainFiles).
+	// Their system is eval.OldModelSystem(SystemCtxls, N); each result
+	// says whether the model was trained again (eval.Result).
+	ModelAges []int
 	// Store, when set, publishes each tree into this index store and
 	// answers every ctxls request from a replica's checkout of it too:
 	// the two contexts must be byte-identical (Stats.StoreMismatches).
@@ -138,6 +147,8 @@ type Stats struct {
 	Extract     time.Duration
 	Index       time.Duration
 	Total       time.Duration
+	// OldModels are, by N of Config.ModelAges, the old models' counts.
+	OldModels map[int]*OldModelStats
 }
 
 type treeKey struct{ repo, tree string }
@@ -175,6 +186,13 @@ func Run(ctx context.Context, cfg Config) ([]eval.Result, Stats, error) {
 	if err := prepareWork(cfg.Work); err != nil {
 		return nil, Stats{}, err
 	}
+	var ms *models
+	if cfg.Semantic && len(cfg.ModelAges) > 0 {
+		if ms, err = newModels(cfg.Work); err != nil {
+			return nil, Stats{}, err
+		}
+		defer ms.close()
+	}
 	var st Stats
 	var results []eval.Result
 	for i, k := range keys {
@@ -182,9 +200,12 @@ func Run(ctx context.Context, cfg Config) ([]eval.Result, Stats, error) {
 			return results, st, err
 		}
 		cases := groups[k]
-		t := &tree{cfg: &cfg, eng: eng, counter: counter, stats: &st}
-		t0 := time.Now()
 		g := mine.Git{Dir: cfg.RepoDirs[k.repo]}
+		t := &tree{cfg: &cfg, eng: eng, counter: counter, stats: &st, repo: k.repo, git: g, rev: treeRev(cases[0]), models: ms}
+		if ms != nil && slices.ContainsFunc(cases, func(c *eval.Case) bool { return c.Task != eval.TaskCursor }) {
+			t.old = map[int]*oldModel{}
+		}
+		t0 := time.Now()
 		dir, err := treeDir(ctx, cfg.Work, g, cases[0])
 		if err == nil && cfg.History {
 			err = linkGit(g, cases[0].Parent, dir)
@@ -271,6 +292,15 @@ type tree struct {
 	rhist    *history.Log
 	rsem     *semantic.Store
 	stats    *Stats
+	// The tree's repository and commit, and with Config.ModelAges the
+	// vectors made with each older model (nil: none asked for the tree's
+	// cases), the run's caches of those models and the tree's copies.
+	repo   string
+	git    mine.Git
+	rev    string
+	old    map[int]*oldModel
+	models *models
+	caches []string
 }
 
 func (t *tree) open(ctx context.Context, dir string) error {
@@ -292,6 +322,13 @@ func (t *tree) open(ctx context.Context, dir string) error {
 	if t.cfg.Semantic {
 		if t.sem, err = buildSemantic(ctx, t.snap, t.cfg); err != nil {
 			return fmt.Errorf("semantic: %w", err)
+		}
+	}
+	if t.old != nil {
+		for _, n := range t.cfg.ModelAges {
+			if err := t.openOldModel(ctx, n); err != nil {
+				return fmt.Errorf("the model of %d commits back: %w", n, err)
+			}
 		}
 	}
 	if t.cfg.Store != nil {
@@ -394,6 +431,9 @@ func (t *tree) close() {
 	if t.rco != nil {
 		t.rco.Close()
 	}
+	for _, d := range t.caches {
+		os.RemoveAll(d)
+	}
 }
 
 // openReplica publishes the tree's index (and its history) into the
@@ -483,6 +523,7 @@ type run struct {
 	system  string
 	budget  int
 	weights map[string]float64 // ctxls only
+	model   int                // ctxls: the model of that many commits back (Config.ModelAges); 0: the tree's own
 }
 
 // runs lists the requests for c: each system at each budget, then each
@@ -499,6 +540,11 @@ func (t *tree) runs(c *eval.Case) []run {
 				continue
 			}
 			out = append(out, run{system: s, budget: b, weights: t.cfg.Weights})
+		}
+		if t.old != nil && c.Task != eval.TaskCursor && slices.Contains(t.cfg.Systems, SystemCtxls) {
+			for _, n := range t.cfg.ModelAges {
+				out = append(out, run{system: eval.OldModelSystem(SystemCtxls, n), budget: b, weights: t.cfg.Weights, model: n})
+			}
 		}
 	}
 	if !slices.Contains(t.cfg.Systems, SystemCtxls) {
@@ -605,6 +651,9 @@ func (t *tree) runCase(ctx context.Context, c *eval.Case) ([]eval.Result, int) {
 	var out []eval.Result
 	for _, r := range t.runs(c) {
 		res := eval.Result{Case: c.ID, Repo: c.Repo, Task: c.Task, System: r.system, Budget: r.budget}
+		if m := t.old[r.model]; m != nil {
+			res.ModelAge, res.ModelRetrained = m.age, m.retrained
+		}
 		parts, rendered, lat, expl, err := t.labeledRequest(ctx, c, r, "request", t.cfg.Explain && r.system == SystemCtxls)
 		res.LatencyMs = float64(lat.Microseconds()) / 1000
 		if err == nil && t.cfg.RepeatCheck && r.system == SystemCtxls {
@@ -713,7 +762,15 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run, explain bool) (
 		res, err = assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: t.cfg.Format, Policy: assemble.DefaultPolicy()},
 			cands, t.snap, t.counter)
 	default:
-		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights, History: t.hist, Semantic: t.sem,
+		sem := t.sem
+		if r.model > 0 {
+			m := t.old[r.model]
+			if m == nil {
+				return nil, "", 0, nil, fmt.Errorf("no model of %d commits back", r.model)
+			}
+			sem = m.store
+		}
+		req := retrieve.Request{Budget: budget, Format: t.cfg.Format, Encoding: t.cfg.Encoding, Weights: r.weights, History: t.hist, Semantic: sem,
 			Explain: explain}
 		switch c.Task {
 		case eval.TaskReview:
@@ -738,7 +795,7 @@ func (t *tree) request(ctx context.Context, c *eval.Case, r run, explain bool) (
 		if err == nil {
 			res, expl = resp.Result, resp.Explain
 		}
-		if err == nil && t.rsnap != nil {
+		if err == nil && t.rsnap != nil && r.model == 0 {
 			t.checkReplica(ctx, c, req, resp)
 		}
 	}

@@ -212,3 +212,110 @@ func TestLinkGit(t *testing.T) {
 		t.Errorf("CoChanged(a.go) = %v, want [b.go] only (c.go changes in the case's own commit)", co)
 	}
 }
+
+// TestRunOldModel: with ModelAges, every query and diff case is answered
+// too with the vectors of a model trained N commits before the tree's
+// commit, loaded as the CLI loads its index cache's: reused while the tree
+// has drifted little from that commit, trained again on the tree past the
+// retrain thresholds; a history shorter than N takes the oldest commit.
+func TestRunOldModel(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	// The first commit's files are all gone by the case's parent: a model
+	// trained there is past the files' threshold.
+	write(t, dir, map[string]string{"legacy.go": filler("legacy", 40), "old.go": filler("ancient", 40)})
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "Start")
+	git(t, dir, "rm", "-q", "legacy.go", "old.go")
+	retry := "package demo\n\n// RetryPolicy says how often a request is retried.\ntype RetryPolicy struct {\n\tAttempts int\n}\n\n" +
+		"// Backoff returns the delay before the n-th retry.\nfunc (p RetryPolicy) Backoff(n int) int {\n\treturn n * 100\n}\n"
+	client := "package demo\n\n// Client sends requests.\ntype Client struct {\n\tPolicy RetryPolicy\n}\n\n" +
+		"// Do sends a request, retrying with the policy's backoff.\nfunc (c *Client) Do() int {\n\treturn c.Policy.Backoff(1)\n}\n"
+	files := map[string]string{"retry.go": retry, "client.go": client}
+	for i := range 8 {
+		files[fmt.Sprintf("util%d.go", i)] = filler(fmt.Sprintf("helper%c", 'a'+i), 30)
+	}
+	write(t, dir, files)
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "Initial import")
+	// One commit between the model's and the case's parent: one file of
+	// ten changes, in words the model knows.
+	write(t, dir, map[string]string{"util0.go": filler("helpera", 31)})
+	git(t, dir, "commit", "-q", "-am", "One more helper")
+	write(t, dir, map[string]string{
+		"retry.go":  strings.Replace(retry, "return n * 100", "return n * n * 100", 1),
+		"client.go": strings.Replace(client, "Backoff(1)", "Backoff(2)", 1),
+	})
+	git(t, dir, "commit", "-q", "-am", "Make the retry backoff of RetryPolicy quadratic")
+	head := git(t, dir, "rev-parse", "HEAD")
+
+	g := mine.Git{Dir: filepath.Join(dir, ".git")}
+	o := mine.DefaultOptions()
+	o.Name = "dev/demo"
+	cases, reason, err := mine.Examine(context.Background(), g, o, &mine.Commit{SHA: head, Parents: []string{git(t, dir, "rev-parse", "HEAD^")},
+		Message: "Make the retry backoff of RetryPolicy quadratic"})
+	if err != nil || len(cases) != 2 {
+		t.Fatalf("Examine: %d cases, reason %q, err %v", len(cases), reason, err)
+	}
+	work := t.TempDir()
+	cfg := Config{
+		Cases: cases, RepoDirs: map[string]string{"dev/demo": g.Dir}, Work: work,
+		Budgets: []int{4000}, Systems: []string{SystemCtxls},
+		Options: retrieve.DefaultOptions(), Encoding: "cl100k_base", Format: assemble.Markdown,
+		History: true, Semantic: true, SemanticOptions: semantic.DefaultOptions(), RepeatCheck: true,
+		ModelAges: []int{1, 5},
+	}
+	results, st, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Trees != 2 || st.TreeErrors != 0 {
+		t.Errorf("stats = %+v", st)
+	}
+	// Both trees (the query's and the diff's, of the same parent) share
+	// each older commit's model.
+	if o := st.OldModels[1]; o == nil || o.Reused != 2 || o.Retrained != 0 || o.PastFiles+o.PastTerms != 0 || o.Commits != 1 {
+		t.Errorf("model 1 commit back: %+v, want reused in both trees, one commit trained on", o)
+	}
+	if o := st.OldModels[5]; o == nil || o.Reused != 0 || o.Retrained != 2 || o.PastFiles != 2 || o.Commits != 1 {
+		t.Errorf("model 5 commits back: %+v, want trained again in both trees, one commit trained on", o)
+	}
+	want := map[string]struct {
+		age       int
+		retrained bool
+	}{
+		SystemCtxls:                         {0, false},
+		eval.OldModelSystem(SystemCtxls, 1): {1, false},
+		eval.OldModelSystem(SystemCtxls, 5): {2, true}, // the first commit: two back
+	}
+	n := map[string]int{}
+	for _, r := range results {
+		w, ok := want[r.System]
+		if !ok {
+			t.Errorf("unexpected system %s", r.System)
+			continue
+		}
+		n[r.System]++
+		if r.Error != "" || r.Tokens == 0 || r.ModelAge != w.age || r.ModelRetrained != w.retrained {
+			t.Errorf("%s %s: error %q, %d tokens, model age %d, retrained %v; want age %d, retrained %v",
+				r.Case, r.System, r.Error, r.Tokens, r.ModelAge, r.ModelRetrained, w.age, w.retrained)
+		}
+		if r.Task == eval.TaskQuery && r.FileRecall != 1 {
+			t.Errorf("%s %s misses gold files: %+v", r.Case, r.System, r)
+		}
+	}
+	for s := range want {
+		if n[s] != 2 {
+			t.Errorf("%s answered %d cases, want 2", s, n[s])
+		}
+	}
+	// The older commits' trees and the model caches are gone.
+	entries, _ := os.ReadDir(filepath.Join(work, "dev+demo"))
+	left, _ := os.ReadDir(work)
+	if len(entries) != 0 || len(left) != 2 { // go.mod and dev+demo
+		t.Errorf("left behind: %v, %v", entries, left)
+	}
+}

@@ -39,48 +39,72 @@ func prepareWork(work string) error {
 // renamed into place, so an interrupted run never leaves a partial tree.
 func treeDir(ctx context.Context, work string, g mine.Git, c *eval.Case) (string, error) {
 	dir := filepath.Join(work, strings.ReplaceAll(c.Repo, "/", "+"), c.Tree())
+	return dir, buildDir(dir, func(tmp string) error {
+		if err := g.Extract(ctx, treeRev(c), tmp); err != nil {
+			return err
+		}
+		if c.Task == eval.TaskCursor {
+			if err := emptyLine(filepath.Join(tmp, filepath.FromSlash(c.Focus.Path)), c.Focus.Line); err != nil {
+				return fmt.Errorf("cursor case %s: %w", c.ID, err)
+			}
+		}
+		if c.Task == eval.TaskDiff {
+			b, err := g.Blob(ctx, c.Commit, c.DiffFile)
+			if err != nil {
+				return err
+			}
+			p := filepath.Join(tmp, filepath.FromSlash(c.DiffFile))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// treeRev is the commit c's tree is made from: the parent for the query
+// and diff tasks, the commit itself for the cursor and review tasks.
+func treeRev(c *eval.Case) string {
+	if c.Task == eval.TaskCursor || c.Task == eval.TaskReview {
+		return c.Commit
+	}
+	return c.Parent
+}
+
+// commitTreeDir returns the directory of rev's tree of repo under work
+// (its files as committed), building it first if it is not there.
+func commitTreeDir(ctx context.Context, work string, g mine.Git, repo, rev string) (string, error) {
+	dir := filepath.Join(work, strings.ReplaceAll(repo, "/", "+"), "commit-"+rev)
+	return dir, buildDir(dir, func(tmp string) error { return g.Extract(ctx, rev, tmp) })
+}
+
+// buildDir makes dir, unless it is there already, by fill on a temporary
+// directory renamed into place, so that an interrupted run never leaves a
+// partial tree.
+func buildDir(dir string, fill func(tmp string) error) error {
 	if _, err := os.Stat(dir); err == nil {
-		return dir, nil
+		return nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", err
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", err
+		return err
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".tmp-")
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer os.RemoveAll(tmp)
-	rev := c.Parent
-	if c.Task == eval.TaskCursor || c.Task == eval.TaskReview {
-		rev = c.Commit
-	}
-	if err := g.Extract(ctx, rev, tmp); err != nil {
-		return "", err
-	}
-	if c.Task == eval.TaskCursor {
-		if err := emptyLine(filepath.Join(tmp, filepath.FromSlash(c.Focus.Path)), c.Focus.Line); err != nil {
-			return "", fmt.Errorf("cursor case %s: %w", c.ID, err)
-		}
-	}
-	if c.Task == eval.TaskDiff {
-		b, err := g.Blob(ctx, c.Commit, c.DiffFile)
-		if err != nil {
-			return "", err
-		}
-		p := filepath.Join(tmp, filepath.FromSlash(c.DiffFile))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			return "", err
-		}
+	if err := fill(tmp); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		return "", fmt.Errorf("tree %s: %w", dir, err)
+		return fmt.Errorf("tree %s: %w", dir, err)
 	}
-	return dir, nil
+	return nil
 }
 
 // linkGit makes dir a git checkout of rev for the history channel: a

@@ -413,8 +413,8 @@ func TestRetrainOnFileDrift(t *testing.T) {
 	if st.Trained || st.Embedded != 8 || n.ModelID() != s.ModelID() {
 		t.Fatalf("8 of 33 files changed: %+v, model %s → %s (file drift %.3f, drift %.4f)", st, s.ModelID(), n.ModelID(), n.FileDrift(), n.Drift())
 	}
-	if d := n.FileDrift(); math.Abs(d-8.0/33) > 1e-9 {
-		t.Errorf("file drift %.4f, want 8/33", d)
+	if d := n.FileDrift(); math.Abs(d-8.0/33) > 1e-9 || st.FileDrift != d || st.Drift != n.Drift() {
+		t.Errorf("file drift %.4f, want 8/33; the sync's stats say %.4f and %.4f (store: %.4f)", d, st.FileDrift, st.Drift, n.Drift())
 	}
 	enc, err := n.MarshalBinary()
 	if err != nil {
@@ -436,6 +436,10 @@ func TestRetrainOnFileDrift(t *testing.T) {
 	}
 	if !st.Trained || n2.ModelID() == s.ModelID() || n2.FileDrift() != 0 {
 		t.Fatalf("9 of 33 files changed: %+v, file drift %.3f after", st, n2.FileDrift())
+	}
+	// The stats keep the drift that made the sync train again.
+	if math.Abs(st.FileDrift-9.0/33) > 1e-9 {
+		t.Errorf("the retraining sync's file drift %.4f, want 9/33", st.FileDrift)
 	}
 	if full, _, _ := Build(ctx, snapshot(t, x), opts); full.ModelID() != n2.ModelID() {
 		t.Error("the model trained again is not the one the tree trains")

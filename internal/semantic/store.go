@@ -120,6 +120,10 @@ type SyncStats struct {
 	Embedded int  // files embedded
 	Removed  int  // files dropped
 	Skipped  int  // files that could not be read (changed on disk)
+	// Drift and FileDrift are, for a Sync that embedded or dropped files
+	// with the store's model, the drift then (Store.Drift,
+	// Store.FileDrift): what decided whether to train again.
+	Drift, FileDrift float64
 }
 
 // Build trains a model on every chunk of snap and embeds them all.
@@ -186,8 +190,11 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 	st := SyncStats{Removed: removed}
 	n.embedAll(changed, fb, true, &st)
 	n.finish()
-	if n.Drift() > s.opts.RetrainDrift || n.FileDrift() > s.opts.RetrainFiles {
-		return Build(ctx, snap, s.opts)
+	st.Drift, st.FileDrift = n.Drift(), n.FileDrift()
+	if st.Drift > s.opts.RetrainDrift || st.FileDrift > s.opts.RetrainFiles {
+		b, bst, err := Build(ctx, snap, s.opts)
+		bst.Drift, bst.FileDrift = st.Drift, st.FileDrift
+		return b, bst, err
 	}
 	return n, st, nil
 }

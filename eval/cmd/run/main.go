@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
@@ -65,6 +66,7 @@ func run() error {
 		sem        = flag.Bool("semantic", semantic.DefaultMode == semantic.ModeWorkspace, "give ctxls the workspace embedder's vectors (package semantic), built per tree; compared with ctxls without them at every budget")
 		semOpts    = flag.String("semantic-opts", "", "embedder option overrides by field name, e.g. dim=64,sigmaexp=1 (fields of semantic.Options)")
 		heldOut    = flag.Float64("semantic-held-out", 0, "share of each tree's files the embedder is not trained on, embedded afterwards with the same model (the drift experiment; pair with -semantic-opts retraindrift=1,retrainfiles=1)")
+		modelAges  = flag.String("model-ages", "", "also answer every ctxls request (but the cursor task's) with the semantic model trained N commits (first parent) before the tree's commit, reused as a CLI call reuses its index cache's model unless the tree drifted past the retrain thresholds; comma-separated N, e.g. 10,50; reported beside the fresh model as system ctxls-model-N, with how many cases retrained (needs -semantic)")
 		diffMode   = flag.String("mode", "", "ctxls's mode for every request with a diff, related or review (default: review for the review task, related for the diff task)")
 		activity   = flag.Bool("activity", false, "diff task: simulate an editor session (the diff's files open, its changed lines edited, the commit's subject asked) and compare ctxls with and without the activity")
 		hist       = flag.Bool("history", true, "make each tree a git checkout of its case's parent commit and give ctxls its history (false: no history, as in a tree without .git)")
@@ -103,6 +105,14 @@ func run() error {
 	}
 	if cfg.CursorBudgets, err = ints(*curBudgets); err != nil {
 		return err
+	}
+	if *modelAges != "" {
+		if !*sem {
+			return fmt.Errorf("-model-ages needs -semantic")
+		}
+		if cfg.ModelAges, err = counts(*modelAges); err != nil {
+			return fmt.Errorf("-model-ages: %w", err)
+		}
 	}
 	if *ablations {
 		if cfg.AblationBudgets, err = ints(*ablBudget); err != nil {
@@ -183,6 +193,11 @@ func run() error {
 	fmt.Fprintf(&rep, "\n%d cases over %d trees (%d tree errors, %d gold files not indexed), %d files indexed; "+
 		"trees built in %.0fs, indexed in %.0fs, total %.0fs.\n",
 		len(cfg.Cases), st.Trees, st.TreeErrors, st.MissingGold, st.Files, st.Extract.Seconds(), st.Index.Seconds(), st.Total.Seconds())
+	for _, n := range slices.Sorted(maps.Keys(st.OldModels)) {
+		o := st.OldModels[n]
+		fmt.Fprintf(&rep, "Model %d commits back: reused in %d trees, trained again in %d (past the files' threshold in %d, the terms' in %d); %d older commits trained on in %.0fs, loaded for the trees in %.0fs.\n",
+			n, o.Reused, o.Retrained, o.PastFiles, o.PastTerms, o.Commits, o.Train.Seconds(), o.Load.Seconds())
+	}
 	if cfg.Store != nil {
 		fmt.Fprintf(&rep, "Store parity: %d ctxls requests answered from the store's replica too, %d contexts differed from the local index's.\n",
 			st.StoreChecked, st.StoreMismatches)
@@ -219,6 +234,24 @@ func ints(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// counts reads a list of positive numbers (-model-ages), sorted and
+// without repeats.
+func counts(s string) ([]int, error) {
+	var out []int
+	for _, x := range splitList(s) {
+		n, err := strconv.Atoi(x)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("bad count %q (want a positive number of commits)", x)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no count in %q", s)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // parseWeights reads -weights (the engine's own parser and checks).
