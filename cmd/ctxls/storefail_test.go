@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/internal/pgstore"
@@ -112,5 +115,89 @@ func TestMCPStoreDownAnswers(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf(`repos ["*"] after the store came back: %s`, a.text)
 		}
+	}
+}
+
+// A union of repositories built while the store is down (its
+// repositories checked out before, their chunks read from the store as
+// the union's index is built) says it is incomplete, and is completed once
+// the store answers again: its answers then hold every repository's files
+// and say they are complete. Before, its files were left out for the
+// life of the process, and its answers said they were complete.
+func TestMCPStoreUnionBuiltStoreDown(t *testing.T) {
+	s := newReplicaStore(t, "union", storeRepos)
+	tok := s.token(t, "assistant", pgstore.AllRepos)
+	p := startStoreProcess(t, "mcp", s.url)
+	cs := p.mcpClient(t, tok)
+	for _, repo := range []string{"org/billing", "org/auth"} {
+		if a := assembleCall(t, cs, map[string]any{"query": "invoice login", "repo": repo, "wait_seconds": 60}); a.isErr || !a.complete() {
+			t.Fatalf("%s with the store up: %s", repo, a.text)
+		}
+	}
+	s.srv.Shutdown()
+	union := map[string]any{"query": "how does login check the password and the invoice add the sales tax", "repos": []string{"org/billing", "org/auth"}, "wait_seconds": 60}
+	a := assembleCall(t, cs, union)
+	if !a.isErr && (a.complete() || !strings.Contains(a.text, "incomplete: ") || !strings.Contains(a.text, "could not be read from the index store")) {
+		t.Fatalf("a union built with the store down: %v %s", a.stats, a.text)
+	}
+	s.srv.Start()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		a = assembleCall(t, cs, union)
+		if !a.isErr && a.complete() && strings.Contains(a.text, "func Login") && strings.Contains(a.text, "func Invoice") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the union after the store came back: %v %s\n%s", a.stats, a.text, p.log.String())
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(p.log.String(), "org/auth + org/billing: the 3 files the store could not give are indexed"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the union's completion is not logged:\n%s", p.log.String())
+		}
+	}
+}
+
+// `ctxls index --store` whose session the server ends while it makes its
+// generation current (pg_terminate_backend, from a trigger) tries again,
+// says so on stderr, and publishes.
+func TestStorePublishRetries(t *testing.T) {
+	s := newReplicaStore(t, "publish", map[string]map[string]string{"org/auth": storeRepos["org/auth"]})
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, s.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"CREATE SEQUENCE kill_gen",
+		`CREATE FUNCTION kill_once() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF nextval('kill_gen') = 1 THEN
+				PERFORM pg_terminate_backend(pg_backend_pid());
+				PERFORM pg_sleep(5);
+			END IF;
+			RETURN NULL;
+		END $$`,
+		"CREATE TRIGGER kill_gen BEFORE INSERT ON ctxls_generations FOR EACH STATEMENT EXECUTE FUNCTION kill_once()",
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close(ctx)
+	root := filepath.Join(t.TempDir(), "tree")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "logout.go"), []byte("package auth\n\n// Logout ends a session.\nfunc Logout(s string) {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ctxlsCmd("index", "--root", root, "--cache-dir", t.TempDir(), "--store", s.url, "--repo", "org/auth").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "make the generation current: terminating connection due to administrator command; trying again in 250ms (attempt 2)") ||
+		!strings.Contains(string(out), "publish: org/auth") {
+		t.Fatalf("publish with its session ended: %v\n%s", err, out)
+	}
+	infos, err := s.st.Repos(ctx, nil)
+	if err != nil || len(infos) != 1 || infos[0].Generation != 2 {
+		t.Fatalf("after the retried publish: %+v %v", infos, err)
 	}
 }

@@ -853,10 +853,16 @@ func (sc *storeChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
 	delete(sc.c.chunks, h)
 	sc.c.mu.Unlock()
 	if !ok {
-		// Not fetched ahead (an index rebuilt after damage): ask now.
+		// Not fetched ahead (a union's index, an index rebuilt after
+		// damage): ask now. A store that does not answer leaves the file
+		// out for now (index.ErrUnavailable): the index says it is not
+		// complete, and the next refresh asks again.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		got, err := sc.c.store.getBlobs(ctx, []Hash{h})
+		if err != nil && !errors.Is(err, ErrUnusable) {
+			err = fmt.Errorf("%s: %w: %w", p, index.ErrUnavailable, sc.c.store.unreachable(ctx, err))
+		}
 		if err != nil {
 			return nil, err
 		}
