@@ -50,6 +50,9 @@ func openStore(ctx context.Context, src *pgstore.Source, dsn, from, usage string
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w (is the store's server up, and the connection string right?)", from, err)
 	}
+	// What the store reports (a publish's retries, a generation it
+	// cannot use) goes to stderr.
+	st.SetLogf(func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: "+format+"\n", args...) })
 	return st, nil
 }
 

@@ -115,6 +115,9 @@ func (x *Index) processFileSame(ctx context.Context, ch Chunker, j *fileJob, sam
 			if errors.Is(err, os.ErrNotExist) {
 				r.skip = "missing"
 			}
+			if errors.Is(err, ErrUnavailable) {
+				r.skip = skipUnavailable
+			}
 			return r
 		}
 		src = b
@@ -165,6 +168,9 @@ func (x *Index) processFileSame(ctx context.Context, ch Chunker, j *fileJob, sam
 	chunks, reused, err := x.chunkFile(ch, info.Path, src, j.again)
 	if err != nil {
 		r.skip, r.err = "chunk error", err
+		if errors.Is(err, ErrUnavailable) {
+			r.skip = skipUnavailable
+		}
 		return r
 	}
 	rec := &fileRec{info: info}
@@ -643,6 +649,10 @@ func (x *Index) buildBufferChange(w *batchWriter, p string) error {
 	}
 	return w.add(&r, w.latest(p))
 }
+
+// skipUnavailable is the reason of a file left out because its source
+// cannot be read now (ErrUnavailable).
+const skipUnavailable = "unavailable"
 
 // resultsBuffer is how many processed files the workers may run ahead of
 // the writer: while it adds a file's documents to the store, the workers

@@ -68,6 +68,9 @@ type Index struct {
 	building bool        // a background build is running
 	pending  []pendingOp // changes that arrived during the build
 	seq      uint64
+	// unavailable are the files left out because their source could not
+	// be read now (ErrUnavailable): a Refresh tries them again.
+	unavailable map[string]bool
 	// dirty: the lexical store has changes not covered by the
 	// completeness marker (the marker is removed); tablesDirty: the
 	// tables on disk are out of date (mtimes only, the store unchanged).
@@ -684,6 +687,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 		}
 	}
 	prog := Progress{FilesTotal: len(jobs), BytesTotal: total}
+	unavailable := map[string]bool{} // left out for now (ErrUnavailable)
 	// Editor buffers changed during the build: applied by this writer
 	// between two files, published at once; the build's own results for
 	// those paths (read before the change) are then dropped.
@@ -730,6 +734,9 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 		if r.skip != "" {
 			st.Skipped[r.skip]++
 			x.set.Logf("index: skip %s: %s: %v", r.job.entry.Path, r.skip, r.err)
+			if r.skip == skipUnavailable {
+				unavailable[r.job.entry.Path] = true
+			}
 		} else {
 			prog.Chunks += r.rec.info.Chunks
 			if err := w.add(r, nil); err != nil {
@@ -792,6 +799,7 @@ func (x *Index) fullBuild(ctx context.Context, gen, reason string) error {
 
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.unavailable = unavailable
 	if err := x.publishLocked(base, nil, true); err != nil {
 		return err
 	}
@@ -998,6 +1006,15 @@ func (x *Index) writeMarkerLocked(gen string, snap *Snapshot, delta *tablesDelta
 	return nil
 }
 
+// Unavailable counts the files the current snapshot leaves out because
+// their source could not be read (ErrUnavailable; Snapshot.Unavailable).
+func (x *Index) Unavailable() int {
+	if s := x.cur.Load(); s != nil {
+		return s.unavailable
+	}
+	return 0
+}
+
 // publishLocked makes (base, delta) with the lexical store's current
 // state the current snapshot, folding delta into base when it has grown
 // large.
@@ -1011,6 +1028,7 @@ func (x *Index) publishLocked(base *tables, delta map[string]*fileRec, complete 
 	}
 	x.seq++
 	s := newSnapshot(x.env, base, delta, x.names.view(), reader, complete, x.seq)
+	s.unavailable = len(x.unavailable)
 	if old := x.cur.Swap(s); old != nil {
 		old.release()
 	}

@@ -309,7 +309,7 @@ func (o *Overlay) derive(base *Snapshot) *Snapshot {
 	}
 	names := o.x.names.view()
 	v := newSnapshot(base.env, base.base, delta, names, base.reader, base.complete, base.seq)
-	v.parent, v.mem = base, mem
+	v.parent, v.mem, v.unavailable = base, mem, base.unavailable
 	return v
 }
 

@@ -97,7 +97,10 @@ type Snapshot struct {
 	rootOnce  sync.Once
 	stateRoot string // computed on first use
 	complete  bool
-	seq       uint64
+	// unavailable counts the files left out because their source
+	// cannot be read now (ErrUnavailable).
+	unavailable int
+	seq         uint64
 
 	reader *postings.Reader // nil when there are no documents yet
 	refs   atomic.Int64
@@ -215,9 +218,15 @@ func (s *Snapshot) StateRoot() string {
 	return s.stateRoot
 }
 
+// Unavailable counts the files this snapshot leaves out because their
+// source could not be read (ErrUnavailable): a Refresh tries them again.
+func (s *Snapshot) Unavailable() int { return s.unavailable }
+
 // Complete reports whether the snapshot covers the whole workspace: false
-// for the partial snapshots published while a background build runs.
-func (s *Snapshot) Complete() bool { return s.complete }
+// for the partial snapshots published while a background build runs, and
+// while a file is left out because its source could not be read
+// (Unavailable).
+func (s *Snapshot) Complete() bool { return s.complete && s.unavailable == 0 }
 
 // Seq is the snapshot's sequence number within its Index: later snapshots
 // have larger numbers.

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/index/chunk"
@@ -46,6 +47,14 @@ type FileSource interface {
 	Stat(rel string) (size int64, mtime time.Time, err error)
 	ReadFile(rel string) ([]byte, error)
 }
+
+// ErrUnavailable is wrapped by a Chunker's or a FileSource's error when a
+// file cannot be read now but may be later: its source (an index store)
+// does not answer. The file is left out ("unavailable" in
+// Stats.Skipped), and every snapshot says so (Complete false,
+// Unavailable counting such files) until a Refresh, or the file's next
+// change, indexes it.
+var ErrUnavailable = errors.New("cannot be read now")
 
 // A Chunker splits one file into chunks. It need not be safe for concurrent
 // use: the index creates one per worker goroutine with Options.NewChunker

@@ -361,8 +361,10 @@ func (x *Index) applyCountLocked(ctx context.Context, jobs []fileJob, removed []
 			if skipped != nil {
 				skipped[r.skip]++
 			}
+			x.noteUnavailableLocked(p, r.skip == skipUnavailable)
 			return drop(p)
 		}
+		x.noteUnavailableLocked(p, false)
 		old := cur.file(p)
 		if r.same && old != nil && old.info.Hash == r.rec.info.Hash {
 			g := *old
@@ -395,6 +397,7 @@ func (x *Index) applyCountLocked(ctx context.Context, jobs []fileJob, removed []
 		if err != nil {
 			break
 		}
+		x.noteUnavailableLocked(p, false)
 		err = drop(p)
 	}
 	if err == nil {
@@ -414,6 +417,21 @@ func (x *Index) applyCountLocked(ctx context.Context, jobs []fileJob, removed []
 		return changed, dropped, err
 	}
 	return changed, dropped, nil
+}
+
+// noteUnavailableLocked records whether the file p is left out because
+// its source cannot be read now (ErrUnavailable): the snapshots published
+// from now on count such files (Snapshot.Unavailable) and are not
+// complete while there is one.
+func (x *Index) noteUnavailableLocked(p string, unavailable bool) {
+	if unavailable {
+		if x.unavailable == nil {
+			x.unavailable = map[string]bool{}
+		}
+		x.unavailable[p] = true
+		return
+	}
+	delete(x.unavailable, p)
 }
 
 // writerChunker returns the writer's own chunker, creating it once.

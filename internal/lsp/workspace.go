@@ -238,6 +238,7 @@ func (s *session) storeFolderLocked(name, uri string, byRequest bool) (*folder, 
 			}
 			switch {
 			case err == nil, errors.Is(err, pgstore.ErrNoRepo), ctx.Err() != nil:
+			case errors.Is(err, pgstore.ErrUnreachable): // says so, naming the store
 			case errors.Is(err, pgstore.ErrUnusable):
 				err = fmt.Errorf("the index store's content for this repository cannot be used: %w", err)
 			default:
@@ -283,6 +284,15 @@ func (s *session) closeRequestUnionsLocked(keep int) {
 	}
 }
 
+// storeDown is the error of a request that needed the store's list of
+// repositories when the store could not be read.
+func storeDown(err error) error {
+	if errors.Is(err, pgstore.ErrUnreachable) {
+		return err // says so, naming the store
+	}
+	return fmt.Errorf("the index store cannot be read now: %w", err)
+}
+
 // readableRepos lists the repositories the session may read.
 func (s *session) readableRepos(ctx context.Context) ([]string, error) {
 	s.mu.Lock()
@@ -322,7 +332,7 @@ func (s *session) repoFolder(ctx *requestCtx, repo *string, repos []string) (*fo
 			return names, err
 		})
 		if storeErr != nil {
-			return nil, fmt.Errorf("the index store cannot be read now: %w", storeErr)
+			return nil, storeDown(storeErr)
 		}
 		if err != nil {
 			return nil, paramError("repos", "%v", err)
@@ -358,7 +368,7 @@ func (s *session) storeFolderOfURI(ctx *requestCtx, uri, field string) (*folder,
 	if len(candidates) > 0 {
 		readable, err := s.readableRepos(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("the index store cannot be read now: %w", err)
+			return nil, storeDown(err)
 		}
 		for _, c := range candidates {
 			if slices.Contains(readable, c) {

@@ -51,15 +51,16 @@ type IndexStatusOutput struct {
 // indexStatus is the index_status tool.
 func (s *Server) indexStatus(ctx context.Context, req *sdk.CallToolRequest, in IndexStatusInput) (*sdk.CallToolResult, IndexStatusOutput, error) {
 	out := IndexStatusOutput{Roots: []RootStatus{}}
-	roots, err := s.callRoots(ctx, req)
+	c, err := s.callRoots(ctx, req)
 	if err != nil {
 		return nil, out, err
 	}
+	roots := c.roots
 	if s.opts.Repos != nil && cmp.Or(in.Repo, in.Root) == "" {
 		roots = s.openOf(roots) // not every repository the token may read: those open
 	}
 	if cmp.Or(in.Repo, in.Root) != "" {
-		r, err := s.pick(roots, cmp.Or(in.Repo, in.Root), "")
+		r, err := s.pick(c, cmp.Or(in.Repo, in.Root), "")
 		if err != nil {
 			return nil, out, err
 		}

@@ -280,49 +280,83 @@ func (s *Server) evictUnionsLocked(keep int) {
 	}
 }
 
+// callable is what a call may read: roots, and on a server of a store
+// whose list of repositories could not be read, why (down) and the
+// grant. Then roots are only the repositories checked out here that the
+// token may read: a repository named that is not among them may exist,
+// and '*' or a call naming none cannot be resolved.
+type callable struct {
+	roots []string
+	down  error
+	grant *pgstore.Grant // nil: every repository (a stdio server)
+}
+
 // callRoots returns the roots a call may read: the repositories its
 // token grants on a server of a store, else the session's roots.
-func (s *Server) callRoots(ctx context.Context, req *sdk.CallToolRequest) ([]string, error) {
+func (s *Server) callRoots(ctx context.Context, req *sdk.CallToolRequest) (callable, error) {
 	if s.opts.Repos == nil {
-		return s.roots(ctx, req.Session)
+		roots, err := s.roots(ctx, req.Session)
+		return callable{roots: roots}, err
 	}
 	g, err := s.grant(req)
 	if err != nil {
-		return nil, err
+		return callable{}, err
 	}
 	list, err := s.opts.Repos.Store().Repos(ctx, g)
 	if err != nil {
 		// The store down: the repositories checked out here still
-		// answer, from their last generation.
-		if open := s.openRepos(g); len(open) > 0 {
-			s.opts.Logf("the index store cannot be read (%v): answering from the %d repositories checked out", err, len(open))
-			return open, nil
+		// answer, from their last generation; what else the token may
+		// read is not known.
+		open := s.openRepos(g)
+		if len(open) == 0 {
+			return callable{}, storeErr(err)
 		}
-		return nil, storeErr(err)
+		s.opts.Logf("the index store cannot be read (%v): answering from the %d repositories checked out", err, len(open))
+		c := callable{roots: open, down: err, grant: g}
+		if g != nil && !slices.Contains(g.Repos, pgstore.AllRepos) && len(g.Repos) == len(open) {
+			c.down = nil // every repository the token names is here
+		}
+		return c, nil
 	}
 	out := make([]string, 0, len(list))
 	for _, r := range list {
 		out = append(out, r.Name)
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no repository to read: the store has none this token may read (list_repos)")
+		return callable{}, errors.New("no repository to read: the store has none this token may read (list_repos)")
 	}
-	return out, nil
+	return callable{roots: out}, nil
 }
 
-// openRepos returns the repositories checked out here that g may read
-// (nil: every one), by name.
+// unknown is the error for a repository the call named that is not among
+// c's roots: with the store down, one the token may read (it may exist)
+// is the store's failure, not a refusal.
+func (c callable) unknown(arg, name string) error {
+	if c.down != nil && (c.grant == nil || c.grant.Allows(name)) {
+		return storeErr(c.down)
+	}
+	return argError(arg, "%q is not a repository this token may read (list_repos lists them)", name)
+}
+
+// openRepos returns the repositories checked out here (their own or a
+// union's) that g may read (nil: every one), by name.
 func (s *Server) openRepos(g *pgstore.Grant) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for name, sp := range s.spaces {
-		if sp.repo && (g == nil || g.Allows(name)) {
-			out = append(out, name)
+	for key, sp := range s.spaces {
+		if !sp.repo {
+			continue
+		}
+		// A union's repositories are checked out too.
+		for _, name := range strings.Split(strings.TrimPrefix(key, "\x00"), "\x00") {
+			if g == nil || g.Allows(name) {
+				out = append(out, name)
+			}
 		}
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // grant is what a call may read on a server of a store.
@@ -334,14 +368,20 @@ func (s *Server) grant(req *sdk.CallToolRequest) (*pgstore.Grant, error) {
 }
 
 // pick is pickRoot, except that on a server of a store a call that may
-// read several repositories names one.
-func (s *Server) pick(roots []string, arg, absPath string) (string, error) {
+// read several repositories names one (and, with the store down, a call
+// that names none is answered only when the token's repositories are all
+// checked out here).
+func (s *Server) pick(c callable, arg, absPath string) (string, error) {
+	roots := c.roots
 	if s.opts.Repos != nil {
+		if arg == "" && c.down != nil {
+			return "", fmt.Errorf("%w; name the repository to read one checked out here", storeErr(c.down))
+		}
 		if arg == "" && len(roots) > 1 {
 			return "", argError("repo", "name the repository: one of %s", strings.Join(roots, ", "))
 		}
 		if arg != "" && !slices.Contains(roots, arg) {
-			return "", argError("repo", "%q is not a repository this token may read (list_repos lists them)", arg)
+			return "", c.unknown("repo", arg)
 		}
 		if arg == "" {
 			return roots[0], nil
@@ -354,30 +394,35 @@ func (s *Server) pick(roots []string, arg, absPath string) (string, error) {
 // target picks the root a call reads from its root, repo and repos
 // arguments (repos: pickRepos; root or repo: pick) and, for pick, an
 // absolute path the call names.
-func (s *Server) target(roots []string, root, repo string, repos []string, absPath string) (string, error) {
+func (s *Server) target(c callable, root, repo string, repos []string, absPath string) (string, error) {
 	switch {
 	case len(repos) > 0 && (repo != "" || root != ""):
 		return "", argError("repos", "give repo or repos, not both")
 	case len(repos) > 0:
-		return s.pickRepos(roots, repos)
+		return s.pickRepos(c, repos)
 	}
-	return s.pick(roots, cmp.Or(repo, root), absPath)
+	return s.pick(c, cmp.Or(repo, root), absPath)
 }
 
 // pickRepos resolves a call's repos argument on a server of a store: the
 // repositories named ('*': every one the call may read), each one it may
-// read. One repository is its name; several are a union's key.
-func (s *Server) pickRepos(roots, repos []string) (string, error) {
+// read. One repository is its name; several are a union's key. With the
+// store down, '*' is its failure: the repositories checked out here are
+// not known to be all the token may read.
+func (s *Server) pickRepos(c callable, repos []string) (string, error) {
 	if s.opts.Repos == nil {
 		return "", argError("repos", "this server reads directories, not an index store's repositories: use root")
 	}
-	names, err := pgstore.ResolveRepos(repos, func() ([]string, error) { return roots, nil })
+	if c.down != nil && slices.Contains(repos, pgstore.AllRepos) {
+		return "", fmt.Errorf("%w; '*' needs the store's list of repositories: name those to read", storeErr(c.down))
+	}
+	names, err := pgstore.ResolveRepos(repos, func() ([]string, error) { return c.roots, nil })
 	if err != nil {
 		return "", argError("repos", "%v", err)
 	}
 	for _, r := range names {
-		if !slices.Contains(roots, r) {
-			return "", argError("repos", "%q is not a repository this token may read (list_repos lists them)", r)
+		if !slices.Contains(c.roots, r) {
+			return "", c.unknown("repos", r)
 		}
 	}
 	if len(names) == 1 {
@@ -404,6 +449,9 @@ func storeErr(err error) error {
 	}
 	if errors.Is(err, pgstore.ErrUnusable) {
 		return fmt.Errorf("the index store's content for this repository cannot be used: %w", err)
+	}
+	if errors.Is(err, pgstore.ErrUnreachable) {
+		return err // says so, naming the store
 	}
 	return fmt.Errorf("the index store cannot be read now: %w (try again shortly)", err)
 }

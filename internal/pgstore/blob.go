@@ -199,20 +199,22 @@ func (s *Store) putBlobs(ctx context.Context, blobs []blob) (int64, []Hash, erro
 			size += len(comp[hi])
 			hi++
 		}
-		err := s.inTx(ctx, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, "CREATE TEMP TABLE ctxls_blobs_in (LIKE ctxls_blobs) ON COMMIT DROP"); err != nil {
-				return err
-			}
-			rows := make([][]any, 0, hi-lo)
-			for i := lo; i < hi; i++ {
-				rows = append(rows, []any{blobs[i].hash[:], int64(len(blobs[i].raw)), comp[i]})
-			}
-			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ctxls_blobs_in"}, []string{"hash", "size", "data"}, pgx.CopyFromRows(rows)); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, `INSERT INTO ctxls_blobs SELECT DISTINCT ON (hash) * FROM ctxls_blobs_in ORDER BY hash
+		err := s.retry(ctx, "write blobs", func() error {
+			return s.inTx(ctx, func(tx pgx.Tx) error {
+				if _, err := tx.Exec(ctx, "CREATE TEMP TABLE ctxls_blobs_in (LIKE ctxls_blobs) ON COMMIT DROP"); err != nil {
+					return err
+				}
+				rows := make([][]any, 0, hi-lo)
+				for i := lo; i < hi; i++ {
+					rows = append(rows, []any{blobs[i].hash[:], int64(len(blobs[i].raw)), comp[i]})
+				}
+				if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ctxls_blobs_in"}, []string{"hash", "size", "data"}, pgx.CopyFromRows(rows)); err != nil {
+					return err
+				}
+				_, err := tx.Exec(ctx, `INSERT INTO ctxls_blobs SELECT DISTINCT ON (hash) * FROM ctxls_blobs_in ORDER BY hash
 				ON CONFLICT (hash) DO UPDATE SET size = EXCLUDED.size, data = EXCLUDED.data`)
-			return err
+				return err
+			})
 		})
 		if err != nil {
 			return written, nil, fmt.Errorf("write blobs: %w", err)

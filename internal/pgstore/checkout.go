@@ -100,7 +100,7 @@ func (s *Store) Checkout(ctx context.Context, repo, parent string, allow func(re
 	gen, mh, err := s.current(ctx, repo)
 	if err != nil {
 		s.noteFailure(repo, gen, hashOf([]byte(repo)), err)
-		return nil, err
+		return nil, s.unreachable(ctx, err)
 	}
 	dir := s.checkoutDir(parent, repo)
 	if err := index.PrepareOwnedDir(dir, earlierCheckout); err != nil {
@@ -125,7 +125,7 @@ func (s *Store) Checkout(ctx context.Context, repo, parent string, allow func(re
 		}
 		if err != nil {
 			c.Close()
-			return nil, fmt.Errorf("checkout %s (generation %d): %w", repo, gen, err)
+			return nil, fmt.Errorf("checkout %s (generation %d): %w", repo, gen, s.unreachable(ctx, err))
 		}
 	}
 	c.setManifest(m, mh, gen)
@@ -296,7 +296,7 @@ func (c *Checkout) Update(ctx context.Context) (changed []string, moved bool, er
 	gen, mh, err := c.store.current(ctx, c.Repo)
 	if err != nil {
 		c.store.noteFailure(c.Repo, gen, hashOf([]byte(c.Repo)), err)
-		return nil, false, err
+		return nil, false, c.store.unreachable(ctx, err)
 	}
 	c.mu.Lock()
 	same := mh == c.manifest
@@ -311,7 +311,7 @@ func (c *Checkout) Update(ctx context.Context) (changed []string, moved bool, er
 		c.store.noteFailure(c.Repo, gen, mh, err)
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("update %s to generation %d: %w", c.Repo, gen, err)
+		return nil, false, fmt.Errorf("update %s to generation %d: %w", c.Repo, gen, c.store.unreachable(ctx, err))
 	}
 	c.setManifest(m, mh, gen)
 	return changed, true, nil
@@ -853,10 +853,16 @@ func (sc *storeChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
 	delete(sc.c.chunks, h)
 	sc.c.mu.Unlock()
 	if !ok {
-		// Not fetched ahead (an index rebuilt after damage): ask now.
+		// Not fetched ahead (a union's index, an index rebuilt after
+		// damage): ask now. A store that does not answer leaves the file
+		// out for now (index.ErrUnavailable): the index says it is not
+		// complete, and the next refresh asks again.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		got, err := sc.c.store.getBlobs(ctx, []Hash{h})
+		if err != nil && !errors.Is(err, ErrUnusable) {
+			err = fmt.Errorf("%s: %w: %w", p, index.ErrUnavailable, sc.c.store.unreachable(ctx, err))
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -41,6 +41,13 @@
 // says a password, in any of the forms a connection string holds one
 // (Redact).
 //
+// A server that cannot be reached (down, restarting, the session ended)
+// is ErrUnreachable (reach.go), named by host, port and database: never a
+// repository's absence. A publish tries such a failed step again with a
+// bounded backoff (RetryFirst, RetryMax, RetryFor), each retry logged; a
+// chunk a union's index cannot read then is index.ErrUnavailable, the
+// file left out and the index incomplete until a refresh reads it.
+//
 // The checkout directory follows the rules of an index directory
 // (index.PrepareOwnedDir), and no symbolic link in it is followed.
 //

@@ -174,9 +174,13 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 	for i, w := range wants {
 		hashes[i] = w.h
 	}
-	missing, damaged, err := c.check(ctx, hashes)
+	var missing, damaged map[Hash]bool
+	err := s.retry(ctx, "publish "+repo+": check the stored blobs", func() (err error) {
+		missing, damaged, err = c.check(ctx, hashes)
+		return err
+	})
 	if err != nil {
-		return st, fmt.Errorf("publish %s: check the stored blobs: %w", repo, err)
+		return st, fmt.Errorf("publish %s: check the stored blobs: %w", repo, s.unreachable(ctx, err))
 	}
 	var news []blob
 	renamed := map[string]string{} // reused chunks encoded again under another name
@@ -225,11 +229,38 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 	st.Checked = len(wants)
 	written, digests, err := s.putBlobs(ctx, news)
 	if err != nil {
-		return st, fmt.Errorf("publish %s: %w", repo, err)
+		return st, fmt.Errorf("publish %s: %w", repo, s.unreachable(ctx, err))
 	}
 	st.Written = written
 	c.wrote(news, digests)
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.retry(ctx, "publish "+repo+": make the generation current", func() error { return s.publishTx(ctx, repo, mh, &st) })
+	if err != nil {
+		return st, fmt.Errorf("publish %s: %w", repo, s.unreachable(ctx, err))
+	}
+	s.forgetUnusable(repo)
+	var ih Hash
+	err = s.retry(ctx, "publish "+repo+": index image", func() (err error) {
+		st.Image, st.ImageWritten, ih, err = s.maybeImage(ctx, repo, st.Generation, m, mh, po.Image, c, &st)
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("publish %s: index image: %w", repo, s.unreachable(ctx, err))
+	}
+	st.ReadBack = c.readBack
+	// The record is a cache: one that cannot be written costs the next
+	// publish reading back the rows it names, nothing else.
+	if rec := (&publishRecord{manifest: mh, chunks: key, image: ih, rows: c.rows}); !rec.same(c.prev) {
+		_ = rec.write(recPath)
+	}
+	st.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	return st, nil
+}
+
+// publishTx makes the generation whose manifest is mh current for repo,
+// in one transaction, and notifies the replicas; st gets its number (and
+// Unchanged when it is current already).
+func (s *Store) publishTx(ctx context.Context, repo string, mh Hash, st *PublishStats) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO ctxls_repos (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", repo); err != nil {
 			return err
 		}
@@ -266,22 +297,6 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 		_, err = tx.Exec(ctx, "SELECT pg_notify($1, $2)", NotifyChannel, repo)
 		return err
 	})
-	if err != nil {
-		return st, fmt.Errorf("publish %s: %w", repo, err)
-	}
-	s.forgetUnusable(repo)
-	var ih Hash
-	if st.Image, st.ImageWritten, ih, err = s.maybeImage(ctx, repo, st.Generation, m, mh, po.Image, c, &st); err != nil {
-		return st, fmt.Errorf("publish %s: index image: %w", repo, err)
-	}
-	st.ReadBack = c.readBack
-	// The record is a cache: one that cannot be written costs the next
-	// publish reading back the rows it names, nothing else.
-	if rec := (&publishRecord{manifest: mh, chunks: key, image: ih, rows: c.rows}); !rec.same(c.prev) {
-		_ = rec.write(recPath)
-	}
-	st.DurationMs = float64(time.Since(start).Microseconds()) / 1000
-	return st, nil
 }
 
 // encodeFileChunks is the stored form of the chunks of snap's file p,

@@ -272,18 +272,21 @@ func (s *Store) Repos(ctx context.Context, g *Grant) ([]RepoInfo, error) {
 		FROM ctxls_repos r JOIN ctxls_generations g ON g.repo = r.name AND g.id = r.generation
 		ORDER BY r.name`)
 	if err != nil {
-		return nil, fmt.Errorf("list repositories: %w", err)
+		return nil, fmt.Errorf("list repositories: %w", s.unreachable(ctx, err))
 	}
 	defer rows.Close()
 	var out []RepoInfo
 	for rows.Next() {
 		var r RepoInfo
 		if err := rows.Scan(&r.Name, &r.Generation, &r.Files, &r.Bytes, &r.Updated); err != nil {
-			return nil, fmt.Errorf("list repositories: %w", err)
+			return nil, fmt.Errorf("list repositories: %w", s.unreachable(ctx, err))
 		}
 		if g == nil || g.Allows(r.Name) {
 			out = append(out, r)
 		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list repositories: %w", s.unreachable(ctx, err))
+	}
+	return out, nil
 }

@@ -492,6 +492,9 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 	}
 	res.Stats.IndexState = r.indexState()
 	res.Stats.IndexComplete = snap.Complete()
+	if n := snap.Unavailable(); n > 0 {
+		note = strings.TrimPrefix(note+"; "+unavailableNote(n), "; ")
+	}
 	if note != "" {
 		res.Stats.Note = strings.TrimPrefix(res.Stats.Note+"; "+note, "; ")
 	}
@@ -1535,6 +1538,13 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// unavailableNote says that n files are left out of the index because
+// their source (an index store) could not be read: the answer is not
+// complete, and they are indexed once it answers.
+func unavailableNote(n int) string {
+	return fmt.Sprintf("incomplete: %d files could not be read from the index store (it did not answer) and are left out; they are indexed once it answers", n)
 }
 
 // noCandidateNote says why a request found nothing at all to consider:

@@ -563,8 +563,33 @@ func (rs *Repos) poll(failing bool) bool {
 		if behind {
 			rs.updateRoot(e)
 		}
+		rs.retryUnavailable(e)
 	}
 	return false
+}
+
+// retryUnavailable indexes again, the store answering, the files e's
+// index left out because the store could not be read when it built them
+// (index.ErrUnavailable: a union's chunks are read from the store as it
+// is built): until then its answers say they are not complete.
+func (rs *Repos) retryUnavailable(e *repoRoot) {
+	e.upd.Lock()
+	defer e.upd.Unlock()
+	if e.closed || e.root.unavailable() == 0 {
+		return
+	}
+	n := e.root.unavailable()
+	if _, err := e.root.Index().Refresh(rs.ctx); err != nil {
+		if rs.ctx.Err() == nil {
+			rs.opts.Logf("%s: index the %d files the store could not give: %v", e.display(), n, err)
+		}
+		return
+	}
+	if left := e.root.unavailable(); left > 0 {
+		rs.opts.Logf("%s: %d of the %d files the store could not give are still left out (tried again at the next poll)", e.display(), left, n)
+		return
+	}
+	rs.opts.Logf("%s: the %d files the store could not give are indexed: the index is complete", e.display(), n)
 }
 
 // openRoots lists the open sources, by key.

@@ -151,6 +151,20 @@ func (r *Root) open(opts index.Options, ro RootOptions) {
 	close(r.built)
 }
 
+// unavailable counts the files the root's index leaves out because their
+// source could not be read (index.ErrUnavailable); 0 before it is open.
+func (r *Root) unavailable() int {
+	select {
+	case <-r.ready:
+	default:
+		return 0
+	}
+	if r.idx == nil {
+		return 0
+	}
+	return r.idx.Unavailable()
+}
+
 // Release lets go of r; the last user closes it: the watcher and the
 // trackers stopped, the index closed (and checkpointed). Sessions of r
 // must be closed first.

@@ -233,6 +233,26 @@ func (s *Server) Stop() {
 	s.proc = nil
 }
 
+// Shutdown stops the server as an administrator's restart does (fast
+// shutdown: SIGINT): it ends every session (their clients see 57P01),
+// writes a checkpoint, so that every committed transaction survives, and
+// exits; Shutdown waits for that.
+func (s *Server) Shutdown() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil {
+		return
+	}
+	s.proc.Process.Signal(syscall.SIGINT) //nolint:errcheck // it may be gone already
+	select {
+	case <-s.done:
+	case <-time.After(60 * time.Second):
+		s.proc.Process.Kill() //nolint:errcheck // last resort
+		<-s.done
+	}
+	s.proc = nil
+}
+
 // Log returns the server's log so far (for failure messages).
 func (s *Server) Log() string {
 	b, _ := os.ReadFile(filepath.Join(s.dir, "log"))
