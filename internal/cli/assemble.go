@@ -409,14 +409,10 @@ func readInput(flag, name string, stdin io.Reader, limit int) ([]byte, error) {
 	return b, nil
 }
 
-// explainChannels are the channels --explain prints, in its order: every
-// channel retrieve fuses.
-var explainChannels = []string{
-	retrieve.ChanFocus, retrieve.ChanDiff, retrieve.ChanSymbol, retrieve.ChanLexical,
-	retrieve.ChanPath, retrieve.ChanGraph, retrieve.ChanNeighbor, retrieve.ChanOverview, retrieve.ChanHistory, retrieve.ChanSemantic, retrieve.ChanActivity, retrieve.ChanConversation,
-}
-
+// writeExplain prints --explain: each part's and omitted candidate's
+// channels in the engine's order for it (retrieve.ExplainChannels).
 func writeExplain(w io.Writer, resp *retrieve.Response) {
+	explainChannels := retrieve.ExplainChannels()
 	for _, e := range resp.Explain {
 		status := "in " + e.Part
 		if e.Part == "" {
