@@ -8,7 +8,9 @@
 //
 // The request's path through the package, a file per stage:
 //
-//   - engine.go: Validate and Assemble, the Engine's entry points.
+//   - engine.go: the Engine's entry points: Plan checks a request once
+//     (Validate is Plan for a face that keeps the request), AssemblePlan
+//     runs a plan (Assemble is both).
 //   - channels.go: the channel table — every channel (lexical.go,
 //     symbol.go, path.go, focus.go, diffchannel.go, graph.go, overview.go,
 //     semantic.go, activity.go, history.go, neighbor.go), in the order it

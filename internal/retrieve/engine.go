@@ -42,10 +42,48 @@ var ErrNothingAsked = &assemble.ParamError{Field: "query", Msg: "give at least o
 // Validate checks a request's parameters without running it, and
 // normalises them (the default format, strategy and encoding filled in):
 // the one check every face makes before it waits for an index. Errors are
-// *assemble.ParamError naming the field.
+// *assemble.ParamError naming the field. A face that keeps the Plan
+// (Engine.Plan, then AssemblePlan) has its request checked once.
 func (e *Engine) Validate(req *Request) error {
-	_, err := e.validate(req)
-	return err
+	p, err := e.Plan(*req)
+	if err != nil {
+		return err
+	}
+	*req = p.Request
+	return nil
+}
+
+// Plan is a request Validate checked: its parameters normalised, its diff
+// parsed, its channels' weights resolved. AssemblePlan runs it without
+// checking it again.
+type Plan struct {
+	// Request is the checked request, normalised (format, strategy,
+	// encoding and mode filled in). The workspace's state — History,
+	// Semantic, Activity — may be set on it after the check.
+	Request
+	// diff is Request.Diff parsed (nil without one).
+	diff []FileDiff
+	// weights are the channels' weights for the request: the defaults,
+	// the diff's graph weight (Options.DiffGraphWeight), the semantic
+	// channel's (semanticWeight), then the request's own.
+	weights map[string]float64
+}
+
+// Plan checks req (as Validate does) and returns its plan.
+func (e *Engine) Plan(req Request) (*Plan, error) {
+	diff, err := e.validate(&req)
+	if err != nil {
+		return nil, err
+	}
+	w := weightsOf(e.channels)
+	if req.Diff != "" && e.opts.DiffGraphWeight > 0 {
+		w[ChanGraph] = e.opts.DiffGraphWeight
+	}
+	w[ChanSemantic] = e.semanticWeight(&req)
+	for k, v := range req.Weights {
+		w[k] = v
+	}
+	return &Plan{Request: req, diff: diff, weights: w}, nil
 }
 
 // validate is Validate, returning the parsed diff (nil without one) so
@@ -136,10 +174,18 @@ func (e *Engine) semanticWeight(req *Request) float64 {
 
 // Assemble retrieves candidates for req from snap and assembles them.
 func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request) (*Response, error) {
-	diff, err := e.validate(&req)
+	p, err := e.Plan(req)
 	if err != nil {
 		return nil, err
 	}
+	return e.AssemblePlan(ctx, snap, p)
+}
+
+// AssemblePlan retrieves candidates for a checked request from snap and
+// assembles them. The plan's focus file must be in snap (or snap still
+// indexing: it is answered without the focus, and says so).
+func (e *Engine) AssemblePlan(ctx context.Context, snap *index.Snapshot, p *Plan) (*Response, error) {
+	req := p.Request
 	counter, err := e.tokens.Get(req.Encoding)
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", req.Encoding, err)
@@ -155,14 +201,7 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 			req.Focus = nil
 		}
 	}
-	r := &run{e: e, ctx: ctx, snap: snap, req: req, diffFiles: diff, weights: weightsOf(e.channels), scores: map[index.ChunkID]*scored{}}
-	if req.Diff != "" && e.opts.DiffGraphWeight > 0 {
-		r.weights[ChanGraph] = e.opts.DiffGraphWeight
-	}
-	r.weights[ChanSemantic] = e.semanticWeight(&req)
-	for k, v := range req.Weights {
-		r.weights[k] = v
-	}
+	r := &run{e: e, ctx: ctx, snap: snap, req: req, diffFiles: p.diff, weights: maps.Clone(p.weights), scores: map[index.ChunkID]*scored{}}
 	if err := r.collect(); err != nil {
 		return nil, err
 	}
