@@ -65,9 +65,6 @@ func (r *run) runChannels(chans []channel, after bool) error {
 	return nil
 }
 
-// fuse adds a channel's ranking with reciprocal rank fusion.
-func (r *run) fuse(name string, ids []index.ChunkID) { r.fuseWeighted(name, r.weights[name], ids) }
-
 // fuseWeighted adds a channel's ranking at weight w.
 func (r *run) fuseWeighted(name string, w float64, ids []index.ChunkID) {
 	r.fuseScaled(name, w, ids, nil)
