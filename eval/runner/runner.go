@@ -614,7 +614,7 @@ func diffActivity(diff string) *retrieve.Activity {
 }
 
 // Channels are the engine's channels, sorted.
-func Channels() []string { return slices.Sorted(maps.Keys(retrieve.DefaultWeights())) }
+func Channels() []string { return slices.Sorted(slices.Values(retrieve.Channels())) }
 
 // applies tells whether switching channel ch off can change a task's
 // result: only cursor cases have a cursor, only diff cases a diff, and a

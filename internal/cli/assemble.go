@@ -161,7 +161,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		req.Diff = string(b)
 	}
 	engine := retrieve.NewEngine(env.Tokens)
-	if err := engine.Validate(&req); errors.Is(err, retrieve.ErrNothingAsked) {
+	// The request is checked once: the plan is what the engine runs.
+	plan, err := engine.Plan(req)
+	if errors.Is(err, retrieve.ErrNothingAsked) {
 		return &usageError{assembleUsage, "give at least one of --query, --query-file, --focus, --diff and --diff-file (non-empty)"}
 	} else if err != nil {
 		return err
@@ -173,8 +175,8 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	start := time.Now()
 	// Build the encoding on the side while the index opens; the request
 	// waits for it only if it is not ready by then.
-	go env.Tokens.Get(req.Encoding) //nolint:errcheck // Assemble reports the error
-	opts, err := indexOptions(env, *cacheDir, req.Encoding)
+	go env.Tokens.Get(plan.Encoding) //nolint:errcheck // Assemble reports the error
+	opts, err := indexOptions(env, *cacheDir, plan.Encoding)
 	if err != nil {
 		return err
 	}
@@ -197,7 +199,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	// The vector store the request reads after the index opens is read
 	// while it opens.
 	var vectors *semantic.Prefetch
-	if *embeddings == semantic.ModeWorkspace && engine.WantsSemantic(&req) {
+	if *embeddings == semantic.ModeWorkspace && engine.WantsSemantic(&plan.Request) {
 		if cdir, err := opts.CacheDirOf(dir); err == nil {
 			vectors = semantic.PrefetchStore(filepath.Join(cdir, semantic.CacheFile))
 		}
@@ -219,7 +221,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if *overlayDir != "" {
 		o := x.NewOverlay()
 		defer o.Close()
-		skipped, err := overlayDiff(ctx, o, *overlayDir, req.Diff)
+		skipped, err := overlayDiff(ctx, o, *overlayDir, plan.Diff)
 		if err != nil {
 			return err
 		}
@@ -236,43 +238,43 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		snap, releaseOverlay = o.Snapshot()
 		defer releaseOverlay()
 	}
-	if err := retrieve.CheckFocusLine(snap, req.Focus); err != nil {
+	if err := retrieve.CheckFocusLine(snap, plan.Focus); err != nil {
 		return err
 	}
 	switch {
-	case !*useHistory || !req.WantsHistory():
+	case !*useHistory || !plan.WantsHistory():
 	case single != nil:
-		req.History = storeHistory(x.Dir()) // the tree is no git checkout
+		plan.History = storeHistory(x.Dir()) // the tree is no git checkout
 	case src != nil: // several repositories: no one history
 	default:
-		req.History = loadHistory(ctx, dir, x.Dir(), env)
+		plan.History = loadHistory(ctx, dir, x.Dir(), env)
 	}
-	if *embeddings != semantic.ModeOff && engine.WantsSemantic(&req) {
-		req.Semantic = loadSemantic(ctx, base, x.Dir(), ep, vectors, false, env)
+	if *embeddings != semantic.ModeOff && engine.WantsSemantic(&plan.Request) {
+		plan.Semantic = loadSemantic(ctx, base, x.Dir(), ep, vectors, false, env)
 	}
-	if *explain && !*asJSON && req.Format != assemble.JSON {
+	if *explain && !*asJSON && plan.Format != assemble.JSON {
 		switch {
 		case *embeddings == semantic.ModeOff:
 			fmt.Fprintln(env.Stderr, "semantic: off (--embeddings off)")
-		case req.Semantic == nil:
+		case plan.Semantic == nil:
 			fmt.Fprintln(env.Stderr, "semantic: none (off by --weights, or the vectors could not be computed)")
 		default:
-			fmt.Fprintf(env.Stderr, "semantic: %v\n", req.Semantic)
+			fmt.Fprintf(env.Stderr, "semantic: %v\n", plan.Semantic)
 		}
 		switch {
 		case !*useHistory:
 			fmt.Fprintln(env.Stderr, "history: off (--git-history=false)")
-		case req.History == nil:
+		case plan.History == nil:
 			fmt.Fprintln(env.Stderr, "history: none (not a git checkout, or off by --weights)")
 		default:
-			fmt.Fprintf(env.Stderr, "history: %v\n", req.History)
+			fmt.Fprintf(env.Stderr, "history: %v\n", plan.History)
 		}
 	}
-	resp, err := engine.Assemble(ctx, snap, req)
+	resp, err := engine.AssemblePlan(ctx, snap, plan)
 	if err != nil {
 		return err
 	}
-	if *asJSON || req.Format == assemble.JSON {
+	if *asJSON || plan.Format == assemble.JSON {
 		if resp.Omitted == nil {
 			resp.Omitted = []assemble.Omitted{}
 		}
@@ -409,14 +411,10 @@ func readInput(flag, name string, stdin io.Reader, limit int) ([]byte, error) {
 	return b, nil
 }
 
-// explainChannels are the channels --explain prints, in its order: every
-// channel retrieve fuses.
-var explainChannels = []string{
-	retrieve.ChanFocus, retrieve.ChanDiff, retrieve.ChanSymbol, retrieve.ChanLexical,
-	retrieve.ChanPath, retrieve.ChanGraph, retrieve.ChanNeighbor, retrieve.ChanOverview, retrieve.ChanHistory, retrieve.ChanSemantic, retrieve.ChanActivity, retrieve.ChanConversation,
-}
-
+// writeExplain prints --explain: each part's and omitted candidate's
+// channels in the engine's order for it (retrieve.ExplainChannels).
 func writeExplain(w io.Writer, resp *retrieve.Response) {
+	explainChannels := retrieve.ExplainChannels()
 	for _, e := range resp.Explain {
 		status := "in " + e.Part
 		if e.Part == "" {

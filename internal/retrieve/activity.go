@@ -6,12 +6,20 @@ import (
 	"github.com/ctxls/ctxls/internal/index"
 )
 
+// ActivityOptions are the activity channel's knobs.
+type ActivityOptions struct {
+	// ActivityPrior: a chunk of an open buffer's file is raised by this
+	// share (halved for each buffer used more lately than its own), times
+	// the activity weight.
+	ActivityPrior float64
+}
+
 // activityEdits lists the chunks of the edited ranges, the most recent
 // edit's first (a chunk once, at its most recent edit), each edit's in
 // line order. Files of the request's diff are left out: the diff is the
 // newer account of their edits (measured: raising them again cost the
 // diff task files and lines).
-func (r *run) activityEdits() []index.ChunkID {
+func (r *run) activityEdits() ([]index.ChunkID, error) {
 	var ids []index.ChunkID
 	seen := map[index.ChunkID]bool{}
 	for _, e := range r.req.Activity.Edits {
@@ -26,7 +34,7 @@ func (r *run) activityEdits() []index.ChunkID {
 			ids = append(ids, c.ID)
 		}
 	}
-	return ids
+	return ids, nil
 }
 
 // activityPrior raises the candidates of open buffers' files: by
@@ -68,10 +76,10 @@ func (r *run) inDiff(path string) bool {
 // conversation searches the earlier turns of the conversation like the
 // query (lexical and symbol channels), at the conversation weight: the
 // words a user said a turn ago still say what the code is about.
-func (r *run) conversation() {
+func (r *run) conversation() error {
 	q := Analyze(strings.Join(r.req.Conversation, "\n"))
 	if q.Empty() {
-		return
+		return nil
 	}
 	w := r.weights[ChanConversation]
 	if ids, err := r.lexicalOf(q); err == nil {
@@ -80,4 +88,5 @@ func (r *run) conversation() {
 	if ids, err := r.symbolOf(q); err == nil {
 		r.fuseWeighted(ChanConversation, w, ids)
 	}
+	return nil
 }

@@ -1,11 +1,28 @@
 // Package retrieve answers "which code should the model read" for a request
 // (a question, a cursor, a diff) over one index snapshot: it analyzes the
-// query, runs the candidate channels (lexical, symbol, path, focus, diff,
-// graph, neighbor), fuses their rankings deterministically (weighted
-// reciprocal rank fusion, ties by path then line), ranks down what a code
-// question rarely needs first — by a file's role (roles.go: tests,
+// query, runs the candidate channels, fuses their rankings deterministically
+// (weighted reciprocal rank fusion, ties by path then line), ranks down what
+// a code question rarely needs first — by a file's role (roles.go: tests,
 // vendored or generated code, tooling), prose, and text constants
 // (literals.go) — and hands the candidates to package assemble.
+//
+// The request's path through the package, a file per stage:
+//
+//   - engine.go: the Engine's entry points: Plan checks a request once
+//     (Validate is Plan for a face that keeps the request), AssemblePlan
+//     runs a plan (Assemble is both).
+//   - channels.go: the channel table — every channel (lexical.go,
+//     symbol.go, path.go, focus.go, diffchannel.go, graph.go, overview.go,
+//     semantic.go, activity.go, history.go, neighbor.go), in the order it
+//     runs, with its default weight. Each channel's file holds its code,
+//     its options struct (embedded in Options, options.go) and its
+//     per-request state (embedded in run, run.go).
+//   - fusion.go: runs the channels and fuses their rankings.
+//   - priors.go: the steps after fusion that rank kinds of files down or
+//     up; filerank.go: the file model's order of the best files.
+//   - candidates.go, review.go, focusrank.go, hitlines.go: shape the best
+//     chunks into the assembler's candidates (reserves, skeletons, maps,
+//     a review's reach, the lines a trimmed part keeps).
 //
 // It reads an *index.Snapshot and never writes the index; it knows nothing
 // of LSP or of the command line.

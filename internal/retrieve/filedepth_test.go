@@ -16,7 +16,7 @@ import (
 // become best × ρ^(1/(1 + d·p)); its best, and a file the model gives no
 // share, keep their scores; the order within a file stays.
 func TestFileDepthLifts(t *testing.T) {
-	r := &run{e: &Engine{opts: Options{FileDepth: 3}}, scores: map[index.ChunkID]*scored{}}
+	r := &run{e: &Engine{opts: Options{FileModelOptions: FileModelOptions{FileDepth: 3}}}, scores: map[index.ChunkID]*scored{}}
 	add := func(id index.ChunkID, path string, score float64) *scored {
 		s := &scored{id: id, c: chunk.Chunk{Path: path}, score: score}
 		r.scores[id] = s

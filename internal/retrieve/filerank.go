@@ -11,6 +11,45 @@ import (
 	"github.com/ctxls/ctxls/internal/index/chunk"
 )
 
+// FileModelOptions are the file model's knobs (rankFiles): the order of a
+// request's best files and the depth of the budget in each.
+type FileModelOptions struct {
+	// FileRank (a, 0 … 1): a question's best files are ordered again by
+	// the file model (filerank.go): each file's utility is (1 − a) times
+	// its best score's log plus a times the model's, and the files take
+	// the channels' best scores in that order (0: not).
+	FileRank float64
+	// FileRankDiff is FileRank for a request with a diff, with or without
+	// a question (not with a cursor: a cursor's ranking is the focus
+	// channel's), by the model's diff weights (the features of the diff's
+	// own files, directories and tests count there).
+	FileRankDiff float64
+	// FileDepth (d ≥ 0): with a budget of at least FileDepthFrom tokens,
+	// the budget's depth follows the file model's confidence. Each ranked
+	// file's other units' scores relative to its best, ρ, become
+	// ρ^(1/(1 + d·p)), p the file's share of the model's softmax over the
+	// ranked files: a file the model is sure of shows more of its units
+	// before the next files' best (0: not). Under a tight budget breadth
+	// wins (docs/tuning-log.md, "Depth by the file model's confidence":
+	// at 2 000 the held-out cases lost lines, 0.508 → 0.503).
+	FileDepth     float64
+	FileDepthFrom int
+	// FileHeaderShare: with FileDepth running, the header (package clause
+	// and imports) of the file model's first file joins the candidates at
+	// this share of the file's best score, unless it costs more than
+	// FileHeaderMaxShare of the budget (0: not). A change to a file often
+	// changes its imports; a model writing in it needs them.
+	FileHeaderShare    float64
+	FileHeaderMaxShare float64
+}
+
+// fileModelState is the file model's per-request state.
+type fileModelState struct {
+	// fileFeats are the file model's features of the best files, for
+	// --explain (Options.FileRank).
+	fileFeats map[string]map[string]float64
+}
+
 // The file rank (Options.FileRank, Options.FileRankDiff) orders a
 // question's or a diff's best files again by a linear model over what
 // the channels found in each file: its best score, how many of its units

@@ -13,6 +13,18 @@ import (
 	"github.com/ctxls/ctxls/internal/ranges"
 )
 
+// QueryMapOptions are the next-best maps' knobs (queryMaps).
+type QueryMapOptions struct {
+	// QueryMapBelow: under budgets smaller than this, a question's or a
+	// diff's next-best files are offered as compact maps (queryMaps):
+	// QueryMapFiles files per 4 000 tokens (at least QueryMapFiles) beyond
+	// those the ranking fills 1 − QueryMapShare of the budget with,
+	// QueryMapLines declarations each, scored up to 1 + QueryMapScore
+	// times the cut's score (0 files: never).
+	QueryMapBelow, QueryMapFiles, QueryMapLines int
+	QueryMapShare, QueryMapScore                float64
+}
+
 // focusDef is a definition the focus channel offers, with its weight and
 // why it is there.
 type focusDef struct {

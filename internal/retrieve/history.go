@@ -9,6 +9,58 @@ import (
 	"github.com/ctxls/ctxls/internal/index"
 )
 
+// HistoryOptions are the history channel's knobs: co-changed files, the
+// commits whose messages read like the question, and the recency prior.
+type HistoryOptions struct {
+	// CoChangeFiles is how many files the history channel brings for a
+	// diff: those that changed most often with the diff's files (0: none).
+	CoChangeFiles int
+	// CoChangeHalfLife: in a request with a diff, co-changed files count
+	// the commits they share with the diff's (or its best) files less the
+	// older they are (half-life in commits; 0: all alike). A question's
+	// seeded co-change counts them alike (measured).
+	CoChangeHalfLife float64
+	// CoChangeSeeds: a request without a diff seeds the history channel
+	// with its best files so far, this many (0: no history channel).
+	CoChangeSeeds int
+	// CoChangeSeedWeight scales the history channel's weight when it is
+	// seeded so (the request's own files say more than the best guesses).
+	CoChangeSeedWeight float64
+	// CoChangeSeedDiff seeds the history channel with a diff's best files
+	// too (beside the diff's own files). Off by default: measured, it cost
+	// the diff task lines on the eval and files and lines on the held-out
+	// check (docs/heldout.md).
+	CoChangeSeedDiff bool
+	// MessageCommits: with the workspace's history, the file model reads
+	// how strongly the past commits whose messages read most like the
+	// question (this many) changed each file (0: not).
+	MessageCommits int
+	// MessageFiles: with a budget of at least MessageFilesFrom tokens,
+	// that many of those commits' files, most voted first, join the
+	// history channel as candidates at MessageWeight of its weight (0:
+	// none) — a file no other channel found by its first definition — so
+	// that the file model can weigh what the past messages point at.
+	// Under a tight budget they displace better-founded parts (measured:
+	// line recall fell at 2 000 tokens, docs/quality.md).
+	MessageFiles     int
+	MessageWeight    float64
+	MessageFilesFrom int
+	// HistoryPrior: a chunk's score is raised by this share times its
+	// file's recency prior (history.Log.Recency; 0: not).
+	HistoryPrior float64
+}
+
+// historyState is the history channel's per-request state.
+type historyState struct {
+	// diffCoChanged: the history channel brought files that changed
+	// together with the diff's (Options.DiffDirPrior stands in otherwise).
+	diffCoChanged bool
+	// messages are the files of the past commits whose messages read like
+	// the question (history.Log.MessageMatches), read once (messageVotes).
+	messages     []history.Scored
+	messagesRead bool
+}
+
 // history is the history channel (the workspace's git history,
 // Request.History): the files that changed in the same past commits as
 // the diff's files, and, for a question (and for a diff with
@@ -19,7 +71,7 @@ import (
 // MessageWeight of the weight); then the recency prior. A cursor request
 // seeds nothing (measured: it loses definition files). Each file joins by
 // one chunk (fileChunks).
-func (r *run) history() {
+func (r *run) history() error {
 	w := r.weights[ChanHistory]
 	var diff []string
 	for _, fd := range r.diffFiles {
@@ -59,6 +111,7 @@ func (r *run) history() {
 		r.fuseWeighted(ChanHistory, w*r.e.opts.MessageWeight, r.fileChunks(r.messageVotes(), best, k))
 	}
 	r.historyPrior()
+	return nil
 }
 
 // cochange ranks the files that changed in the same commits as given

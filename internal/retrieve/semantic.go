@@ -6,6 +6,43 @@ import (
 	"github.com/ctxls/ctxls/internal/index"
 )
 
+// SemanticOptions are the semantic channel's knobs.
+type SemanticOptions struct {
+	// SemanticDiffScale scales the semantic channel's weight in a request
+	// with a diff (0: the channel is off for diffs, the default: measured,
+	// it costs a diff's files).
+	SemanticDiffScale float64
+	// SemanticK is how many chunks the semantic channel brings, and
+	// SemanticFloor the cosine similarity they need at least.
+	SemanticK     int
+	SemanticFloor float64
+}
+
+// semanticState is the semantic channel's per-request state: its search
+// runs beside the other channels (startSemantic) and is fused in its turn
+// (semanticChannel).
+type semanticState struct {
+	semIDs  []index.ChunkID
+	semDone chan struct{}
+}
+
+// startSemantic starts the semantic channel's search, which reads every
+// vector of the snapshot, beside the other channels.
+func (r *run) startSemantic() (wait func()) {
+	r.semDone = make(chan struct{})
+	go func() {
+		defer close(r.semDone)
+		r.semIDs = r.semantic(r.text)
+	}()
+	return func() { <-r.semDone }
+}
+
+// semanticChannel is the semantic search's ranking, once it has ended.
+func (r *run) semanticChannel() ([]index.ChunkID, error) {
+	<-r.semDone
+	return r.semIDs, nil
+}
+
 // indexState names what the answer is computed from: the snapshot's state
 // root and, when the semantic channel is asked (a weight and a store of the
 // workspace embedder), its model's identity (index.StateWithModel): the

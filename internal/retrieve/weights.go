@@ -11,8 +11,10 @@ import (
 
 // CheckWeights checks per-channel weight overrides: every name a channel of
 // DefaultWeights, every weight a finite number ≥ 0.
-func CheckWeights(w map[string]float64) error {
-	known := DefaultWeights()
+func CheckWeights(w map[string]float64) error { return checkWeights(DefaultWeights(), w) }
+
+// checkWeights checks weight overrides against the known channels' weights.
+func checkWeights(known, w map[string]float64) error {
 	for _, name := range slices.Sorted(maps.Keys(w)) {
 		if _, ok := known[name]; !ok {
 			return fmt.Errorf("unknown channel %q (known: %s)", name, strings.Join(slices.Sorted(maps.Keys(known)), ", "))

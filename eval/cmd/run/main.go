@@ -257,30 +257,29 @@ func counts(s string) ([]int, error) {
 // parseWeights reads -weights (the engine's own parser and checks).
 func parseWeights(s string) (map[string]float64, error) { return retrieve.ParseWeights(s) }
 
-func optionNames() string {
-	t := reflect.TypeFor[retrieve.Options]()
+func optionNames() string { return strings.Join(fieldNames(reflect.TypeFor[retrieve.Options]()), ", ") }
+
+// fieldNames are the lower-cased names of t's exported fields, those of
+// its embedded structs (each channel's options in retrieve.Options) in
+// their place: the names setOptions sets.
+func fieldNames(t reflect.Type) []string {
 	var names []string
 	for i := range t.NumField() {
-		if t.Field(i).IsExported() {
-			names = append(names, strings.ToLower(t.Field(i).Name))
+		f := t.Field(i)
+		switch {
+		case f.Anonymous && f.Type.Kind() == reflect.Struct:
+			names = append(names, fieldNames(f.Type)...)
+		case f.IsExported():
+			names = append(names, strings.ToLower(f.Name))
 		}
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // setOptions sets fields of o named case-insensitively in s
 // ("rrfk=30,lexicalk=200").
 func setOptions(o any, s string) error {
 	v := reflect.ValueOf(o).Elem()
-	fieldNames := func() string {
-		var names []string
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				names = append(names, strings.ToLower(v.Type().Field(i).Name))
-			}
-		}
-		return strings.Join(names, ", ")
-	}
 	for _, kv := range splitList(s) {
 		k, val, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -288,7 +287,7 @@ func setOptions(o any, s string) error {
 		}
 		fv := v.FieldByNameFunc(func(n string) bool { return strings.EqualFold(n, k) })
 		if !fv.IsValid() || !fv.CanSet() {
-			return fmt.Errorf("unknown option %q (options: %s)", k, fieldNames())
+			return fmt.Errorf("unknown option %q (options: %s)", k, strings.Join(fieldNames(v.Type()), ", "))
 		}
 		switch fv.Kind() {
 		case reflect.Int, reflect.Int64, reflect.Int32:

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/eval"
@@ -9,16 +11,30 @@ import (
 
 func TestSetOptions(t *testing.T) {
 	o := retrieve.DefaultOptions()
-	if err := setOptions(&o, "rrfk=35, LexicalK=99"); err != nil {
+	if err := setOptions(&o, "rrfk=35, LexicalK=99, cochangefiles=7"); err != nil {
 		t.Fatal(err)
 	}
-	if o.RRFK != 35 || o.LexicalK != 99 {
+	if o.RRFK != 35 || o.LexicalK != 99 || o.CoChangeFiles != 7 {
 		t.Errorf("options = %+v", o)
 	}
 	for _, bad := range []string{"nosuch=1", "rrfk", "lexicalk=x"} {
 		if err := setOptions(&o, bad); err == nil {
 			t.Errorf("setOptions(%q): no error", bad)
 		}
+	}
+}
+
+// The channels' own options (embedded in retrieve.Options) are listed and
+// set by their names, as the engine's own are.
+func TestOptionNames(t *testing.T) {
+	names := strings.Split(optionNames(), ", ")
+	for _, want := range []string{"rrfk", "lexicalk", "cochangefiles", "focusmapbelow", "queryMapScore"} {
+		if !slices.Contains(names, strings.ToLower(want)) {
+			t.Errorf("optionNames() lacks %s: %v", want, names)
+		}
+	}
+	if slices.Contains(names, "lexicaloptions") {
+		t.Errorf("optionNames() lists an embedded struct: %v", names)
 	}
 }
 

@@ -1,0 +1,300 @@
+package retrieve
+
+import (
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/ranges"
+)
+
+// cursorReserve names the budget reserve of the unit under the cursor;
+// changedReserve that of the units a diff changes.
+const (
+	cursorReserve  = "cursor"
+	changedReserve = "changed"
+)
+
+// cursorBudget is how much of a budget the unit under the cursor may take
+// before anything else: share of it (Options.CursorShare), at least 250
+// tokens (all of a smaller budget). A longer unit is trimmed around the
+// cursor to fit.
+func cursorBudget(maxTokens int, share float64) int {
+	return min(maxTokens, max(250, int(float64(maxTokens)*share)))
+}
+
+// changedUnit is a unit a diff changes and its changed lines.
+type changedUnit struct {
+	s     *scored
+	lines []int
+}
+
+// changedUnits are the units the diff changes that the request allows, by
+// their ids, when they have a reserve of their own
+// (Options.DiffChangedShare). A unit whose changed lines all lie in
+// smaller changed units (a class around a changed method) is left to
+// them.
+func (r *run) changedUnits() []changedUnit {
+	if r.e.opts.DiffChangedShare <= 0 || len(r.diffChanged) == 0 {
+		return nil
+	}
+	if r.req.Mode != ModeReview && r.req.Budget.MaxTokens < r.e.opts.DiffChangedFrom {
+		return nil
+	}
+	var all []changedUnit
+	for _, id := range slices.Sorted(maps.Keys(r.diffChanged)) {
+		if s := r.get(id); s != nil {
+			all = append(all, changedUnit{s, r.diffChanged[id]})
+		}
+	}
+	// inner: line l of u lies in a smaller changed unit inside u.
+	inner := func(u changedUnit, l int) bool {
+		return slices.ContainsFunc(all, func(o changedUnit) bool {
+			oc, c := o.s.c, u.s.c
+			return o.s != u.s && oc.Path == c.Path && oc.EndLine-oc.StartLine < c.EndLine-c.StartLine &&
+				c.StartLine <= oc.StartLine && oc.EndLine <= c.EndLine && oc.StartLine <= l && l <= oc.EndLine
+		})
+	}
+	var out []changedUnit
+	for _, u := range all {
+		if slices.ContainsFunc(u.lines, func(l int) bool { return !inner(u, l) }) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// changedBudget is how much of a budget the units a diff changes may take
+// before anything else: share of it from fullFrom tokens, a share that
+// shrinks in proportion to the budget below, but at least
+// changedFloor tokens (half of a smaller budget) — room for the changed
+// lines themselves.
+func changedBudget(maxTokens int, share float64, fullFrom int) int {
+	if share <= 0 {
+		return 0
+	}
+	if fullFrom > 0 && maxTokens < fullFrom {
+		share *= float64(maxTokens) / float64(fullFrom)
+	}
+	return max(int(math.Round(float64(maxTokens)*share)), min(changedFloor, maxTokens/2))
+}
+
+// changedFloor is the least reserve of the units a diff changes.
+const changedFloor = 120
+
+// cursorContext is how many lines around the cursor a trimmed unit keeps
+// as its hits.
+const cursorContext = 3
+
+// candidates turns the best fused chunks into assembler candidates.
+func (r *run) candidates() []assemble.Candidate {
+	top := r.ranked()
+	if len(top) > r.e.opts.MaxCandidates {
+		top = top[:r.e.opts.MaxCandidates]
+		if f := r.scores[r.focusChunk]; f != nil && !slices.Contains(top, f) {
+			top = append(top, f)
+		}
+	}
+	changed := map[*scored][]int{}
+	for _, u := range r.changedUnits() {
+		changed[u.s] = u.lines
+		if !slices.Contains(top, u.s) {
+			top = append(top, u.s)
+		}
+	}
+	maxScore := 0.0
+	if len(top) > 0 {
+		maxScore = top[0].score
+	}
+	reach := r.reviewReach(changed)
+	reached := make(map[*scored]bool, len(reach))
+	for _, s := range reach {
+		reached[s] = true
+		if !slices.Contains(top, s) {
+			top = append(top, s)
+		}
+	}
+	r.hits.reset(hitTerms(r.q))
+	out := make([]assemble.Candidate, 0, len(top))
+	for _, s := range top {
+		c := s.c
+		sources := make([]string, 0, len(s.channels))
+		for name := range s.channels {
+			sources = append(sources, name)
+		}
+		slices.Sort(sources)
+		cand := assemble.Candidate{
+			ID: string(s.id), Path: c.Path, Ranges: []ranges.Range{{Start: c.StartLine, End: c.EndLine}},
+			Score: s.score / maxScore, Sources: sources, Kind: kindOf(c), Language: c.Language,
+			Symbol: symbolOf(c), TrackingHash: c.TrackingHash,
+		}
+		sigStart := sigStartOf(c)
+		if c.DocStartLine > 0 && c.DocStartLine < sigStart {
+			cand.Doc = ranges.Range{Start: c.DocStartLine, End: sigStart - 1}
+		}
+		if c.SigEndLine >= sigStart {
+			cand.Signature = ranges.Range{Start: sigStart, End: c.SigEndLine}
+		}
+		if n, ok := r.snap.TokenCount(s.id, r.req.Encoding); ok {
+			cand.Tokens = n
+		}
+		if len(out) < maxHitCandidates {
+			cand.Hits = r.hitLines(s)
+		}
+		var refs []int
+		if names := r.callSites[s.id]; len(names) > 0 {
+			refs = linesNaming(r.chunkText(c), c.StartLine, names)
+		}
+		refs = append(refs, r.fieldLines[s.id]...)
+		if len(refs) > 0 {
+			// A caller of changed code is shown at its calls first, a
+			// type at the fields the change uses.
+			cand.Hits = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(refs[:min(len(refs), maxHitLines)]), cand.Hits...))))
+			if len(cand.Hits) > maxHitLines {
+				cand.Hits = cand.Hits[:maxHitLines]
+			}
+		}
+		if reached[s] {
+			// Under review, what the change reaches is all there is
+			// beside the changed units, in the order of its own scores
+			// (the least sure last), shown at its calls and declarations.
+			if r.ambiguousCallers[s.id] || (r.usedOnValue[s.id] && len(r.callSites[s.id]) == 0) {
+				// A caller of another unit of that name, or another
+				// type's method of that name, maybe: after the sure ones.
+				cand.Score *= reviewTier
+			} else {
+				cand.Score = reviewTier + (1-reviewTier)*cand.Score
+			}
+			r.reviewShape(s, &cand, refs)
+		} else if r.req.Mode == ModeReview {
+			cand.Score *= reviewTier
+			if _, ok := r.diffChanged[s.id]; !ok && s.id != r.focusChunk {
+				// Neither what the diff changes (a changed unit, or one
+				// around changed units) nor the cursor's own unit.
+				cand.Withheld = reasonNotReached
+			}
+		}
+		if lines, ok := changed[s]; ok {
+			// A changed unit: paid for first, whole when its reserve
+			// allows, else around its changed lines; one its reserve
+			// cannot hold competes at its own score.
+			cand.Reserve, cand.Lead, cand.Hits = changedReserve, true, lines
+		}
+		if s.id == r.focusChunk {
+			// The cursor's lines, not the unit's doc comment, are what a
+			// trimmed cursor part must keep.
+			cand.Doc = ranges.Range{}
+			cand.Reserve = cursorReserve
+			for l := max(c.StartLine, r.req.Focus.Line-cursorContext); l <= min(c.EndLine, r.req.Focus.Line+cursorContext); l++ {
+				cand.Hits = append(cand.Hits, l)
+			}
+			slices.Sort(cand.Hits)
+			cand.Hits = slices.Compact(cand.Hits)
+		}
+		if _, ok := r.focusDefs[s.id]; ok && r.req.Budget.MaxTokens < r.e.opts.FocusSkeletonBelow && cand.Signature.Start > 0 {
+			// Compact first: the definition's doc and signature at its
+			// score, its body after, as a lower candidate of its own.
+			body := cand
+			body.ID += "#body"
+			body.Score *= focusBodyFactor
+			body.TrackingHash = ""
+			skel := ranges.Range{Start: cand.Signature.Start, End: cand.Signature.End}
+			if cand.Doc.Start > 0 {
+				skel.Start = cand.Doc.Start
+			}
+			cand.Ranges = []ranges.Range{skel}
+			cand.TrackingHash = ""
+			cand.Hits = nil
+			if r.candHandles == nil {
+				r.candHandles = map[string]*scored{}
+			}
+			r.candHandles[assemble.Handle(cand.Path, cand.Ranges)] = s
+			out = append(out, cand, body)
+			continue
+		}
+		out = append(out, cand)
+	}
+	if r.req.Budget.MaxTokens < r.e.opts.FocusMapBelow && r.req.Mode != ModeReview {
+		out = append(out, r.focusMaps(maxScore)...)
+	}
+	if r.wantsQueryMaps() {
+		out = append(out, r.queryMaps(top, maxScore)...)
+	}
+	if f := r.req.Focus; f != nil && r.focusChunk == "" {
+		// No unit encloses the cursor (a blank line between units, a
+		// module's top level): the lines around it are the cursor's part.
+		if text, ok := r.files().Text(f.Path); ok {
+			n := strings.Count(text, "\n") + 1
+			lo, hi := max(1, f.Line-cursorWindow), min(n, f.Line+cursorWindow)
+			if lo <= hi {
+				cand := assemble.Candidate{ID: "cursor:" + f.Path, Path: f.Path, Ranges: []ranges.Range{{Start: lo, End: hi}},
+					Score: 1, Sources: []string{ChanFocus}, Kind: "code", Reserve: cursorReserve}
+				for l := max(lo, f.Line-cursorContext); l <= min(hi, f.Line+cursorContext); l++ {
+					cand.Hits = append(cand.Hits, l)
+				}
+				out = append(out, cand)
+			}
+		}
+	}
+	return out
+}
+
+// wantsQueryMaps: the next-best maps are for budgets under
+// Options.QueryMapBelow, for a cursor request from Options.FocusBreadthFrom.
+func (r *run) wantsQueryMaps() bool {
+	o, b := r.e.opts, r.req.Budget.MaxTokens
+	if r.req.Mode == ModeReview {
+		return false // a reviewer reads what the change reaches, not a list of files
+	}
+	if r.req.Focus != nil && (o.FocusBreadthFrom <= 0 || b < o.FocusBreadthFrom) {
+		return false
+	}
+	return b < o.QueryMapBelow
+}
+
+// sigStartOf is the line where a unit's declaration starts: after its doc
+// comment and after decorators or annotations (the chunk starts at
+// those); its first line when it has no signature.
+func sigStartOf(c chunk.Chunk) int {
+	if c.Signature == "" {
+		return c.StartLine
+	}
+	return max(c.StartLine, c.SigEndLine-strings.Count(strings.TrimRight(c.Signature, "\n"), "\n"))
+}
+
+// focusBodyFactor scales the score of a compact focus definition's body
+// candidate.
+const focusBodyFactor = 0.5
+
+// cursorWindow is how many lines on each side of a cursor that no unit
+// encloses make its part.
+const cursorWindow = 10
+
+func kindOf(c chunk.Chunk) string {
+	switch c.Kind {
+	case chunk.KindHeader:
+		return "header"
+	case chunk.KindSection:
+		return "doc"
+	case chunk.KindWindow:
+		return "text"
+	}
+	if isSecondary(c.Path) {
+		return "test"
+	}
+	return "code"
+}
+
+func symbolOf(c chunk.Chunk) string {
+	if c.QualifiedName != "" {
+		return c.QualifiedName
+	}
+	return c.Symbol
+}
+
+// maxHitCandidates is how many of the best candidates get hit lines (the
+// lines a trimmed part keeps); lower ones are trimmed to their head.
+const maxHitCandidates = 80
