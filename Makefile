@@ -57,7 +57,7 @@ run: build
 	./bin/ctxls assemble --root . --query "$(QUESTION)" --budget $(BUDGET)
 
 test: lint need-git need-postgres wasm-check
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 20m ./...
 	@$(MAKE) --no-print-directory test-wasm
 	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory test-mcp-client; \
 	  else echo "make test: node/npm not found: skipping the MCP TypeScript-client test (.ci/run requires it)"; fi
