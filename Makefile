@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: wasm wasm-check test-wasm bench-purego run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e test-windows
+.PHONY: wasm wasm-check test-wasm bench-purego eval-purego-parity run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e test-windows
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
 # version), whatever GOFLAGS says. make build CGO_ENABLED=0 builds without
@@ -171,6 +171,11 @@ deploy-example: build need-postgres
 # its own PostgreSQL server). Minutes, not a test.
 eval-store-parity: need-postgres
 	./scripts/eval-store-parity.sh $(EVAL_FLAGS)
+
+# The eval's requests answered with and without cgo, byte for byte
+# (EVAL_REPOS_DIR as for make eval; minutes, outside CI).
+eval-purego-parity:
+	./scripts/eval-purego-parity.sh $(EVAL_FLAGS)
 
 # The retrieval quality eval (docs/quality.md). EVAL_REPOS_DIR names the
 # directory holding the eval repositories' git directories; see
