@@ -1,0 +1,101 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The tables file is mapped in memory, not read: the strings decoded
+// from it (paths, hashes, names, the chunks' symbols and documents, the
+// symbol maps' names) must be copies, never views of the mapping, which
+// is unmapped once the values reading it in place are gone. Here the
+// mapping is dropped (and seen gone from /proc/self/maps) before every
+// string is compared with what was written: a view would fault.
+func TestTablesStringsOutliveMapping(t *testing.T) {
+	if _, err := os.Stat("/proc/self/maps"); err != nil {
+		t.Skip("no /proc/self/maps here")
+	}
+	s, files := fixtureTables(t)
+	p := filepath.Join(t.TempDir(), "mapped-tables.bin")
+	if err := writeTables(p, []string{"words"}, s.names, files, s.base.symbols()); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range files {
+		want = append(want, f.info.Path, f.info.Hash, f.info.Language)
+		for i := range f.recs() {
+			c := f.recs()[i].toChunk(f.info.Path, s.names)
+			want = append(want, c.Symbol, c.QualifiedName, c.Signature, c.Doc, string(c.Kind), c.Language)
+			want = append(want, c.Defines...)
+			want = append(want, c.References...)
+		}
+	}
+	var symWant []string
+	symWant = append(symWant, s.base.symbols().idx.names...)
+
+	got, symGot, order := func() ([]string, []string, []string) {
+		tf, err := openTables(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tf.hold == nil {
+			t.Fatal("the tables file was not mapped")
+		}
+		nt := newNameTable()
+		_, rfiles, sym, err := tf.decode(nt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mapped(t, p) {
+			t.Fatal("the tables file is not in /proc/self/maps while read")
+		}
+		var got []string
+		for _, f := range files {
+			g := rfiles[f.info.Path]
+			got = append(got, g.info.Path, g.info.Hash, g.info.Language)
+			for i := range g.recs() {
+				c := g.recs()[i].toChunk(g.info.Path, nt.view())
+				got = append(got, c.Symbol, c.QualifiedName, c.Signature, c.Doc, string(c.Kind), c.Language)
+				got = append(got, c.Defines...)
+				got = append(got, c.References...)
+			}
+		}
+		return got, sym.idx.names, tf.order
+	}()
+	// Nothing reachable holds the mapping now: its cleanup unmaps it.
+	deadline := time.Now().Add(10 * time.Second)
+	for mapped(t, p) {
+		if time.Now().After(deadline) {
+			t.Fatal("the tables file is still mapped after its readers are gone")
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+		t.Errorf("strings read from the tables differ from those written")
+	}
+	if strings.Join(symGot, "\x00") != strings.Join(symWant, "\x00") {
+		t.Errorf("symbol names read from the tables differ from those written")
+	}
+	if len(order) != len(files) {
+		t.Fatalf("stat section: %d paths, want %d", len(order), len(files))
+	}
+	for i, f := range files {
+		if order[i] != f.info.Path {
+			t.Errorf("stat section path %d = %q, want %q", i, order[i], f.info.Path)
+		}
+	}
+}
+
+// mapped reports whether the file at p is mapped in this process.
+func mapped(t *testing.T, p string) bool {
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(b), p)
+}
