@@ -460,8 +460,11 @@ type tablesFile struct {
 	nstrs  uint64
 	stats  map[string]fileStat
 	// order is the stat section's paths in file order (sorted, as
-	// written; newTables checks).
-	order []string
+	// written; newTables checks), statList their rows.
+	order    []string
+	statList []fileStat
+	// recs are the files decode read, in file order.
+	recs []*fileRec
 }
 
 func (tf *tablesFile) corrupt(why string) error {
@@ -536,6 +539,7 @@ func (tf *tablesFile) parseStats() error {
 	cnt := r.count(3)
 	tf.stats = make(map[string]fileStat, cnt)
 	tf.order = make([]string, 0, cnt)
+	tf.statList = make([]fileStat, 0, cnt)
 	for range cnt {
 		l := r.uvarint()
 		if l > uint64(len(r.b)) {
@@ -548,6 +552,7 @@ func (tf *tablesFile) parseStats() error {
 		st := fileStat{size: r.varint(), modTime: r.varint(), overlay: r.uvarint()&1 != 0}
 		tf.stats[p] = st
 		tf.order = append(tf.order, p)
+		tf.statList = append(tf.statList, st)
 	}
 	if r.err != nil || len(r.b) != 0 {
 		return tf.corrupt("stat section")
@@ -691,6 +696,7 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 	nf := r.count(8)
 	files = make(map[string]*fileRec, nf)
 	blocks := make([]*lazyRecs, 0, nf) // by file, in file order
+	recs := make([]*fileRec, 0, nf)
 	for range nf {
 		fr := &fileRec{}
 		fi := &fr.info
@@ -731,6 +737,7 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 			break
 		}
 		files[fi.Path] = fr
+		recs = append(recs, fr)
 	}
 	if r.err == nil && symOff != 0 && len(r.b) < 4 && bytes.Count(r.b, []byte{0}) == len(r.b) {
 		r.b = nil // the padding before the symbols
@@ -753,15 +760,26 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 		sym = res.sym
 	}
 	if r.err == nil {
-		// The stat section must describe the same files.
-		if len(files) != len(tf.stats) {
+		// The stat section must describe the same files: row by row
+		// when they are in the same order (as written), else by path.
+		if len(files) != len(tf.stats) || len(recs) != len(tf.order) {
 			r.fail()
 		}
-		for p, f := range files {
-			st, ok := tf.stats[p]
-			if !ok || st.size != f.info.Size || st.modTime != unixNano(f.info.ModTime) || st.overlay != f.info.Overlay {
-				r.fail()
+		sameStat := func(st fileStat, f *fileRec) bool {
+			return st.size == f.info.Size && st.modTime == unixNano(f.info.ModTime) && st.overlay == f.info.Overlay
+		}
+		for i, f := range recs {
+			if r.err != nil {
 				break
+			}
+			if tf.order[i] == f.info.Path {
+				if !sameStat(tf.statList[i], f) {
+					r.fail()
+				}
+				continue
+			}
+			if st, ok := tf.stats[f.info.Path]; !ok || !sameStat(st, f) {
+				r.fail()
 			}
 		}
 	}
@@ -772,6 +790,7 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 		nt.names = append(nt.names, fileNames...)
 		nt.ids = nil
 	}
+	tf.recs = recs
 	return encodings, files, sym, nil
 }
 

@@ -487,7 +487,7 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	if err != nil {
 		return "damaged: " + err.Error()
 	}
-	base := newTablesOrdered(encs, x.names.view(), files, tf.order)
+	base := newTablesOrdered(encs, x.names.view(), files, tf.recs)
 	if sym != nil {
 		base.symOnce.Do(func() { base.sym = sym })
 	}

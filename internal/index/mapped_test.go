@@ -1,9 +1,13 @@
 package index
 
 import (
+	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,4 +102,62 @@ func mapped(t *testing.T, p string) bool {
 		t.Fatal(err)
 	}
 	return strings.Contains(string(b), p)
+}
+
+// TestCompareSortedListing: the refresh pairs a sorted listing with the
+// snapshot's sorted files in one pass; what it finds to read and to
+// remove equals what looking each listed path up finds (the way taken
+// for a listing out of order), for listings that drop, add, change and
+// keep files at every position.
+func TestCompareSortedListing(t *testing.T) {
+	x, _ := openFixture(t, testOptions(t))
+	if err := x.Update(context.Background(), "zz/new.go", []byte("package zz\n")); err != nil {
+		t.Fatal(err) // a delta over the base tables, too
+	}
+	s, release := x.Snapshot()
+	defer release()
+	var all []Entry
+	for _, p := range s.Paths() {
+		fi, _ := s.Stat(p)
+		all = append(all, Entry{Path: p, Size: fi.Size, ModTime: fi.ModTime})
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := range 200 {
+		var entries []Entry
+		for _, e := range all {
+			switch rng.IntN(4) {
+			case 0: // removed
+			case 1:
+				e.Size++ // changed
+				entries = append(entries, e)
+			default:
+				entries = append(entries, e)
+			}
+		}
+		for range rng.IntN(3) {
+			entries = append(entries, Entry{Path: fmt.Sprintf("%c/new%d.go", 'a'+rng.IntN(26), rng.IntN(9)), Size: 1})
+		}
+		slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+		entries = slices.CompactFunc(entries, func(a, b Entry) bool { return a.Path == b.Path })
+		shuffled := slices.Clone(entries)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		if len(shuffled) > 1 && slices.EqualFunc(shuffled, entries, func(a, b Entry) bool { return a.Path == b.Path }) {
+			shuffled[0], shuffled[1] = shuffled[1], shuffled[0]
+		}
+		x.mu.Lock()
+		jobs, removed := x.compareLocked(s, entries)
+		wantJobs, wantRemoved := x.compareLocked(s, shuffled)
+		x.mu.Unlock()
+		paths := func(js []fileJob) []string {
+			var ps []string
+			for _, j := range js {
+				ps = append(ps, j.entry.Path)
+			}
+			slices.Sort(ps)
+			return ps
+		}
+		if !slices.Equal(paths(jobs), paths(wantJobs)) || !slices.Equal(removed, wantRemoved) {
+			t.Fatalf("round %d: read %v removed %v; by path: read %v removed %v", round, paths(jobs), removed, paths(wantJobs), wantRemoved)
+		}
+	}
 }

@@ -205,6 +205,30 @@ func (s *Snapshot) file(p string) *fileRec {
 	return s.base.files[p]
 }
 
+// recsInOrder returns the snapshot's files in paths' order (s.paths[i]'s
+// is the i-th), found by a pass over the base's files in order rather
+// than a lookup by path each: the base's own slice when there is no
+// delta.
+func (s *Snapshot) recsInOrder() []*fileRec {
+	b := s.base
+	if len(s.delta) == 0 {
+		return b.recs
+	}
+	recs := make([]*fileRec, len(s.paths))
+	j := 0
+	for i, p := range s.paths {
+		if f, ok := s.delta[p]; ok {
+			recs[i] = f
+			continue
+		}
+		for j < len(b.paths) && b.paths[j] < p {
+			j++
+		}
+		recs[i] = b.recs[j] // s.paths holds only base paths and delta's
+	}
+	return recs
+}
+
 // StateRoot is the hex SHA-256 over the sorted (path, content hash) pairs
 // of the snapshot's files (see StateRoot the function): equal for equal
 // workspace content, whatever the order files were indexed in.

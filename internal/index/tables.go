@@ -336,7 +336,8 @@ type tables struct {
 	encodings []string
 	names     []string // name table view covering every chunk of files
 	files     map[string]*fileRec
-	paths     []string // sorted keys of files
+	paths     []string   // sorted keys of files
+	recs      []*fileRec // files' values in paths' order
 	all       []chunkRef
 	// flen is the sum of chunkRec.flen over all chunks.
 	flen [numSearchFields]uint64
@@ -361,27 +362,35 @@ func newTables(encodings, names []string, files map[string]*fileRec) *tables {
 	return newTablesOrdered(encodings, names, files, nil)
 }
 
-// newTablesOrdered is newTables given the paths of files in order when
+// newTablesOrdered is newTables given files' values in path order when
 // they are known (a tables file keeps them so): they are then checked,
-// not sorted. Otherwise (or when they do not match files) it sorts.
-func newTablesOrdered(encodings, names []string, files map[string]*fileRec, order []string) *tables {
+// not sorted, and not looked up by path. Otherwise (or when they do not
+// match files) it sorts.
+func newTablesOrdered(encodings, names []string, files map[string]*fileRec, order []*fileRec) *tables {
 	t := &tables{encodings: encodings, names: names, files: files}
-	if len(order) == len(files) && strictlySorted(order) && !slices.ContainsFunc(order, func(p string) bool { return files[p] == nil }) {
-		t.paths = slices.Clone(order)
+	if inPathOrder(order, len(files)) {
+		t.recs = slices.Clone(order)
+		t.paths = make([]string, len(order))
+		for i, f := range order {
+			t.paths[i] = f.info.Path
+		}
 	} else {
 		t.paths = make([]string, 0, len(files))
 		for p := range files {
 			t.paths = append(t.paths, p)
 		}
 		slices.Sort(t.paths)
+		t.recs = make([]*fileRec, len(t.paths))
+		for i, p := range t.paths {
+			t.recs[i] = files[p]
+		}
 	}
 	n := 0
-	for _, p := range t.paths {
-		n += files[p].numChunks()
+	for _, f := range t.recs {
+		n += f.numChunks()
 	}
 	t.all = make([]chunkRef, 0, n)
-	for _, p := range t.paths {
-		f := files[p]
+	for _, f := range t.recs {
 		for i := range f.numChunks() {
 			t.all = append(t.all, chunkRef{f, int32(i)})
 		}
@@ -392,10 +401,15 @@ func newTablesOrdered(encodings, names []string, files map[string]*fileRec, orde
 	return t
 }
 
-// strictlySorted reports whether ss is sorted without duplicates.
-func strictlySorted(ss []string) bool {
-	for i := 1; i < len(ss); i++ {
-		if ss[i-1] >= ss[i] {
+// inPathOrder reports whether recs are n distinct files, strictly sorted
+// by path: the files of a tables map of n entries, when every one of
+// them is a value of that map (tablesFile.decode's, which are).
+func inPathOrder(recs []*fileRec, n int) bool {
+	if len(recs) != n || n == 0 {
+		return false
+	}
+	for i, f := range recs {
+		if f == nil || (i > 0 && recs[i-1].info.Path >= f.info.Path) {
 			return false
 		}
 	}
