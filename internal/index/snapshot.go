@@ -96,8 +96,12 @@ type Snapshot struct {
 	stats     corpusStats
 	rootOnce  sync.Once
 	stateRoot string // computed on first use
-	complete  bool
-	seq       uint64
+	// hashes are the files' content hashes in paths' order (Hashes),
+	// computed on first use.
+	hashesOnce sync.Once
+	hashes     []string
+	complete   bool
+	seq        uint64
 
 	reader *postings.Reader // nil when there are no documents yet
 	refs   atomic.Int64
@@ -249,6 +253,20 @@ func (s *Snapshot) Seq() uint64 { return s.seq }
 
 // Encodings returns the encodings TokenCount answers for, sorted.
 func (s *Snapshot) Encodings() []string { return s.env.encodings }
+
+// Hashes returns the content hash of each file, in Paths' order: for
+// passes over every file that pair it by position rather than look each
+// one up (Stat). Computed once per snapshot; it must not be modified.
+func (s *Snapshot) Hashes() []string {
+	s.hashesOnce.Do(func() {
+		recs := s.recsInOrder()
+		s.hashes = make([]string, len(recs))
+		for i, f := range recs {
+			s.hashes[i] = f.info.Hash
+		}
+	})
+	return s.hashes
+}
 
 // Paths returns the paths of all files in the snapshot, sorted.
 func (s *Snapshot) Paths() []string { return s.paths }

@@ -59,6 +59,15 @@ type fileVecs struct {
 	src *mapped
 }
 
+// file returns the vectors of the file at p (nil: none), by a binary
+// search of paths.
+func (s *Store) file(p string) *fileVecs {
+	if i, ok := slices.BinarySearch(s.paths, p); ok {
+		return s.order[i]
+	}
+	return nil
+}
+
 // TrainedAt is the state root (index.Snapshot.StateRoot) of the snapshot
 // the store's model was trained on.
 func (s *Store) TrainedAt() string { return s.trainedAt }
@@ -194,25 +203,42 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 
 // compare lists the files of snap whose vectors s lacks or has for other
 // content (changed, in path order), the vectors s has for snap's content
-// (kept: a new map, the vectors shared), and how many of s's files snap no
-// longer has. A nil s has nothing.
+// (kept: a new map, the vectors shared; nil when nothing changed), and how
+// many of s's files snap no longer has. A nil s has nothing. Both sides
+// are sorted by path: one pass pairs them, without a lookup per file.
 func (s *Store) compare(snap *index.Snapshot) (changed []string, kept map[string]*fileVecs, removed int) {
-	kept = make(map[string]*fileVecs, len(snap.Paths()))
-	for _, p := range snap.Paths() {
-		fi, _ := snap.Stat(p)
-		if s != nil {
-			if f := s.files[p]; f != nil && f.Hash == fi.Hash {
-				kept[p] = f
-				continue
+	paths, hashes := snap.Paths(), snap.Hashes()
+	var mine []string
+	var vecs []*fileVecs
+	if s != nil {
+		mine, vecs = s.paths, s.order
+	}
+	same := make([]*fileVecs, len(paths)) // snap's i-th file's vectors, when s has them for its content
+	j := 0
+	for i, p := range paths {
+		for j < len(mine) && mine[j] < p {
+			removed++
+			j++
+		}
+		if j < len(mine) && mine[j] == p {
+			if vecs[j].Hash == hashes[i] {
+				same[i] = vecs[j]
+			} else {
+				changed = append(changed, p)
 			}
+			j++
+			continue
 		}
 		changed = append(changed, p)
 	}
-	if s != nil {
-		for _, p := range s.paths {
-			if _, ok := snap.Stat(p); !ok {
-				removed++
-			}
+	removed += len(mine) - j
+	if s != nil && len(changed) == 0 && removed == 0 {
+		return nil, nil, 0
+	}
+	kept = make(map[string]*fileVecs, len(paths)-len(changed))
+	for i, f := range same {
+		if f != nil {
+			kept[paths[i]] = f
 		}
 	}
 	return changed, kept, removed
@@ -384,12 +410,21 @@ func (s *Store) Search(snap *index.Snapshot, vec []float32, k int, floor float32
 	q16 := widen(q)
 	var mu sync.Mutex
 	var all []cand
+	paths, hashes := snap.Paths(), snap.Hashes()
 	parallel(len(s.paths), func(lo, hi int) {
+		if lo >= hi {
+			return
+		}
 		top := topK{k: k}
 		var d []int32
+		// s.paths and snap's are both sorted: one pass pairs them.
+		at, _ := slices.BinarySearch(paths, s.paths[lo])
 		for j, p := range s.paths[lo:hi] {
 			f := s.order[lo+j]
-			if fi, ok := snap.Stat(p); !ok || fi.Hash != f.Hash || (allow != nil && !allow(p)) {
+			for at < len(paths) && paths[at] < p {
+				at++
+			}
+			if at == len(paths) || paths[at] != p || hashes[at] != f.Hash || (allow != nil && !allow(p)) {
 				continue
 			}
 			d = slices.Grow(d[:0], len(f.Scales))[:len(f.Scales)]

@@ -202,7 +202,10 @@ func decodeStore(src *mapped) (*Store, error) {
 		next += n
 		return c, sc, true
 	}
-	s := &Store{opts: h.Opts, files: map[string]*fileVecs{}, trainedAt: h.TrainedAt}
+	// A store read from its file is searched and compared in path order
+	// (paths, order): it has no map by path (files), which only a store
+	// being made fills.
+	s := &Store{opts: h.Opts, trainedAt: h.TrainedAt}
 	if h.Endpoint != "" {
 		s.epDim, s.epID = h.Dim, h.Endpoint
 	} else {
@@ -233,7 +236,6 @@ func decodeStore(src *mapped) (*Store, error) {
 		if len(s.paths) > 0 && p <= s.paths[len(s.paths)-1] {
 			return nil, errors.New("vector cache: files out of order")
 		}
-		s.files[p] = f
 		s.paths = append(s.paths, p)
 		s.order = append(s.order, f)
 		s.tokens += int64(f.Tokens)
