@@ -116,10 +116,17 @@ func TestCompareSortedListing(t *testing.T) {
 	}
 	s, release := x.Snapshot()
 	defer release()
+	if len(s.delta) == 0 {
+		t.Fatal("the snapshot has no delta over its base")
+	}
 	var all []Entry
-	for _, p := range s.Paths() {
+	recs, hashes := s.recsInOrder(), s.Hashes()
+	for i, p := range s.Paths() {
 		fi, _ := s.Stat(p)
 		all = append(all, Entry{Path: p, Size: fi.Size, ModTime: fi.ModTime})
+		if recs[i] != s.file(p) || hashes[i] != fi.Hash {
+			t.Fatalf("%s: the files in path order disagree with a lookup by path", p)
+		}
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for round := range 200 {
