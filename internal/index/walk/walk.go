@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -73,6 +72,9 @@ func (m *Matcher) Walk(ctx context.Context) ([]File, []Skipped, error) {
 	err = w.traverse(stack)
 	if err != nil {
 		cancel() // let the workers drain
+		for _, t := range w.batch {
+			t.dir.release()
+		}
 	}
 	close(w.tasks)
 	wg.Wait()
@@ -131,6 +133,9 @@ type fileTask struct {
 	rel, name, abs string
 	info           fs.FileInfo // the link target's, for symlinks (nil: lstat abs)
 	real           string      // resolved path when reached through a symlink
+	// dir is the file's directory, open, to stat the file relative to
+	// (a reference the task holds until it is handled; nil: stat abs).
+	dir *dirHandle
 }
 
 // workerResult collects one worker's output.
@@ -145,16 +150,20 @@ func (w *walker) work(r *workerResult) {
 	for batch := range w.tasks {
 		for _, t := range batch {
 			if w.ctx.Err() != nil {
-				break // drain: the walk fails
+				t.dir.release() // drain: the walk fails
+				continue
 			}
 			info := t.info
 			if info == nil {
 				var err error
-				if info, err = os.Lstat(t.abs); err != nil {
+				info, err = t.dir.lstat(t.name, t.abs)
+				if err != nil {
+					t.dir.release()
 					r.skipped = append(r.skipped, Skipped{Path: t.rel, Reason: ReasonUnreadable, Detail: err.Error()})
 					continue
 				}
 			}
+			t.dir.release()
 			f, s := w.m.checkFile(t.rel, t.name, t.abs, t.real, info, buf)
 			if s != nil {
 				r.skipped = append(r.skipped, *s)
@@ -234,7 +243,10 @@ func (w *walker) walkDir(job dirJob) error {
 		return nil
 	}
 	w.visited[job.real] = true
-	entries, err := readDir(job.abs, w.dirBuf)
+	entries, dir, err := openDir(job.abs, w.dirBuf)
+	if dir != nil {
+		defer dir.release()
+	}
 	if err != nil {
 		if job.rel == "" {
 			return fmt.Errorf("walk: listing root: %w", err)
@@ -303,6 +315,10 @@ func (w *walker) walkDir(job dirJob) error {
 			task := fileTask{rel: rel, name: name, abs: abs, info: t.info}
 			if job.viaLink || t.link {
 				task.real = real
+			}
+			if t.info == nil && dir != nil {
+				dir.acquire()
+				task.dir = dir
 			}
 			if err := w.queue(task); err != nil {
 				return err
