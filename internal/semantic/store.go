@@ -31,6 +31,10 @@ type Store struct {
 	ep    *Endpoint
 	epDim int
 	epID  string // a cached store's Endpoint.id, until LoadEndpoint sets ep
+	// base is the cache file the store (or the store it was synced from,
+	// with the same model) was read from: a save writes a delta over it
+	// (nil: none).
+	base *storeBase
 }
 
 // dim is the size of the store's vectors (0: none).
@@ -191,7 +195,7 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 	if err != nil {
 		return nil, SyncStats{}, err
 	}
-	n := &Store{opts: s.opts, model: s.model, files: kept, trainedAt: s.trainedAt}
+	n := &Store{opts: s.opts, model: s.model, files: kept, trainedAt: s.trainedAt, base: s.base}
 	st := SyncStats{Removed: removed}
 	n.embedAll(changed, fb, true, &st)
 	n.finish()
