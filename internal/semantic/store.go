@@ -165,13 +165,12 @@ func BuildOn(ctx context.Context, snap *index.Snapshot, opts Options, keep func(
 			m.Files++
 		}
 	}
-	s := &Store{opts: opts, model: m, files: map[string]*fileVecs{}, trainedAt: snap.StateRoot()}
+	s := &Store{opts: opts, model: m, trainedAt: snap.StateRoot()}
 	if keep != nil {
 		s.trainedAt = "" // not snap's state
 	}
 	st := SyncStats{Trained: true}
-	s.embedAll(paths, fb, false, &st)
-	s.finish()
+	s.fill(paths, make([]*fileVecs, len(paths)), s.embedAll(fb), false, &st)
 	return s, st, nil
 }
 
@@ -184,7 +183,7 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 	if s.ep != nil {
 		return syncEndpoint(ctx, snap, s.ep, s)
 	}
-	changed, kept, removed := s.compare(snap)
+	changed, same, removed := s.compare(snap)
 	if len(changed) == 0 && removed == 0 {
 		return s, SyncStats{}, nil
 	}
@@ -195,10 +194,9 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 	if err != nil {
 		return nil, SyncStats{}, err
 	}
-	n := &Store{opts: s.opts, model: s.model, files: kept, trainedAt: s.trainedAt, base: s.base}
+	n := &Store{opts: s.opts, model: s.model, trainedAt: s.trainedAt, base: s.base}
 	st := SyncStats{Removed: removed}
-	n.embedAll(changed, fb, true, &st)
-	n.finish()
+	n.fill(snap.Paths(), same, n.embedAll(fb), true, &st)
 	if n.Drift() > s.opts.RetrainDrift || n.FileDrift() > s.opts.RetrainFiles {
 		return Build(ctx, snap, s.opts)
 	}
@@ -207,17 +205,18 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 
 // compare lists the files of snap whose vectors s lacks or has for other
 // content (changed, in path order), the vectors s has for snap's content
-// (kept: a new map, the vectors shared; nil when nothing changed), and how
-// many of s's files snap no longer has. A nil s has nothing. Both sides
-// are sorted by path: one pass pairs them, without a lookup per file.
-func (s *Store) compare(snap *index.Snapshot) (changed []string, kept map[string]*fileVecs, removed int) {
+// (same: for each of snap's paths, in order, the vectors shared, nil for
+// the changed ones), and how many of s's files snap no longer has. A nil
+// s has nothing. Both sides are sorted by path: one pass pairs them,
+// without a lookup per file.
+func (s *Store) compare(snap *index.Snapshot) (changed []string, same []*fileVecs, removed int) {
 	paths, hashes := snap.Paths(), snap.Hashes()
 	var mine []string
 	var vecs []*fileVecs
 	if s != nil {
 		mine, vecs = s.paths, s.order
 	}
-	same := make([]*fileVecs, len(paths)) // snap's i-th file's vectors, when s has them for its content
+	same = make([]*fileVecs, len(paths))
 	j := 0
 	for i, p := range paths {
 		for j < len(mine) && mine[j] < p {
@@ -236,29 +235,20 @@ func (s *Store) compare(snap *index.Snapshot) (changed []string, kept map[string
 		changed = append(changed, p)
 	}
 	removed += len(mine) - j
-	if s != nil && len(changed) == 0 && removed == 0 {
-		return nil, nil, 0
-	}
-	kept = make(map[string]*fileVecs, len(paths)-len(changed))
-	for i, f := range same {
-		if f != nil {
-			kept[paths[i]] = f
-		}
-	}
-	return changed, kept, removed
+	return changed, same, removed
 }
 
-// embedAll embeds the bagged files (nil entries: unreadable, left out);
-// fresh marks them embedded after training.
-func (s *Store) embedAll(paths []string, fb []*fileBags, fresh bool, st *SyncStats) {
-	out := make([]*fileVecs, len(paths))
+// embedAll embeds the bagged files (nil entries: unreadable, nil
+// vectors).
+func (s *Store) embedAll(fb []*fileBags) []*fileVecs {
+	out := make([]*fileVecs, len(fb))
 	tables := map[*dict][]int32{}
 	for _, f := range fb {
 		if f != nil && tables[f.dict] == nil {
 			tables[f.dict] = f.dict.modelIDs(s.model)
 		}
 	}
-	parallel(len(paths), func(lo, hi int) {
+	parallel(len(fb), func(lo, hi int) {
 		buf := make([]float32, s.model.Dim)
 		var es []entry
 		for i := lo; i < hi; i++ {
@@ -267,16 +257,33 @@ func (s *Store) embedAll(paths []string, fb []*fileBags, fresh bool, st *SyncSta
 			}
 		}
 	})
+	return out
+}
+
+// fill sets the store's files to paths (sorted), each with its vectors:
+// same[i] when set, else the next of embedded (in order; nil: the file
+// could not be read, and is left out). fresh marks the embedded ones as
+// embedded after training.
+func (s *Store) fill(paths []string, same, embedded []*fileVecs, fresh bool, st *SyncStats) {
+	s.paths = make([]string, 0, len(paths))
+	s.order = make([]*fileVecs, 0, len(paths))
+	k := 0
 	for i, p := range paths {
-		if out[i] == nil {
-			delete(s.files, p)
-			st.Skipped++
-			continue
+		f := same[i]
+		if f == nil {
+			f = embedded[k]
+			k++
+			if f == nil {
+				st.Skipped++
+				continue
+			}
+			f.Fresh = fresh
+			st.Embedded++
 		}
-		out[i].Fresh = fresh
-		s.files[p] = out[i]
-		st.Embedded++
+		s.paths = append(s.paths, p)
+		s.order = append(s.order, f)
 	}
+	s.sums()
 }
 
 // finish sorts the paths and sums the counts.
