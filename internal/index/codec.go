@@ -788,7 +788,7 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 	}
 	if fresh {
 		nt.names = append(nt.names, fileNames...)
-		nt.ids = nil
+		nt.idx = nil
 	}
 	tf.recs = recs
 	return encodings, files, sym, nil

@@ -168,3 +168,41 @@ func TestCompareSortedListing(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNameTableFirstIntern is the first new name interned into a
+// table of 200 000 names filled whole (as read from a tables file): the
+// lookup over every name is built then.
+func BenchmarkNameTableFirstIntern(b *testing.B) {
+	names := make([]string, 200_000)
+	for i := range names {
+		names[i] = fmt.Sprintf("pkg%d.Name%d", i%997, i)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		nt := newNameTable()
+		nt.names = append(nt.names, names...)
+		nt.intern("aNewName")
+	}
+}
+
+// TestNameTableIntern: names interned into a table filled whole, and
+// after it is compacted, get the ids they have, new ones the next.
+func TestNameTableIntern(t *testing.T) {
+	nt := newNameTable()
+	nt.names = []string{"a", "b", "c"}
+	view := nt.view()
+	for _, c := range []struct {
+		name string
+		id   uint32
+	}{{"b", 1}, {"d", 3}, {"a", 0}, {"d", 3}, {"e", 4}} {
+		if got := nt.intern(c.name); got != c.id {
+			t.Errorf("intern(%q) = %d, want %d", c.name, got, c.id)
+		}
+		if c.name == "d" {
+			nt.compact()
+		}
+	}
+	if got := nt.view(); !slices.Equal(got, []string{"a", "b", "c", "d", "e"}) || !slices.Equal(view, []string{"a", "b", "c"}) {
+		t.Errorf("names %v, the earlier view %v", got, view)
+	}
+}

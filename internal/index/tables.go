@@ -266,35 +266,35 @@ func nameStrings(ids []uint32, names []string) []string {
 // holds it per file, a client's buffers per buffer: see Overlay); view and
 // compact take it themselves.
 type nameTable struct {
-	mu    sync.Mutex
-	ids   map[string]uint32
+	mu sync.Mutex
+	// idx finds a name's id; built when first needed (nil: not yet). Its
+	// names are the table's (names is idx.names while it is there).
+	idx   *nameIndex
 	names []string
 }
 
-func newNameTable() *nameTable { return &nameTable{ids: make(map[string]uint32)} }
+func newNameTable() *nameTable { return &nameTable{} }
 
+// intern returns s's id, adding s if it is new. The first call after
+// the table was filled whole (read from a tables file, or compacted)
+// indexes every name: by open addressing (nameIndex), a hash per name
+// into one flat array, where a Go map cost several times that to build
+// for the ≈ 10⁵ names of a large tree (the first new name of an edit).
 func (t *nameTable) intern(s string) uint32 {
-	if t.ids == nil {
-		t.ids = make(map[string]uint32, len(t.names))
-		for i, n := range t.names {
-			t.ids[n] = uint32(i)
-		}
+	if t.idx == nil {
+		t.idx = newNameIndex(t.names, 0)
 	}
-	if id, ok := t.ids[s]; ok {
-		return id
-	}
-	id := uint32(len(t.names))
-	t.names = append(t.names, s)
-	t.ids[s] = id
-	return id
+	id := t.idx.add(s)
+	t.names = t.idx.names
+	return uint32(id)
 }
 
-// compact drops the lookup map, which intern rebuilds when next needed:
-// after a full build the map is a tenth of the tables' memory, and single
-// file changes come seldom.
+// compact drops the lookup index, which intern rebuilds when next needed:
+// after a full build it is a large part of the tables' memory, and
+// single file changes come seldom.
 func (t *nameTable) compact() {
 	t.mu.Lock()
-	t.ids = nil
+	t.idx = nil
 	t.mu.Unlock()
 }
 
