@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -206,6 +208,53 @@ func TestWalkClosesDirectories(t *testing.T) {
 		cancel()
 		if n := openFDs(); n != before {
 			t.Errorf("cancelled after %d files: %d descriptors open, %d before", after, n, before)
+		}
+	}
+}
+
+// TestPathOrder: a depth-first walk that takes each directory's entries
+// in comparePathOrder's order meets the files in path order — names that
+// sort around '/' ("a.go", "a-b", "a_b", "a0") next to a directory "a"
+// included — so that the walk's final sort finds them sorted.
+func TestPathOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	parts := []string{"a", "a.go", "a-b", "a_b", "a0", "b", "ab", "a.b", "A"}
+	for round := range 20 {
+		root := t.TempDir()
+		for range 40 {
+			var elems []string
+			for range 1 + rng.IntN(4) {
+				elems = append(elems, parts[rng.IntN(len(parts))])
+			}
+			p := filepath.Join(append([]string{root}, elems...)...)
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+				continue // a file is where a directory would go
+			}
+			os.WriteFile(p, nil, 0o600) // fails where a directory is
+		}
+		var got []string
+		var walk func(dir, rel string)
+		walk = func(dir, rel string) {
+			entries, err := readDir(dir, make([]byte, 4096))
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.SortFunc(entries, comparePathOrder)
+			for _, e := range entries {
+				r := e.name
+				if rel != "" {
+					r = rel + "/" + e.name
+				}
+				if e.typ.IsDir() {
+					walk(filepath.Join(dir, e.name), r)
+				} else {
+					got = append(got, r)
+				}
+			}
+		}
+		walk(root, "")
+		if !slices.IsSorted(got) {
+			t.Fatalf("round %d: files met out of path order: %q", round, got)
 		}
 	}
 }

@@ -61,7 +61,7 @@ func (m *Matcher) Walk(ctx context.Context) ([]File, []Skipped, error) {
 		m:       m,
 		ctx:     ctx,
 		visited: make(map[string]bool),
-		tasks:   make(chan []fileTask, 4),
+		tasks:   make(chan taskBatch, 4),
 		dirBuf:  make([]byte, dirBufSize),
 	}
 	results := make([]workerResult, max(minWorkers, runtime.GOMAXPROCS(0)))
@@ -84,8 +84,14 @@ func (m *Matcher) Walk(ctx context.Context) ([]File, []Skipped, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("walk: %w", err)
 	}
+	// The batches in the order they were queued: the files in the order
+	// the directories were walked, which is path order but for those
+	// reached through symlinks (see walkDir), so that sorting them
+	// (dedupe) finds them sorted.
+	for _, b := range w.byBatch {
+		w.found = append(w.found, b...)
+	}
 	for _, r := range results {
-		w.found = append(w.found, r.found...)
 		w.skipped = append(w.skipped, r.skipped...)
 	}
 	files := w.dedupe()
@@ -106,7 +112,12 @@ type walker struct {
 	pending []dirJob        // symlinked directories, walked after the current pass
 	count   int             // entries handled, for cancellation checks
 	batch   []fileTask      // files not yet handed to the workers
-	tasks   chan []fileTask
+	nbatch  int             // batches handed to the workers
+	tasks   chan taskBatch
+	// byBatch holds the files each batch found (its seq's), set by the
+	// workers under mu.
+	mu      sync.Mutex
+	byBatch [][]found
 	dirBuf  []byte // readDir's buffer
 }
 
@@ -138,9 +149,15 @@ type fileTask struct {
 	dir *dirHandle
 }
 
-// workerResult collects one worker's output.
+// taskBatch is a batch of files for a worker, and its place among the
+// batches in the order they were queued.
+type taskBatch struct {
+	seq   int
+	tasks []fileTask
+}
+
+// workerResult collects one worker's skipped files.
 type workerResult struct {
-	found   []found
 	skipped []Skipped
 }
 
@@ -148,7 +165,8 @@ type workerResult struct {
 func (w *walker) work(r *workerResult) {
 	buf := make([]byte, sniffSize)
 	for batch := range w.tasks {
-		for _, t := range batch {
+		var out []found
+		for _, t := range batch.tasks {
 			if w.ctx.Err() != nil {
 				t.dir.release() // drain: the walk fails
 				continue
@@ -169,8 +187,14 @@ func (w *walker) work(r *workerResult) {
 				r.skipped = append(r.skipped, *s)
 				continue
 			}
-			r.found = append(r.found, found{File: f, real: t.real})
+			out = append(out, found{File: f, real: t.real})
 		}
+		w.mu.Lock()
+		if n := batch.seq + 1; len(w.byBatch) < n {
+			w.byBatch = append(w.byBatch, make([][]found, n-len(w.byBatch))...)
+		}
+		w.byBatch[batch.seq] = out
+		w.mu.Unlock()
 	}
 }
 
@@ -209,7 +233,8 @@ func (w *walker) flush() error {
 		return nil
 	}
 	select {
-	case w.tasks <- w.batch:
+	case w.tasks <- taskBatch{w.nbatch, w.batch}:
+		w.nbatch++
 		w.batch = make([]fileTask, 0, batchSize)
 		return nil
 	case <-w.ctx.Done():
@@ -254,6 +279,9 @@ func (w *walker) walkDir(job dirJob) error {
 		w.skip(job.rel, ReasonUnreadable, err.Error())
 		return nil
 	}
+	// In path order: a directory's entries sorted as their paths sort,
+	// a subdirectory's name as if followed by '/' (its files' paths).
+	slices.SortFunc(entries, comparePathOrder)
 	var which ignoreFiles
 	for _, e := range entries {
 		switch e.name {
@@ -328,6 +356,30 @@ func (w *walker) walkDir(job dirJob) error {
 		}
 	}
 	return nil
+}
+
+// comparePathOrder orders directory entries as the paths below them sort:
+// by name, a directory's followed by '/' ("a.go" < "a/" < "a_b.go").
+func comparePathOrder(a, b dirEntry) int {
+	an, bn := len(a.name), len(b.name)
+	for i := 0; ; i++ {
+		ca, cb := pathByte(a, i, an), pathByte(b, i, bn)
+		if ca != cb || ca < 0 {
+			return cmp.Compare(ca, cb)
+		}
+	}
+}
+
+// pathByte is the i-th byte of e's name, then '/' for a directory, then
+// -1.
+func pathByte(e dirEntry, i, n int) int {
+	switch {
+	case i < n:
+		return int(e.name[i])
+	case i == n && e.typ.IsDir():
+		return '/'
+	}
+	return -1
 }
 
 // dirEntry is one entry of a directory listing: its name and its type
