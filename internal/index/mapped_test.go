@@ -206,3 +206,12 @@ func TestNameTableIntern(t *testing.T) {
 		t.Errorf("names %v, the earlier view %v", got, view)
 	}
 }
+
+// TestVectorDeltaIsOwnFile: the vector cache's delta file is one of the
+// index directory's own files, and its temporary files are cleaned up
+// like the others'.
+func TestVectorDeltaIsOwnFile(t *testing.T) {
+	if !ownFile("semantic.v2.delta") || !ownTempFile(".semantic.v2.delta-123456") {
+		t.Error("the vector delta is not an index directory's own file")
+	}
+}
