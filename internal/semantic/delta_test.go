@@ -33,7 +33,7 @@ func sameStore(t *testing.T, what string, a, b *Store) {
 // ranks the same hits. Further changes replace the delta; a delta of
 // another cache file is not applied; Fold writes the whole store and
 // removes the delta; a delta past its share of the vectors is written
-// whole instead.
+// whole instead. A damaged delta is not applied.
 func TestVectorDelta(t *testing.T) {
 	ctx := context.Background()
 	x, root := indexFiles(t, topics())
@@ -133,6 +133,23 @@ func TestVectorDelta(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameStore(t, "a delta of another file", readStore(other), alone)
+
+	// A damaged delta is not applied either; the same delta intact is.
+	same := filepath.Join(t.TempDir(), CacheFile)
+	if err := os.WriteFile(same, base, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	baseAlone := readStore(same)
+	damaged := slices.Clone(delta)
+	damaged[len(damaged)/2] ^= 0x10
+	if err := os.WriteFile(same+DeltaSuffix, damaged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sameStore(t, "a damaged delta", readStore(same), baseAlone)
+	if err := os.WriteFile(same+DeltaSuffix, delta, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sameStore(t, "the delta intact", readStore(same), readStore(path))
 
 	// Fold: the whole store in the cache file, no delta.
 	want := readStore(path)
