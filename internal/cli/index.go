@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -184,6 +185,14 @@ func buildIndex(ctx context.Context, root string, opts index.Options, vec vector
 		return index.Build(ctx, root, opts)
 	}
 	opts.Background, opts.Warm = false, false
+	// The vector store synced after the index opens is read while it
+	// opens (as assemble does).
+	var pre *semantic.Prefetch
+	if withVectors && ep == nil && vec != vectorsRetrain {
+		if cdir, err := opts.CacheDirOf(root); err == nil {
+			pre = semantic.PrefetchStore(filepath.Join(cdir, semantic.CacheFile))
+		}
+	}
 	x, err := index.Open(ctx, root, opts)
 	if err != nil {
 		return index.Stats{}, err
@@ -191,7 +200,7 @@ func buildIndex(ctx context.Context, root string, opts index.Options, vec vector
 	st := x.Stats()
 	if withVectors && st.Dir != "" {
 		snap, release := x.Snapshot()
-		loadSemantic(ctx, snap, st.Dir, ep, nil, vec == vectorsRetrain, env)
+		loadSemantic(ctx, snap, st.Dir, ep, pre, vec == vectorsRetrain, env)
 		release()
 	}
 	if then != nil {

@@ -121,7 +121,13 @@ func publish(ctx context.Context, st *pgstore.Store, repo string, x *index.Index
 	}
 	po.Sides = []pgstore.Side{{Name: history.CacheFile, Path: filepath.Join(d, history.CacheFile)}}
 	if withVectors {
-		po.Sides = append(po.Sides, pgstore.Side{Name: semantic.CacheFile, Path: filepath.Join(d, semantic.CacheFile)})
+		vp := filepath.Join(d, semantic.CacheFile)
+		// The side file is the cache file alone: a delta beside it is
+		// folded in first.
+		if err := semantic.Fold(vp); err != nil {
+			return pgstore.PublishStats{}, fmt.Errorf("publish %s: %w", repo, err)
+		}
+		po.Sides = append(po.Sides, pgstore.Side{Name: semantic.CacheFile, Path: vp})
 	}
 	return st.Publish(ctx, repo, snap, po)
 }

@@ -224,8 +224,9 @@ func tagBeingWritten(ents []fs.DirEntry) bool {
 }
 
 // ownFiles are the files ctxls keeps at the top of an index directory
-// (history.v1: the history cache of earlier versions).
-var ownFiles = []string{lockName, currentName, tagName, "history.v1", "history.v2", "semantic.v1", "semantic.v2"}
+// (history.v1: the history cache of earlier versions; semantic.v2.delta:
+// the vector cache's delta, semantic.DeltaSuffix).
+var ownFiles = []string{lockName, currentName, tagName, "history.v1", "history.v2", "semantic.v1", "semantic.v2", "semantic.v2.delta"}
 
 // ownFile reports whether name is one of ownFiles.
 func ownFile(name string) bool {

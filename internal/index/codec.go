@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/ctxls/ctxls/internal/cachefile"
 	"github.com/ctxls/ctxls/internal/index/chunk"
 	"github.com/ctxls/ctxls/internal/osfile"
 )
@@ -439,20 +440,31 @@ type fileStat struct {
 }
 
 // tablesFile is a tables file read and checked, its stat section decoded.
+//
+// The file is mapped in memory (cachefile.Map), not read: a large tree's
+// tables are tens of MB, and reading them cost a copy and a fault per
+// page of a fresh buffer, the largest part of opening a kept index. What
+// is read in place — the files' chunk blocks, the string table's offsets,
+// the symbol maps' arrays — is held by values that keep a pointer to the
+// mapping (recDecoder, symIndex), so that it stays mapped as long as they
+// are reachable. Strings are never views of the mapping (nothing could
+// keep it alive for them): the stat section, the string table's blob and
+// the symbol names are copied once into memory of their own.
 type tablesFile struct {
 	path   string
-	f      *os.File // open until finish
-	data   []byte   // the whole file; data[:read] read so far
-	read   int
-	body   []byte // without the trailer
-	all    string // body's bytes as a string (see openTables)
-	rest   int    // offset of what follows the stat section
+	hold   *cachefile.Mapped // the mapping data is in (nil: data given)
+	data   []byte            // the whole file
+	body   []byte            // without the trailer
+	rest   int               // offset of what follows the stat section
 	symOff uint64
 	nstrs  uint64
 	stats  map[string]fileStat
 	// order is the stat section's paths in file order (sorted, as
-	// written; newTables checks).
-	order []string
+	// written; newTables checks), statList their rows.
+	order    []string
+	statList []fileStat
+	// recs are the files decode read, in file order.
+	recs []*fileRec
 }
 
 func (tf *tablesFile) corrupt(why string) error {
@@ -462,93 +474,73 @@ func (tf *tablesFile) corrupt(why string) error {
 	return fmt.Errorf("read tables %s: %w", tf.path, errCorrupt)
 }
 
-// openTables opens path and decodes its stat section, reading only the
-// start of the file; finish (called by decode) reads the rest and checks
-// the format and checksum. The stat section is checked against the file
-// records by decode, so nothing it said is used before that check passes.
-func openTables(path string) (*tablesFile, error) {
-	f, err := osfile.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read tables: %w", err)
-	}
-	tf := &tablesFile{path: path, f: f}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("read tables: %w", err)
-	}
-	const trailer = 16 + 4
-	size := int(fi.Size())
-	if size < len(tablesMagic)+trailer {
-		f.Close()
-		return nil, tf.corrupt("")
-	}
-	tf.data = make([]byte, size)
-	// The stat section of a large tree is a few hundred KB: read that
-	// much first (all of it if the section turns out longer).
-	head := min(size, 1<<20)
-	for {
-		if _, err := io.ReadFull(f, tf.data[tf.read:head]); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("read tables: %w", err)
-		}
-		tf.read = head
-		ok, err := tf.parseStats()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		if ok {
-			return tf, nil
-		}
-		if head == size {
-			f.Close()
-			return nil, tf.corrupt("stat section")
-		}
-		// A longer section (tens of thousands of files): read on by
-		// doubling, so that the walk can start before the whole file is
-		// read.
-		head = min(size, 2*head)
-	}
-}
+// tablesTrailer is the size of the trailer: symbols offset, number of
+// strings, checksum.
+const tablesTrailer = 16 + 4
 
-// tablesFromBytes is openTables for a file already in memory (tests).
-func tablesFromBytes(name string, data []byte) (*tablesFile, error) {
-	tf := &tablesFile{path: name, data: data, read: len(data)}
-	if len(data) < len(tablesMagic)+20 {
+// openTables maps path and decodes its stat section; finish (called by
+// decode) checks the format and checksum. The stat section is checked
+// against the file records by decode, so nothing it said is used before
+// that check passes.
+func openTables(path string) (*tablesFile, error) {
+	tf := &tablesFile{path: path}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read tables: %w", err)
+	}
+	if fi.Size() < int64(len(tablesMagic)+tablesTrailer) {
 		return nil, tf.corrupt("")
 	}
-	ok, err := tf.parseStats()
+	m, err := cachefile.Map(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read tables: %w", err)
 	}
-	if !ok {
-		return nil, tf.corrupt("stat section")
+	if len(m.Data) < len(tablesMagic)+tablesTrailer {
+		return nil, tf.corrupt("") // replaced meanwhile
+	}
+	tf.hold, tf.data = m, m.Data
+	if err := tf.parseStats(); err != nil {
+		return nil, err
 	}
 	return tf, nil
 }
 
-// parseStats checks the magic and decodes the stat section from the bytes
-// read so far; ok is false when they end within the section.
-func (tf *tablesFile) parseStats() (ok bool, err error) {
-	head := tf.read
-	if !bytes.HasPrefix(tf.data[:head], []byte(tablesMagic)) {
-		if bytes.HasPrefix(tf.data[:head], []byte(tablesMagic[:len(tablesMagic)-1])) {
-			return false, tf.corrupt(fmt.Sprintf("written in format %q, this ctxls reads %q", tf.data[:len(tablesMagic)], tablesMagic))
+// tablesFromBytes is openTables for a file already in memory (tests).
+func tablesFromBytes(name string, data []byte) (*tablesFile, error) {
+	tf := &tablesFile{path: name, data: data}
+	if len(data) < len(tablesMagic)+tablesTrailer {
+		return nil, tf.corrupt("")
+	}
+	if err := tf.parseStats(); err != nil {
+		return nil, err
+	}
+	return tf, nil
+}
+
+// parseStats checks the magic and decodes the stat section. Its paths are
+// substrings of a copy of the section, not of the file's bytes.
+func (tf *tablesFile) parseStats() error {
+	data := tf.data
+	if !bytes.HasPrefix(data, []byte(tablesMagic)) {
+		if bytes.HasPrefix(data, []byte(tablesMagic[:len(tablesMagic)-1])) {
+			return tf.corrupt(fmt.Sprintf("written in format %q, this ctxls reads %q", data[:len(tablesMagic)], tablesMagic))
 		}
-		return false, tf.corrupt("")
+		return tf.corrupt("")
 	}
-	// The bytes read so far never change again: their strings are
-	// views (see finish).
-	b := tf.data[len(tablesMagic):head]
-	if !statsComplete(b) {
-		return false, nil // the caller reads on (without building the map each time)
+	b := data[len(tablesMagic) : len(data)-tablesTrailer]
+	n, ok := statsLen(b)
+	if !ok {
+		return tf.corrupt("stat section")
 	}
-	r := &tablesReader{b: b, all: unsafe.String(unsafe.SliceData(b), len(b))}
-	n := r.count(3)
-	tf.stats = make(map[string]fileStat, n)
-	tf.order = make([]string, 0, n)
-	for range n {
+	// The copy is never written to: its strings are immutable as Go
+	// requires, and stay alive as long as any of them.
+	own := bytes.Clone(b[:n])
+	r := &tablesReader{b: own, all: unsafe.String(unsafe.SliceData(own), len(own))}
+	cnt := r.count(3)
+	tf.stats = make(map[string]fileStat, cnt)
+	tf.order = make([]string, 0, cnt)
+	tf.statList = make([]fileStat, 0, cnt)
+	for range cnt {
 		l := r.uvarint()
 		if l > uint64(len(r.b)) {
 			r.fail()
@@ -560,48 +552,44 @@ func (tf *tablesFile) parseStats() (ok bool, err error) {
 		st := fileStat{size: r.varint(), modTime: r.varint(), overlay: r.uvarint()&1 != 0}
 		tf.stats[p] = st
 		tf.order = append(tf.order, p)
+		tf.statList = append(tf.statList, st)
 	}
-	if r.err != nil {
-		return false, nil
+	if r.err != nil || len(r.b) != 0 {
+		return tf.corrupt("stat section")
 	}
-	tf.rest = head - len(r.b)
-	return true, nil
+	tf.rest = len(tablesMagic) + n
+	return nil
 }
 
-// statsComplete reports whether b holds the whole stat section: its count,
-// then per file a path, a size, a time and flags (parseStats). It only
-// skips over them.
-func statsComplete(b []byte) bool {
-	n, k := binary.Uvarint(b)
+// statsLen returns the length of the stat section at the start of b: its
+// count, then per file a path, a size, a time and flags (parseStats); ok
+// is false when b ends within it. It only skips over them.
+func statsLen(b []byte) (n int, ok bool) {
+	all := len(b)
+	cnt, k := binary.Uvarint(b)
 	if k <= 0 {
-		return false
+		return 0, false
 	}
 	b = b[k:]
-	for range n {
+	for range cnt {
 		l, k := binary.Uvarint(b)
 		if k <= 0 || l > uint64(len(b)-k) {
-			return false
+			return 0, false
 		}
 		b = b[k+int(l):]
 		for range 3 {
 			_, k := binary.Uvarint(b)
 			if k <= 0 {
-				return false
+				return 0, false
 			}
 			b = b[k:]
 		}
 	}
-	return true
+	return all - len(b), true
 }
 
-// finish reads the rest of the file and checks the checksum and trailer.
+// finish checks the checksum and trailer.
 func (tf *tablesFile) finish() error {
-	if tf.f != nil {
-		defer tf.f.Close()
-		if _, err := io.ReadFull(tf.f, tf.data[tf.read:]); err != nil {
-			return fmt.Errorf("read tables: %w", err)
-		}
-	}
 	data := tf.data
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
@@ -613,11 +601,7 @@ func (tf *tablesFile) finish() error {
 	if tf.rest > len(body) || tf.nstrs > uint64(len(body)) || (tf.symOff != 0 && (tf.symOff < uint64(len(tablesMagic)) || tf.symOff > uint64(len(body)))) {
 		return tf.corrupt("")
 	}
-	// The strings read are substrings of all, which is data's bytes
-	// without a copy: data is never written to after this point (it is
-	// this function's own buffer), so the string is immutable as Go
-	// requires, and it stays alive as long as any string read from it.
-	tf.body, tf.all = body, unsafe.String(unsafe.SliceData(body), len(body))
+	tf.body = body
 	return nil
 }
 
@@ -638,7 +622,7 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 	if err := tf.finish(); err != nil {
 		return nil, nil, nil, err
 	}
-	body, all, symOff := tf.body, tf.all, tf.symOff
+	body, symOff := tf.body, tf.symOff
 	corrupt := tf.corrupt
 	if symOff != 0 && symOff < uint64(tf.rest) {
 		return nil, nil, nil, corrupt("")
@@ -656,15 +640,15 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 		// while the files are read (it needs only the chunk count, which
 		// it checks against once both are done).
 		go func() {
-			sr := &tablesReader{b: body[symOff:], all: all[symOff:]}
-			si := sr.symIndex()
+			sr := &tablesReader{b: body[symOff:]}
+			si := sr.symIndex(tf.hold)
 			if sr.err == nil && len(sr.b) != 0 {
 				sr.fail()
 			}
 			symDone <- symResult{si, sr.err}
 		}()
 	}
-	r := &tablesReader{b: body[tf.rest:filesEnd], all: all[tf.rest:filesEnd]}
+	r := &tablesReader{b: body[tf.rest:filesEnd]}
 	// The string table, in place: offsets into one blob.
 	r.raw((4 - tf.rest%4) % 4)
 	hdr := r.raw(8)
@@ -675,13 +659,14 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 	if nstrs != tf.nstrs || nstrs+1 > uint64(len(r.b))/4 || blobLen > uint64(len(r.b)) {
 		return nil, nil, nil, corrupt("string table")
 	}
-	dec := &recDecoder{offs: int32s(r.raw(4 * int(nstrs+1))), nenc: 0}
-	blobStart := len(r.all) - len(r.b)
-	r.raw(int(blobLen))
+	dec := &recDecoder{offs: int32s(r.raw(4 * int(nstrs+1))), nenc: 0, hold: tf.hold}
+	blob := r.raw(int(blobLen))
 	if r.err != nil {
 		return nil, nil, nil, corrupt("string table")
 	}
-	dec.blob = r.all[blobStart : blobStart+int(blobLen)]
+	// Every string of the file is a substring of this copy (see
+	// tablesFile).
+	dec.blob = string(blob)
 	for k := 1; k < len(dec.offs); k++ {
 		if dec.offs[k] < dec.offs[k-1] || uint64(dec.offs[k]) > blobLen || dec.offs[0] != 0 {
 			return nil, nil, nil, corrupt("string table")
@@ -711,6 +696,7 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 	nf := r.count(8)
 	files = make(map[string]*fileRec, nf)
 	blocks := make([]*lazyRecs, 0, nf) // by file, in file order
+	recs := make([]*fileRec, 0, nf)
 	for range nf {
 		fr := &fileRec{}
 		fi := &fr.info
@@ -751,6 +737,7 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 			break
 		}
 		files[fi.Path] = fr
+		recs = append(recs, fr)
 	}
 	if r.err == nil && symOff != 0 && len(r.b) < 4 && bytes.Count(r.b, []byte{0}) == len(r.b) {
 		r.b = nil // the padding before the symbols
@@ -773,15 +760,26 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 		sym = res.sym
 	}
 	if r.err == nil {
-		// The stat section must describe the same files.
-		if len(files) != len(tf.stats) {
+		// The stat section must describe the same files: row by row
+		// when they are in the same order (as written), else by path.
+		if len(files) != len(tf.stats) || len(recs) != len(tf.order) {
 			r.fail()
 		}
-		for p, f := range files {
-			st, ok := tf.stats[p]
-			if !ok || st.size != f.info.Size || st.modTime != unixNano(f.info.ModTime) || st.overlay != f.info.Overlay {
-				r.fail()
+		sameStat := func(st fileStat, f *fileRec) bool {
+			return st.size == f.info.Size && st.modTime == unixNano(f.info.ModTime) && st.overlay == f.info.Overlay
+		}
+		for i, f := range recs {
+			if r.err != nil {
 				break
+			}
+			if tf.order[i] == f.info.Path {
+				if !sameStat(tf.statList[i], f) {
+					r.fail()
+				}
+				continue
+			}
+			if st, ok := tf.stats[f.info.Path]; !ok || !sameStat(st, f) {
+				r.fail()
 			}
 		}
 	}
@@ -790,8 +788,9 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 	}
 	if fresh {
 		nt.names = append(nt.names, fileNames...)
-		nt.ids = nil
+		nt.idx = nil
 	}
+	tf.recs = recs
 	return encodings, files, sym, nil
 }
 
@@ -837,7 +836,7 @@ func int32s(b []byte) []int32 {
 // the file's bytes (see int32s), so loading costs a bounds check per
 // name, not a decode per entry. The chunk positions are checked by the
 // caller against the chunk count (pointsBelow), once it is known.
-func (r *tablesReader) symIndex() *symIndex {
+func (r *tablesReader) symIndex(hold *cachefile.Mapped) *symIndex {
 	hdr := r.raw(20)
 	if r.err != nil {
 		return nil
@@ -861,7 +860,7 @@ func (r *tablesReader) symIndex() *symIndex {
 	if r.err != nil {
 		return nil
 	}
-	blobStr := unsafe.String(unsafe.SliceData(blobBytes), len(blobBytes))
+	blobStr := string(blobBytes) // a copy: see tablesFile
 	names := make([]string, nNames)
 	for i := range names {
 		a, b := offs[i], offs[i+1]
@@ -905,6 +904,7 @@ func (r *tablesReader) symIndex() *symIndex {
 	return &symIndex{
 		idx:      &nameIndex{slots: slots, names: names, mask: uint64(len(slots) - 1), shift: uint(64 - logSlots)},
 		defStart: defStart, refStart: refStart, defs: defs, refs: refs,
+		hold: hold,
 	}
 }
 
@@ -920,8 +920,11 @@ func unixNano(t time.Time) int64 {
 // the string table and the name ids. It is immutable once the tables
 // are open, so files may be decoded concurrently.
 type recDecoder struct {
-	offs   []int32 // string i is blob[offs[i]:offs[i+1]]
-	blob   string
+	offs []int32 // string i is blob[offs[i]:offs[i+1]]
+	blob string
+	// hold keeps the mapping offs and the files' chunk blocks are read
+	// from (nil: in memory of their own).
+	hold   *cachefile.Mapped
 	nenc   int
 	nnames int
 	remap  []uint32 // file name id → name table id; nil: the same

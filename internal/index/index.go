@@ -490,7 +490,7 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	if err != nil {
 		return "damaged: " + err.Error()
 	}
-	base := newTablesOrdered(encs, x.names.view(), files, tf.order)
+	base := newTablesOrdered(encs, x.names.view(), files, tf.recs)
 	if sym != nil {
 		base.symOnce.Do(func() { base.sym = sym })
 	}
@@ -504,13 +504,16 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	// first Defs/Refs/PathsWithWords would otherwise pay for them after
 	// the walk (≈ 0.2 s on Go's src). The tables are immutable and all
 	// three are once-only, so this is safe.
-	if x.warm {
-		go func() {
-			base.dirState()
+	// The directory digests are built whatever follows (every refresh
+	// reports the state root); the symbol maps and path words only when
+	// a request follows.
+	go func() {
+		base.dirState()
+		if x.warm {
 			base.symbols()
 			base.pathIndex()
-		}()
-	}
+		}
+	}()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.gen, x.post = gen, post

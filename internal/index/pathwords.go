@@ -119,22 +119,28 @@ func (t *tables) pathIndex() map[string][]int32 {
 		}
 		dirWords := map[string][]int32{} // directory → its words' ids
 		var mine []int32
+		// The paths are sorted: most follow one of the same directory,
+		// whose words are the last ones found.
+		lastDir, lastWords := "", []int32(nil)
 		for i, p := range t.paths {
 			mine = mine[:0]
 			slash := strings.LastIndexByte(p, '/')
 			if slash > 0 {
-				dw, ok := dirWords[p[:slash]]
-				if !ok {
-					for dirs := p[:slash]; dirs != ""; {
-						d, rest, _ := strings.Cut(dirs, "/")
-						if d != "" {
-							dw = append(dw, id(lowerASCII(d)))
+				if dir := p[:slash]; dir != lastDir || lastWords == nil {
+					dw, ok := dirWords[dir]
+					if !ok {
+						for dirs := dir; dirs != ""; {
+							d, rest, _ := strings.Cut(dirs, "/")
+							if d != "" {
+								dw = append(dw, id(lowerASCII(d)))
+							}
+							dirs = rest
 						}
-						dirs = rest
+						dirWords[dir] = dw
 					}
-					dirWords[p[:slash]] = dw
+					lastDir, lastWords = dir, dw
 				}
-				mine = append(mine, dw...)
+				mine = append(mine, lastWords...)
 			}
 			base := p[slash+1:]
 			if j := strings.LastIndexByte(base, '.'); j > 0 {

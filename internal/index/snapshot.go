@@ -96,7 +96,11 @@ type Snapshot struct {
 	stats     corpusStats
 	rootOnce  sync.Once
 	stateRoot string // computed on first use
-	complete  bool
+	// hashes are the files' content hashes in paths' order (Hashes),
+	// computed on first use.
+	hashesOnce sync.Once
+	hashes     []string
+	complete   bool
 	// unavailable counts the files left out because their source
 	// cannot be read now (ErrUnavailable).
 	unavailable int
@@ -208,6 +212,30 @@ func (s *Snapshot) file(p string) *fileRec {
 	return s.base.files[p]
 }
 
+// recsInOrder returns the snapshot's files in paths' order (s.paths[i]'s
+// is the i-th), found by a pass over the base's files in order rather
+// than a lookup by path each: the base's own slice when there is no
+// delta.
+func (s *Snapshot) recsInOrder() []*fileRec {
+	b := s.base
+	if len(s.delta) == 0 {
+		return b.recs
+	}
+	recs := make([]*fileRec, len(s.paths))
+	j := 0
+	for i, p := range s.paths {
+		if f, ok := s.delta[p]; ok {
+			recs[i] = f
+			continue
+		}
+		for j < len(b.paths) && b.paths[j] < p {
+			j++
+		}
+		recs[i] = b.recs[j] // s.paths holds only base paths and delta's
+	}
+	return recs
+}
+
 // StateRoot is the hex SHA-256 over the sorted (path, content hash) pairs
 // of the snapshot's files (see StateRoot the function): equal for equal
 // workspace content, whatever the order files were indexed in.
@@ -234,6 +262,20 @@ func (s *Snapshot) Seq() uint64 { return s.seq }
 
 // Encodings returns the encodings TokenCount answers for, sorted.
 func (s *Snapshot) Encodings() []string { return s.env.encodings }
+
+// Hashes returns the content hash of each file, in Paths' order: for
+// passes over every file that pair it by position rather than look each
+// one up (Stat). Computed once per snapshot; it must not be modified.
+func (s *Snapshot) Hashes() []string {
+	s.hashesOnce.Do(func() {
+		recs := s.recsInOrder()
+		s.hashes = make([]string, len(recs))
+		for i, f := range recs {
+			s.hashes[i] = f.info.Hash
+		}
+	})
+	return s.hashes
+}
 
 // Paths returns the paths of all files in the snapshot, sorted.
 func (s *Snapshot) Paths() []string { return s.paths }

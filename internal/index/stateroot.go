@@ -3,6 +3,7 @@ package index
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
 	"slices"
 	"strings"
 	"sync"
@@ -30,15 +31,20 @@ func dirDigest(paths []string, hashOf func(string) string) [sha256.Size]byte {
 	h := sha256.New()
 	var buf []byte
 	for _, p := range paths {
-		buf = append(buf[:0], p...)
-		buf = append(buf, 0)
-		buf = append(buf, hashOf(p)...)
-		buf = append(buf, '\n')
+		buf = appendFileLine(buf[:0], p, hashOf(p))
 		h.Write(buf)
 	}
 	var d [sha256.Size]byte
 	h.Sum(d[:0])
 	return d
+}
+
+// appendFileLine appends a file's line of its directory's digest.
+func appendFileLine(buf []byte, path, hash string) []byte {
+	buf = append(buf, path...)
+	buf = append(buf, 0)
+	buf = append(buf, hash...)
+	return append(buf, '\n')
 }
 
 // rootDigest hashes the directory digests, dirs sorted.
@@ -95,14 +101,42 @@ type dirState struct {
 	digests map[string][sha256.Size]byte
 }
 
+// dirState groups the paths by directory and hashes each directory as
+// dirDigest does, in one pass over the files in path order: a
+// directory's files are met in their order, in runs of consecutive paths
+// (cut by its subdirectories' files), and each run costs one lookup of
+// its directory rather than one per path.
 func (t *tables) dirState() *dirState {
 	ds := &t.dirs
 	ds.once.Do(func() {
-		ds.dirs, ds.byDir = groupByDir(t.paths)
+		ds.byDir = make(map[string][]string)
+		hs := make(map[string]hash.Hash)
+		var buf []byte
+		for i := 0; i < len(t.paths); {
+			d := dirOf(t.paths[i])
+			j := i + 1
+			for j < len(t.paths) && dirOf(t.paths[j]) == d {
+				j++
+			}
+			h := hs[d]
+			if h == nil {
+				h = sha256.New()
+				hs[d] = h
+				ds.dirs = append(ds.dirs, d)
+			}
+			ds.byDir[d] = append(ds.byDir[d], t.paths[i:j]...)
+			for k := i; k < j; k++ {
+				buf = appendFileLine(buf[:0], t.paths[k], t.recs[k].info.Hash)
+				h.Write(buf)
+			}
+			i = j
+		}
+		slices.Sort(ds.dirs)
 		ds.digests = make(map[string][sha256.Size]byte, len(ds.dirs))
-		hashOf := func(p string) string { return t.files[p].info.Hash }
-		for _, d := range ds.dirs {
-			ds.digests[d] = dirDigest(ds.byDir[d], hashOf)
+		for d, h := range hs {
+			var dd [sha256.Size]byte
+			h.Sum(dd[:0])
+			ds.digests[d] = dd
 		}
 	})
 	return ds

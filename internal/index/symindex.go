@@ -3,6 +3,8 @@ package index
 import (
 	"math/bits"
 	"slices"
+
+	"github.com/ctxls/ctxls/internal/cachefile"
 )
 
 // nameIndex maps strings to their position in a slice by open addressing
@@ -106,6 +108,9 @@ type symIndex struct {
 	idx                *nameIndex
 	defStart, refStart []int32 // len(idx.names)+1 offsets into defs, refs
 	defs, refs         []int32
+	// hold keeps the mapped tables file the arrays are read from in
+	// place (nil: built here, or read from memory of their own).
+	hold *cachefile.Mapped
 }
 
 func (si *symIndex) list(name string, start, slab []int32) []int32 {

@@ -266,35 +266,35 @@ func nameStrings(ids []uint32, names []string) []string {
 // holds it per file, a client's buffers per buffer: see Overlay); view and
 // compact take it themselves.
 type nameTable struct {
-	mu    sync.Mutex
-	ids   map[string]uint32
+	mu sync.Mutex
+	// idx finds a name's id; built when first needed (nil: not yet). Its
+	// names are the table's (names is idx.names while it is there).
+	idx   *nameIndex
 	names []string
 }
 
-func newNameTable() *nameTable { return &nameTable{ids: make(map[string]uint32)} }
+func newNameTable() *nameTable { return &nameTable{} }
 
+// intern returns s's id, adding s if it is new. The first call after
+// the table was filled whole (read from a tables file, or compacted)
+// indexes every name: by open addressing (nameIndex), a hash per name
+// into one flat array, where a Go map cost several times that to build
+// for the ≈ 10⁵ names of a large tree (the first new name of an edit).
 func (t *nameTable) intern(s string) uint32 {
-	if t.ids == nil {
-		t.ids = make(map[string]uint32, len(t.names))
-		for i, n := range t.names {
-			t.ids[n] = uint32(i)
-		}
+	if t.idx == nil {
+		t.idx = newNameIndex(t.names, 0)
 	}
-	if id, ok := t.ids[s]; ok {
-		return id
-	}
-	id := uint32(len(t.names))
-	t.names = append(t.names, s)
-	t.ids[s] = id
-	return id
+	id := t.idx.add(s)
+	t.names = t.idx.names
+	return uint32(id)
 }
 
-// compact drops the lookup map, which intern rebuilds when next needed:
-// after a full build the map is a tenth of the tables' memory, and single
-// file changes come seldom.
+// compact drops the lookup index, which intern rebuilds when next needed:
+// after a full build it is a large part of the tables' memory, and
+// single file changes come seldom.
 func (t *nameTable) compact() {
 	t.mu.Lock()
-	t.ids = nil
+	t.idx = nil
 	t.mu.Unlock()
 }
 
@@ -336,7 +336,8 @@ type tables struct {
 	encodings []string
 	names     []string // name table view covering every chunk of files
 	files     map[string]*fileRec
-	paths     []string // sorted keys of files
+	paths     []string   // sorted keys of files
+	recs      []*fileRec // files' values in paths' order
 	all       []chunkRef
 	// flen is the sum of chunkRec.flen over all chunks.
 	flen [numSearchFields]uint64
@@ -361,27 +362,35 @@ func newTables(encodings, names []string, files map[string]*fileRec) *tables {
 	return newTablesOrdered(encodings, names, files, nil)
 }
 
-// newTablesOrdered is newTables given the paths of files in order when
+// newTablesOrdered is newTables given files' values in path order when
 // they are known (a tables file keeps them so): they are then checked,
-// not sorted. Otherwise (or when they do not match files) it sorts.
-func newTablesOrdered(encodings, names []string, files map[string]*fileRec, order []string) *tables {
+// not sorted, and not looked up by path. Otherwise (or when they do not
+// match files) it sorts.
+func newTablesOrdered(encodings, names []string, files map[string]*fileRec, order []*fileRec) *tables {
 	t := &tables{encodings: encodings, names: names, files: files}
-	if len(order) == len(files) && strictlySorted(order) && !slices.ContainsFunc(order, func(p string) bool { return files[p] == nil }) {
-		t.paths = slices.Clone(order)
+	if inPathOrder(order, len(files)) {
+		t.recs = slices.Clone(order)
+		t.paths = make([]string, len(order))
+		for i, f := range order {
+			t.paths[i] = f.info.Path
+		}
 	} else {
 		t.paths = make([]string, 0, len(files))
 		for p := range files {
 			t.paths = append(t.paths, p)
 		}
 		slices.Sort(t.paths)
+		t.recs = make([]*fileRec, len(t.paths))
+		for i, p := range t.paths {
+			t.recs[i] = files[p]
+		}
 	}
 	n := 0
-	for _, p := range t.paths {
-		n += files[p].numChunks()
+	for _, f := range t.recs {
+		n += f.numChunks()
 	}
 	t.all = make([]chunkRef, 0, n)
-	for _, p := range t.paths {
-		f := files[p]
+	for _, f := range t.recs {
 		for i := range f.numChunks() {
 			t.all = append(t.all, chunkRef{f, int32(i)})
 		}
@@ -392,10 +401,15 @@ func newTablesOrdered(encodings, names []string, files map[string]*fileRec, orde
 	return t
 }
 
-// strictlySorted reports whether ss is sorted without duplicates.
-func strictlySorted(ss []string) bool {
-	for i := 1; i < len(ss); i++ {
-		if ss[i-1] >= ss[i] {
+// inPathOrder reports whether recs are n distinct files, strictly sorted
+// by path: the files of a tables map of n entries, when every one of
+// them is a value of that map (tablesFile.decode's, which are).
+func inPathOrder(recs []*fileRec, n int) bool {
+	if len(recs) != n || n == 0 {
+		return false
+	}
+	for i, f := range recs {
+		if f == nil || (i > 0 && recs[i-1].info.Path >= f.info.Path) {
 			return false
 		}
 	}

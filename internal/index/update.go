@@ -537,26 +537,7 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 		st.Skipped[s.Reason]++
 	}
 	x.keepVerdictsLocked(skipped)
-	cur := x.cur.Load()
-	listed := make(map[string]bool, len(entries))
-	var jobs []fileJob
-	for _, e := range entries {
-		listed[e.Path] = true
-		if _, ok := x.overlays[e.Path]; ok {
-			continue
-		}
-		old := cur.file(e.Path)
-		if old != nil && old.info.sameOnDisk(e.Size, e.ModTime) {
-			continue
-		}
-		jobs = append(jobs, fileJob{entry: e})
-	}
-	var removed []string
-	for _, p := range cur.paths {
-		if _, ov := x.overlays[p]; !listed[p] && !ov {
-			removed = append(removed, p)
-		}
-	}
+	jobs, removed := x.compareLocked(x.cur.Load(), entries)
 	st.Read = len(jobs)
 	if len(jobs) > 0 || len(removed) > 0 {
 		st.Changed, st.Removed, err = x.applyCountLocked(ctx, jobs, removed, st.Skipped)
@@ -572,10 +553,67 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 	}
 	snap := x.cur.Load()
 	st.Files, st.Chunks, st.StateRoot = len(snap.paths), snap.nchunks, snap.StateRoot()
-	for _, p := range snap.paths {
-		st.Bytes += snap.file(p).info.Size
+	for _, f := range snap.recsInOrder() {
+		st.Bytes += f.info.Size
 	}
 	return st, nil
+}
+
+// compareLocked compares a listing with the snapshot cur: the files to
+// read (listed, and new or not as cur has them on disk) and those to
+// remove (in cur, not listed), editor buffers left alone. A listing
+// sorted by path (the walk's) is paired with cur's sorted paths in one
+// pass; any other is looked up path by path.
+func (x *Index) compareLocked(cur *Snapshot, entries []Entry) (jobs []fileJob, removed []string) {
+	overlay := func(p string) bool {
+		_, ok := x.overlays[p]
+		return ok
+	}
+	consider := func(e Entry, old *fileRec) {
+		if overlay(e.Path) || (old != nil && old.info.sameOnDisk(e.Size, e.ModTime)) {
+			return
+		}
+		jobs = append(jobs, fileJob{entry: e})
+	}
+	sorted := true
+	for i := 1; i < len(entries) && sorted; i++ {
+		sorted = entries[i-1].Path < entries[i].Path
+	}
+	if !sorted {
+		listed := make(map[string]bool, len(entries))
+		for _, e := range entries {
+			listed[e.Path] = true
+			consider(e, cur.file(e.Path))
+		}
+		for _, p := range cur.paths {
+			if !listed[p] && !overlay(p) {
+				removed = append(removed, p)
+			}
+		}
+		return jobs, removed
+	}
+	paths, recs := cur.paths, cur.recsInOrder()
+	k := 0
+	for _, e := range entries {
+		for k < len(paths) && paths[k] < e.Path {
+			if !overlay(paths[k]) {
+				removed = append(removed, paths[k])
+			}
+			k++
+		}
+		var old *fileRec
+		if k < len(paths) && paths[k] == e.Path {
+			old = recs[k]
+			k++
+		}
+		consider(e, old)
+	}
+	for ; k < len(paths); k++ {
+		if !overlay(paths[k]) {
+			removed = append(removed, paths[k])
+		}
+	}
+	return jobs, removed
 }
 
 // keepVerdictsLocked records the content verdicts of a listing in the

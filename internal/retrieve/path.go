@@ -58,8 +58,9 @@ func (r *run) path() ([]index.ChunkID, error) {
 			mentions = append(mentions, m)
 		}
 	}
+	ms := newPathMentions(mentions)
 	for _, p := range r.snap.PathsWithWords(keys) {
-		if s := pathScore(p, mentions, words, r.req.Diff == ""); s > 0 && r.allowed(p) {
+		if s := ms.score(p, words, r.req.Diff == ""); s > 0 && r.allowed(p) {
 			files = append(files, fileScore{p, s})
 		}
 	}
@@ -129,14 +130,57 @@ func (r *run) bestChunk(path string, words map[string]bool) (index.ChunkID, bool
 // by accident (measured: the diff task's MRR −0.005 on the eval and the
 // held-out check), a question's name the component it is about.
 func pathScore(p string, qpaths []string, words map[string]bool, camel bool) float64 {
+	return newPathMentions(qpaths).score(p, words, camel)
+}
+
+// pathMention is a path the request mentions, with the forms pathScore
+// compares a file's path and stem with, made once per request rather
+// than once per file scored (a diff mentions every changed file, and
+// thousands of paths are scored against them).
+type pathMention struct {
+	path, stem string
+	slashStem  string // "/" + stem
+	// isPackageInit's forms of stem; bare: stem has no '/'.
+	initExact, initSuffix, dunderSuffix, dunderExact string
+	bare                                             bool
+}
+
+// pathMentions are the paths a request mentions, in order.
+type pathMentions []pathMention
+
+func newPathMentions(qpaths []string) pathMentions {
+	ms := make(pathMentions, len(qpaths))
+	for i, qp := range qpaths {
+		qstem := strings.TrimSuffix(qp, pathExt(qp))
+		ms[i] = pathMention{
+			path: qp, stem: qstem, slashStem: "/" + qstem,
+			initExact: qstem + "/__init__", initSuffix: "/" + qstem + "/__init__",
+			dunderSuffix: "/__" + qstem + "__", dunderExact: "__" + qstem + "__",
+			bare: !strings.Contains(qstem, "/"),
+		}
+	}
+	return ms
+}
+
+// isPackageInit reports whether file stem is the package file of the
+// module path m.stem: Python's m/__init__ or, for a bare file name, its
+// dunder form (init.py names __init__.py).
+func (m *pathMention) isPackageInit(stem string) bool {
+	return stem == m.initExact || strings.HasSuffix(stem, m.initSuffix) ||
+		m.bare && strings.HasSuffix(stem, m.dunderSuffix) || stem == m.dunderExact
+}
+
+// score is pathScore(p, the mentioned paths, words, camel).
+func (ms pathMentions) score(p string, words map[string]bool, camel bool) float64 {
 	s := 0.0
 	stem := strings.TrimSuffix(p, pathExt(p))
-	for _, qp := range qpaths {
-		qstem := strings.TrimSuffix(qp, pathExt(qp))
+	for i := range ms {
+		m := &ms[i]
+		qp := m.path
 		switch {
 		case p == qp || (strings.HasSuffix(p, qp) && len(p) > len(qp) && p[len(p)-len(qp)-1] == '/'):
 			s += 10
-		case stem == qstem || strings.HasSuffix(stem, "/"+qstem) || isPackageInit(stem, qstem):
+		case stem == m.stem || strings.HasSuffix(stem, m.slashStem) || m.isPackageInit(stem):
 			s += 5
 		}
 	}
@@ -231,14 +275,6 @@ func (r *run) isDir(m string) bool {
 		}
 	}
 	return false
-}
-
-// isPackageInit reports whether file stem is the package file of module
-// path m: Python's m/__init__ or, for a bare file name, its dunder form
-// (init.py names __init__.py).
-func isPackageInit(stem, m string) bool {
-	return stem == m+"/__init__" || strings.HasSuffix(stem, "/"+m+"/__init__") ||
-		!strings.Contains(m, "/") && strings.HasSuffix(stem, "/__"+m+"__") || stem == "__"+m+"__"
 }
 
 // lowerASCII lower-cases s, without allocating when it has no upper-case

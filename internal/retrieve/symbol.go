@@ -90,9 +90,10 @@ func byPathMatch(defs []index.ChunkID, qpaths []string, words map[string]bool) [
 		score float64
 	}
 	ds := make([]def, len(defs))
+	ms := newPathMentions(qpaths)
 	for i, id := range defs {
 		p, _, _ := id.Split()
-		ds[i] = def{id, pathScore(p, qpaths, words, true)}
+		ds[i] = def{id, ms.score(p, words, true)}
 	}
 	slices.SortStableFunc(ds, func(a, b def) int { return cmp.Compare(b.score, a.score) })
 	out := make([]index.ChunkID, len(ds))

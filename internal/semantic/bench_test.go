@@ -92,7 +92,7 @@ func BenchmarkANN(b *testing.B) {
 	var ids []index.ChunkID
 	var nodes []hnsw.Node[int]
 	for _, p := range s.paths {
-		f := s.files[p]
+		f := s.file(p)
 		for i, sc := range f.Scales {
 			if sc == 0 {
 				continue

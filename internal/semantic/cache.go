@@ -18,6 +18,17 @@ const CacheFile = "semantic.v2"
 // removes it.
 const oldCacheFile = "semantic.v1"
 
+// DeltaSuffix names the delta file beside a cache file (its path and
+// this): what a store changed since the cache file was written whole
+// (vecfile.go). Whatever copies a cache file elsewhere folds the delta
+// into it first (Fold).
+const DeltaSuffix = ".delta"
+
+// deltaShare is the most a delta holds, as a share of the store's
+// vectors, before a save writes the cache file whole again: reading a
+// store then costs at most this much more than reading it whole.
+const deltaShare = 0.125
+
 // MarshalBinary encodes the store as a cache file.
 func (s *Store) MarshalBinary() ([]byte, error) { return encodeStore(s) }
 
@@ -85,8 +96,9 @@ func loadStore(ctx context.Context, snap *index.Snapshot, cachePath string, old 
 	return s, st, nil
 }
 
-// readStore reads the store of the cache file at path; nil when there is
-// none or it cannot be used (damaged, another version).
+// readStore reads the store of the cache file at path, with the delta
+// file beside it over it when there is one of that file; nil when there
+// is none or it cannot be used (damaged, another version).
 func readStore(path string) *Store {
 	if path == "" {
 		return nil
@@ -96,7 +108,17 @@ func readStore(path string) *Store {
 		return nil
 	}
 	s, _ := decodeStore(m)
-	return s
+	if s == nil || s.base == nil {
+		return s
+	}
+	d, err := cachefile.Map(path + DeltaSuffix)
+	if err != nil {
+		return s
+	}
+	if n, err := applyDelta(s, d); err == nil {
+		return n
+	}
+	return s // the delta's files are embedded again
 }
 
 // saveChanged writes s to the cache file at path ("" for none) unless it
@@ -106,9 +128,57 @@ func saveChanged(path string, s, old *Store, warnf func(format string, args ...a
 	if path == "" || s == old {
 		return
 	}
-	if err := Save(path, s); err != nil && warnf != nil {
+	if err := saveStore(path, s); err != nil && warnf != nil {
 		warnf("%v (%s)", err, means)
 	}
+}
+
+// saveStore writes s to path: as a delta over the cache file there when s
+// goes back to it (Store.base) and the delta is small (deltaShare), else
+// whole (Save).
+func saveStore(path string, s *Store) error {
+	b, nvec, ok, err := encodeDelta(s)
+	if err != nil {
+		return err
+	}
+	total := 0
+	for _, f := range s.order {
+		total += len(f.Scales)
+	}
+	if !ok || float64(nvec) > deltaShare*float64(total) {
+		return Save(path, s)
+	}
+	if err := cachefile.Write(path+DeltaSuffix, b); err != nil {
+		return fmt.Errorf("vector cache: %w", err)
+	}
+	return nil
+}
+
+// Fold writes the cache file at path whole when a delta file is beside
+// it (the store they make, read back), so that the file alone holds the
+// store: for copying it elsewhere (a published generation's side file).
+// A delta that does not apply is removed.
+func Fold(path string) error {
+	dpath := path + DeltaSuffix
+	if _, err := os.Stat(dpath); err != nil {
+		return nil // no delta
+	}
+	s := readStore(path)
+	if s == nil || s.base == nil || s.model == nil {
+		return removeDelta(path)
+	}
+	if _, _, ok, err := encodeDelta(s); err != nil || !ok {
+		return removeDelta(path)
+	}
+	return Save(path, s)
+}
+
+// removeDelta removes the delta file beside the cache file at path.
+func removeDelta(path string) error {
+	if err := os.Remove(path + DeltaSuffix); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("vector cache: %w", err)
+	}
+	return nil
 }
 
 // LoadEndpoint returns the vectors of snap computed by the service ep,
@@ -133,7 +203,9 @@ func LoadEndpoint(ctx context.Context, snap *index.Snapshot, cachePath string, e
 	return s, st, nil
 }
 
-// Save writes the store to path atomically (a temporary file renamed).
+// Save writes the store to path whole, atomically (a temporary file
+// renamed), and removes the delta file beside it (which was of the file
+// replaced).
 func Save(path string, s *Store) error {
 	b, err := s.MarshalBinary()
 	if err != nil {
@@ -145,5 +217,5 @@ func Save(path string, s *Store) error {
 	if filepath.Base(path) == CacheFile {
 		_ = os.Remove(filepath.Join(filepath.Dir(path), oldCacheFile))
 	}
-	return nil
+	return removeDelta(path)
 }

@@ -79,7 +79,7 @@ func TestSearchExact(t *testing.T) {
 		qs := quantize(vec, q)
 		var all []cand
 		for _, p := range s.paths {
-			f := s.files[p]
+			f := s.file(p)
 			for i, sc := range f.Scales {
 				if sc != 0 {
 					all = append(all, cand{p, i, float32(dot8(q, f.Vecs[i*dim:(i+1)*dim])) * sc * qs})

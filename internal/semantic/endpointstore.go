@@ -29,8 +29,13 @@ func syncEndpoint(ctx context.Context, snap *index.Snapshot, ep *Endpoint, old *
 	// known's vectors may alias old's cache file: old stays until the end.
 	defer runtime.KeepAlive(old)
 	known := map[string]hashVec{}
-	changed, kept, removed := old.compare(snap)
-	n := &Store{ep: ep, files: kept}
+	changed, same, removed := old.compare(snap)
+	n := &Store{ep: ep, files: make(map[string]*fileVecs, len(same))}
+	for i, p := range snap.Paths() {
+		if same[i] != nil {
+			n.files[p] = same[i]
+		}
+	}
 	st := SyncStats{Removed: removed}
 	if old != nil {
 		if len(changed) == 0 && st.Removed == 0 {

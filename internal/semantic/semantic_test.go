@@ -133,7 +133,7 @@ func TestDeterministic(t *testing.T) {
 		t.Fatal("two builds trained different models")
 	}
 	for _, p := range a.paths {
-		if !slices.Equal(a.files[p].Vecs, b.files[p].Vecs) {
+		if !slices.Equal(a.file(p).Vecs, b.file(p).Vecs) {
 			t.Fatalf("%s: different vectors", p)
 		}
 	}
@@ -185,10 +185,10 @@ func TestSync(t *testing.T) {
 	if st.Trained || st.Embedded != 1 || st.Removed != 1 {
 		t.Fatalf("sync stats %+v, want 1 embedded, 1 removed, no training", st)
 	}
-	if n.files["web/f0.go"] != s.files["web/f0.go"] {
+	if n.file("web/f0.go") != s.file("web/f0.go") {
 		t.Error("an unchanged file's vectors were not shared")
 	}
-	if _, ok := n.files["geo/f2.go"]; ok {
+	if n.file("geo/f2.go") != nil {
 		t.Error("the removed file is still in the store")
 	}
 	found := false

@@ -31,6 +31,10 @@ type Store struct {
 	ep    *Endpoint
 	epDim int
 	epID  string // a cached store's Endpoint.id, until LoadEndpoint sets ep
+	// base is the cache file the store (or the store it was synced from,
+	// with the same model) was read from: a save writes a delta over it
+	// (nil: none).
+	base *storeBase
 }
 
 // dim is the size of the store's vectors (0: none).
@@ -57,6 +61,15 @@ type fileVecs struct {
 	// src holds the cache file Vecs and Scales are read from in place
 	// (nil: computed here).
 	src *mapped
+}
+
+// file returns the vectors of the file at p (nil: none), by a binary
+// search of paths.
+func (s *Store) file(p string) *fileVecs {
+	if i, ok := slices.BinarySearch(s.paths, p); ok {
+		return s.order[i]
+	}
+	return nil
 }
 
 // TrainedAt is the state root (index.Snapshot.StateRoot) of the snapshot
@@ -156,13 +169,12 @@ func BuildOn(ctx context.Context, snap *index.Snapshot, opts Options, keep func(
 			m.Files++
 		}
 	}
-	s := &Store{opts: opts, model: m, files: map[string]*fileVecs{}, trainedAt: snap.StateRoot()}
+	s := &Store{opts: opts, model: m, trainedAt: snap.StateRoot()}
 	if keep != nil {
 		s.trainedAt = "" // not snap's state
 	}
 	st := SyncStats{Trained: true}
-	s.embedAll(paths, fb, false, &st)
-	s.finish()
+	s.fill(paths, make([]*fileVecs, len(paths)), s.embedAll(fb), false, &st)
 	return s, st, nil
 }
 
@@ -175,7 +187,7 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 	if s.ep != nil {
 		return syncEndpoint(ctx, snap, s.ep, s)
 	}
-	changed, kept, removed := s.compare(snap)
+	changed, same, removed := s.compare(snap)
 	if len(changed) == 0 && removed == 0 {
 		return s, SyncStats{}, nil
 	}
@@ -186,10 +198,9 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 	if err != nil {
 		return nil, SyncStats{}, err
 	}
-	n := &Store{opts: s.opts, model: s.model, files: kept, trainedAt: s.trainedAt}
+	n := &Store{opts: s.opts, model: s.model, trainedAt: s.trainedAt, base: s.base}
 	st := SyncStats{Removed: removed}
-	n.embedAll(changed, fb, true, &st)
-	n.finish()
+	n.fill(snap.Paths(), same, n.embedAll(fb), true, &st)
 	st.Drift, st.FileDrift = n.Drift(), n.FileDrift()
 	if st.Drift > s.opts.RetrainDrift || st.FileDrift > s.opts.RetrainFiles {
 		b, bst, err := Build(ctx, snap, s.opts)
@@ -201,41 +212,50 @@ func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncSta
 
 // compare lists the files of snap whose vectors s lacks or has for other
 // content (changed, in path order), the vectors s has for snap's content
-// (kept: a new map, the vectors shared), and how many of s's files snap no
-// longer has. A nil s has nothing.
-func (s *Store) compare(snap *index.Snapshot) (changed []string, kept map[string]*fileVecs, removed int) {
-	kept = make(map[string]*fileVecs, len(snap.Paths()))
-	for _, p := range snap.Paths() {
-		fi, _ := snap.Stat(p)
-		if s != nil {
-			if f := s.files[p]; f != nil && f.Hash == fi.Hash {
-				kept[p] = f
-				continue
+// (same: for each of snap's paths, in order, the vectors shared, nil for
+// the changed ones), and how many of s's files snap no longer has. A nil
+// s has nothing. Both sides are sorted by path: one pass pairs them,
+// without a lookup per file.
+func (s *Store) compare(snap *index.Snapshot) (changed []string, same []*fileVecs, removed int) {
+	paths, hashes := snap.Paths(), snap.Hashes()
+	var mine []string
+	var vecs []*fileVecs
+	if s != nil {
+		mine, vecs = s.paths, s.order
+	}
+	same = make([]*fileVecs, len(paths))
+	j := 0
+	for i, p := range paths {
+		for j < len(mine) && mine[j] < p {
+			removed++
+			j++
+		}
+		if j < len(mine) && mine[j] == p {
+			if vecs[j].Hash == hashes[i] {
+				same[i] = vecs[j]
+			} else {
+				changed = append(changed, p)
 			}
+			j++
+			continue
 		}
 		changed = append(changed, p)
 	}
-	if s != nil {
-		for _, p := range s.paths {
-			if _, ok := snap.Stat(p); !ok {
-				removed++
-			}
-		}
-	}
-	return changed, kept, removed
+	removed += len(mine) - j
+	return changed, same, removed
 }
 
-// embedAll embeds the bagged files (nil entries: unreadable, left out);
-// fresh marks them embedded after training.
-func (s *Store) embedAll(paths []string, fb []*fileBags, fresh bool, st *SyncStats) {
-	out := make([]*fileVecs, len(paths))
+// embedAll embeds the bagged files (nil entries: unreadable, nil
+// vectors).
+func (s *Store) embedAll(fb []*fileBags) []*fileVecs {
+	out := make([]*fileVecs, len(fb))
 	tables := map[*dict][]int32{}
 	for _, f := range fb {
 		if f != nil && tables[f.dict] == nil {
 			tables[f.dict] = f.dict.modelIDs(s.model)
 		}
 	}
-	parallel(len(paths), func(lo, hi int) {
+	parallel(len(fb), func(lo, hi int) {
 		buf := make([]float32, s.model.Dim)
 		var es []entry
 		for i := lo; i < hi; i++ {
@@ -244,16 +264,33 @@ func (s *Store) embedAll(paths []string, fb []*fileBags, fresh bool, st *SyncSta
 			}
 		}
 	})
+	return out
+}
+
+// fill sets the store's files to paths (sorted), each with its vectors:
+// same[i] when set, else the next of embedded (in order; nil: the file
+// could not be read, and is left out). fresh marks the embedded ones as
+// embedded after training.
+func (s *Store) fill(paths []string, same, embedded []*fileVecs, fresh bool, st *SyncStats) {
+	s.paths = make([]string, 0, len(paths))
+	s.order = make([]*fileVecs, 0, len(paths))
+	k := 0
 	for i, p := range paths {
-		if out[i] == nil {
-			delete(s.files, p)
-			st.Skipped++
-			continue
+		f := same[i]
+		if f == nil {
+			f = embedded[k]
+			k++
+			if f == nil {
+				st.Skipped++
+				continue
+			}
+			f.Fresh = fresh
+			st.Embedded++
 		}
-		out[i].Fresh = fresh
-		s.files[p] = out[i]
-		st.Embedded++
+		s.paths = append(s.paths, p)
+		s.order = append(s.order, f)
 	}
+	s.sums()
 }
 
 // finish sorts the paths and sums the counts.
@@ -391,12 +428,21 @@ func (s *Store) Search(snap *index.Snapshot, vec []float32, k int, floor float32
 	q16 := widen(q)
 	var mu sync.Mutex
 	var all []cand
+	paths, hashes := snap.Paths(), snap.Hashes()
 	parallel(len(s.paths), func(lo, hi int) {
+		if lo >= hi {
+			return
+		}
 		top := topK{k: k}
 		var d []int32
+		// s.paths and snap's are both sorted: one pass pairs them.
+		at, _ := slices.BinarySearch(paths, s.paths[lo])
 		for j, p := range s.paths[lo:hi] {
 			f := s.order[lo+j]
-			if fi, ok := snap.Stat(p); !ok || fi.Hash != f.Hash || (allow != nil && !allow(p)) {
+			for at < len(paths) && paths[at] < p {
+				at++
+			}
+			if at == len(paths) || paths[at] != p || hashes[at] != f.Hash || (allow != nil && !allow(p)) {
 				continue
 			}
 			d = slices.Grow(d[:0], len(f.Scales))[:len(f.Scales)]

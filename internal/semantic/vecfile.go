@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/ctxls/ctxls/internal/cachefile"
@@ -202,7 +203,10 @@ func decodeStore(src *mapped) (*Store, error) {
 		next += n
 		return c, sc, true
 	}
-	s := &Store{opts: h.Opts, files: map[string]*fileVecs{}, trainedAt: h.TrainedAt}
+	// A store read from its file is searched and compared in path order
+	// (paths, order): it has no map by path (files), which only a store
+	// being made fills.
+	s := &Store{opts: h.Opts, trainedAt: h.TrainedAt}
 	if h.Endpoint != "" {
 		s.epDim, s.epID = h.Dim, h.Endpoint
 	} else {
@@ -213,12 +217,32 @@ func decodeStore(src *mapped) (*Store, error) {
 		}
 		s.model = m.index()
 	}
-	t := cachefile.Record{B: h.Files}
+	var err error
+	if s.paths, s.order, err = readFileTable(h.Files, h.Endpoint != "", src, take); err != nil {
+		return nil, err
+	}
+	if next != nvec {
+		return nil, errors.New("vector cache: tables disagree")
+	}
+	s.sums()
+	if h.Endpoint == "" {
+		s.base = &storeBase{sum: binary.LittleEndian.Uint32(b[12:]), src: src, paths: s.paths}
+	}
+	return s, nil
+}
+
+// readFileTable decodes a file table (appendFileTable; with hashes, an
+// endpoint store's): the paths, which must be strictly sorted, and their
+// vectors, taken in order (take) from the file src holds.
+func readFileTable(table []byte, hashes bool, src *mapped, take func(n uint64) ([]int8, []float32, bool)) ([]string, []*fileVecs, error) {
+	var paths []string
+	var order []*fileVecs
+	t := cachefile.Record{B: table}
 	for t.More() {
 		p, hash, n := t.String(), t.String(), t.Uvarint()
 		f := &fileVecs{Hash: hash, Tokens: int32(t.Varint()), OOV: int32(t.Varint()), src: src}
 		f.Fresh = t.Uvarint() == 1
-		if h.Endpoint != "" {
+		if hashes {
 			f.Hashes = make([]string, 0, min(n, 1<<16))
 			for range n {
 				if f.Hashes = append(f.Hashes, t.String()); t.Err != nil {
@@ -228,21 +252,27 @@ func decodeStore(src *mapped) (*Store, error) {
 		}
 		var ok bool
 		if f.Vecs, f.Scales, ok = take(n); !ok || t.Err != nil {
-			return nil, fmt.Errorf("vector cache: %s: bad vectors", p)
+			return nil, nil, fmt.Errorf("vector cache: %s: bad vectors", p)
 		}
-		if len(s.paths) > 0 && p <= s.paths[len(s.paths)-1] {
-			return nil, errors.New("vector cache: files out of order")
+		if len(paths) > 0 && p <= paths[len(paths)-1] {
+			return nil, nil, errors.New("vector cache: files out of order")
 		}
-		s.files[p] = f
-		s.paths = append(s.paths, p)
-		s.order = append(s.order, f)
+		paths = append(paths, p)
+		order = append(order, f)
+	}
+	if t.Err != nil {
+		return nil, nil, errors.New("vector cache: tables disagree")
+	}
+	return paths, order, nil
+}
+
+// sums sets the store's term counts from its files'.
+func (s *Store) sums() {
+	s.tokens, s.oov = 0, 0
+	for _, f := range s.order {
 		s.tokens += int64(f.Tokens)
 		s.oov += int64(f.OOV)
 	}
-	if t.Err != nil || next != nvec {
-		return nil, errors.New("vector cache: tables disagree")
-	}
-	return s, nil
 }
 
 // viewCodes is b as int8 codes, in place.
@@ -269,4 +299,178 @@ func viewScales(b []byte) []float32 {
 		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return out
+}
+
+// The delta file (DeltaFile beside the cache file) holds what a store
+// changed since the cache file was written whole, when its model is that
+// file's: the vectors of the files it embedded since (new or changed) and
+// the paths it dropped. A store read back is the cache file's with the
+// delta over it — the same paths, vectors and counts as the store that
+// wrote them — so that a few changed files cost a file of their own
+// vectors, not the whole store written again (tens of MB on a large tree).
+// A delta of another cache file (its checksum, Base, differs), of another
+// version or damaged is not applied: the store is then the cache file's
+// alone, and the files it lacks are embedded again (the same vectors:
+// they are a function of the content and the model).
+//
+//	[0, 8)    magic "ctxlsvdt"
+//	[8, 12)   format version, uint32 little-endian (fileVersion)
+//	[12, 16)  CRC-32C (Castagnoli) of every byte from 32 on
+//	[16, 24)  length of the header, uint64 little-endian
+//	[24, 32)  number of vectors: every file's chunks, uint64
+//	[32, …)   header: gob of vecDelta, zero-padded to a multiple of 4
+//	          scales: one float32 little-endian per vector
+//	          codes: dim int8 per vector
+const deltaMagic = "ctxlsvdt"
+
+// vecDelta is the decoded part of a delta file.
+type vecDelta struct {
+	Base    uint32 // the checksum of the cache file it goes over
+	Dim     int
+	Removed []string // sorted
+	Files   []byte   // the table of files, in path order (appendFileTable)
+}
+
+// storeBase is the cache file a store read from it goes back to: the
+// file a delta is written over (saveStore).
+type storeBase struct {
+	sum   uint32   // its checksum
+	src   *mapped  // its bytes: a file whose vectors are read from them is as the file has it
+	paths []string // its files, sorted
+}
+
+// encodeDelta lays out the delta of s over its base: the files whose
+// vectors are not the base file's, and the base's paths s no longer has.
+// ok is false when s has no base to write a delta over (another model, an
+// endpoint's store, or none read).
+func encodeDelta(s *Store) (b []byte, nvec int, ok bool, err error) {
+	base := s.base
+	if base == nil || s.ep != nil || s.model == nil || s.model.src != base.src {
+		return nil, 0, false, nil
+	}
+	h := vecDelta{Base: base.sum, Dim: s.model.Dim}
+	var paths []string
+	var files []*fileVecs
+	for i, f := range s.order {
+		if f.src != base.src {
+			paths = append(paths, s.paths[i])
+			files = append(files, f)
+			nvec += len(f.Scales)
+		}
+	}
+	j := 0
+	for _, p := range base.paths {
+		for j < len(s.paths) && s.paths[j] < p {
+			j++
+		}
+		if j == len(s.paths) || s.paths[j] != p {
+			h.Removed = append(h.Removed, p)
+		}
+	}
+	h.Files = appendFileTable(nil, paths, files, false)
+	var hb bytes.Buffer
+	if err := gob.NewEncoder(&hb).Encode(&h); err != nil {
+		return nil, 0, false, fmt.Errorf("encode vectors: %w", err)
+	}
+	for hb.Len()%4 != 0 {
+		hb.WriteByte(0)
+	}
+	dim := s.model.Dim
+	b = make([]byte, preambleSize, preambleSize+hb.Len()+nvec*(4+dim))
+	copy(b, deltaMagic)
+	binary.LittleEndian.PutUint32(b[8:], fileVersion)
+	binary.LittleEndian.PutUint64(b[16:], uint64(hb.Len()))
+	binary.LittleEndian.PutUint64(b[24:], uint64(nvec))
+	b = append(b, hb.Bytes()...)
+	for _, f := range files {
+		b = appendScales(b, f.Scales)
+	}
+	for _, f := range files {
+		b = appendCodes(b, f.Vecs)
+	}
+	binary.LittleEndian.PutUint32(b[12:], crc32.Checksum(b[preambleSize:], castagnoli))
+	return b, nvec, true, nil
+}
+
+// applyDelta returns s (read from its cache file) with the delta file's
+// bytes, held by src, over it: a new store sharing s's vectors, or an
+// error when the delta is not s's or damaged (s is left as it was).
+func applyDelta(s *Store, src *mapped) (*Store, error) {
+	b := src.Data
+	if s.base == nil || s.model == nil {
+		return nil, errors.New("vector delta: no cache file to go over")
+	}
+	if len(b) < preambleSize || string(b[:8]) != deltaMagic {
+		return nil, errors.New("vector delta: not a delta file")
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != fileVersion {
+		return nil, fmt.Errorf("vector delta: version %d, want %d", v, fileVersion)
+	}
+	if crc32.Checksum(b[preambleSize:], castagnoli) != binary.LittleEndian.Uint32(b[12:]) {
+		return nil, errors.New("vector delta: checksum mismatch")
+	}
+	hlen, nvec := binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])
+	rest := uint64(len(b) - preambleSize)
+	if hlen%4 != 0 || hlen > rest || nvec > (rest-hlen)/4 {
+		return nil, errors.New("vector delta: truncated")
+	}
+	var h vecDelta
+	if err := gob.NewDecoder(bytes.NewReader(b[preambleSize : preambleSize+hlen])).Decode(&h); err != nil {
+		return nil, fmt.Errorf("vector delta: %w", err)
+	}
+	if h.Base != s.base.sum {
+		return nil, errors.New("vector delta: of another cache file")
+	}
+	if h.Dim != s.model.Dim || !slices.IsSorted(h.Removed) {
+		return nil, errors.New("vector delta: tables disagree")
+	}
+	dim := uint64(h.Dim)
+	scales := b[preambleSize+hlen:]
+	if uint64(len(scales)) != nvec*(4+dim) {
+		return nil, errors.New("vector delta: truncated")
+	}
+	codes := scales[nvec*4:]
+	scales = scales[:nvec*4]
+	var next uint64
+	take := func(n uint64) ([]int8, []float32, bool) {
+		if n > nvec-next {
+			return nil, nil, false
+		}
+		c, sc := viewCodes(codes[next*dim:(next+n)*dim]), viewScales(scales[next*4:(next+n)*4])
+		next += n
+		return c, sc, true
+	}
+	paths, files, err := readFileTable(h.Files, false, src, take)
+	if err != nil {
+		return nil, err
+	}
+	if next != nvec {
+		return nil, errors.New("vector delta: tables disagree")
+	}
+	// Merge the three sorted lists: s's files, minus the removed, with
+	// the delta's replacing or adding theirs.
+	n := &Store{opts: s.opts, model: s.model, trainedAt: s.trainedAt, base: s.base}
+	n.paths = make([]string, 0, len(s.paths)+len(paths))
+	n.order = make([]*fileVecs, 0, len(s.paths)+len(paths))
+	i, r := 0, 0
+	for k, p := range s.paths {
+		for i < len(paths) && paths[i] < p {
+			n.paths, n.order = append(n.paths, paths[i]), append(n.order, files[i])
+			i++
+		}
+		for r < len(h.Removed) && h.Removed[r] < p {
+			r++
+		}
+		switch {
+		case i < len(paths) && paths[i] == p:
+			n.paths, n.order = append(n.paths, p), append(n.order, files[i])
+			i++
+		case r < len(h.Removed) && h.Removed[r] == p:
+		default:
+			n.paths, n.order = append(n.paths, p), append(n.order, s.order[k])
+		}
+	}
+	n.paths, n.order = append(n.paths, paths[i:]...), append(n.order, files[i:]...)
+	n.sums()
+	return n, nil
 }

@@ -48,7 +48,7 @@ func TestCacheFileRoundTrip(t *testing.T) {
 		t.Fatalf("the store read back differs: %d files, %d tokens, trained at %q", len(r.paths), r.tokens, r.trainedAt)
 	}
 	for _, p := range s.paths {
-		a, b := s.files[p], r.files[p]
+		a, b := s.file(p), r.file(p)
 		if a.Hash != b.Hash || a.Tokens != b.Tokens || a.OOV != b.OOV || !slices.Equal(a.Vecs, b.Vecs) || !slices.Equal(a.Scales, b.Scales) {
 			t.Fatalf("%s: vectors read back differ", p)
 		}

@@ -1,14 +1,19 @@
 package walk
 
 import (
+	"context"
 	"encoding/binary"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // dirent encodes one linux_dirent64 record, padded to 8 bytes.
@@ -109,5 +114,147 @@ func TestReadDirMatchesOS(t *testing.T) {
 	}
 	if _, err := readDir(filepath.Join(dir, "missing"), make([]byte, 512)); !os.IsNotExist(err) {
 		t.Errorf("missing directory: %v, want a not-exist error", err)
+	}
+}
+
+// TestDirHandleLstatMatchesOS: a file stat'ed relative to its open
+// directory has os.Lstat's mode, size and modification time — a regular
+// file, a directory, a symlink (itself, not its target), a FIFO, a
+// setuid file — and a missing one os.Lstat's error text.
+func TestDirHandleLstatMatchesOS(t *testing.T) {
+	dir := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n"), 0o640))
+	must(os.Mkdir(filepath.Join(dir, "sub"), 0o750))
+	must(os.Symlink("a.go", filepath.Join(dir, "link")))
+	must(syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600))
+	must(os.WriteFile(filepath.Join(dir, "suid"), nil, 0o700))
+	must(os.Chmod(filepath.Join(dir, "suid"), 0o700|fs.ModeSetuid))
+	_, h, err := openDir(dir, make([]byte, 4096))
+	must(err)
+	defer h.release()
+	for _, name := range []string{"a.go", "sub", "link", "fifo", "suid", "missing"} {
+		abs := filepath.Join(dir, name)
+		want, werr := os.Lstat(abs)
+		got, gerr := h.lstat(name, abs)
+		if werr != nil || gerr != nil {
+			if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
+				t.Errorf("%s: error %v, os.Lstat's %v", name, gerr, werr)
+			}
+			continue
+		}
+		if got.Name() != want.Name() || got.Mode() != want.Mode() || got.Size() != want.Size() || !got.ModTime().Equal(want.ModTime()) || got.IsDir() != want.IsDir() {
+			t.Errorf("%s: %v %v %d %v, os.Lstat's %v %v %d %v", name, got.Name(), got.Mode(), got.Size(), got.ModTime(), want.Name(), want.Mode(), want.Size(), want.ModTime())
+		}
+	}
+}
+
+// TestWalkClosesDirectories: the directories a walk keeps open for its
+// workers' stat calls are all closed when it returns, whether it
+// finished or was cancelled midway.
+func TestWalkClosesDirectories(t *testing.T) {
+	root := t.TempDir()
+	for d := range 40 {
+		sub := filepath.Join(root, "d"+strconv.Itoa(d), "e")
+		if err := os.MkdirAll(sub, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for f := range 30 {
+			for _, p := range []string{filepath.Dir(sub), sub} {
+				if err := os.WriteFile(filepath.Join(p, "f"+strconv.Itoa(f)+".go"), []byte("package x\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	openFDs := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd here")
+		}
+		return len(ents)
+	}
+	before := openFDs()
+	files, _, err := Walk(context.Background(), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 40*30*2 {
+		t.Fatalf("listed %d files, want %d", len(files), 40*30*2)
+	}
+	if n := openFDs(); n != before {
+		t.Errorf("%d descriptors open after the walk, %d before", n, before)
+	}
+	for _, after := range []int{1, 10, 100, 1000} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var n atomic.Int32
+		m, err := NewMatcher(root, Options{Unchanged: func(string, int64, time.Time) bool {
+			if n.Add(1) == int32(after) {
+				cancel()
+			}
+			return false
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := m.Walk(ctx); err == nil {
+			t.Errorf("a walk cancelled after %d files succeeded", after)
+		}
+		cancel()
+		if n := openFDs(); n != before {
+			t.Errorf("cancelled after %d files: %d descriptors open, %d before", after, n, before)
+		}
+	}
+}
+
+// TestPathOrder: a depth-first walk that takes each directory's entries
+// in comparePathOrder's order meets the files in path order — names that
+// sort around '/' ("a.go", "a-b", "a_b", "a0") next to a directory "a"
+// included — so that the walk's final sort finds them sorted.
+func TestPathOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	parts := []string{"a", "a.go", "a-b", "a_b", "a0", "b", "ab", "a.b", "A"}
+	for round := range 20 {
+		root := t.TempDir()
+		for range 40 {
+			var elems []string
+			for range 1 + rng.IntN(4) {
+				elems = append(elems, parts[rng.IntN(len(parts))])
+			}
+			p := filepath.Join(append([]string{root}, elems...)...)
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+				continue // a file is where a directory would go
+			}
+			os.WriteFile(p, nil, 0o600) // fails where a directory is
+		}
+		var got []string
+		var walk func(dir, rel string)
+		walk = func(dir, rel string) {
+			entries, err := readDir(dir, make([]byte, 4096))
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.SortFunc(entries, comparePathOrder)
+			for _, e := range entries {
+				r := e.name
+				if rel != "" {
+					r = rel + "/" + e.name
+				}
+				if e.typ.IsDir() {
+					walk(filepath.Join(dir, e.name), r)
+				} else {
+					got = append(got, r)
+				}
+			}
+		}
+		walk(root, "")
+		if !slices.IsSorted(got) {
+			t.Fatalf("round %d: files met out of path order: %q", round, got)
+		}
 	}
 }

@@ -2,7 +2,10 @@
 
 package walk
 
-import "os"
+import (
+	"io/fs"
+	"os"
+)
 
 // readDir lists the directory dir (buf is unused here: the Linux version
 // reads into it).
@@ -22,3 +25,19 @@ func readDir(dir string, _ []byte) ([]dirEntry, error) {
 	}
 	return out, nil
 }
+
+// openDir is readDir; there is no handle to stat relative to here.
+func openDir(dir string, buf []byte) ([]dirEntry, *dirHandle, error) {
+	out, err := readDir(dir, buf)
+	return out, nil, err
+}
+
+// dirHandle is an open directory where the walk can stat relative to one
+// (Linux); elsewhere there is none, and a nil one stats the path.
+type dirHandle struct{}
+
+func (h *dirHandle) acquire() {}
+func (h *dirHandle) release() {}
+
+// lstat is os.Lstat(abs).
+func (h *dirHandle) lstat(_, abs string) (fs.FileInfo, error) { return os.Lstat(abs) }

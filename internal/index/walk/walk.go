@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -62,7 +61,7 @@ func (m *Matcher) Walk(ctx context.Context) ([]File, []Skipped, error) {
 		m:       m,
 		ctx:     ctx,
 		visited: make(map[string]bool),
-		tasks:   make(chan []fileTask, 4),
+		tasks:   make(chan taskBatch, 4),
 		dirBuf:  make([]byte, dirBufSize),
 	}
 	results := make([]workerResult, max(minWorkers, runtime.GOMAXPROCS(0)))
@@ -73,6 +72,9 @@ func (m *Matcher) Walk(ctx context.Context) ([]File, []Skipped, error) {
 	err = w.traverse(stack)
 	if err != nil {
 		cancel() // let the workers drain
+		for _, t := range w.batch {
+			t.dir.release()
+		}
 	}
 	close(w.tasks)
 	wg.Wait()
@@ -82,8 +84,14 @@ func (m *Matcher) Walk(ctx context.Context) ([]File, []Skipped, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("walk: %w", err)
 	}
+	// The batches in the order they were queued: the files in the order
+	// the directories were walked, which is path order but for those
+	// reached through symlinks (see walkDir), so that sorting them
+	// (dedupe) finds them sorted.
+	for _, b := range w.byBatch {
+		w.found = append(w.found, b...)
+	}
 	for _, r := range results {
-		w.found = append(w.found, r.found...)
 		w.skipped = append(w.skipped, r.skipped...)
 	}
 	files := w.dedupe()
@@ -104,7 +112,12 @@ type walker struct {
 	pending []dirJob        // symlinked directories, walked after the current pass
 	count   int             // entries handled, for cancellation checks
 	batch   []fileTask      // files not yet handed to the workers
-	tasks   chan []fileTask
+	nbatch  int             // batches handed to the workers
+	tasks   chan taskBatch
+	// byBatch holds the files each batch found (its seq's), set by the
+	// workers under mu.
+	mu      sync.Mutex
+	byBatch [][]found
 	dirBuf  []byte // readDir's buffer
 }
 
@@ -131,11 +144,20 @@ type fileTask struct {
 	rel, name, abs string
 	info           fs.FileInfo // the link target's, for symlinks (nil: lstat abs)
 	real           string      // resolved path when reached through a symlink
+	// dir is the file's directory, open, to stat the file relative to
+	// (a reference the task holds until it is handled; nil: stat abs).
+	dir *dirHandle
 }
 
-// workerResult collects one worker's output.
+// taskBatch is a batch of files for a worker, and its place among the
+// batches in the order they were queued.
+type taskBatch struct {
+	seq   int
+	tasks []fileTask
+}
+
+// workerResult collects one worker's skipped files.
 type workerResult struct {
-	found   []found
 	skipped []Skipped
 }
 
@@ -143,25 +165,36 @@ type workerResult struct {
 func (w *walker) work(r *workerResult) {
 	buf := make([]byte, sniffSize)
 	for batch := range w.tasks {
-		for _, t := range batch {
+		var out []found
+		for _, t := range batch.tasks {
 			if w.ctx.Err() != nil {
-				break // drain: the walk fails
+				t.dir.release() // drain: the walk fails
+				continue
 			}
 			info := t.info
 			if info == nil {
 				var err error
-				if info, err = os.Lstat(t.abs); err != nil {
+				info, err = t.dir.lstat(t.name, t.abs)
+				if err != nil {
+					t.dir.release()
 					r.skipped = append(r.skipped, Skipped{Path: t.rel, Reason: ReasonUnreadable, Detail: err.Error()})
 					continue
 				}
 			}
+			t.dir.release()
 			f, s := w.m.checkFile(t.rel, t.name, t.abs, t.real, info, buf)
 			if s != nil {
 				r.skipped = append(r.skipped, *s)
 				continue
 			}
-			r.found = append(r.found, found{File: f, real: t.real})
+			out = append(out, found{File: f, real: t.real})
 		}
+		w.mu.Lock()
+		if n := batch.seq + 1; len(w.byBatch) < n {
+			w.byBatch = append(w.byBatch, make([][]found, n-len(w.byBatch))...)
+		}
+		w.byBatch[batch.seq] = out
+		w.mu.Unlock()
 	}
 }
 
@@ -200,7 +233,8 @@ func (w *walker) flush() error {
 		return nil
 	}
 	select {
-	case w.tasks <- w.batch:
+	case w.tasks <- taskBatch{w.nbatch, w.batch}:
+		w.nbatch++
 		w.batch = make([]fileTask, 0, batchSize)
 		return nil
 	case <-w.ctx.Done():
@@ -234,7 +268,10 @@ func (w *walker) walkDir(job dirJob) error {
 		return nil
 	}
 	w.visited[job.real] = true
-	entries, err := readDir(job.abs, w.dirBuf)
+	entries, dir, err := openDir(job.abs, w.dirBuf)
+	if dir != nil {
+		defer dir.release()
+	}
 	if err != nil {
 		if job.rel == "" {
 			return fmt.Errorf("walk: listing root: %w", err)
@@ -242,6 +279,9 @@ func (w *walker) walkDir(job dirJob) error {
 		w.skip(job.rel, ReasonUnreadable, err.Error())
 		return nil
 	}
+	// In path order: a directory's entries sorted as their paths sort,
+	// a subdirectory's name as if followed by '/' (its files' paths).
+	slices.SortFunc(entries, comparePathOrder)
 	var which ignoreFiles
 	for _, e := range entries {
 		switch e.name {
@@ -304,6 +344,10 @@ func (w *walker) walkDir(job dirJob) error {
 			if job.viaLink || t.link {
 				task.real = real
 			}
+			if t.info == nil && dir != nil {
+				dir.acquire()
+				task.dir = dir
+			}
 			if err := w.queue(task); err != nil {
 				return err
 			}
@@ -312,6 +356,30 @@ func (w *walker) walkDir(job dirJob) error {
 		}
 	}
 	return nil
+}
+
+// comparePathOrder orders directory entries as the paths below them sort:
+// by name, a directory's followed by '/' ("a.go" < "a/" < "a_b.go").
+func comparePathOrder(a, b dirEntry) int {
+	an, bn := len(a.name), len(b.name)
+	for i := 0; ; i++ {
+		ca, cb := pathByte(a, i, an), pathByte(b, i, bn)
+		if ca != cb || ca < 0 {
+			return cmp.Compare(ca, cb)
+		}
+	}
+}
+
+// pathByte is the i-th byte of e's name, then '/' for a directory, then
+// -1.
+func pathByte(e dirEntry, i, n int) int {
+	switch {
+	case i < n:
+		return int(e.name[i])
+	case i == n && e.typ.IsDir():
+		return '/'
+	}
+	return -1
 }
 
 // dirEntry is one entry of a directory listing: its name and its type
