@@ -56,12 +56,21 @@ test-vscode-e2e:
 run: build
 	./bin/ctxls assemble --root . --query "$(QUESTION)" --budget $(BUDGET)
 
+# After the Go tests, the WebAssembly path's tests (busy on a core) run
+# beside the MCP client's and the editors' tests (which mostly wait on
+# their programs); their output is printed when they are done.
 test: lint need-git need-postgres wasm-check
 	$(GO) test -count=1 -timeout 20m ./...
-	@$(MAKE) --no-print-directory test-wasm
-	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory test-mcp-client; \
-	  else echo "make test: node/npm not found: skipping the MCP TypeScript-client test (.ci/run requires it)"; fi
-	@$(MAKE) --no-print-directory test-editors
+	@wasmlog=$$(mktemp); trap 'rm -f "$$wasmlog"' EXIT; \
+	$(MAKE) --no-print-directory test-wasm >"$$wasmlog" 2>&1 & wasmpid=$$!; \
+	rc=0; \
+	if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory test-mcp-client || rc=1; \
+	  else echo "make test: node/npm not found: skipping the MCP TypeScript-client test (.ci/run requires it)"; fi; \
+	[ $$rc != 0 ] || $(MAKE) --no-print-directory test-editors || rc=1; \
+	wrc=0; wait $$wasmpid || wrc=$$?; \
+	echo "== make test-wasm (beside the clients' tests)"; cat "$$wasmlog"; \
+	[ $$wrc = 0 ] || { echo "make test: make test-wasm failed"; rc=1; }; \
+	exit $$rc
 
 # The WebAssembly module the build without cgo parses with
 # (internal/index/chunk/syntax/syntax.wasm): tree-sitter's runtime, the
