@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: wasm wasm-check test-wasm bench-purego eval-purego-parity run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e test-windows
+.PHONY: wasm wasm-check test-wasm bench-purego eval-purego-parity race-ci run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e test-windows
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
 # version), whatever GOFLAGS says. make build CGO_ENABLED=0 builds without
@@ -111,9 +111,17 @@ test-mcp-client: build
 	  node testdata/mcp-client/test.mjs "$$PWD/bin/ctxls" "$$PWD" "$$cache"
 
 # Every test under the race detector (-short: the long randomized runs
-# are covered by make test). CI runs it after make test.
+# are covered by make test). CI runs race-ci instead: every package but
+# cmd/ctxls whole, and of cmd/ctxls the tests of its servers (serve
+# --listen, mcp --http, the store's replicas), which run the
+# race-instrumented test binary as the server their clients talk to; its
+# other tests drive one-shot commands whose code the packages' own tests
+# race already.
 race: need-git need-postgres
 	$(GO) test -race -short -count=1 -timeout 20m ./...
+race-ci: need-git need-postgres
+	$(GO) test -race -short -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/cmd/ctxls$$')
+	$(GO) test -race -short -count=1 -timeout 20m -run '^Test(ServeListen|MCPHTTP|MCPStore|ServeStore)' ./cmd/ctxls
 
 # git: the history, diff and eval tests run it (a fresh clone has it; a
 # tree without it gets it from the distribution's packages).
