@@ -23,6 +23,7 @@ import (
 // over this repository (with a file in every parsed language) and over a
 // part of Go's source tree.
 func TestWithoutCgo(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	if testing.Short() {
 		t.Skip("builds ctxls twice and indexes two trees with each")
 	}

@@ -219,6 +219,7 @@ const botScript = "../../scripts/review-bot.sh"
 // request's own change (main...HEAD), and the files, outputs and step
 // summary say so.
 func TestReviewBotScript(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	r := newBotRepo(t)
 	script, err := filepath.Abs(botScript)
 	if err != nil {
@@ -476,6 +477,7 @@ func writeReleaseArchive(t *testing.T, dir, name, script string) {
 // script builds the index of HEAD, keyed by HEAD, and assembles nothing;
 // nor does it for an empty diff.
 func TestReviewBotScriptIndexOnly(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	r := newBotRepo(t)
 	script, err := filepath.Abs(botScript)
 	if err != nil {
@@ -532,6 +534,7 @@ func TestReviewBotScriptIndexOnly(t *testing.T) {
 // TestReviewBotScriptErrors: bad input fails with the script's message,
 // before anything is assembled.
 func TestReviewBotScriptErrors(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	r := newBotRepo(t)
 	script, err := filepath.Abs(botScript)
 	if err != nil {

@@ -125,6 +125,7 @@ func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any)
 // stopped, a replica reading through the standby answers, and once the
 // primary is back publishing works again.
 func TestMCPStoreReplicas(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	primary := pgtest.Start(t)
 	url := primary.NewDatabase(t, "org")
 	trees := map[string]string{}

@@ -70,6 +70,7 @@ func (p *storeProc) cmdline(t *testing.T) string {
 // refused (exit 2); a wrong password, in a URL or a keyword/value string,
 // fails (exit 1) without any message saying it.
 func TestStoreCredentials(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	srv := pgtest.Start(t)
 	srv.NewDatabase(t, "creds")
 	const password = "e2e-Secret_pw-9f3"

@@ -69,6 +69,7 @@ func (a assembled) complete() bool { return a.stats["indexComplete"] == true }
 // the one repository the replica had open marked complete. Once the
 // store is back, everything answers again.
 func TestMCPStoreDownAnswers(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	s := newReplicaStore(t, "down", storeRepos)
 	tok := s.token(t, "assistant", pgstore.AllRepos)
 	p := startStoreProcess(t, "mcp", s.url)
@@ -125,6 +126,7 @@ func TestMCPStoreDownAnswers(t *testing.T) {
 // and say they are complete. Before, its files were left out for the
 // life of the process, and its answers said they were complete.
 func TestMCPStoreUnionBuiltStoreDown(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	s := newReplicaStore(t, "union", storeRepos)
 	tok := s.token(t, "assistant", pgstore.AllRepos)
 	p := startStoreProcess(t, "mcp", s.url)
@@ -161,6 +163,7 @@ func TestMCPStoreUnionBuiltStoreDown(t *testing.T) {
 // generation current (pg_terminate_backend, from a trigger) tries again,
 // says so on stderr, and publishes.
 func TestStorePublishRetries(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	s := newReplicaStore(t, "publish", map[string]map[string]string{"org/auth": storeRepos["org/auth"]})
 	ctx := context.Background()
 	c, err := pgx.Connect(ctx, s.url)

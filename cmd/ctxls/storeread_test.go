@@ -192,6 +192,7 @@ func peakRSS(t *testing.T, pid int) int64 {
 // --listen alike. A damaged image is left out: the repository is served
 // from its chunks.
 func TestStoreReplicaUnusableContent(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	srv := pgtest.Start(t)
 	url := srv.NewDatabase(t, "unusable")
 	for _, repo := range []string{"org/billing", "org/auth"} {
@@ -370,6 +371,7 @@ func TestStoreReplicaUnusableContent(t *testing.T) {
 // served from its stored chunks by a cold replica, which says in its log
 // that the image was left out.
 func TestStoreReplicaDamagedImage(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	srv := pgtest.Start(t)
 	url := srv.NewDatabase(t, "image")
 	root := filepath.Join(t.TempDir(), "tree")

@@ -102,6 +102,7 @@ func (w *storeWriter) generation(repo string, m *pgstore.Manifest) {
 // reports as damage, not as a store to try again shortly); a generation
 // that lends a file another repository's chunks.
 func TestStorePublishRepairs(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	ctx := context.Background()
 	url := pgtest.Start(t).NewDatabase(t, "repair")
 	st, err := pgstore.Open(ctx, url) // the store's tables

@@ -225,6 +225,7 @@ func (p *storeProcess) mcpClient(t *testing.T, token string) *sdk.ClientSession 
 // and the connection ends: the grant is checked per request, not once
 // at initialize.
 func TestServeStoreRevokedToken(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	s := newReplicaStore(t, "revoke", map[string]map[string]string{"org/billing": storeRepos["org/billing"]})
 	tok := s.token(t, "editor", "org/billing")
 	p := startStoreProcess(t, "serve", s.url)
@@ -315,6 +316,7 @@ func combinations(names []string) [][]string {
 // combinations of 8 repositories of 40 files and logs the replicas'
 // memory, open files and statements per second (docs/benchmarks.md).
 func TestStoreUnionsBounded(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	n, files := 6, 2
 	for _, v := range []struct {
 		name     string
@@ -490,6 +492,7 @@ func TestStoreTokenRefusals(t *testing.T) {
 // mcp --http takes the 16 MiB diff the docs promise (the body limit of
 // the MCP SDK's handler, 4 MiB, refused it before).
 func TestMCPStoreLargeDiff(t *testing.T) {
+	t.Parallel() // its own servers and directories: beside the package's other long tests
 	s := newReplicaStore(t, "diff", map[string]map[string]string{"org/billing": storeRepos["org/billing"]})
 	tok := s.token(t, "reviewer", "org/billing")
 	p := startStoreProcess(t, "mcp", s.url)
