@@ -56,11 +56,19 @@ test-vscode-e2e:
 run: build
 	./bin/ctxls assemble --root . --query "$(QUESTION)" --budget $(BUDGET)
 
-# After the Go tests, the WebAssembly path's tests (busy on a core) run
-# beside the MCP client's and the editors' tests (which mostly wait on
-# their programs); their output is printed when they are done.
-test: lint need-git need-postgres wasm-check
-	$(GO) test -count=1 -timeout 20m ./...
+# The WebAssembly module's rebuild (one core) runs beside the Go tests
+# (which leave a core idle much of the time), and after them the
+# WebAssembly path's tests beside the MCP client's and the editors' tests
+# (which mostly wait on their programs); each one's output is printed
+# when it is done.
+test: lint need-git need-postgres
+	@wasmlog=$$(mktemp); trap 'rm -f "$$wasmlog"' EXIT; \
+	$(MAKE) --no-print-directory wasm-check >"$$wasmlog" 2>&1 & wasmpid=$$!; \
+	rc=0; $(GO) test -count=1 -timeout 20m ./... || rc=1; \
+	wrc=0; wait $$wasmpid || wrc=$$?; \
+	echo "== make wasm-check (beside the Go tests)"; cat "$$wasmlog"; \
+	[ $$wrc = 0 ] || { echo "make test: make wasm-check failed"; rc=1; }; \
+	exit $$rc
 	@wasmlog=$$(mktemp); trap 'rm -f "$$wasmlog"' EXIT; \
 	$(MAKE) --no-print-directory test-wasm >"$$wasmlog" 2>&1 & wasmpid=$$!; \
 	rc=0; \
