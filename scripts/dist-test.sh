@@ -26,6 +26,7 @@ die() {
 echo "ok   every file matches SHA256SUMS"
 
 . scripts/lib/wine.sh
+. scripts/lib/platforms.sh
 case $(uname -m) in
 x86_64) arch=amd64 cpu=x64 ;;
 aarch64) arch=arm64 cpu=arm64 ;;
@@ -38,25 +39,6 @@ npmversion=${version#v}
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctxls-dist-test-XXXXXX")
 trap 'wine_stop; rm -rf "$work"' EXIT
 host=$work/ctxls_${version}_linux_$arch/ctxls
-
-# format OS/ARCH: what file(1) says of a binary for it.
-format() {
-	case $1 in
-	linux/amd64) echo 'ELF 64-bit LSB executable, x86-64, .*statically linked' ;;
-	linux/arm64) echo 'ELF 64-bit LSB executable, ARM aarch64, .*statically linked' ;;
-	darwin/amd64) echo 'Mach-O 64-bit x86_64 executable' ;;
-	darwin/arm64) echo 'Mach-O 64-bit arm64 executable' ;;
-	windows/amd64) echo 'PE32\+ executable \(console\) x86-64' ;;
-	*) die "$1: no platform of a release" ;;
-	esac
-}
-# winpath P: the Windows spelling of the absolute path P under wine (the
-# Linux root is drive Z:).
-winpath() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
-# isfor FILE OS/ARCH WHAT: FILE is a binary for OS/ARCH.
-isfor() {
-	file -b "$1" | grep -Eq "^$(format "$2")" || die "$3 is not a $2 binary: $(file -b "$1")"
-}
 
 command -v file >/dev/null || { apt-get update -qq && apt-get install -y -qq file >/dev/null; }
 query="how are overlapping ranges merged"

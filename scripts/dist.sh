@@ -104,17 +104,6 @@ build() {
 	esac
 }
 
-# format TARGET: what file(1) says of a binary for TARGET.
-format() {
-	case $1 in
-	linux/amd64) echo 'ELF 64-bit LSB executable, x86-64, .*statically linked' ;;
-	linux/arm64) echo 'ELF 64-bit LSB executable, ARM aarch64, .*statically linked' ;;
-	darwin/amd64) echo 'Mach-O 64-bit x86_64 executable' ;;
-	darwin/arm64) echo 'Mach-O 64-bit arm64 executable' ;;
-	windows/amd64) echo 'PE32\+ executable \(console\) x86-64' ;;
-	esac
-}
-
 # run_binary TARGET BIN: runs `BIN version` natively or under qemu-user and
 # prints what it printed; prints nothing for a target that cannot run here.
 run_binary() {
@@ -131,10 +120,7 @@ run_binary() {
 	esac
 }
 
-# npm's names (node's process.platform and process.arch), which VS Code's
-# targets use too.
-npm_cpu() { case $1 in amd64) echo x64 ;; *) echo "$1" ;; esac }
-npm_os() { case $1 in windows) echo win32 ;; *) echo "$1" ;; esac }
+. scripts/lib/platforms.sh
 
 # The VS Code extension, compiled once; each platform's package adds its
 # binary as bin/ctxls.
@@ -157,8 +143,7 @@ for t in $targets; do
 	mkdir -p "$work/$name"
 	build "$t" "$work/$name/$exe"
 	cp README.md "$work/$name/"
-	file -b "$work/$name/$exe" | grep -Eq "^$(format "$t")" ||
-		die "$t: the binary is not what the target runs: $(file -b "$work/$name/$exe")"
+	isfor "$work/$name/$exe" "$t" "$t's build"
 	got=$(run_binary "$t" "$work/$name/$exe") || die "$t: the binary does not run: $got"
 	if [ -n "$got" ]; then
 		[ "$got" = "ctxls $version" ] || die "$t: the binary says \"$got\", want \"ctxls $version\""

@@ -41,9 +41,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# winpath P: the Windows spelling of the absolute Linux path P (wine maps
-# the Linux root to drive Z:).
-winpath() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
 w() { "$wine" "$@"; }
 
 echo "== build ctxls.exe, ctxls and the test binaries"

@@ -318,23 +318,9 @@ func TestStoreReplicaUnusableContent(t *testing.T) {
 	}
 
 	// serve --listen --store, cold.
-	log := &syncBuffer{}
-	cmd := ctxlsCmd("serve", "--listen", "127.0.0.1:0", "--store", url, "--cache-dir", t.TempDir())
-	cmd.Stderr = log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }() //nolint:errcheck // the test's end
-	var addr string
-	listening := regexp.MustCompile(`listening on (\S+)`)
-	for deadline := time.Now().Add(30 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := listening.FindStringSubmatch(log.String()); m != nil {
-			addr = m[1]
-		}
-	}
-	if addr == "" {
-		t.Fatalf("serve did not listen:\n%s", log.String())
-	}
+	p := startStoreProcess(t, "serve", url)
+	defer p.stop()
+	log, addr := p.log, p.addr
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

@@ -9,10 +9,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/klauspost/compress/zstd"
@@ -197,23 +195,9 @@ func TestStorePublishRepairs(t *testing.T) {
 // query in repo with token, and returns the response.
 func lspAssemble(t *testing.T, url, token, repo, query string) string {
 	t.Helper()
-	log := &syncBuffer{}
-	cmd := ctxlsCmd("serve", "--listen", "127.0.0.1:0", "--store", url, "--cache-dir", t.TempDir())
-	cmd.Stderr = log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }() //nolint:errcheck // done with it
-	listening := regexp.MustCompile(`listening on (\S+)`)
-	var addr string
-	for deadline := time.Now().Add(30 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := listening.FindStringSubmatch(log.String()); m != nil {
-			addr = m[1]
-		}
-	}
-	if addr == "" {
-		t.Fatalf("serve did not listen:\n%s", log.String())
-	}
+	p := startStoreProcess(t, "serve", url)
+	defer p.stop()
+	log, addr := p.log, p.addr
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

@@ -86,19 +86,10 @@ func encodeStore(s *Store) ([]byte, error) {
 		nvec += len(f.Scales)
 	}
 	h.Files = appendFileTable(nil, s.paths, s.order, s.ep != nil)
-	var hb bytes.Buffer
-	if err := gob.NewEncoder(&hb).Encode(&h); err != nil {
-		return nil, fmt.Errorf("encode vectors: %w", err)
+	b, err := startFile(fileMagic, &h, nvec, dim)
+	if err != nil {
+		return nil, err
 	}
-	for hb.Len()%4 != 0 {
-		hb.WriteByte(0)
-	}
-	b := make([]byte, preambleSize, preambleSize+hb.Len()+nvec*(4+dim))
-	copy(b, fileMagic)
-	binary.LittleEndian.PutUint32(b[8:], fileVersion)
-	binary.LittleEndian.PutUint64(b[16:], uint64(hb.Len()))
-	binary.LittleEndian.PutUint64(b[24:], uint64(nvec))
-	b = append(b, hb.Bytes()...)
 	if s.ep == nil {
 		b = appendScales(b, s.model.Scales)
 	}
@@ -111,8 +102,59 @@ func encodeStore(s *Store) ([]byte, error) {
 	for _, f := range s.order {
 		b = appendCodes(b, f.Vecs)
 	}
-	binary.LittleEndian.PutUint32(b[12:], crc32.Checksum(b[preambleSize:], castagnoli))
+	sealFile(b)
 	return b, nil
+}
+
+// startFile begins a vector file (a cache file or a delta) of nvec
+// vectors of dim bytes: the preamble (magic, version, the header's length
+// and nvec; the checksum is sealFile's) and header, gob-encoded and
+// padded to 4 bytes. The vectors' scales and codes are appended to it.
+func startFile(magic string, header any, nvec, dim int) ([]byte, error) {
+	var hb bytes.Buffer
+	if err := gob.NewEncoder(&hb).Encode(header); err != nil {
+		return nil, fmt.Errorf("encode vectors: %w", err)
+	}
+	for hb.Len()%4 != 0 {
+		hb.WriteByte(0)
+	}
+	b := make([]byte, preambleSize, preambleSize+hb.Len()+nvec*(4+dim))
+	copy(b, magic)
+	binary.LittleEndian.PutUint32(b[8:], fileVersion)
+	binary.LittleEndian.PutUint64(b[16:], uint64(hb.Len()))
+	binary.LittleEndian.PutUint64(b[24:], uint64(nvec))
+	return append(b, hb.Bytes()...), nil
+}
+
+// sealFile writes the checksum of everything after the preamble into it.
+func sealFile(b []byte) {
+	binary.LittleEndian.PutUint32(b[12:], crc32.Checksum(b[preambleSize:], castagnoli))
+}
+
+// readFile checks a vector file's preamble (magic, version, checksum,
+// lengths), decodes its header into header and returns the bytes after
+// it (the scales, then the codes) and the number of vectors. what names
+// the file in errors ("vector cache"); notKind is the error for another
+// magic.
+func readFile(b []byte, magic, what, notKind string, header any) (rest []byte, nvec uint64, err error) {
+	if len(b) < preambleSize || string(b[:8]) != magic {
+		return nil, 0, errors.New(what + ": " + notKind)
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != fileVersion {
+		return nil, 0, fmt.Errorf("%s: version %d, want %d", what, v, fileVersion)
+	}
+	if crc32.Checksum(b[preambleSize:], castagnoli) != binary.LittleEndian.Uint32(b[12:]) {
+		return nil, 0, errors.New(what + ": checksum mismatch")
+	}
+	hlen, nvec := binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])
+	size := uint64(len(b) - preambleSize)
+	if hlen%4 != 0 || hlen > size || nvec > (size-hlen)/4 {
+		return nil, 0, errors.New(what + ": truncated")
+	}
+	if err := gob.NewDecoder(bytes.NewReader(b[preambleSize : preambleSize+hlen])).Decode(header); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", what, err)
+	}
+	return b[preambleSize+hlen:], nvec, nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -165,30 +207,15 @@ func appendFileTable(b []byte, paths []string, files []*fileVecs, hashes bool) [
 // header is decoded, the vectors are read in place. Every length is
 // checked against the file's.
 func decodeStore(src *mapped) (*Store, error) {
-	b := src.Data
-	if len(b) < preambleSize || string(b[:8]) != fileMagic {
-		return nil, errors.New("vector cache: not a vector cache file")
-	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != fileVersion {
-		return nil, fmt.Errorf("vector cache: version %d, want %d", v, fileVersion)
-	}
-	if crc32.Checksum(b[preambleSize:], castagnoli) != binary.LittleEndian.Uint32(b[12:]) {
-		return nil, errors.New("vector cache: checksum mismatch")
-	}
-	hlen, nvec := binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])
-	rest := uint64(len(b) - preambleSize)
-	if hlen%4 != 0 || hlen > rest || nvec > (rest-hlen)/4 {
-		return nil, errors.New("vector cache: truncated")
-	}
 	var h vecHeader
-	if err := gob.NewDecoder(bytes.NewReader(b[preambleSize : preambleSize+hlen])).Decode(&h); err != nil {
-		return nil, fmt.Errorf("vector cache: %w", err)
+	scales, nvec, err := readFile(src.Data, fileMagic, "vector cache", "not a vector cache file", &h)
+	if err != nil {
+		return nil, err
 	}
 	if h.Dim < 0 || h.Dim > 1<<16 || len(h.IDF) != len(h.Terms) || (h.Endpoint != "" && (h.Dim < 1 || len(h.Terms) != 0)) {
 		return nil, errors.New("vector cache: tables disagree")
 	}
 	dim := uint64(h.Dim)
-	scales := b[preambleSize+hlen:]
 	if uint64(len(scales)) != nvec*(4+dim) {
 		return nil, errors.New("vector cache: truncated")
 	}
@@ -217,7 +244,6 @@ func decodeStore(src *mapped) (*Store, error) {
 		}
 		s.model = m.index()
 	}
-	var err error
 	if s.paths, s.order, err = readFileTable(h.Files, h.Endpoint != "", src, take); err != nil {
 		return nil, err
 	}
@@ -226,7 +252,7 @@ func decodeStore(src *mapped) (*Store, error) {
 	}
 	s.sums()
 	if h.Endpoint == "" {
-		s.base = &storeBase{sum: binary.LittleEndian.Uint32(b[12:]), src: src, paths: s.paths}
+		s.base = &storeBase{sum: binary.LittleEndian.Uint32(src.Data[12:]), src: src, paths: s.paths}
 	}
 	return s, nil
 }
@@ -368,27 +394,17 @@ func encodeDelta(s *Store) (b []byte, nvec int, ok bool, err error) {
 		}
 	}
 	h.Files = appendFileTable(nil, paths, files, false)
-	var hb bytes.Buffer
-	if err := gob.NewEncoder(&hb).Encode(&h); err != nil {
-		return nil, 0, false, fmt.Errorf("encode vectors: %w", err)
+	b, err = startFile(deltaMagic, &h, nvec, s.model.Dim)
+	if err != nil {
+		return nil, 0, false, err
 	}
-	for hb.Len()%4 != 0 {
-		hb.WriteByte(0)
-	}
-	dim := s.model.Dim
-	b = make([]byte, preambleSize, preambleSize+hb.Len()+nvec*(4+dim))
-	copy(b, deltaMagic)
-	binary.LittleEndian.PutUint32(b[8:], fileVersion)
-	binary.LittleEndian.PutUint64(b[16:], uint64(hb.Len()))
-	binary.LittleEndian.PutUint64(b[24:], uint64(nvec))
-	b = append(b, hb.Bytes()...)
 	for _, f := range files {
 		b = appendScales(b, f.Scales)
 	}
 	for _, f := range files {
 		b = appendCodes(b, f.Vecs)
 	}
-	binary.LittleEndian.PutUint32(b[12:], crc32.Checksum(b[preambleSize:], castagnoli))
+	sealFile(b)
 	return b, nvec, true, nil
 }
 
@@ -396,27 +412,13 @@ func encodeDelta(s *Store) (b []byte, nvec int, ok bool, err error) {
 // bytes, held by src, over it: a new store sharing s's vectors, or an
 // error when the delta is not s's or damaged (s is left as it was).
 func applyDelta(s *Store, src *mapped) (*Store, error) {
-	b := src.Data
 	if s.base == nil || s.model == nil {
 		return nil, errors.New("vector delta: no cache file to go over")
 	}
-	if len(b) < preambleSize || string(b[:8]) != deltaMagic {
-		return nil, errors.New("vector delta: not a delta file")
-	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != fileVersion {
-		return nil, fmt.Errorf("vector delta: version %d, want %d", v, fileVersion)
-	}
-	if crc32.Checksum(b[preambleSize:], castagnoli) != binary.LittleEndian.Uint32(b[12:]) {
-		return nil, errors.New("vector delta: checksum mismatch")
-	}
-	hlen, nvec := binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])
-	rest := uint64(len(b) - preambleSize)
-	if hlen%4 != 0 || hlen > rest || nvec > (rest-hlen)/4 {
-		return nil, errors.New("vector delta: truncated")
-	}
 	var h vecDelta
-	if err := gob.NewDecoder(bytes.NewReader(b[preambleSize : preambleSize+hlen])).Decode(&h); err != nil {
-		return nil, fmt.Errorf("vector delta: %w", err)
+	scales, nvec, err := readFile(src.Data, deltaMagic, "vector delta", "not a delta file", &h)
+	if err != nil {
+		return nil, err
 	}
 	if h.Base != s.base.sum {
 		return nil, errors.New("vector delta: of another cache file")
@@ -425,7 +427,6 @@ func applyDelta(s *Store, src *mapped) (*Store, error) {
 		return nil, errors.New("vector delta: tables disagree")
 	}
 	dim := uint64(h.Dim)
-	scales := b[preambleSize+hlen:]
 	if uint64(len(scales)) != nvec*(4+dim) {
 		return nil, errors.New("vector delta: truncated")
 	}

@@ -28,6 +28,10 @@ wine_stop() {
 	"$(command -v wineserver || echo /usr/lib/wine/wineserver)" -k 2>/dev/null || true
 }
 
+# winpath P: the Windows spelling of the absolute Linux path P (wine maps
+# the Linux root to drive Z:).
+winpath() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }
+
 # wine_install: installs gcc-mingw-w64-x86-64 and wine64 when missing.
 wine_install() {
 	command -v x86_64-w64-mingw32-gcc >/dev/null &&
