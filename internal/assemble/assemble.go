@@ -42,19 +42,29 @@ func Assemble(ctx context.Context, req Request, candidates []Candidate, files Fi
 	return assembleWith(ctx, req, candidates, files, counter, nil)
 }
 
+// AssembleChecked is Assemble for a request checked before (Request.Check):
+// its parameters are not checked again. A Checked that Check did not make
+// is refused.
+func AssembleChecked(ctx context.Context, req Checked, candidates []Candidate, files Files, counter tokens.Counter) (*Result, error) {
+	return assembleChecked(ctx, req, candidates, files, counter, nil)
+}
+
 // assembleWith is Assemble with a renderer chosen by the caller (tests);
 // nil means the request's format.
 func assembleWith(ctx context.Context, req Request, candidates []Candidate, files Files, counter tokens.Counter, r renderer) (*Result, error) {
-	if err := req.Budget.Validate(); err != nil {
+	c, err := req.Check()
+	if err != nil {
 		return nil, err
 	}
-	var err error
-	if req.Format, err = ParseFormat(string(req.Format)); err != nil {
-		return nil, err
+	return assembleChecked(ctx, c, candidates, files, counter, r)
+}
+
+// assembleChecked packs candidates for a checked request.
+func assembleChecked(ctx context.Context, c Checked, candidates []Candidate, files Files, counter tokens.Counter, r renderer) (*Result, error) {
+	if !c.ok {
+		return nil, fmt.Errorf("assemble: the request was not checked (Request.Check)")
 	}
-	if req.Strategy, err = ParseStrategy(string(req.Strategy)); err != nil {
-		return nil, err
-	}
+	req := c.req
 	if counter == nil {
 		return nil, fmt.Errorf("assemble: no token counter")
 	}

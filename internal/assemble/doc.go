@@ -7,4 +7,8 @@
 // It is pure and deterministic: the same candidates, files and request give a
 // byte-identical Result whatever the candidates' order. It does no I/O and
 // never imports the index or the language server.
+//
+// A request's parameters are checked once: Request.Check gives a Checked
+// request (checked.go), which AssembleChecked runs without checking it
+// again; Assemble is the two in one call.
 package assemble

@@ -175,8 +175,8 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	start := time.Now()
 	// Build the encoding on the side while the index opens; the request
 	// waits for it only if it is not ready by then.
-	go env.Tokens.Get(plan.Encoding) //nolint:errcheck // Assemble reports the error
-	opts, err := indexOptions(env, *cacheDir, plan.Encoding)
+	go env.Tokens.Get(plan.Request().Encoding) //nolint:errcheck // Assemble reports the error
+	opts, err := indexOptions(env, *cacheDir, plan.Request().Encoding)
 	if err != nil {
 		return err
 	}
@@ -199,7 +199,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	// The vector store the request reads after the index opens is read
 	// while it opens.
 	var vectors *semantic.Prefetch
-	if *embeddings == semantic.ModeWorkspace && engine.WantsSemantic(&plan.Request) {
+	if *embeddings == semantic.ModeWorkspace && plan.WantsSemantic() {
 		if cdir, err := opts.CacheDirOf(dir); err == nil {
 			vectors = semantic.PrefetchStore(filepath.Join(cdir, semantic.CacheFile))
 		}
@@ -221,7 +221,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if *overlayDir != "" {
 		o := x.NewOverlay()
 		defer o.Close()
-		skipped, err := overlayDiff(ctx, o, *overlayDir, plan.Diff)
+		skipped, err := overlayDiff(ctx, o, *overlayDir, plan.Request().Diff)
 		if err != nil {
 			return err
 		}
@@ -238,43 +238,40 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		snap, releaseOverlay = o.Snapshot()
 		defer releaseOverlay()
 	}
-	if err := retrieve.CheckFocusLine(snap, plan.Focus); err != nil {
-		return err
-	}
 	switch {
 	case !*useHistory || !plan.WantsHistory():
 	case single != nil:
-		plan.History = storeHistory(x.Dir()) // the tree is no git checkout
+		plan.SetHistory(storeHistory(x.Dir())) // the tree is no git checkout
 	case src != nil: // several repositories: no one history
 	default:
-		plan.History = loadHistory(ctx, dir, x.Dir(), env)
+		plan.SetHistory(loadHistory(ctx, dir, x.Dir(), env))
 	}
-	if *embeddings != semantic.ModeOff && engine.WantsSemantic(&plan.Request) {
-		plan.Semantic = loadSemantic(ctx, base, x.Dir(), ep, vectors, false, env)
+	if *embeddings != semantic.ModeOff && plan.WantsSemantic() {
+		plan.SetSemantic(loadSemantic(ctx, base, x.Dir(), ep, vectors, false, env))
 	}
-	if *explain && !*asJSON && plan.Format != assemble.JSON {
+	if *explain && !*asJSON && plan.Request().Format != assemble.JSON {
 		switch {
 		case *embeddings == semantic.ModeOff:
 			fmt.Fprintln(env.Stderr, "semantic: off (--embeddings off)")
-		case plan.Semantic == nil:
+		case plan.Request().Semantic == nil:
 			fmt.Fprintln(env.Stderr, "semantic: none (off by --weights, or the vectors could not be computed)")
 		default:
-			fmt.Fprintf(env.Stderr, "semantic: %v\n", plan.Semantic)
+			fmt.Fprintf(env.Stderr, "semantic: %v\n", plan.Request().Semantic)
 		}
 		switch {
 		case !*useHistory:
 			fmt.Fprintln(env.Stderr, "history: off (--git-history=false)")
-		case plan.History == nil:
+		case plan.Request().History == nil:
 			fmt.Fprintln(env.Stderr, "history: none (not a git checkout, or off by --weights)")
 		default:
-			fmt.Fprintf(env.Stderr, "history: %v\n", plan.History)
+			fmt.Fprintf(env.Stderr, "history: %v\n", plan.Request().History)
 		}
 	}
 	resp, err := engine.AssemblePlan(ctx, snap, plan)
 	if err != nil {
 		return err
 	}
-	if *asJSON || plan.Format == assemble.JSON {
+	if *asJSON || plan.Request().Format == assemble.JSON {
 		if resp.Omitted == nil {
 			resp.Omitted = []assemble.Omitted{}
 		}

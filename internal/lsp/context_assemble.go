@@ -3,7 +3,6 @@ package lsp
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/internal/assemble"
-	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/wire"
 	"github.com/ctxls/ctxls/internal/workspace"
@@ -46,7 +44,7 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	req, f, focus, err := s.assembleRequest(ctx, p, settings)
+	plan, f, err := s.assembleRequest(ctx, p, settings)
 	if err != nil {
 		return nil, err
 	}
@@ -60,12 +58,7 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 			v.Done()
 		}
 	}()
-	if focus != nil {
-		if req.Focus, err = s.focusOf(ctx, v.Snap, f, req.Focus.Path, focus); err != nil {
-			return nil, err
-		}
-	}
-	v.Attach(ctx, &req, s.opts.Engine, workspace.Signals{
+	v.Attach(ctx, plan, workspace.Signals{
 		History:    !settings.NoGitHistory,
 		Embeddings: cmp.Or(settings.Embeddings, s.opts.Embeddings),
 		Endpoint:   cmp.Or(settings.EmbeddingsEndpoint, s.opts.EmbeddingsEndpoint),
@@ -76,12 +69,12 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 		},
 	})
 	if !settings.NoActivity && (p.Activity == nil || *p.Activity) && ctx.act != nil {
-		req.Activity = ctx.act.snapshot(func(abs string) (string, bool) {
+		plan.SetActivity(ctx.act.snapshot(func(abs string) (string, bool) {
 			g, r, ok := ctx.folderOf(abs)
 			return r, ok && g == f
-		})
+		}))
 	}
-	resp, err := s.opts.Engine.Assemble(ctx, v.Snap, req)
+	resp, err := s.opts.Engine.AssemblePlan(ctx, v.Snap, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -91,10 +84,12 @@ func (s *session) contextAssemble(ctx *requestCtx, params json.RawMessage) (any,
 }
 
 // assembleRequest turns context/assemble's params into a request over
-// the session's settings, validated by the engine, and picks the folder
-// that answers (the focus's, else the default one). The focus's column is
-// measured later, in the text the client meant (focusOf).
-func (s *session) assembleRequest(ctx *requestCtx, p AssembleParams, settings Settings) (retrieve.Request, *folder, *FocusParam, error) {
+// the session's settings, checked by the engine (its plan), and picks the
+// folder that answers (the focus's, else the default one). The focus is
+// an editor's position: the plan converts and checks it in the text the
+// client meant, the open buffer as it was when the request arrived, else
+// the indexed file (retrieve.EditorPosition).
+func (s *session) assembleRequest(ctx *requestCtx, p AssembleParams, settings Settings) (*retrieve.Plan, *folder, error) {
 	req := retrieve.Request{
 		Query: orDefault(p.Query, ""), Diff: orDefault(p.Diff, ""), Explain: p.Explain, Weights: settings.Weights, Conversation: p.History,
 		Encoding: orDefault(p.Encoding, settings.Encoding),
@@ -109,39 +104,42 @@ func (s *session) assembleRequest(ctx *requestCtx, p AssembleParams, settings Se
 	}
 	focus, err := decodeFocus(p.Focus)
 	if err != nil {
-		return req, nil, nil, err
+		return nil, nil, err
 	}
 	if req.Budget, err = decodeBudget(p.Budget, settings.Budget); err != nil {
-		return req, nil, nil, err
+		return nil, nil, err
 	}
 	var f *folder
 	if p.Repo != nil || p.Repos != nil {
 		if f, err = s.repoFolder(ctx, p.Repo, p.Repos); err != nil {
-			return req, nil, nil, err
+			return nil, nil, err
 		}
 	}
 	if focus != nil {
 		if f == nil && s.opts.Repos != nil && strings.HasPrefix(focus.URI, storeScheme) {
 			// A store's file by its ctxls-store: URI.
 			if f, err = s.storeFolderOfURI(ctx, focus.URI, "focus.uri"); err != nil {
-				return req, nil, nil, err
+				return nil, nil, err
 			}
 		}
 		var rel string
 		if f, rel, err = requestFolderIn(ctx, focus, f); err != nil {
-			return req, nil, nil, err
+			return nil, nil, err
 		}
-		req.Focus = &retrieve.Focus{Path: rel, Line: focus.Position.Line + 1, Col: focus.Position.Character + 1}
+		buf, open := ctx.docs[joinPath(f.root, rel)]
+		req.Focus = &retrieve.Focus{Path: rel, Line: focus.Position.Line + 1, Col: focus.Position.Character + 1,
+			Editor: &retrieve.EditorPosition{Line: focus.Position.Line, Character: focus.Position.Character, URI: focus.URI, Buffer: buf, Open: open}}
 	}
-	if err := s.opts.Engine.Validate(&req); err != nil {
-		return req, nil, nil, err
+	plan, err := s.opts.Engine.Plan(req)
+	if err != nil {
+		return nil, nil, err
 	}
 	if f == nil {
 		if f, _, err = requestFolder(ctx, nil); err != nil {
-			return req, nil, nil, err
+			return nil, nil, err
 		}
 	}
-	return req, f, focus, nil
+	return plan, f, nil
 }
 
 // requestFolderIn is requestFolder when the request named its folder
@@ -194,33 +192,6 @@ func requestFolder(ctx *requestCtx, focus *FocusParam) (*folder, string, error) 
 		return nil, "", paramError("focus.uri", "%s is outside every workspace folder (folders: %s)", focus.URI, ctx.folderNames())
 	}
 	return f, rel, nil
-}
-
-// focusOf converts the LSP focus (0-based line, UTF-16 character) into the
-// engine's (1-based line, 1-based byte column), checked against the text
-// the client meant: the open buffer as it was when the request arrived,
-// else the indexed file.
-func (s *session) focusOf(ctx *requestCtx, snap *index.Snapshot, f *folder, rel string, focus *FocusParam) (*retrieve.Focus, error) {
-	out := &retrieve.Focus{Path: rel, Line: focus.Position.Line + 1, Col: focus.Position.Character + 1}
-	text, ok := ctx.docs[joinPath(f.root, rel)]
-	if !ok {
-		file, err := snap.File(rel)
-		if err != nil {
-			if errors.Is(err, index.ErrNotFound) && snap.Complete() {
-				return nil, paramError("focus.uri", "%s is not indexed (ignored, excluded, binary or too large)", focus.URI)
-			}
-			// Not indexed yet (the folder is still being indexed), stale
-			// or unreadable: let the engine answer without it.
-			return out, nil
-		}
-		text = file.Text
-	}
-	start, ok := lineStart(text, focus.Position.Line)
-	if !ok {
-		return nil, paramError("focus.position.line", "line %d is past the end of %s (%d lines, 0-based)", focus.Position.Line, rel, lineCount(text))
-	}
-	out.Col = lineColumn(text, start, focus.Position.Character) + 1
-	return out, nil
 }
 
 // wireParts are res's parts with their uri (the folder's URI and the

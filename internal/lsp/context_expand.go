@@ -80,7 +80,8 @@ func (s *session) contextExpand(ctx *requestCtx, params json.RawMessage) (any, e
 		}
 		req.Ranges = append(req.Ranges, p.Ranges...)
 	}
-	if err := s.opts.Engine.ValidateExpand(&req); err != nil {
+	plan, err := s.opts.Engine.PlanExpand(req)
+	if err != nil {
 		return nil, err
 	}
 
@@ -89,7 +90,7 @@ func (s *session) contextExpand(ctx *requestCtx, params json.RawMessage) (any, e
 		return nil, err
 	}
 	defer v.Done()
-	res, err := s.opts.Engine.Expand(ctx, v.Snap, req)
+	res, err := s.opts.Engine.ExpandPlan(ctx, v.Snap, plan)
 	if err != nil {
 		return nil, err
 	}

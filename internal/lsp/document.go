@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"fmt"
+
+	"github.com/ctxls/ctxls/internal/textpos"
 )
 
 // applyChanges returns text with the changes of one didChange applied in
@@ -40,81 +42,9 @@ func byteOffset(text string, pos Position) (int, error) {
 	if pos.Line < 0 || pos.Character < 0 {
 		return 0, fmt.Errorf("negative position %d:%d", pos.Line, pos.Character)
 	}
-	start, ok := lineStart(text, pos.Line)
+	start, ok := textpos.LineStart(text, pos.Line)
 	if !ok {
 		return len(text), nil
 	}
-	return start + lineColumn(text, start, pos.Character), nil
-}
-
-// lineColumn returns the byte offset, from start, of UTF-16 character
-// character of the line of text that starts at start (clamped to the line;
-// never splitting a character).
-func lineColumn(text string, start, character int) int {
-	return utf16ToBytes(text[start:lineContentEnd(text, start)], character)
-}
-
-// lineStart returns the byte offset where 0-based line n starts, or false
-// when the text has fewer lines.
-func lineStart(text string, n int) (int, bool) {
-	off := 0
-	for line := 0; line < n; line++ {
-		i := off
-		for i < len(text) && text[i] != '\n' && text[i] != '\r' {
-			i++
-		}
-		if i == len(text) {
-			return 0, false
-		}
-		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
-			i++
-		}
-		off = i + 1
-	}
-	return off, true
-}
-
-// lineContentEnd returns the offset of the line terminator (or the end of
-// the text) of the line that starts at start.
-func lineContentEnd(text string, start int) int {
-	i := start
-	for i < len(text) && text[i] != '\n' && text[i] != '\r' {
-		i++
-	}
-	return i
-}
-
-// utf16ToBytes returns the byte length of the first units UTF-16 code units
-// of line (clamped to the line; never splitting a character).
-func utf16ToBytes(line string, units int) int {
-	n := 0
-	for i, r := range line {
-		w := 1
-		if r >= 0x10000 {
-			w = 2
-		}
-		if n+w > units {
-			return i
-		}
-		n += w
-	}
-	return len(line)
-}
-
-// lineCount is the number of lines of text as the protocol counts them (an
-// empty text has one empty line; a final terminator starts an empty line).
-func lineCount(text string) int {
-	n := 1
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '\n':
-			n++
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				i++
-			}
-			n++
-		}
-	}
-	return n
+	return start + textpos.LineColumn(text, start, pos.Character), nil
 }

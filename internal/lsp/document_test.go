@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxls/ctxls/internal/textpos"
 )
 
 func TestByteOffset(t *testing.T) {
@@ -62,7 +64,7 @@ func TestApplyChanges(t *testing.T) {
 
 func TestLineCount(t *testing.T) {
 	for text, want := range map[string]int{"": 1, "a": 1, "a\n": 2, "a\r\nb": 2, "a\rb\nc": 3} {
-		if got := lineCount(text); got != want {
+		if got := textpos.LineCount(text); got != want {
 			t.Errorf("lineCount(%q) = %d, want %d", text, got, want)
 		}
 	}

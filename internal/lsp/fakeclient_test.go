@@ -386,16 +386,16 @@ type testEngine struct {
 	started chan string
 }
 
-func (e *testEngine) Assemble(ctx context.Context, snap *index.Snapshot, req retrieve.Request) (*retrieve.Response, error) {
-	switch req.Query {
+func (e *testEngine) AssemblePlan(ctx context.Context, snap *index.Snapshot, p *retrieve.Plan) (*retrieve.Response, error) {
+	switch p.Request().Query {
 	case "PANIC":
 		panic("test panic")
 	case "BLOCK":
-		e.started <- req.Query
+		e.started <- p.Request().Query
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	return e.Engine.Assemble(ctx, snap, req)
+	return e.Engine.AssemblePlan(ctx, snap, p)
 }
 
 // writeTree writes files (slash path → content) under a new temporary

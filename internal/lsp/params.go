@@ -145,7 +145,7 @@ func decodeBudget(raw json.RawMessage, def assemble.Budget) (assemble.Budget, er
 	if j.Reserves != nil {
 		b.Reserves = j.Reserves
 	}
-	return b, nil // checked with the rest of the request (Engine.Validate)
+	return b, nil // checked with the rest of the request (Engine.Plan)
 }
 
 // setCaps sets the token caps of b that are given (not nil): request

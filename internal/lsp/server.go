@@ -27,16 +27,17 @@ import (
 // Engine answers context requests over one index snapshot.
 // *retrieve.Engine implements it; tests use fakes.
 type Engine interface {
-	// Validate checks and normalises req before the request waits for an
-	// index; bad parameters are *assemble.ParamError.
-	Validate(req *retrieve.Request) error
-	// ValidateExpand does the same for an expand request.
-	ValidateExpand(req *retrieve.ExpandRequest) error
-	// Assemble retrieves and assembles context for req. Bad parameters are
-	// *assemble.ParamError.
-	Assemble(ctx context.Context, snap *index.Snapshot, req retrieve.Request) (*retrieve.Response, error)
-	// Expand returns the parts req names in full, under its budget.
-	Expand(ctx context.Context, snap *index.Snapshot, req retrieve.ExpandRequest) (*assemble.Result, error)
+	// Plan checks and normalises req before the request waits for an
+	// index, once; bad parameters are *assemble.ParamError.
+	Plan(req retrieve.Request) (*retrieve.Plan, error)
+	// PlanExpand checks an expand request the same way.
+	PlanExpand(req retrieve.ExpandRequest) (*retrieve.ExpandPlan, error)
+	// AssemblePlan retrieves and assembles context for a plan. A focus
+	// the snapshot refuses is *assemble.ParamError.
+	AssemblePlan(ctx context.Context, snap *index.Snapshot, p *retrieve.Plan) (*retrieve.Response, error)
+	// ExpandPlan returns the parts a checked expand request names in
+	// full, under its budget.
+	ExpandPlan(ctx context.Context, snap *index.Snapshot, p *retrieve.ExpandPlan) (*assemble.Result, error)
 }
 
 // Options configure Serve.

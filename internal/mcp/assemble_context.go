@@ -75,7 +75,7 @@ type AssembleOutput struct {
 func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, in AssembleInput) (*sdk.CallToolResult, AssembleOutput, error) {
 	start := time.Now()
 	var out AssembleOutput
-	root, r, err := s.assembleRequest(ctx, req, in)
+	root, plan, err := s.assembleRequest(ctx, req, in)
 	if err != nil {
 		return nil, out, err
 	}
@@ -89,15 +89,12 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 			v.Done()
 		}
 	}()
-	if err := retrieve.CheckFocusLine(v.Snap, r.Focus); err != nil {
-		return nil, out, paramErr(err)
-	}
-	v.Attach(ctx, &r, s.opts.Engine, workspace.Signals{History: !s.opts.NoGitHistory,
+	v.Attach(ctx, plan, workspace.Signals{History: !s.opts.NoGitHistory,
 		Embeddings: s.opts.Embeddings, Endpoint: s.opts.EmbeddingsEndpoint, Logf: s.opts.Logf})
 	if in.Activity == nil || *in.Activity {
-		r.Activity = v.sp.activity()
+		plan.SetActivity(v.sp.activity())
 	}
-	counter, err := s.opts.Tokens.Get(r.Encoding)
+	counter, err := s.opts.Tokens.Get(plan.Request().Encoding)
 	if err != nil {
 		return nil, out, argError("encoding", "%v", err)
 	}
@@ -106,16 +103,16 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 	// taken from the context's budget (an answer from a partial index
 	// differs from the complete one anyway); the left-out handles get
 	// what the context leaves.
-	budget := r.Budget.MaxTokens
+	budget := plan.Request().Budget.MaxTokens
 	partial := partialNote(displayRoot(root), v)
 	if partial != "" {
 		if n := counter.Count(partial); n < budget/2 {
-			r.Budget.MaxTokens -= n
+			plan.TakeTokens(n)
 		} else {
 			partial = ""
 		}
 	}
-	resp, err := s.opts.Engine.Assemble(ctx, v.Snap, r)
+	resp, err := s.opts.Engine.AssemblePlan(ctx, v.Snap, plan)
 	if err != nil {
 		return nil, out, paramErr(err)
 	}
@@ -128,27 +125,27 @@ func (s *Server) assembleContext(ctx context.Context, req *sdk.CallToolRequest, 
 
 // assembleRequest decodes assemble_context's arguments: the root (the
 // argument, the focus's, or the only one), the request validated by the
-// engine, diff_rev run through git.
-func (s *Server) assembleRequest(ctx context.Context, req *sdk.CallToolRequest, in AssembleInput) (string, retrieve.Request, error) {
+// engine (its plan), diff_rev run through git.
+func (s *Server) assembleRequest(ctx context.Context, req *sdk.CallToolRequest, in AssembleInput) (string, *retrieve.Plan, error) {
 	var r retrieve.Request
 	if in.Diff != "" && in.DiffRev != "" {
-		return "", r, argError("diff_rev", "give diff or diff_rev, not both")
+		return "", nil, argError("diff_rev", "give diff or diff_rev, not both")
 	}
 	if in.DiffRev != "" && s.opts.Repos != nil {
-		return "", r, argError("diff_rev", "a repository of the index store has no git checkout on this server: give the diff itself (diff)")
+		return "", nil, argError("diff_rev", "a repository of the index store has no git checkout on this server: give the diff itself (diff)")
 	}
 	if in.Wait < 0 || in.Wait > maxWaitSeconds {
-		return "", r, argError("wait_seconds", "%d: want 0 to %d", in.Wait, maxWaitSeconds)
+		return "", nil, argError("wait_seconds", "%d: want 0 to %d", in.Wait, maxWaitSeconds)
 	}
 	roots, err := s.callRoots(ctx, req)
 	if err != nil {
-		return "", r, err
+		return "", nil, err
 	}
 	var focusPath string
 	var focusLine, focusCol int
 	if in.Focus != "" {
 		if focusPath, focusLine, focusCol, err = retrieve.ParseFocus(in.Focus); err != nil {
-			return "", r, paramErr(err)
+			return "", nil, paramErr(err)
 		}
 	}
 	abs := ""
@@ -157,7 +154,7 @@ func (s *Server) assembleRequest(ctx context.Context, req *sdk.CallToolRequest, 
 	}
 	root, err := s.target(roots, in.Root, in.Repo, in.Repos, abs)
 	if err != nil {
-		return "", r, err
+		return "", nil, err
 	}
 	r = retrieve.Request{
 		Query: in.Query, Diff: in.Diff, Encoding: in.Encoding,
@@ -168,7 +165,7 @@ func (s *Server) assembleRequest(ctx context.Context, req *sdk.CallToolRequest, 
 	if in.Focus != "" {
 		rel, err := relPath(root, focusPath, "focus")
 		if err != nil {
-			return "", r, err
+			return "", nil, err
 		}
 		r.Focus = &retrieve.Focus{Path: rel, Line: focusLine, Col: focusCol}
 	}
@@ -178,18 +175,19 @@ func (s *Server) assembleRequest(ctx context.Context, req *sdk.CallToolRequest, 
 			if !errors.As(err, &pe) {
 				err = &assemble.ParamError{Field: "diff_rev", Msg: err.Error()}
 			}
-			return "", r, paramErr(err)
+			return "", nil, paramErr(err)
 		}
 		if strings.TrimSpace(r.Diff) == "" && strings.TrimSpace(r.Query) == "" && r.Focus == nil {
-			return "", r, argError("diff_rev", "git diff %s is empty in %s: nothing changed", in.DiffRev, root)
+			return "", nil, argError("diff_rev", "git diff %s is empty in %s: nothing changed", in.DiffRev, root)
 		}
 	}
-	if err := s.opts.Engine.Validate(&r); errors.Is(err, retrieve.ErrNothingAsked) {
-		return "", r, argError("query", "give at least one of query, focus, diff and diff_rev")
+	plan, err := s.opts.Engine.Plan(r)
+	if errors.Is(err, retrieve.ErrNothingAsked) {
+		return "", nil, argError("query", "give at least one of query, focus, diff and diff_rev")
 	} else if err != nil {
-		return "", r, paramErr(err)
+		return "", nil, paramErr(err)
 	}
-	return root, r, nil
+	return root, plan, nil
 }
 
 // assembleOutput is the structured result of a response for a request of

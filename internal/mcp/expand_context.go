@@ -84,7 +84,8 @@ func (s *Server) expandContext(ctx context.Context, req *sdk.CallToolRequest, in
 	} else if in.Lines != "" {
 		return nil, out, argError("lines", "lines go with path, not with handles")
 	}
-	if err := s.opts.Engine.ValidateExpand(&r); err != nil {
+	plan, err := s.opts.Engine.PlanExpand(r)
+	if err != nil {
 		return nil, out, paramErr(err)
 	}
 	w, err := s.workspace(ctx, root)
@@ -101,7 +102,7 @@ func (s *Server) expandContext(ctx context.Context, req *sdk.CallToolRequest, in
 		}
 	}
 	defer v.Done()
-	res, err := s.opts.Engine.Expand(ctx, v.Snap, r)
+	res, err := s.opts.Engine.ExpandPlan(ctx, v.Snap, plan)
 	if err != nil {
 		return nil, out, paramErr(err)
 	}

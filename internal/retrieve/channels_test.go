@@ -35,7 +35,7 @@ func TestToyChannelJoinsTheFusion(t *testing.T) {
 	}})
 	ask := func(weights map[string]float64) (toyParts int, err error) {
 		req := Request{Query: "parse the config", Budget: assemble.Budget{MaxTokens: 2000}, Explain: true, Weights: weights}
-		if err := e.Validate(&req); err != nil {
+		if err := validate(e, &req); err != nil {
 			return 0, err
 		}
 		resp, err := e.Assemble(context.Background(), snap, req)

@@ -8,9 +8,12 @@
 //
 // The request's path through the package, a file per stage:
 //
-//   - engine.go: the Engine's entry points: Plan checks a request once
-//     (Validate is Plan for a face that keeps the request), AssemblePlan
-//     runs a plan (Assemble is both).
+//   - engine.go: the Engine's entry points: Plan checks a request once,
+//     AssemblePlan runs a plan (Assemble is both); plan.go: the Plan, the
+//     only thing AssemblePlan runs — its request, parsed diff, weights and
+//     the assembler's checked request — and the one focus check, on the
+//     snapshot the request reads (Plan.focusIn). Expand requests go the
+//     same way (PlanExpand, ExpandPlan; explain.go).
 //   - channels.go: the channel table — every channel (lexical.go,
 //     symbol.go, path.go, focus.go, diffchannel.go, graph.go, overview.go,
 //     semantic.go, activity.go, history.go, neighbor.go), in the order it

@@ -35,43 +35,15 @@ func NewEngineWith(reg *tokens.Registry, opts Options) *Engine {
 	return &Engine{tokens: reg, opts: opts, files: mustFileModels(), channels: builtinChannels()}
 }
 
-// ErrNothingAsked is Validate's error for a request with no query, focus
+// ErrNothingAsked is Plan's error for a request with no query, focus
 // or diff (a face may say it in its own words: errors.Is finds it).
 var ErrNothingAsked = &assemble.ParamError{Field: "query", Msg: "give at least one of query, focus and diff"}
 
-// Validate checks a request's parameters without running it, and
-// normalises them (the default format, strategy and encoding filled in):
-// the one check every face makes before it waits for an index. Errors are
-// *assemble.ParamError naming the field. A face that keeps the Plan
-// (Engine.Plan, then AssemblePlan) has its request checked once.
-func (e *Engine) Validate(req *Request) error {
-	p, err := e.Plan(*req)
-	if err != nil {
-		return err
-	}
-	*req = p.Request
-	return nil
-}
-
-// Plan is a request Validate checked: its parameters normalised, its diff
-// parsed, its channels' weights resolved. AssemblePlan runs it without
-// checking it again.
-type Plan struct {
-	// Request is the checked request, normalised (format, strategy,
-	// encoding and mode filled in). The workspace's state — History,
-	// Semantic, Activity — may be set on it after the check.
-	Request
-	// diff is Request.Diff parsed (nil without one).
-	diff []FileDiff
-	// weights are the channels' weights for the request: the defaults,
-	// the diff's graph weight (Options.DiffGraphWeight), the semantic
-	// channel's (semanticWeight), then the request's own.
-	weights map[string]float64
-}
-
-// Plan checks req (as Validate does) and returns its plan.
+// Plan checks req and returns its plan: the one check every face makes
+// before it waits for an index. Errors are *assemble.ParamError naming
+// the field.
 func (e *Engine) Plan(req Request) (*Plan, error) {
-	diff, err := e.validate(&req)
+	diff, out, err := e.validate(&req)
 	if err != nil {
 		return nil, err
 	}
@@ -83,40 +55,36 @@ func (e *Engine) Plan(req Request) (*Plan, error) {
 	for k, v := range req.Weights {
 		w[k] = v
 	}
-	return &Plan{Request: req, diff: diff, weights: w}, nil
+	return &Plan{req: req, diff: diff, weights: w, out: out, made: true}, nil
 }
 
-// validate is Validate, returning the parsed diff (nil without one) so
-// that the request does not parse it again.
-func (e *Engine) validate(req *Request) ([]FileDiff, error) {
+// validate checks req and normalises it, returning its diff parsed (nil
+// without one) and the assembler's request checked.
+func (e *Engine) validate(req *Request) ([]FileDiff, assemble.Checked, error) {
+	var none assemble.Checked
 	if err := checkSizes(req); err != nil {
-		return nil, err
+		return nil, none, err
 	}
 	if strings.TrimSpace(req.Query) == "" && req.Focus == nil && strings.TrimSpace(req.Diff) == "" {
-		return nil, ErrNothingAsked
+		return nil, none, ErrNothingAsked
 	}
-	if err := req.Budget.Validate(); err != nil {
-		return nil, err
+	out, err := assemble.Request{Budget: req.Budget, Format: req.Format, Strategy: req.Strategy}.Check()
+	if err != nil {
+		return nil, none, err
 	}
-	var err error
-	if req.Format, err = assemble.ParseFormat(string(req.Format)); err != nil {
-		return nil, err
-	}
-	if req.Strategy, err = assemble.ParseStrategy(string(req.Strategy)); err != nil {
-		return nil, err
-	}
+	req.Format, req.Strategy = out.Request().Format, out.Request().Strategy
 	if req.Encoding == "" {
 		req.Encoding = DefaultEncoding
 	}
 	if err := e.tokens.Check(req.Encoding); err != nil {
-		return nil, &assemble.ParamError{Field: "encoding", Msg: err.Error()}
+		return nil, none, &assemble.ParamError{Field: "encoding", Msg: err.Error()}
 	}
 	if f := req.Focus; f != nil {
 		if f.Path == "" {
-			return nil, &assemble.ParamError{Field: "focus", Msg: "focus needs a path"}
+			return nil, none, &assemble.ParamError{Field: "focus", Msg: "focus needs a path"}
 		}
 		if f.Line < 1 {
-			return nil, &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("focus line must be ≥ 1, got %d", f.Line)}
+			return nil, none, &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("focus line must be ≥ 1, got %d", f.Line)}
 		}
 	}
 	for _, g := range append(slices.Clone(req.Include), req.Exclude...) {
@@ -125,29 +93,25 @@ func (e *Engine) validate(req *Request) ([]FileDiff, error) {
 			if slices.Contains(req.Exclude, g) {
 				field = "exclude"
 			}
-			return nil, &assemble.ParamError{Field: field, Msg: fmt.Sprintf("bad glob %q", g)}
+			return nil, none, &assemble.ParamError{Field: field, Msg: fmt.Sprintf("bad glob %q", g)}
 		}
 	}
 	var diff []FileDiff
-	switch {
-	case req.Diff != "" && req.parsedFrom == req.Diff && req.parsed != nil:
-		diff = req.parsed // validated before (Validate, then Assemble)
-	case req.Diff != "":
+	if req.Diff != "" {
 		if diff, err = ParseDiff(req.Diff); err != nil {
-			return nil, &assemble.ParamError{Field: "diff", Msg: err.Error()}
+			return nil, none, &assemble.ParamError{Field: "diff", Msg: err.Error()}
 		}
-		req.parsed, req.parsedFrom = diff, req.Diff
 	}
 	if req.Mode, err = ParseMode(string(req.Mode)); err != nil {
-		return nil, &assemble.ParamError{Field: "mode", Msg: err.Error()}
+		return nil, none, &assemble.ParamError{Field: "mode", Msg: err.Error()}
 	}
 	if req.Mode == ModeReview && len(diff) == 0 {
-		return nil, &assemble.ParamError{Field: "mode", Msg: "mode review needs a diff"}
+		return nil, none, &assemble.ParamError{Field: "mode", Msg: "mode review needs a diff"}
 	}
 	if err := checkWeights(weightsOf(e.channels), req.Weights); err != nil {
-		return nil, &assemble.ParamError{Field: "weights", Msg: err.Error()}
+		return nil, none, &assemble.ParamError{Field: "weights", Msg: err.Error()}
 	}
-	return diff, nil
+	return diff, out, nil
 }
 
 // WantsSemantic reports whether the semantic channel can add to req: it
@@ -155,7 +119,12 @@ func (e *Engine) validate(req *Request) ([]FileDiff, error) {
 // default, for a diff times Options.SemanticDiffScale, or the request's
 // own) is above 0. A caller loads or computes the vectors only then.
 func (e *Engine) WantsSemantic(req *Request) bool {
-	return e.semanticWeight(req) > 0 && (strings.TrimSpace(req.Query) != "" || strings.TrimSpace(req.Diff) != "")
+	return e.semanticWeight(req) > 0 && hasText(req)
+}
+
+// hasText reports whether req has words to search: a question or a diff.
+func hasText(req *Request) bool {
+	return strings.TrimSpace(req.Query) != "" || strings.TrimSpace(req.Diff) != ""
 }
 
 // semanticWeight is the semantic channel's weight for req: the default,
@@ -185,22 +154,19 @@ func (e *Engine) Assemble(ctx context.Context, snap *index.Snapshot, req Request
 // assembles them. The plan's focus file must be in snap (or snap still
 // indexing: it is answered without the focus, and says so).
 func (e *Engine) AssemblePlan(ctx context.Context, snap *index.Snapshot, p *Plan) (*Response, error) {
-	req := p.Request
+	if p == nil || !p.made {
+		return nil, errNoPlan
+	}
+	req := p.req
 	counter, err := e.tokens.Get(req.Encoding)
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", req.Encoding, err)
 	}
-	note := ""
-	if f := req.Focus; f != nil {
-		if _, ok := snap.Stat(f.Path); !ok {
-			if snap.Complete() {
-				return nil, &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("%s is not indexed (missing, outside the workspace, ignored, binary or too large)", f.Path)}
-			}
-			// Still indexing: answer from what is indexed, without the focus.
-			note = fmt.Sprintf("the focus file %s is not indexed yet (indexing in progress); answered without it", f.Path)
-			req.Focus = nil
-		}
+	focus, note, err := p.focusIn(snap)
+	if err != nil {
+		return nil, err
 	}
+	req.Focus = focus
 	r := &run{e: e, ctx: ctx, snap: snap, req: req, diffFiles: p.diff, weights: maps.Clone(p.weights), scores: map[index.ChunkID]*scored{}}
 	if err := r.collect(); err != nil {
 		return nil, err
@@ -211,13 +177,14 @@ func (e *Engine) AssemblePlan(ctx context.Context, snap *index.Snapshot, p *Plan
 	if req.Policy != nil {
 		policy = *req.Policy
 	}
-	budget := req.Budget
+	out := p.out.WithPolicy(policy)
+	maxTokens := out.Request().Budget.MaxTokens
 	share := e.opts.PerFileShare
 	if req.Focus != nil {
 		share = e.opts.CursorPerFileShare
 	}
-	if budget.PerFileMaxTokens == 0 && share > 0 && budget.MaxTokens >= e.opts.PerFileMinBudget {
-		budget.PerFileMaxTokens = max(1, int(share*float64(budget.MaxTokens)))
+	if share > 0 && maxTokens >= e.opts.PerFileMinBudget {
+		out = out.WithPerFileCap(int(share * float64(maxTokens)))
 	}
 	// The cursor's own code and the units a diff changes are paid for
 	// first (trimmed around the cursor or the changed lines when they are
@@ -226,20 +193,15 @@ func (e *Engine) AssemblePlan(ctx context.Context, snap *index.Snapshot, p *Plan
 		name string
 		n    int
 	}{
-		{cursorReserve, cursorBudget(budget.MaxTokens, e.opts.CursorShare)},
-		{changedReserve, changedBudget(budget.MaxTokens, e.opts.DiffChangedShare, e.opts.DiffChangedFullFrom)},
+		{cursorReserve, cursorBudget(maxTokens, e.opts.CursorShare)},
+		{changedReserve, changedBudget(maxTokens, e.opts.DiffChangedShare, e.opts.DiffChangedFullFrom)},
 	} {
 		name, n := rs.name, rs.n
 		if n > 0 && slices.ContainsFunc(cands, func(c assemble.Candidate) bool { return c.Reserve == name }) {
-			budget.Reserves = maps.Clone(budget.Reserves)
-			if budget.Reserves == nil {
-				budget.Reserves = map[string]int{}
-			}
-			budget.Reserves[name] = n
+			out = out.WithReserve(name, n)
 		}
 	}
-	res, err := assemble.Assemble(ctx, assemble.Request{Budget: budget, Format: req.Format, Strategy: req.Strategy, Policy: policy},
-		cands, r.files(), counter)
+	res, err := assemble.AssembleChecked(ctx, out, cands, r.files(), counter)
 	if err != nil {
 		return nil, err
 	}

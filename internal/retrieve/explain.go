@@ -105,63 +105,84 @@ type ExpandRequest struct {
 	Encoding string
 }
 
-// ValidateExpand checks an expand request's parameters without running
-// it, and normalises them (default format and encoding): handles that
-// parse, or a path with lines; a budget, format and encoding the engine
-// knows. Errors are *assemble.ParamError naming the field.
-func (e *Engine) ValidateExpand(req *ExpandRequest) error {
+// ExpandPlan is an expand request Engine.PlanExpand checked: its
+// handles parsed, its budget and format checked for the assembler, its
+// encoding known. Only PlanExpand makes one; ExpandPlan runs it without
+// checking it again.
+type ExpandPlan struct {
+	req   ExpandRequest
+	wants []expandWant
+	out   assemble.Checked
+	made  bool
+}
+
+// expandWant is one thing an expand asks for: a path's lines.
+type expandWant struct {
+	path string
+	rs   []ranges.Range
+}
+
+// PlanExpand checks an expand request's parameters without running it,
+// and normalises them (default format and encoding): handles that parse,
+// or a path with lines; a budget, format and encoding the engine knows.
+// Errors are *assemble.ParamError naming the field.
+func (e *Engine) PlanExpand(req ExpandRequest) (*ExpandPlan, error) {
 	if req.Encoding == "" {
 		req.Encoding = DefaultEncoding
 	}
 	if err := e.tokens.Check(req.Encoding); err != nil {
-		return &assemble.ParamError{Field: "encoding", Msg: err.Error()}
+		return nil, &assemble.ParamError{Field: "encoding", Msg: err.Error()}
 	}
 	var err error
 	if req.Format, err = assemble.ParseFormat(string(req.Format)); err != nil {
-		return err
-	}
-	if err := req.Budget.Validate(); err != nil {
-		return err
-	}
-	for _, h := range req.Handles {
-		if _, _, err := assemble.ParseHandle(h); err != nil {
-			return err
-		}
-	}
-	if req.Path != "" && len(req.Ranges) == 0 {
-		return &assemble.ParamError{Field: "range", Msg: "give the lines to expand"}
-	}
-	if req.Path == "" && len(req.Handles) == 0 {
-		return &assemble.ParamError{Field: "handles", Msg: "give handles, or a uri and a range"}
-	}
-	return nil
-}
-
-// Expand returns the named lines in full (as far as the budget allows), in
-// the order asked.
-func (e *Engine) Expand(ctx context.Context, snap *index.Snapshot, req ExpandRequest) (*assemble.Result, error) {
-	if err := e.ValidateExpand(&req); err != nil {
 		return nil, err
 	}
-	counter, err := e.tokens.Get(req.Encoding)
+	policy := assemble.DefaultPolicy()
+	policy.Levels = false
+	out, err := assemble.Request{Budget: req.Budget, Format: req.Format, Strategy: assemble.ByScore, Policy: policy}.Check()
 	if err != nil {
-		return nil, &assemble.ParamError{Field: "encoding", Msg: err.Error()}
+		return nil, err
 	}
-	type want struct {
-		path string
-		rs   []ranges.Range
-	}
-	var wants []want
+	var wants []expandWant
 	for _, h := range req.Handles {
 		p, rs, err := assemble.ParseHandle(h)
 		if err != nil {
 			return nil, err
 		}
-		wants = append(wants, want{p, rs})
+		wants = append(wants, expandWant{p, rs})
+	}
+	if req.Path != "" && len(req.Ranges) == 0 {
+		return nil, &assemble.ParamError{Field: "range", Msg: "give the lines to expand"}
+	}
+	if req.Path == "" && len(req.Handles) == 0 {
+		return nil, &assemble.ParamError{Field: "handles", Msg: "give handles, or a uri and a range"}
 	}
 	if req.Path != "" {
-		wants = append(wants, want{req.Path, req.Ranges})
+		wants = append(wants, expandWant{req.Path, req.Ranges})
 	}
+	return &ExpandPlan{req: req, wants: wants, out: out, made: true}, nil
+}
+
+// Expand returns the named lines in full (as far as the budget allows), in
+// the order asked: PlanExpand, then ExpandPlan.
+func (e *Engine) Expand(ctx context.Context, snap *index.Snapshot, req ExpandRequest) (*assemble.Result, error) {
+	p, err := e.PlanExpand(req)
+	if err != nil {
+		return nil, err
+	}
+	return e.ExpandPlan(ctx, snap, p)
+}
+
+// ExpandPlan runs a checked expand request on snap.
+func (e *Engine) ExpandPlan(ctx context.Context, snap *index.Snapshot, p *ExpandPlan) (*assemble.Result, error) {
+	if p == nil || !p.made {
+		return nil, errNoPlan
+	}
+	counter, err := e.tokens.Get(p.req.Encoding)
+	if err != nil {
+		return nil, &assemble.ParamError{Field: "encoding", Msg: err.Error()}
+	}
+	wants := p.wants
 	cands := make([]assemble.Candidate, 0, len(wants))
 	for i, w := range wants {
 		if _, ok := snap.Stat(w.path); !ok {
@@ -169,9 +190,7 @@ func (e *Engine) Expand(ctx context.Context, snap *index.Snapshot, req ExpandReq
 		}
 		cands = append(cands, assemble.Candidate{Path: w.path, Ranges: slices.Clone(w.rs), Score: 1 - float64(i)/float64(len(wants)+1), Sources: []string{"expand"}})
 	}
-	policy := assemble.DefaultPolicy()
-	policy.Levels = false
-	res, err := assemble.Assemble(ctx, assemble.Request{Budget: req.Budget, Format: req.Format, Strategy: assemble.ByScore, Policy: policy}, cands, newSnapFiles(snap), counter)
+	res, err := assemble.AssembleChecked(ctx, p.out, cands, newSnapFiles(snap), counter)
 	if err != nil {
 		return nil, err
 	}

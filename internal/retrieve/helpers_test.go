@@ -33,3 +33,12 @@ func indexFiles(t testing.TB, files map[string]string) *index.Snapshot {
 	t.Cleanup(release)
 	return snap
 }
+
+// validate is Engine.Plan for a test that reads the request as checked.
+func validate(e *Engine, r *Request) error {
+	p, err := e.Plan(*r)
+	if err == nil {
+		*r = p.Request()
+	}
+	return err
+}

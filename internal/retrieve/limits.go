@@ -8,7 +8,7 @@ import (
 )
 
 // Size limits of a request's inputs. Every face passes its request through
-// Engine.Validate, so these hold for the CLI, the language server and the
+// Engine.Plan, so these hold for the CLI, the language server and the
 // MCP tools alike; a request over one is refused with an
 // *assemble.ParamError naming the field and the limit. They are far above
 // what a person or an assistant writes (a question with a pasted stack

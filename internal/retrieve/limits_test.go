@@ -44,37 +44,15 @@ func TestRequestSizeLimits(t *testing.T) {
 	} {
 		r := base()
 		c.set(&r, c.limit)
-		if err := e.Validate(&r); err != nil {
+		if err := validate(e, &r); err != nil {
 			t.Errorf("%s at its limit %d: %v", c.field, c.limit, err)
 		}
 		r = base()
 		c.set(&r, c.limit+1)
-		err := e.Validate(&r)
+		err := validate(e, &r)
 		var pe *assemble.ParamError
 		if !errors.As(err, &pe) || pe.Field != c.field || !strings.Contains(pe.Msg, "a request may hold") {
 			t.Errorf("%s one over its limit %d: %v; want a ParamError naming the field and the limit", c.field, c.limit, err)
 		}
-	}
-}
-
-// TestValidateParsesDiffOnce: Assemble after Validate reuses the parsed
-// diff, and a diff changed after Validate is parsed again.
-func TestValidateParsesDiffOnce(t *testing.T) {
-	e := NewEngine(tokens.NewRegistry())
-	r := Request{Diff: "--- a/x.go\n+++ b/x.go\n@@ -1,1 +1,1 @@\n-a\n+b\n", Budget: assemble.Budget{MaxTokens: 100}}
-	if err := e.Validate(&r); err != nil {
-		t.Fatal(err)
-	}
-	if r.parsed == nil || r.parsedFrom != r.Diff {
-		t.Fatal("Validate kept no parsed diff")
-	}
-	first := &r.parsed[0]
-	d, err := e.validate(&r)
-	if err != nil || &d[0] != first {
-		t.Errorf("the diff was parsed again (%v)", err)
-	}
-	r.Diff = "not a diff at all"
-	if _, err := e.validate(&r); err == nil {
-		t.Error("a diff changed after Validate was not parsed again")
 	}
 }

@@ -296,14 +296,14 @@ func TestModeParams(t *testing.T) {
 		{Request{Diff: guardDiff, Mode: "audit", Budget: assemble.Budget{MaxTokens: 100}}, `unknown mode "audit"`},
 		{Request{Query: "guard", Mode: ModeReview, Budget: assemble.Budget{MaxTokens: 100}}, "needs a diff"},
 	} {
-		err := e.Validate(&tc.req)
+		err := validate(e, &tc.req)
 		var pe *assemble.ParamError
 		if !errors.As(err, &pe) || pe.Field != "mode" || !strings.Contains(pe.Msg, tc.want) {
 			t.Errorf("%+v: error %v, want a mode error saying %q", tc.req.Mode, err, tc.want)
 		}
 	}
 	req := Request{Diff: guardDiff, Mode: "related", Budget: assemble.Budget{MaxTokens: 100}}
-	if err := e.Validate(&req); err != nil || req.Mode != ModeRelated {
+	if err := validate(e, &req); err != nil || req.Mode != ModeRelated {
 		t.Errorf("mode related: %v, %q", err, req.Mode)
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ctxls/ctxls/internal/assemble"
 	"github.com/ctxls/ctxls/internal/history"
-	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/semantic"
 )
 
@@ -60,6 +59,22 @@ type Focus struct {
 	Path string `json:"path"`
 	Line int    `json:"line"`
 	Col  int    `json:"col,omitempty"`
+	// Editor, when set, is the focus as an editor gave it; the plan's
+	// focus check turns it into Line and Col (Plan.focusIn).
+	Editor *EditorPosition `json:"-"`
+}
+
+// EditorPosition is a focus as an editor gives it (the language server):
+// a 0-based line and a character counted in UTF-16 code units, read in
+// the open buffer as it was when the request was sent (Buffer, when Open)
+// or else in the indexed file. Errors name the file by URI and the
+// editor's fields (focus.uri, focus.position.line).
+type EditorPosition struct {
+	Line      int
+	Character int
+	URI       string
+	Buffer    string
+	Open      bool
 }
 
 // PastEnd reports whether the focus line is past the end of text (its
@@ -71,24 +86,6 @@ func (f *Focus) PastEnd(text string) (lines int, past bool) {
 		lines++
 	}
 	return lines, f.Line > max(lines, 1)
-}
-
-// CheckFocusLine refuses a focus line past the end of its file in snap,
-// naming the file's line count: the check of a face whose focus comes as
-// path:line (the CLI, the MCP tool), made on the snapshot the request
-// reads. A file snap cannot serve is left to Assemble, which names it.
-func CheckFocusLine(snap *index.Snapshot, f *Focus) error {
-	if f == nil {
-		return nil
-	}
-	file, err := snap.File(f.Path)
-	if err != nil {
-		return nil
-	}
-	if n, past := f.PastEnd(file.Text); past {
-		return &assemble.ParamError{Field: "focus", Msg: fmt.Sprintf("line %d is past the end of %s (%d lines)", f.Line, f.Path, n)}
-	}
-	return nil
 }
 
 // Mode is what a request's context is for: the default (ModeRelated) or
@@ -152,11 +149,6 @@ type Request struct {
 	// Conversation is the earlier turns of the conversation, newest last:
 	// their identifiers and words are a weaker query than Query.
 	Conversation []string
-
-	// parsed is Diff parsed by Validate (parsedFrom: the text it parsed),
-	// so that Assemble after Validate does not parse it again.
-	parsed     []FileDiff
-	parsedFrom string
 }
 
 // WantsHistory reports whether the request's weights leave the history

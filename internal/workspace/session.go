@@ -289,24 +289,20 @@ type Signals struct {
 	Logf func(format string, args ...any)
 }
 
-// Attach gives req the root's git history and chunk vectors for the
-// view's snapshot, as sig allows and as far as the request can use them
-// (eng, when it can tell — retrieve.Engine can — says whether it wants
-// vectors). Each starts its root's tracker on first use.
-func (v *View) Attach(ctx context.Context, req *retrieve.Request, eng any, sig Signals) {
+// Attach gives the plan the root's git history and chunk vectors for
+// the view's snapshot, as sig allows and as far as the request can use
+// them (Plan.WantsHistory, Plan.WantsSemantic). Each starts its root's
+// tracker on first use.
+func (v *View) Attach(ctx context.Context, p *retrieve.Plan, sig Signals) {
 	r := v.s.root
 	logf := sig.Logf
 	if logf == nil {
 		logf = r.logf
 	}
-	if sig.History && req.WantsHistory() {
-		req.History = r.History(ctx, logf)
+	if sig.History && p.WantsHistory() {
+		p.SetHistory(r.History(ctx, logf))
 	}
-	ep, use := semantic.Resolve(sig.Embeddings, sig.Endpoint)
-	if w, ok := eng.(interface{ WantsSemantic(*retrieve.Request) bool }); ok && use {
-		use = w.WantsSemantic(req)
-	}
-	if use {
-		req.Semantic = r.Semantic(ctx, v.Snap, ep, logf)
+	if ep, use := semantic.Resolve(sig.Embeddings, sig.Endpoint); use && p.WantsSemantic() {
+		p.SetSemantic(r.Semantic(ctx, v.Snap, ep, logf))
 	}
 }
