@@ -12,8 +12,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/ctxls/ctxls/internal/access"
-	"github.com/ctxls/ctxls/internal/pgstore"
-	"github.com/ctxls/ctxls/internal/semantic"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // Access is the admission policy of a session on a network face (`ctxls
@@ -48,11 +47,11 @@ type Access struct {
 	// instead of Token and returns what it grants (ctxls serve --listen
 	// --store): the session reads only those repositories. It is asked
 	// again before every context/assemble and context/expand (it is to
-	// remember its answers a while: pgstore.TokenChecker): an error
-	// wrapping pgstore.ErrBadToken (the token was revoked) ends the
+	// remember its answers a while: workspace.TokenChecker): an error
+	// wrapping workspace.ErrBadToken (the token was revoked) ends the
 	// session, and a grant that no longer covers a folder's repositories
 	// closes that folder.
-	Grant func(ctx context.Context, token string) (*pgstore.Grant, error)
+	Grant func(ctx context.Context, token string) (*workspace.Grant, error)
 	// RefusalLogf, when set, receives the log line of each refused
 	// client instead of the session's log (ctxls serve --listen --store
 	// passes one that writes a line a second at most: refusals cost a
@@ -206,7 +205,7 @@ func (s *session) recheckGrant(rc *requestCtx) error {
 		return nil
 	}
 	g, err := s.opts.Access.Grant(rc, tok)
-	if errors.Is(err, pgstore.ErrBadToken) {
+	if errors.Is(err, workspace.ErrBadToken) {
 		return &refusal{rpcError(CodeRequestFailed, fmt.Sprintf("%s: %v", fieldToken, err), map[string]string{"field": fieldToken})}
 	}
 	if err != nil {
@@ -247,7 +246,7 @@ func (s *session) recheckGrant(rc *requestCtx) error {
 }
 
 // allowsAll reports whether g grants every one of repos.
-func allowsAll(g *pgstore.Grant, repos []string) bool {
+func allowsAll(g *workspace.Grant, repos []string) bool {
 	for _, r := range repos {
 		if !g.Allows(r) {
 			return false
@@ -369,7 +368,7 @@ func (s *session) restrictSettings(st Settings) (Settings, []string) {
 		st.EmbeddingsEndpoint = nil
 		dropped = append(dropped, "setting embeddingsEndpoint: ignored on a network connection (only the server's --embeddings-endpoint applies)")
 	}
-	if st.Embeddings == semantic.ModeEndpoint && s.opts.EmbeddingsEndpoint == nil {
+	if st.Embeddings == workspace.EmbeddingsEndpoint && s.opts.EmbeddingsEndpoint == nil {
 		st.Embeddings = ""
 		dropped = append(dropped, `setting embeddings "endpoint": ignored on a network connection (the server was started without --embeddings-endpoint)`)
 	}

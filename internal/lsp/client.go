@@ -140,8 +140,8 @@ func (s *session) reportIndexing(f *folder) {
 			msg := "done"
 			if f.buildErr != nil {
 				msg = "failed: " + f.buildErr.Error()
-			} else if f.idx != nil {
-				st := f.idx.Stats()
+			} else if r := f.rt.Load(); r != nil && r.Index() != nil {
+				st := r.Index().Stats()
 				msg = fmt.Sprintf("%d files, %d chunks", st.Files, st.Chunks)
 			}
 			s.notifyClient(methodProgress, ProgressParams{Token: token, Value: WorkDoneProgressEnd{Kind: "end", Message: msg}})

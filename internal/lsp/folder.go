@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/workspace"
 )
 
@@ -46,12 +45,11 @@ type folder struct {
 	cancel context.CancelFunc
 	queue  *changeQueue
 
-	// ready is closed once the index is open (idx set) or failed to open
-	// (openErr set); built once its first build has finished too
+	// ready is closed once the index is open (the Root's) or failed to
+	// open (openErr set); built once its first build has finished too
 	// (buildErr set). Both fields are written before their channel closes
 	// and only read after.
 	ready, built chan struct{}
-	idx          *index.Index
 	openErr      error
 	buildErr     error
 	opened       time.Time
@@ -82,7 +80,7 @@ type folder struct {
 // folderConfig is what opening a folder needs from the session.
 type folderConfig struct {
 	uri, name, root string
-	indexOptions    func() index.Options
+	indexOptions    func() workspace.IndexOptions
 	pool            *workspace.Pool
 	maxHeld         int
 	logf            func(format string, args ...any)
@@ -145,7 +143,7 @@ func (f *folder) open(cfg folderConfig, onOpen, onBuilt func(*folder)) {
 			r.Listen(f, cfg.warn)
 		}
 		<-r.Ready()
-		f.idx, f.openErr = r.Index(), r.OpenErr()
+		f.openErr = r.OpenErr()
 		f.opened = start
 		close(f.ready)
 		onOpen(f)
@@ -180,7 +178,7 @@ func (f *folder) failedToOpen() bool {
 
 // progress returns how far the index's build or refresh has come (nil
 // before it starts).
-func (f *folder) progress() *index.Progress {
+func (f *folder) progress() *workspace.Progress {
 	if r := f.rt.Load(); r != nil {
 		return r.Progress()
 	}

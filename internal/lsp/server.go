@@ -16,10 +16,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/ctxls/ctxls/internal/assemble"
-	"github.com/ctxls/ctxls/internal/index"
-	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
-	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/tokens"
 	"github.com/ctxls/ctxls/internal/workspace"
 )
@@ -34,10 +31,10 @@ type Engine interface {
 	PlanExpand(req retrieve.ExpandRequest) (*retrieve.ExpandPlan, error)
 	// AssemblePlan retrieves and assembles context for a plan. A focus
 	// the snapshot refuses is *assemble.ParamError.
-	AssemblePlan(ctx context.Context, snap *index.Snapshot, p *retrieve.Plan) (*retrieve.Response, error)
+	AssemblePlan(ctx context.Context, snap *workspace.Snapshot, p *retrieve.Plan) (*retrieve.Response, error)
 	// ExpandPlan returns the parts a checked expand request names in
 	// full, under its budget.
-	ExpandPlan(ctx context.Context, snap *index.Snapshot, p *retrieve.ExpandPlan) (*assemble.Result, error)
+	ExpandPlan(ctx context.Context, snap *workspace.Snapshot, p *retrieve.ExpandPlan) (*assemble.Result, error)
 }
 
 // Options configure Serve.
@@ -51,8 +48,8 @@ type Options struct {
 	// chunker, token counters, cache directory, …). Serve overrides
 	// Background (always true), wraps Progress and Logf, and sets CacheDir
 	// from the cacheDir setting when that is set. Nil means
-	// index.Options{}.
-	IndexOptions func(root string) index.Options
+	// workspace.IndexOptions{}.
+	IndexOptions func(root string) workspace.IndexOptions
 	// Logf receives the server's log (stderr in ctxls serve); nil discards
 	// it. Notable events also go to the client as window/logMessage.
 	Logf func(format string, args ...any)
@@ -70,11 +67,11 @@ type Options struct {
 	Pool *workspace.Pool
 	// Embeddings is the semantic channel's mode when the client's
 	// settings name none (ctxls serve --embeddings); "" means
-	// semantic.DefaultMode.
+	// workspace.EmbeddingsDefault.
 	Embeddings string
 	// EmbeddingsEndpoint is the embeddings service of mode "endpoint" when
 	// the client's settings name none (ctxls serve --embeddings-endpoint …).
-	EmbeddingsEndpoint *semantic.EndpointConfig
+	EmbeddingsEndpoint *workspace.EndpointConfig
 	// Repos, when set, serves a store's repositories instead of
 	// directories (ctxls serve --store): a workspace folder names a
 	// repository by its name, and context/assemble and context/expand may
@@ -224,7 +221,7 @@ type session struct {
 	// is every repository (stdio, whose user holds the store's URL).
 	// token is the store's token it was read for (Access.Grant), asked
 	// again before requests (recheckGrant).
-	grant *pgstore.Grant
+	grant *workspace.Grant
 	token string
 	// folderNotes say why the last workspace folders that could not be
 	// opened were not (at most maxFolderNotes): a request that finds no

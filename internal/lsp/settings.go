@@ -11,8 +11,8 @@ import (
 
 	"github.com/ctxls/ctxls/internal/assemble"
 	"github.com/ctxls/ctxls/internal/retrieve"
-	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/tokens"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // Default settings.
@@ -51,14 +51,14 @@ type Settings struct {
 	// NoActivity leaves the session's activity (open buffers, edited
 	// ranges) out of every request; setting "activity": false.
 	NoActivity bool
-	// Embeddings is the semantic channel's mode (semantic.ModeWorkspace
+	// Embeddings is the semantic channel's mode (workspace.EmbeddingsWorkspace
 	// or ModeOff); "" is the server's default (Options.Embeddings).
 	// Setting "embeddings".
 	Embeddings string
 	// EmbeddingsEndpoint is the service of embeddings "endpoint" (nil:
 	// the server's, Options.EmbeddingsEndpoint). Setting
 	// "embeddingsEndpoint": {"url", "model", "dimensions", "keyEnv"}.
-	EmbeddingsEndpoint *semantic.EndpointConfig
+	EmbeddingsEndpoint *workspace.EndpointConfig
 }
 
 // defaultSettings are the settings before the client says anything.
@@ -82,21 +82,21 @@ type settingsJSON struct {
 	} `json:"budget"`
 	// Top-level spellings of the budget fields, as flat editor settings
 	// ("ctxls.maxTokens") arrive.
-	MaxTokens          *int                     `json:"maxTokens"`
-	PerFileMaxTokens   *int                     `json:"perFileMaxTokens"`
-	PerPartMaxTokens   *int                     `json:"perPartMaxTokens"`
-	Encoding           *string                  `json:"encoding"`
-	Format             *string                  `json:"format"`
-	Strategy           *string                  `json:"strategy"`
-	Include            *[]string                `json:"include"`
-	Exclude            *[]string                `json:"exclude"`
-	CacheDir           *string                  `json:"cacheDir"`
-	IndexWaitMs        *int                     `json:"indexWaitMs"`
-	Weights            *map[string]float64      `json:"weights"`
-	GitHistory         *bool                    `json:"gitHistory"`
-	Embeddings         *string                  `json:"embeddings"`
-	Activity           *bool                    `json:"activity"`
-	EmbeddingsEndpoint *semantic.EndpointConfig `json:"embeddingsEndpoint"`
+	MaxTokens          *int                      `json:"maxTokens"`
+	PerFileMaxTokens   *int                      `json:"perFileMaxTokens"`
+	PerPartMaxTokens   *int                      `json:"perPartMaxTokens"`
+	Encoding           *string                   `json:"encoding"`
+	Format             *string                   `json:"format"`
+	Strategy           *string                   `json:"strategy"`
+	Include            *[]string                 `json:"include"`
+	Exclude            *[]string                 `json:"exclude"`
+	CacheDir           *string                   `json:"cacheDir"`
+	IndexWaitMs        *int                      `json:"indexWaitMs"`
+	Weights            *map[string]float64       `json:"weights"`
+	GitHistory         *bool                     `json:"gitHistory"`
+	Embeddings         *string                   `json:"embeddings"`
+	Activity           *bool                     `json:"activity"`
+	EmbeddingsEndpoint *workspace.EndpointConfig `json:"embeddingsEndpoint"`
 }
 
 // settingsPayload extracts the ctxls settings object from raw, which may be
@@ -210,7 +210,7 @@ func (s Settings) apply(raw json.RawMessage, reg *tokens.Registry) (out Settings
 		out.NoActivity = !*j.Activity
 	}
 	if j.Embeddings != nil {
-		if err := semantic.CheckMode(*j.Embeddings); err != nil {
+		if err := workspace.CheckEmbeddings(*j.Embeddings); err != nil {
 			bad("embeddings", err)
 		} else {
 			out.Embeddings = *j.Embeddings

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxls/ctxls/internal/index"
-	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/workspace"
 )
 
@@ -24,7 +22,7 @@ func (s *session) addFolderLocked(wf WorkspaceFolder) {
 	if s.opts.Repos != nil {
 		// A server of a store: the folder names a repository.
 		var err error
-		if strings.Contains(wf.Name, "\x00") {
+		if workspace.Target(wf.Name).IsUnion() {
 			err = errors.New("a workspace folder names one repository")
 		} else {
 			_, err = s.storeFolderLocked(wf.Name, wf.URI, false)
@@ -92,14 +90,14 @@ func (s *session) noteFolderLocked(msg string) {
 // of a folder root (the caller's, with the cacheDir setting applied); it
 // runs on the folder's opening goroutine, since building token counters
 // takes a while.
-func (s *session) indexOptionsFunc(root, cacheDir string) func() index.Options {
-	return func() index.Options {
-		var opts index.Options
+func (s *session) indexOptionsFunc(root, cacheDir string) func() workspace.IndexOptions {
+	return func() workspace.IndexOptions {
+		var opts workspace.IndexOptions
 		if s.opts.IndexOptions != nil {
 			opts = s.opts.IndexOptions(root)
 		}
 		if cacheDir != "" && !opts.InMemory {
-			opts.CacheDir = index.CacheDirIn(cacheDir, root)
+			opts.CacheDir = workspace.CacheDirIn(cacheDir, root)
 		}
 		return opts
 	}
@@ -152,7 +150,7 @@ func (s *session) folderBuilt(f *folder) {
 		}
 		return
 	}
-	st := f.idx.Stats()
+	st := f.rt.Load().Index().Stats()
 	msg := fmt.Sprintf("ctxls: %s indexed (%s): %d files, %d chunks in %s", f.name, st.Mode, st.Files, st.Chunks,
 		time.Since(f.opened).Round(time.Millisecond))
 	if st.Reason != "" {
@@ -176,7 +174,7 @@ func (s *session) folderBuilt(f *folder) {
 const maxRequestUnions = 4
 
 // storeFolderLocked returns the session's folder of a store's repository
-// (or union key, "\x00a\x00b": several read as one tree), opening it
+// (or union's: workspace.UnionTarget, several read as one tree), opening it
 // on first use; uri is what part URIs start with (the client's folder,
 // else ctxls-store:REPO, or for a union ctxls-store: and the path, which
 // starts with the repository's name). byRequest: opened for a request's
@@ -188,16 +186,13 @@ func (s *session) storeFolderLocked(name, uri string, byRequest bool) (*folder, 
 	if s.opts.Repos == nil {
 		return nil, errors.New("this server reads directories, not an index store's repositories")
 	}
-	names := []string{name}
-	if rest, ok := strings.CutPrefix(name, "\x00"); ok {
-		names = strings.Split(rest, "\x00")
-	}
+	names := workspace.Target(name).Names()
 	for _, n := range names {
-		if err := pgstore.CheckRepoName(n); err != nil {
+		if err := workspace.CheckRepoName(n); err != nil {
 			return nil, err
 		}
 		if s.grant != nil && !s.grant.Allows(n) {
-			return nil, fmt.Errorf("%w: %s", pgstore.ErrNoRepo, n)
+			return nil, fmt.Errorf("%w: %s", workspace.ErrNoRepo, n)
 		}
 	}
 	s.unionTick++
@@ -228,18 +223,11 @@ func (s *session) storeFolderLocked(name, uri string, byRequest bool) (*folder, 
 		uri: uri, name: display, root: filepath.Join(string(filepath.Separator), "nonexistent", "ctxls-store", strings.Join(names, "+")),
 		maxHeld: s.opts.HeldStates, logf: s.logf, docText: s.docText,
 		acquire: func(ctx context.Context) (*workspace.Root, func(), error) {
-			var r *workspace.Root
-			var release func()
-			var err error
-			if len(names) > 1 {
-				r, release, err = repos.Union(ctx, names)
-			} else {
-				r, err = repos.Root(ctx, names[0])
-			}
+			r, release, err := repos.Open(ctx, workspace.UnionTarget(names))
 			switch {
-			case err == nil, errors.Is(err, pgstore.ErrNoRepo), ctx.Err() != nil:
-			case errors.Is(err, pgstore.ErrUnreachable): // says so, naming the store
-			case errors.Is(err, pgstore.ErrUnusable):
+			case err == nil, errors.Is(err, workspace.ErrNoRepo), ctx.Err() != nil:
+			case errors.Is(err, workspace.ErrUnreachable): // says so, naming the store
+			case errors.Is(err, workspace.ErrUnusable):
 				err = fmt.Errorf("the index store's content for this repository cannot be used: %w", err)
 			default:
 				err = fmt.Errorf("the index store cannot be read now (try again shortly): %w", err)
@@ -287,7 +275,7 @@ func (s *session) closeRequestUnionsLocked(keep int) {
 // storeDown is the error of a request that needed the store's list of
 // repositories when the store could not be read.
 func storeDown(err error) error {
-	if errors.Is(err, pgstore.ErrUnreachable) {
+	if errors.Is(err, workspace.ErrUnreachable) {
 		return err // says so, naming the store
 	}
 	return fmt.Errorf("the index store cannot be read now: %w", err)
@@ -298,7 +286,7 @@ func (s *session) readableRepos(ctx context.Context) ([]string, error) {
 	s.mu.Lock()
 	g := s.grant
 	s.mu.Unlock()
-	infos, err := s.opts.Repos.Store().Repos(ctx, g)
+	infos, err := s.opts.Repos.List(ctx, g)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +313,7 @@ func (s *session) repoFolder(ctx *requestCtx, repo *string, repos []string) (*fo
 	default:
 		field = "repos"
 		var storeErr error
-		list, err := pgstore.ResolveRepos(repos, func() ([]string, error) {
+		list, err := workspace.ResolveRepos(repos, func() ([]string, error) {
 			// Every repository the session may read.
 			names, err := s.readableRepos(ctx)
 			storeErr = err
@@ -337,11 +325,7 @@ func (s *session) repoFolder(ctx *requestCtx, repo *string, repos []string) (*fo
 		if err != nil {
 			return nil, paramError("repos", "%v", err)
 		}
-		if len(list) == 1 {
-			name = list[0]
-		} else {
-			name = "\x00" + strings.Join(list, "\x00")
-		}
+		name = string(workspace.UnionTarget(list))
 	}
 	return s.holdStoreFolder(ctx, name, field)
 }
@@ -360,7 +344,7 @@ func (s *session) storeFolderOfURI(ctx *requestCtx, uri, field string) (*folder,
 	rest := strings.TrimPrefix(uri, storeScheme)
 	var candidates []string // longest first
 	for i := len(rest) - 1; i > 0; i-- {
-		if rest[i] == '/' && pgstore.CheckRepoName(rest[:i]) == nil && (g == nil || g.Allows(rest[:i])) {
+		if rest[i] == '/' && workspace.CheckRepoName(rest[:i]) == nil && (g == nil || g.Allows(rest[:i])) {
 			candidates = append(candidates, rest[:i])
 		}
 	}

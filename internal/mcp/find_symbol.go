@@ -1,19 +1,16 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxls/ctxls/internal/assemble"
-	"github.com/ctxls/ctxls/internal/index"
-	"github.com/ctxls/ctxls/internal/index/chunk"
 	"github.com/ctxls/ctxls/internal/ranges"
 	"github.com/ctxls/ctxls/internal/retrieve"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // FindSymbolInput is find_symbol's arguments.
@@ -64,11 +61,6 @@ type FindSymbolOutput struct {
 	IndexComplete    bool        `json:"indexComplete"`
 }
 
-// maxSymbolHits bounds the definitions and references looked at for one
-// name (a name defined or used in more places is listed up to the budget
-// from the best of these).
-const maxSymbolHits = 2000
-
 // findSymbol is the find_symbol tool.
 func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in FindSymbolInput) (*sdk.CallToolResult, FindSymbolOutput, error) {
 	out := FindSymbolOutput{Definitions: []SymbolDef{}, References: []SymbolRef{}}
@@ -106,13 +98,8 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 	snap := v.Snap
 	out.IndexState, out.IndexComplete = snap.StateRoot(), snap.Complete()
 
-	defs := symbolDefs(snap, name)
-	out.TotalDefinitions = len(defs)
-	var refs []index.IndexedChunk
-	if in.References {
-		refs = symbolRefs(snap, name, defs)
-		out.TotalReferences = len(refs)
-	}
+	defs, refs := workspace.FindSymbol(snap, name, in.References)
+	out.TotalDefinitions, out.TotalReferences = len(defs), len(refs)
 
 	// The listing: one line per definition, then per reference, as many as
 	// the budget holds. Every line ends with "\n" and the next starts with
@@ -158,7 +145,7 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 		}
 	}
 	if in.References && full {
-		full = add(fmt.Sprintf("References to %s: %d\n", assemble.InlineText(lastName(name)), len(refs)))
+		full = add(fmt.Sprintf("References to %s: %d\n", assemble.InlineText(workspace.LastName(name)), len(refs)))
 		for _, r := range refs {
 			if !full {
 				break
@@ -196,118 +183,19 @@ func (s *Server) findSymbol(ctx context.Context, req *sdk.CallToolRequest, in Fi
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }
 
-// lastName is the last component of a qualified name.
-func lastName(name string) string {
-	if i := strings.LastIndexAny(name, ".:"); i >= 0 && i+1 < len(name) {
-		return name[i+1:]
-	}
-	return name
-}
-
-// symbolDefs returns the chunks defining name, best first: the unit named
-// so (symbol or qualified name) before units that merely define it among
-// others (a field, a method in a class body), code before tests, then by
-// path and line. A qualified name with no definition of its own falls back
-// to its last component, preferring units whose qualified name or path
-// holds the qualifier.
-func symbolDefs(snap *index.Snapshot, name string) []index.IndexedChunk {
-	ids, _ := snap.DefsAtMost(name, maxSymbolHits)
-	qualifier := ""
-	short := lastName(name)
-	if len(ids) == 0 && short != name {
-		qualifier = strings.TrimRight(name[:len(name)-len(short)], ".:")
-		ids, _ = snap.DefsAtMost(short, maxSymbolHits)
-	}
-	type ranked struct {
-		c    index.IndexedChunk
-		tier int
-	}
-	var rs []ranked
-	for _, id := range ids {
-		c, ok := snap.Chunk(id)
-		if !ok || c.Part > 1 {
-			continue
-		}
-		tier := 2
-		switch {
-		case c.Symbol == name || c.QualifiedName == name || strings.HasSuffix(c.QualifiedName, "."+name):
-			tier = 0
-		case qualifier != "" && (c.Symbol == short || strings.HasSuffix(c.QualifiedName, "."+short)):
-			tier = 1
-			if !strings.Contains(c.QualifiedName, qualifier) && !strings.Contains(c.Path, qualifier) {
-				tier = 2
-			}
-		case qualifier == "" && c.Symbol == short:
-			tier = 0
-		}
-		if isTestPath(c.Path) {
-			tier += 3
-		}
-		rs = append(rs, ranked{index.IndexedChunk{ID: id, Chunk: c}, tier})
-	}
-	slices.SortFunc(rs, func(a, b ranked) int {
-		return cmp.Or(cmp.Compare(a.tier, b.tier), strings.Compare(a.c.Path, b.c.Path),
-			cmp.Compare(a.c.StartLine, b.c.StartLine), cmp.Compare(a.c.ID, b.c.ID))
-	})
-	out := make([]index.IndexedChunk, len(rs))
-	for i, r := range rs {
-		out[i] = r.c
-	}
-	return out
-}
-
-// symbolRefs returns the chunks that use name's last component, other than
-// its definitions: code before tests, then by path and line.
-func symbolRefs(snap *index.Snapshot, name string, defs []index.IndexedChunk) []index.IndexedChunk {
-	ids, _ := snap.RefsAtMost(lastName(name), maxSymbolHits)
-	isDef := map[index.ChunkID]bool{}
-	for _, d := range defs {
-		isDef[d.ID] = true
-	}
-	var out []index.IndexedChunk
-	for _, id := range ids {
-		if isDef[id] {
-			continue
-		}
-		if c, ok := snap.Chunk(id); ok {
-			out = append(out, index.IndexedChunk{ID: id, Chunk: c})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b index.IndexedChunk) int {
-		return cmp.Or(cmp.Compare(boolInt(isTestPath(a.Path)), boolInt(isTestPath(b.Path))),
-			strings.Compare(a.Path, b.Path), cmp.Compare(a.StartLine, b.StartLine), cmp.Compare(a.ID, b.ID))
-	})
-	return out
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// isTestPath reports whether a path looks like a test file.
-func isTestPath(p string) bool {
-	base := p[strings.LastIndexByte(p, '/')+1:]
-	return strings.Contains(base, "_test.") || strings.HasPrefix(base, "test_") ||
-		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
-		strings.Contains("/"+p, "/test/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/testdata/")
-}
-
-func symbolDef(c index.IndexedChunk) SymbolDef {
+func symbolDef(c workspace.Unit) SymbolDef {
 	sig := oneLine(c.Signature, 240)
 	if sig == "" {
 		sig = c.Symbol
 	}
 	return SymbolDef{
-		Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine, Kind: string(c.Kind), Symbol: c.Symbol,
-		QualifiedName: c.QualifiedName, Language: c.Language, Signature: sig, Doc: docLine(c.Chunk),
+		Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine, Kind: c.Kind, Symbol: c.Symbol,
+		QualifiedName: c.QualifiedName, Language: c.Language, Signature: sig, Doc: docLine(c.Doc),
 		Handle: assemble.Handle(c.Path, []ranges.Range{{Start: c.StartLine, End: c.EndLine}}),
 	}
 }
 
-func symbolRef(c index.IndexedChunk) SymbolRef {
+func symbolRef(c workspace.Unit) SymbolRef {
 	sym := c.QualifiedName
 	if sym == "" {
 		sym = c.Symbol
@@ -332,8 +220,8 @@ func oneLine(s string, n int) string {
 
 // docLine is the first line of a unit's doc comment, comment markers
 // removed.
-func docLine(c chunk.Chunk) string {
-	for _, l := range strings.Split(c.Doc, "\n") {
+func docLine(doc string) string {
+	for _, l := range strings.Split(doc, "\n") {
 		l = strings.TrimSpace(l)
 		l = strings.TrimLeft(l, "/#*!-;\"'")
 		l = strings.TrimSpace(l)

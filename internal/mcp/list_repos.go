@@ -33,7 +33,7 @@ func (s *Server) listRepos(ctx context.Context, req *sdk.CallToolRequest, _ List
 	if err != nil {
 		return nil, out, err
 	}
-	list, err := s.opts.Repos.Store().Repos(ctx, g)
+	list, err := s.opts.Repos.List(ctx, g)
 	if err != nil {
 		return nil, out, storeErr(err)
 	}

@@ -15,10 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxls/ctxls/internal/index"
-	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
-	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/tokens"
 	"github.com/ctxls/ctxls/internal/workspace"
 )
@@ -33,7 +30,7 @@ type Options struct {
 	Tokens *tokens.Registry
 	// IndexOptions returns the index options of a root (cache directory,
 	// lock policy, token counters).
-	IndexOptions func(root string) index.Options
+	IndexOptions func(root string) workspace.IndexOptions
 	// Roots are the roots the server serves (clean absolute paths). Empty:
 	// the client's roots when ClientRoots is set and the client offers
 	// them, else WorkDir.
@@ -54,11 +51,11 @@ type Options struct {
 	// NoGitHistory keeps the roots' git history out of retrieval (and git
 	// from being run).
 	NoGitHistory bool
-	// Embeddings is the semantic channel's mode (semantic.ModeWorkspace
-	// or ModeOff; "": semantic.DefaultMode).
+	// Embeddings is the semantic channel's mode (workspace.EmbeddingsWorkspace
+	// or ModeOff; "": workspace.EmbeddingsDefault).
 	Embeddings string
 	// EmbeddingsEndpoint is the service of mode "endpoint".
-	EmbeddingsEndpoint *semantic.EndpointConfig
+	EmbeddingsEndpoint *workspace.EndpointConfig
 	// Repos, when set, serves a store's repositories instead of
 	// directories: a call names its repository (the repo argument), and
 	// reads only those its token grants (Grant). Roots and ClientRoots
@@ -67,7 +64,7 @@ type Options struct {
 	// Grant returns what a call may read on a server of Repos: nil
 	// grants every repository (a stdio server, whose user holds the
 	// store's URL); an error refuses the call.
-	Grant   func(req *sdk.CallToolRequest) (*pgstore.Grant, error)
+	Grant   func(req *sdk.CallToolRequest) (*workspace.Grant, error)
 	Logf    func(format string, args ...any)
 	Version string
 }
@@ -102,7 +99,7 @@ func New(opts Options) (*Server, error) {
 		opts.Logf = func(string, ...any) {}
 	}
 	if opts.IndexOptions == nil {
-		opts.IndexOptions = func(string) index.Options { return index.Options{} }
+		opts.IndexOptions = func(string) workspace.IndexOptions { return workspace.IndexOptions{} }
 	}
 	if opts.IndexWait == 0 {
 		opts.IndexWait = DefaultIndexWait
@@ -217,17 +214,11 @@ func (s *Server) workspace(ctx context.Context, root string) (*space, error) {
 		return sp, nil
 	}
 	s.mu.Unlock()
-	// A repository (or a union of several, keyed "\x00a\x00b"): its
+	// A repository (or a union of several: workspace.Target): its
 	// checkout may take a while, without the lock.
-	var r *workspace.Root
-	var release func()
-	var err error
-	names, union := strings.CutPrefix(root, "\x00")
-	if union {
-		r, release, err = s.opts.Repos.Union(ctx, strings.Split(names, "\x00"))
-	} else {
-		r, err = s.opts.Repos.Root(ctx, root)
-	}
+	t := workspace.Target(root)
+	union := t.IsUnion()
+	r, release, err := s.opts.Repos.Open(ctx, t)
 	if err != nil {
 		return nil, storeErr(err)
 	}
@@ -288,7 +279,7 @@ func (s *Server) evictUnionsLocked(keep int) {
 type callable struct {
 	roots []string
 	down  error
-	grant *pgstore.Grant // nil: every repository (a stdio server)
+	grant *workspace.Grant // nil: every repository (a stdio server)
 }
 
 // callRoots returns the roots a call may read: the repositories its
@@ -302,7 +293,7 @@ func (s *Server) callRoots(ctx context.Context, req *sdk.CallToolRequest) (calla
 	if err != nil {
 		return callable{}, err
 	}
-	list, err := s.opts.Repos.Store().Repos(ctx, g)
+	list, err := s.opts.Repos.List(ctx, g)
 	if err != nil {
 		// The store down: the repositories checked out here still
 		// answer, from their last generation; what else the token may
@@ -313,7 +304,7 @@ func (s *Server) callRoots(ctx context.Context, req *sdk.CallToolRequest) (calla
 		}
 		s.opts.Logf("the index store cannot be read (%v): answering from the %d repositories checked out", err, len(open))
 		c := callable{roots: open, down: err, grant: g}
-		if g != nil && !slices.Contains(g.Repos, pgstore.AllRepos) && len(g.Repos) == len(open) {
+		if g != nil && !slices.Contains(g.Repos, workspace.AllRepos) && len(g.Repos) == len(open) {
 			c.down = nil // every repository the token names is here
 		}
 		return c, nil
@@ -340,7 +331,7 @@ func (c callable) unknown(arg, name string) error {
 
 // openRepos returns the repositories checked out here (their own or a
 // union's) that g may read (nil: every one), by name.
-func (s *Server) openRepos(g *pgstore.Grant) []string {
+func (s *Server) openRepos(g *workspace.Grant) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
@@ -349,7 +340,7 @@ func (s *Server) openRepos(g *pgstore.Grant) []string {
 			continue
 		}
 		// A union's repositories are checked out too.
-		for _, name := range strings.Split(strings.TrimPrefix(key, "\x00"), "\x00") {
+		for _, name := range workspace.Target(key).Names() {
 			if g == nil || g.Allows(name) {
 				out = append(out, name)
 			}
@@ -360,7 +351,7 @@ func (s *Server) openRepos(g *pgstore.Grant) []string {
 }
 
 // grant is what a call may read on a server of a store.
-func (s *Server) grant(req *sdk.CallToolRequest) (*pgstore.Grant, error) {
+func (s *Server) grant(req *sdk.CallToolRequest) (*workspace.Grant, error) {
 	if s.opts.Grant == nil {
 		return nil, nil
 	}
@@ -413,10 +404,10 @@ func (s *Server) pickRepos(c callable, repos []string) (string, error) {
 	if s.opts.Repos == nil {
 		return "", argError("repos", "this server reads directories, not an index store's repositories: use root")
 	}
-	if c.down != nil && slices.Contains(repos, pgstore.AllRepos) {
+	if c.down != nil && slices.Contains(repos, workspace.AllRepos) {
 		return "", fmt.Errorf("%w; '*' needs the store's list of repositories: name those to read", storeErr(c.down))
 	}
-	names, err := pgstore.ResolveRepos(repos, func() ([]string, error) { return c.roots, nil })
+	names, err := workspace.ResolveRepos(repos, func() ([]string, error) { return c.roots, nil })
 	if err != nil {
 		return "", argError("repos", "%v", err)
 	}
@@ -425,32 +416,24 @@ func (s *Server) pickRepos(c callable, repos []string) (string, error) {
 			return "", c.unknown("repos", r)
 		}
 	}
-	if len(names) == 1 {
-		return names[0], nil
-	}
-	return "\x00" + strings.Join(names, "\x00"), nil
+	return string(workspace.UnionTarget(names)), nil
 }
 
 // displayRoot is what a result says it read: a directory, a repository,
 // or the repositories of a union joined by " + ".
-func displayRoot(key string) string {
-	if names, ok := strings.CutPrefix(key, "\x00"); ok {
-		return strings.ReplaceAll(names, "\x00", " + ")
-	}
-	return key
-}
+func displayRoot(key string) string { return workspace.Target(key).String() }
 
 // storeErr says what a store's failure means for a call: the repository
 // is unknown, what the store holds for it cannot be used (and why), or it
 // cannot be read now (the store is down).
 func storeErr(err error) error {
-	if errors.Is(err, pgstore.ErrNoRepo) {
+	if errors.Is(err, workspace.ErrNoRepo) {
 		return fmt.Errorf("%w (list_repos lists those this token may read)", err)
 	}
-	if errors.Is(err, pgstore.ErrUnusable) {
+	if errors.Is(err, workspace.ErrUnusable) {
 		return fmt.Errorf("the index store's content for this repository cannot be used: %w", err)
 	}
-	if errors.Is(err, pgstore.ErrUnreachable) {
+	if errors.Is(err, workspace.ErrUnreachable) {
 		return err // says so, naming the store
 	}
 	return fmt.Errorf("the index store cannot be read now: %w (try again shortly)", err)

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/workspace"
 )
@@ -82,7 +81,7 @@ func (sp *space) activity() *retrieve.Activity {
 
 // progress is how far the root's index build has come (nil before it
 // starts).
-func (sp *space) progress() *index.Progress { return sp.root.Progress() }
+func (sp *space) progress() *workspace.Progress { return sp.root.Progress() }
 
 // status is the root's state for index_status.
 func (sp *space) status() RootStatus {

@@ -173,7 +173,7 @@ type repoRoot struct {
 }
 
 // union reports whether e is a union's.
-func (e *repoRoot) union() bool { return strings.HasPrefix(e.key, "\x00") }
+func (e *repoRoot) union() bool { return Target(e.key).IsUnion() }
 
 // display is the name of e in log lines: a repository, or a union's
 // joined with " + ".
@@ -187,13 +187,6 @@ func (e *repoRoot) done() bool {
 	default:
 		return false
 	}
-}
-
-// unionKey is the key of a union of repositories in Repos.open.
-func unionKey(names []string) string {
-	s := slices.Clone(names)
-	slices.Sort(s)
-	return "\x00" + strings.Join(slices.Compact(s), "\x00")
 }
 
 // NewRepos serves store's repositories through pool. The store reports
@@ -251,7 +244,7 @@ func (rs *Repos) Root(ctx context.Context, name string) (*Root, error) {
 // closed to keep at most MaxUnions open.
 func (rs *Repos) Union(ctx context.Context, names []string) (root *Root, release func(), err error) {
 	key := unionKey(names)
-	sorted := strings.Split(key[1:], "\x00")
+	sorted := Target(key).Names()
 	if len(sorted) > pgstore.MaxUnionRepos {
 		return nil, nil, fmt.Errorf("a union reads at most %d repositories (got %d)", pgstore.MaxUnionRepos, len(sorted))
 	}
@@ -400,8 +393,8 @@ func (rs *Repos) closeEvicted(evicted []*repoRoot) {
 func (rs *Repos) checkout(e *repoRoot, open func() (StoreSource, error)) {
 	defer close(e.ready)
 	key := e.key
-	opts := rs.opts.IndexOptions(strings.TrimPrefix(key, "\x00"))
-	name := strings.ReplaceAll(strings.TrimPrefix(key, "\x00"), "\x00", " + ")
+	opts := rs.opts.IndexOptions(strings.TrimPrefix(key, unionMark))
+	name := Target(key).String()
 	src, err := open()
 	if err == nil {
 		logf := func(format string, args ...any) { rs.opts.Logf(name+": "+format, args...) }
