@@ -7,16 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/assemble"
-	"github.com/ctxls/ctxls/internal/history"
-	"github.com/ctxls/ctxls/internal/index"
-	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
-	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/wire"
 	ws "github.com/ctxls/ctxls/internal/workspace"
 )
@@ -56,9 +51,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	cacheDir := fs.String("cache-dir", "", "index directory for this root: new, empty, or one ctxls made (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
 	weights := fs.String("weights", "", "retrieval channel weights, e.g. graph=1,neighbor=0 (0 turns a channel off)")
 	useHistory := fs.Bool("git-history", true, "use the root's git history: files changed with the diff's, files changed often and lately (read once, cached with the index)")
-	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors: workspace (learned from the root itself, stored with the index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")
-	epConfig := semantic.EndpointFlags(fs)
-	storeSrc := pgstore.SourceFlags(fs, "answer from a PostgreSQL store of indexes (postgres://user@host:port/database; with --repo and no --store or --store-file, $CTXLS_STORE_FILE or $CTXLS_STORE) instead of a root: name the repository with --repo; --cache-dir is then where checkouts are kept")
+	embeddings := fs.String("embeddings", ws.EmbeddingsDefault, "the semantic channel's vectors: workspace (learned from the root itself, stored with the index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")
+	epConfig := ws.AddEndpointFlags(fs)
+	storeSrc := ws.AddStoreFlags(fs, "answer from a PostgreSQL store of indexes (postgres://user@host:port/database; with --repo and no --store or --store-file, $CTXLS_STORE_FILE or $CTXLS_STORE) instead of a root: name the repository with --repo; --cache-dir is then where checkouts are kept")
 	overlayDir := fs.String("overlay", "", "with --store and --diff-file: read the diff's files from this directory (a pull request's checkout) and lay them over the stored index in memory: a review bot's context with no index of its own")
 	var repoNames multiFlag
 	fs.Var(&repoNames, "repo", "the repository of --store to answer for; repeated (or '*': every one), one context across them, each repository's paths under its name")
@@ -70,7 +65,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	}
 	var dir string
 	var src ws.StoreSource
-	var single *pgstore.Checkout // src when it is one repository's
+	var single *ws.Checkout // src when it is one repository's
 	if storeSrc.Named() || len(repoNames) > 0 {
 		dsn, from, err := storeDSN(storeSrc, len(repoNames) > 0, assembleUsage)
 		switch {
@@ -79,7 +74,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		case *root != "":
 			return &usageError{assembleUsage, "give --root or --store, not both"}
 		case dsn == "":
-			return &usageError{assembleUsage, "--repo needs --store (or --store-file, $" + pgstore.EnvStoreFile + ", $" + pgstore.EnvStore + ")"}
+			return &usageError{assembleUsage, "--repo needs --store (or --store-file, $" + ws.EnvStoreFile + ", $" + ws.EnvStore + ")"}
 		case len(repoNames) == 0:
 			return &usageError{assembleUsage, "--store needs --repo NAME"}
 		case *diffRev != "":
@@ -89,10 +84,10 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 			return &usageError{assembleUsage, "--overlay goes with --diff-file: the diff names the files to lay over the stored index"}
 		}
 		for _, r := range repoNames {
-			if r == pgstore.AllRepos {
+			if r == ws.AllRepos {
 				continue
 			}
-			if err := pgstore.CheckRepoName(r); err != nil {
+			if err := ws.CheckRepoName(r); err != nil {
 				return &usageError{assembleUsage, err.Error()}
 			}
 		}
@@ -168,7 +163,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	} else if err != nil {
 		return err
 	}
-	ep, err := embeddingsFlags(*embeddings, epConfig)
+	ep, err := ws.EmbeddingsFlags(*embeddings, epConfig)
 	if err != nil {
 		return &usageError{assembleUsage, err.Error()}
 	}
@@ -198,15 +193,15 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	defer batchGC(ctx)()
 	// The vector store the request reads after the index opens is read
 	// while it opens.
-	var vectors *semantic.Prefetch
-	if *embeddings == semantic.ModeWorkspace && plan.WantsSemantic() {
+	var vectors *ws.VectorsPrefetch
+	if *embeddings == ws.EmbeddingsWorkspace && plan.WantsSemantic() {
 		if cdir, err := opts.CacheDirOf(dir); err == nil {
-			vectors = semantic.PrefetchStore(filepath.Join(cdir, semantic.CacheFile))
+			vectors = ws.PrefetchVectors(cdir)
 		}
 	}
-	x, err := index.Open(ctx, dir, opts)
+	x, err := ws.OpenIndex(ctx, dir, opts)
 	bar.finish()
-	if re := (*index.RootReadError)(nil); errors.As(err, &re) {
+	if re := (*ws.RootReadError)(nil); errors.As(err, &re) {
 		return err // names the root and why
 	}
 	if err != nil {
@@ -241,17 +236,17 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	switch {
 	case !*useHistory || !plan.WantsHistory():
 	case single != nil:
-		plan.SetHistory(storeHistory(x.Dir())) // the tree is no git checkout
+		plan.SetHistory(ws.StoreHistory(x.Dir())) // the tree is no git checkout
 	case src != nil: // several repositories: no one history
 	default:
-		plan.SetHistory(loadHistory(ctx, dir, x.Dir(), env))
+		plan.SetHistory(ws.LoadHistory(ctx, dir, x.Dir(), warnf(env)))
 	}
-	if *embeddings != semantic.ModeOff && plan.WantsSemantic() {
-		plan.SetSemantic(loadSemantic(ctx, base, x.Dir(), ep, vectors, false, env))
+	if *embeddings != ws.EmbeddingsOff && plan.WantsSemantic() {
+		plan.SetSemantic(ws.LoadVectors(ctx, base, x.Dir(), ep, vectors, false, warnf(env)))
 	}
 	if *explain && !*asJSON && plan.Request().Format != assemble.JSON {
 		switch {
-		case *embeddings == semantic.ModeOff:
+		case *embeddings == ws.EmbeddingsOff:
 			fmt.Fprintln(env.Stderr, "semantic: off (--embeddings off)")
 		case plan.Request().Semantic == nil:
 			fmt.Fprintln(env.Stderr, "semantic: none (off by --weights, or the vectors could not be computed)")
@@ -293,75 +288,6 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		writeExplain(env.Stderr, resp)
 	}
 	return nil
-}
-
-// loadHistory reads the root's git history through the cache in the
-// index directory; nil when there is none (no git, not a repository), or,
-// with a warning, when it cannot be read.
-func loadHistory(ctx context.Context, root, indexDir string, env Env) *history.Log {
-	warnf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) }
-	cache := ""
-	if indexDir != "" {
-		cache = filepath.Join(indexDir, history.CacheFile)
-	}
-	l, err := history.Load(ctx, root, cache, history.DefaultOptions(), warnf)
-	if err != nil {
-		if !history.Unavailable(err) && ctx.Err() == nil {
-			warnf("history: %v (going on without it)", err)
-		}
-		return nil
-	}
-	return l
-}
-
-// loadSemantic returns the root's chunk vectors through the cache in the
-// index directory: the cached model reused while the tree has drifted
-// little from what it was trained on (only the changed files embedded),
-// trained again past the drift thresholds or with retrain, and written
-// back; nil, with a warning, when they cannot be computed. The answer
-// names the model with the index state (retrieve), so the same state
-// gives the same answer.
-func loadSemantic(ctx context.Context, snap *index.Snapshot, indexDir string, ep *semantic.Endpoint, pre *semantic.Prefetch, retrain bool, env Env) *semantic.Store {
-	warnf := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) }
-	cache := ""
-	if indexDir != "" {
-		cache = filepath.Join(indexDir, semantic.CacheFile)
-	}
-	var s *semantic.Store
-	var err error
-	if ep != nil {
-		ep.Warnf = warnf // a failure is told once, by the endpoint
-		s, _, err = semantic.LoadEndpoint(ctx, snap, cache, ep, nil)
-		if err != nil {
-			return nil
-		}
-		return s
-	}
-	if pre != nil && pre.Path() == cache {
-		s, _, err = semantic.LoadPrefetched(ctx, snap, pre, semantic.DefaultOptions(), retrain, warnf)
-	} else {
-		s, _, err = semantic.Load(ctx, snap, cache, semantic.DefaultOptions(), retrain, warnf)
-	}
-	if err != nil {
-		if ctx.Err() == nil {
-			warnf("semantic vectors: %v (going on without them)", err)
-		}
-		return nil
-	}
-	return s
-}
-
-// embeddingsFlags checks --embeddings and the service's flags
-// (semantic.CheckFlags); it returns the service (nil: none).
-func embeddingsFlags(mode string, cfg *semantic.EndpointConfig) (*semantic.Endpoint, error) {
-	if err := semantic.CheckFlags(mode, *cfg); err != nil {
-		return nil, err
-	}
-	if mode != semantic.ModeEndpoint && (cfg.URL != "" || cfg.Model != "") {
-		return nil, errors.New("--embeddings-endpoint and --embeddings-model go with --embeddings endpoint")
-	}
-	ep, _ := semantic.Resolve(mode, cfg)
-	return ep, nil
 }
 
 // parseFocus reads --focus PATH:LINE[:COL] (retrieve.ParseFocus, the

@@ -10,9 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/ctxls/ctxls/internal/assemble"
-	"github.com/ctxls/ctxls/internal/index"
-	"github.com/ctxls/ctxls/internal/index/walk"
 	"github.com/ctxls/ctxls/internal/tokens"
+	ws "github.com/ctxls/ctxls/internal/workspace"
 )
 
 // Env is what a command runs with.
@@ -39,7 +38,7 @@ func exit(env Env, err error) int {
 	}
 	var ue *usageError
 	var pe *assemble.ParamError
-	var re *walk.RootError
+	var re *ws.RootError
 	switch {
 	case errors.As(err, &ue):
 		fmt.Fprintf(env.Stderr, "ctxls: %s\nusage: %s\n", ue.msg, ue.usage)
@@ -154,16 +153,16 @@ func rootDir(root, usage string) (string, error) {
 }
 
 // indexOptions are the options every CLI command opens an index with.
-func indexOptions(env Env, cacheDir, encoding string) (index.Options, error) {
+func indexOptions(env Env, cacheDir, encoding string) (ws.IndexOptions, error) {
 	// A lazy counter: the index counts tokens only for files it
 	// (re)indexes, and a warm open with nothing changed needs none.
 	counter, err := env.Tokens.Lazy(encoding)
 	if err != nil {
-		return index.Options{}, &assemble.ParamError{Field: "encoding", Msg: err.Error()}
+		return ws.IndexOptions{}, &assemble.ParamError{Field: "encoding", Msg: err.Error()}
 	}
 	// An empty CacheDir lets the index choose: $CTXLS_CACHE_DIR/<hash of
 	// root> or the user cache directory.
-	return index.Options{Counters: map[string]tokens.Counter{encoding: counter}, CacheDir: cacheDir,
+	return ws.IndexOptions{Counters: map[string]tokens.Counter{encoding: counter}, CacheDir: cacheDir,
 		// The cache directory cannot be written: said once, on stderr.
 		Warnf: func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) },
 	}, nil

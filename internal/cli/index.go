@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/ctxls/ctxls/internal/index"
-	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
-	"github.com/ctxls/ctxls/internal/semantic"
+	ws "github.com/ctxls/ctxls/internal/workspace"
 )
 
 const indexUsage = `ctxls index --root DIR [[--store URL | --store-file F] --repo NAME [--store-vectors]] [--json] [--rebuild] [--retrain] [--encoding E] [--cache-dir DIR] [--git-history=false] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]`
@@ -26,9 +23,9 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	encoding := fs.String("encoding", retrieve.DefaultEncoding, "token encoding counted for every chunk")
 	cacheDir := fs.String("cache-dir", "", "index directory for this root: new, empty, or one ctxls made (default $CTXLS_CACHE_DIR/<hash> or the user cache dir)")
 	useHistory := fs.Bool("git-history", true, "also read the root's git history into its cache beside the index (false: leave it)")
-	embeddings := fs.String("embeddings", semantic.DefaultMode, "also compute the semantic channel's vectors, stored beside the index: workspace (learned from the root itself), endpoint (asked of an embeddings service, --embeddings-endpoint …) or off")
-	epConfig := semantic.EndpointFlags(fs)
-	storeSrc := pgstore.SourceFlags(fs, "then publish the index into this PostgreSQL store (postgres://user@host:port/database; with --repo and no --store or --store-file, $CTXLS_STORE_FILE or $CTXLS_STORE) as --repo's next generation")
+	embeddings := fs.String("embeddings", ws.EmbeddingsDefault, "also compute the semantic channel's vectors, stored beside the index: workspace (learned from the root itself), endpoint (asked of an embeddings service, --embeddings-endpoint …) or off")
+	epConfig := ws.AddEndpointFlags(fs)
+	storeSrc := ws.AddStoreFlags(fs, "then publish the index into this PostgreSQL store (postgres://user@host:port/database; with --repo and no --store or --store-file, $CTXLS_STORE_FILE or $CTXLS_STORE) as --repo's next generation")
 	repoName := fs.String("repo", "", "the repository's name in --store (letters, digits, . _ - /)")
 	storeVectors := fs.Bool("store-vectors", false, "with --store: publish the semantic channel's vectors too (they change whole with any change to the tree; without them each replica computes its own)")
 	if help, err := parseFlags(fs, args, indexUsage, env); help || err != nil {
@@ -43,11 +40,11 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	if (dsn == "") != (*repoName == "") {
-		return &usageError{indexUsage, "give --store and --repo together (or --repo with --store-file, $" + pgstore.EnvStoreFile + " or $" + pgstore.EnvStore + ")"}
+		return &usageError{indexUsage, "give --store and --repo together (or --repo with --store-file, $" + ws.EnvStoreFile + " or $" + ws.EnvStore + ")"}
 	}
-	var st *pgstore.Store
+	var st *ws.Store
 	if dsn != "" {
-		if err := pgstore.CheckRepoName(*repoName); err != nil {
+		if err := ws.CheckRepoName(*repoName); err != nil {
 			return &usageError{indexUsage, err.Error()}
 		}
 		// Connect first: a store that cannot be reached fails before the
@@ -57,11 +54,11 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 		}
 		defer st.Close()
 	}
-	ep, err := embeddingsFlags(*embeddings, epConfig)
+	ep, err := ws.EmbeddingsFlags(*embeddings, epConfig)
 	if err != nil {
 		return &usageError{indexUsage, err.Error()}
 	}
-	if *retrain && *embeddings != semantic.ModeWorkspace {
+	if *retrain && *embeddings != ws.EmbeddingsWorkspace {
 		return &usageError{indexUsage, "--retrain trains the workspace embedder: it goes with --embeddings workspace"}
 	}
 	opts, err := indexOptions(env, *cacheDir, *encoding)
@@ -80,31 +77,31 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	defer batchGC(ctx)()
 	// With a store, the index built is published before it is closed,
 	// its git history read into its cache first (the publish carries it).
-	var then func(x *index.Index)
-	var pub *pgstore.PublishStats
+	var then func(x *ws.Index)
+	var pub *ws.PublishStats
 	var pubErr error
 	if st != nil {
-		withVectors := *storeVectors && *embeddings == semantic.ModeWorkspace
-		then = func(x *index.Index) {
+		withVectors := *storeVectors && *embeddings == ws.EmbeddingsWorkspace
+		then = func(x *ws.Index) {
 			if x.Dir() == "" {
 				pubErr = fmt.Errorf("publish %s: the index could not be kept on disk", *repoName)
 				return
 			}
 			if *useHistory {
-				loadHistory(ctx, dir, x.Dir(), env)
+				ws.LoadHistory(ctx, dir, x.Dir(), warnf(env))
 			}
-			var ps pgstore.PublishStats
-			if ps, pubErr = publish(ctx, st, *repoName, x, withVectors); pubErr == nil {
+			var ps ws.PublishStats
+			if ps, pubErr = ws.Publish(ctx, st, *repoName, x, withVectors); pubErr == nil {
 				pub = &ps
 			}
 		}
 	}
 	bs, err := buildIndex(ctx, dir, opts, vectorsOf(*embeddings, *retrain), ep, env, then)
 	bar.finish()
-	var ce *index.CacheDirError
-	var re *index.RootReadError
+	var ce *ws.CacheDirError
+	var re *ws.RootReadError
 	switch {
-	case errors.Is(err, index.ErrNotCacheDir) || errors.As(err, &re):
+	case errors.Is(err, ws.ErrNotCacheDir) || errors.As(err, &re):
 		return err // names the directory, why, and what to do
 	case errors.As(err, &ce):
 		return fmt.Errorf("%w: nothing was saved (give --cache-dir, or $CTXLS_CACHE_DIR, a writable directory with free space)", err)
@@ -117,15 +114,15 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	if *useHistory && bs.Dir != "" && st == nil {
 		// Read the git history into its cache beside the index too: the
 		// next assemble then only checks HEAD.
-		loadHistory(ctx, dir, bs.Dir, env)
+		ws.LoadHistory(ctx, dir, bs.Dir, warnf(env))
 	}
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		if pub != nil {
 			return enc.Encode(struct {
-				index.Stats
-				Publish *pgstore.PublishStats `json:"publish"`
+				ws.IndexStats
+				Publish *ws.PublishStats `json:"publish"`
 			}{bs, pub})
 		}
 		return enc.Encode(bs)
@@ -138,7 +135,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 }
 
 // publishSummary is the line `ctxls index --store` adds.
-func publishSummary(p pgstore.PublishStats) string {
+func publishSummary(p ws.PublishStats) string {
 	var line string
 	if p.Unchanged {
 		line = fmt.Sprintf("publish: %s generation %d unchanged (%d files) in %.2f s", p.Repo, p.Generation, p.Files, p.DurationMs/1000)
@@ -168,7 +165,7 @@ const (
 // vectorsOf is what --embeddings and --retrain ask of buildIndex.
 func vectorsOf(mode string, retrain bool) vectorsWanted {
 	switch {
-	case mode == semantic.ModeOff:
+	case mode == ws.EmbeddingsOff:
 		return vectorsNone
 	case retrain:
 		return vectorsRetrain
@@ -179,28 +176,28 @@ func vectorsOf(mode string, retrain bool) vectorsWanted {
 // buildIndex builds or refreshes the index of root, as index.Build does,
 // and brings the semantic channel's vectors beside it up to date as vec
 // says; then (when set) runs on the index before it is closed.
-func buildIndex(ctx context.Context, root string, opts index.Options, vec vectorsWanted, ep *semantic.Endpoint, env Env, then func(*index.Index)) (index.Stats, error) {
+func buildIndex(ctx context.Context, root string, opts ws.IndexOptions, vec vectorsWanted, ep *ws.Endpoint, env Env, then func(*ws.Index)) (ws.IndexStats, error) {
 	withVectors := vec != vectorsNone
 	if !withVectors && then == nil {
-		return index.Build(ctx, root, opts)
+		return ws.BuildIndex(ctx, root, opts)
 	}
 	opts.Background, opts.Warm = false, false
 	// The vector store synced after the index opens is read while it
 	// opens (as assemble does).
-	var pre *semantic.Prefetch
+	var pre *ws.VectorsPrefetch
 	if withVectors && ep == nil && vec != vectorsRetrain {
 		if cdir, err := opts.CacheDirOf(root); err == nil {
-			pre = semantic.PrefetchStore(filepath.Join(cdir, semantic.CacheFile))
+			pre = ws.PrefetchVectors(cdir)
 		}
 	}
-	x, err := index.Open(ctx, root, opts)
+	x, err := ws.OpenIndex(ctx, root, opts)
 	if err != nil {
-		return index.Stats{}, err
+		return ws.IndexStats{}, err
 	}
 	st := x.Stats()
 	if withVectors && st.Dir != "" {
 		snap, release := x.Snapshot()
-		loadSemantic(ctx, snap, st.Dir, ep, pre, vec == vectorsRetrain, env)
+		ws.LoadVectors(ctx, snap, st.Dir, ep, pre, vec == vectorsRetrain, warnf(env))
 		release()
 	}
 	if then != nil {
@@ -213,7 +210,7 @@ func buildIndex(ctx context.Context, root string, opts index.Options, vec vector
 }
 
 // summary is the one line `ctxls index` prints.
-func summary(st index.Stats) string {
+func summary(st ws.IndexStats) string {
 	var skipped []string
 	keys := make([]string, 0, len(st.Skipped))
 	for k := range st.Skipped {

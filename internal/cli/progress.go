@@ -7,7 +7,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/ctxls/ctxls/internal/index"
+	ws "github.com/ctxls/ctxls/internal/workspace"
 )
 
 // progressBar shows indexing progress on a terminal (files, MB/s, ETA).
@@ -20,7 +20,7 @@ type progressBar struct {
 
 func newProgressBar(w io.Writer) *progressBar { return &progressBar{w: w} }
 
-func (p *progressBar) update(pr index.Progress) {
+func (p *progressBar) update(pr ws.Progress) {
 	if p == nil {
 		return
 	}

@@ -6,16 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/ctxls/ctxls/internal/history"
-	"github.com/ctxls/ctxls/internal/index"
-	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
-	"github.com/ctxls/ctxls/internal/semantic"
 	ws "github.com/ctxls/ctxls/internal/workspace"
 )
 
@@ -23,9 +17,9 @@ import (
 // from (with env, for a command that always reads a store, the
 // environment's when no flag gives one); a connection string that cannot
 // be had is bad usage (of usage).
-func storeDSN(src *pgstore.Source, env bool, usage string) (dsn, from string, err error) {
+func storeDSN(src *ws.StoreFlags, env bool, usage string) (dsn, from string, err error) {
 	dsn, from, err = src.DSN(env)
-	if se := (*pgstore.SourceError)(nil); errors.As(err, &se) {
+	if se := (*ws.StoreFlagsError)(nil); errors.As(err, &se) {
 		return "", "", &usageError{usage, se.Error()}
 	}
 	return dsn, from, err
@@ -35,13 +29,13 @@ func storeDSN(src *pgstore.Source, env bool, usage string) (dsn, from string, er
 // from, and a connection string that does not parse is bad usage (of
 // usage). A password in --store draws a warning: the process list shows
 // it to every user of the machine.
-func openStore(ctx context.Context, src *pgstore.Source, dsn, from, usage string, env Env) (*pgstore.Store, error) {
+func openStore(ctx context.Context, src *ws.StoreFlags, dsn, from, usage string, env Env) (*ws.Store, error) {
 	if src.Exposed() {
-		fmt.Fprintf(env.Stderr, "ctxls: warning: --store holds a password, which every user of this machine can read in the process list: give it in --store-file, $%s or a .pgpass file instead (docs/deploy.md)\n", pgstore.EnvStore)
+		fmt.Fprintf(env.Stderr, "ctxls: warning: --store holds a password, which every user of this machine can read in the process list: give it in --store-file, $%s or a .pgpass file instead (docs/deploy.md)\n", ws.EnvStore)
 	}
-	st, err := pgstore.Open(ctx, dsn)
-	var ue *pgstore.URLError
-	var se *pgstore.SourceError
+	st, err := ws.OpenStore(ctx, dsn)
+	var ue *ws.StoreURLError
+	var se *ws.StoreFlagsError
 	switch {
 	case errors.As(err, &ue):
 		return nil, &usageError{usage, from + ": " + ue.Error()}
@@ -56,82 +50,6 @@ func openStore(ctx context.Context, src *pgstore.Source, dsn, from, usage string
 	return st, nil
 }
 
-// checkoutSource checks the repositories named out of st for a request:
-// one repository's checkout (returned twice: as the source and as
-// itself), or the union of several ('*': every one in the store).
-// The caller closes the source.
-func checkoutSource(ctx context.Context, st *pgstore.Store, names []string, cacheDir string) (ws.StoreSource, *pgstore.Checkout, error) {
-	parent, err := ws.CheckoutParent(cacheDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	if slices.Contains(names, pgstore.AllRepos) {
-		list, err := st.Repos(ctx, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		names = names[:0:0]
-		for _, r := range list {
-			names = append(names, r.Name)
-		}
-	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	var src ws.StoreSource
-	var single *pgstore.Checkout
-	switch len(names) {
-	case 0:
-		return nil, nil, errors.New("--repo '*': the store has no repository")
-	case 1:
-		co, err := st.Checkout(ctx, names[0], parent, nil)
-		if err != nil {
-			return nil, nil, storeError(err)
-		}
-		src, single = co, co
-	default:
-		u, err := st.CheckoutUnion(ctx, names, parent, nil)
-		if err != nil {
-			return nil, nil, storeError(err)
-		}
-		src = u
-	}
-	return src, single, nil
-}
-
-// storeHistory returns the history a checkout came with (nil: none).
-func storeHistory(indexDir string) *history.Log {
-	return history.LoadCache(filepath.Join(indexDir, history.CacheFile))
-}
-
-// publish publishes the open index x as repo's next generation, with
-// the git history's cache and, withVectors, the semantic channel's vectors
-// (which change whole with any change to the tree: the vectors of a
-// workspace are trained on all of it, so a replica computing its own keeps
-// publishes small).
-func publish(ctx context.Context, st *pgstore.Store, repo string, x *index.Index, withVectors bool) (pgstore.PublishStats, error) {
-	snap, release := x.Snapshot()
-	defer release()
-	d := x.Dir()
-	// The index directory keeps the publish's record: the next publish
-	// checks the store's rows against it instead of reading them back.
-	po := pgstore.PublishOptions{Producer: x.ChunkingKey(), RecordDir: d}
-	var err error
-	if po.Image, err = x.ImageFiles(ctx); err != nil {
-		return pgstore.PublishStats{}, fmt.Errorf("publish %s: %w", repo, err)
-	}
-	po.Sides = []pgstore.Side{{Name: history.CacheFile, Path: filepath.Join(d, history.CacheFile)}}
-	if withVectors {
-		vp := filepath.Join(d, semantic.CacheFile)
-		// The side file is the cache file alone: a delta beside it is
-		// folded in first.
-		if err := semantic.Fold(vp); err != nil {
-			return pgstore.PublishStats{}, fmt.Errorf("publish %s: %w", repo, err)
-		}
-		po.Sides = append(po.Sides, pgstore.Side{Name: semantic.CacheFile, Path: vp})
-	}
-	return st.Publish(ctx, repo, snap, po)
-}
-
 const storeUsage = `ctxls store repos STORE [--json] | ctxls store token STORE --name NAME --repos A,B|'*' | ctxls store revoke STORE --name NAME
   STORE: --store URL | --store-file FILE | $CTXLS_STORE_FILE | $CTXLS_STORE`
 
@@ -141,7 +59,7 @@ func runStore(ctx context.Context, args []string, env Env) error {
 		return &usageError{storeUsage, "give a store command: repos, token or revoke"}
 	}
 	fs := newFlagSet("store " + args[0])
-	src := pgstore.SourceFlags(fs, "the store: postgres://user@host:port/database")
+	src := ws.AddStoreFlags(fs, "the store: postgres://user@host:port/database")
 	name := fs.String("name", "", "the token's name")
 	repos := fs.String("repos", "", "the repositories a token grants, comma-separated ('*': every one)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -153,7 +71,7 @@ func runStore(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	if dsn == "" {
-		return &usageError{storeUsage, "--store is required (or --store-file, $" + pgstore.EnvStoreFile + ", $" + pgstore.EnvStore + ")"}
+		return &usageError{storeUsage, "--store is required (or --store-file, $" + ws.EnvStoreFile + ", $" + ws.EnvStore + ")"}
 	}
 	st, err := openStore(ctx, src, dsn, from, storeUsage, env)
 	if err != nil {
@@ -168,7 +86,7 @@ func runStore(ctx context.Context, args []string, env Env) error {
 		}
 		if *asJSON {
 			if list == nil {
-				list = []pgstore.RepoInfo{}
+				list = []ws.RepoInfo{}
 			}
 			enc := json.NewEncoder(env.Stdout)
 			enc.SetIndent("", "  ")
@@ -198,21 +116,36 @@ func runStore(ctx context.Context, args []string, env Env) error {
 }
 
 // printableName returns a repository's name as the store holds it when it
-// is one that ctxls writes (pgstore.CheckRepoName), else quoted with
+// is one that ctxls writes (ws.CheckRepoName), else quoted with
 // every control and non-ASCII character escaped: a row written into the
 // store by other means must not reach a terminal's escape sequences
 // (clearing the screen, writing the clipboard, forging lines).
 func printableName(name string) string {
-	if pgstore.CheckRepoName(name) == nil {
+	if ws.CheckRepoName(name) == nil {
 		return name
 	}
 	return strconv.QuoteToASCII(name)
 }
 
+// checkoutSource checks the repositories named out of st for a request
+// (workspace.CheckoutSource), saying what to do about a store's refusal.
+func checkoutSource(ctx context.Context, st *ws.Store, names []string, cacheDir string) (ws.StoreSource, *ws.Checkout, error) {
+	src, single, err := ws.CheckoutSource(ctx, st, names, cacheDir)
+	if err != nil {
+		return nil, nil, storeError(err)
+	}
+	return src, single, nil
+}
+
+// warnf writes a warning on env's standard error.
+func warnf(env Env) func(format string, args ...any) {
+	return func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) }
+}
+
 // storeError says what to do about a store's refusal.
 func storeError(err error) error {
 	switch {
-	case errors.Is(err, pgstore.ErrNoRepo):
+	case errors.Is(err, ws.ErrNoRepo):
 		return fmt.Errorf("%w (ctxls store repos --store URL lists them)", err)
 	}
 	return err
@@ -221,11 +154,11 @@ func storeError(err error) error {
 // overlayDiff lays the files diff touches, read from dir (a pull request's
 // checkout), over the stored index through o: changed and added files
 // with dir's content, deleted and renamed-away ones hidden. dir's files
-// are read as an index of dir would read them (index.Overlay.LayTree):
+// are read as an index of dir would read them (ws.Overlay.LayTree):
 // one the walk's rules refuse — a symbolic link out of dir or into .git,
 // a secret, an ignored file, one over the size limit — is hidden too,
 // and returned among the skipped.
-func overlayDiff(ctx context.Context, o *index.Overlay, dir, diff string) ([]index.Skipped, error) {
+func overlayDiff(ctx context.Context, o *ws.Overlay, dir, diff string) ([]ws.Skipped, error) {
 	files, err := retrieve.ParseDiff(diff)
 	if err != nil {
 		return nil, fmt.Errorf("--diff-file: %w", err)
