@@ -42,48 +42,60 @@ type channel struct {
 	add func(r *run) error
 }
 
-// builtinChannels is the channel table: every channel, in the order they
-// run and are fused (the order is part of the ranking: fusion sums in
-// it), each with its default weight. Adding a channel is a file with its
-// code, options and state, and a row here.
+// builtinChannels is the channel table with each channel's default
+// weight (defaults.json).
 func builtinChannels() []channel {
+	chans := channelTable()
+	d := mustDefaults(namesOf(chans))
+	for i := range chans {
+		chans[i].weight = d.weights[chans[i].name]
+	}
+	return chans
+}
+
+// channelTable is every channel, in the order they run and are fused (the
+// order is part of the ranking: fusion sums in it); their default weights
+// and options are data (defaults.json). Adding a channel is a file with
+// its code, options and state, a row here, and its entry in
+// defaults.json.
+func channelTable() []channel {
 	return []channel{
-		{name: ChanLexical, weight: 1.0, shown: 4, rank: (*run).lexical},
+		{name: ChanLexical, shown: 4, rank: (*run).lexical},
 		// Symbol ranks the definitions of the names a request spells; at
 		// the lexical channel's weight a name that several files define
 		// put all of them ahead of the file the question is about (0.5:
 		// MRR +0.005 … +0.012 on the eval and the held-out check,
 		// docs/tuning-log.md, "The component a question names").
-		{name: ChanSymbol, weight: 0.5, shown: 3, rank: (*run).symbol},
-		{name: ChanPath, weight: 0.7, shown: 5, rank: (*run).path, scale: (*run).pathScale},
-		{name: ChanFocus, weight: 2.0, shown: 1, wants: hasFocus, rank: (*run).focus},
+		{name: ChanSymbol, shown: 3, rank: (*run).symbol},
+		{name: ChanPath, shown: 5, rank: (*run).path, scale: (*run).pathScale},
+		{name: ChanFocus, shown: 1, wants: hasFocus, rank: (*run).focus},
 		// Diff ranks the units a diff changes and their callers. The
 		// changed units are the reviewer's own (ranked down further by
 		// Options.DiffSelfPenalty); since the history channel brings the
 		// files that change together, 2.0 put them first and cost the
 		// diff task's MRR 0.07 (docs/tuning-log.md, the diff channel's
 		// weight: 0.478 at 2.0, 0.546 at 0.25).
-		{name: ChanDiff, weight: 0.25, shown: 2, wants: hasDiff, rank: (*run).diffChannel},
-		{name: ChanGraph, weight: 0.4, shown: 6, rank: (*run).graph},
+		{name: ChanDiff, shown: 2, wants: hasDiff, rank: (*run).diffChannel},
+		{name: ChanGraph, shown: 6, rank: (*run).graph},
 		// Overview fills what room the other channels leave with the
 		// workspace's most-referenced definitions (a repo map).
-		{name: ChanOverview, weight: 0.2, shown: 8, rank: (*run).overview},
+		{name: ChanOverview, shown: 8, rank: (*run).overview},
 		// Semantic is the workspace embedder's channel (when the request
 		// brings vectors).
-		{name: ChanSemantic, weight: 0.5, shown: 10, wants: hasVectors, start: (*run).startSemantic, rank: (*run).semanticChannel},
+		{name: ChanSemantic, shown: 10, wants: hasVectors, start: (*run).startSemantic, rank: (*run).semanticChannel},
 		// Conversation: earlier turns, searched like the query at this
 		// weight.
-		{name: ChanConversation, weight: 0.3, shown: 12, wants: hasConversation, add: (*run).conversation},
+		{name: ChanConversation, shown: 12, wants: hasConversation, add: (*run).conversation},
 		// Activity: the edited ranges' chunks as candidates; times
 		// Options.ActivityPrior, the open buffers' prior.
-		{name: ChanActivity, weight: 1.0, shown: 11, wants: hasActivity, rank: (*run).activityEdits},
+		{name: ChanActivity, shown: 11, wants: hasActivity, rank: (*run).activityEdits},
 		// History weighs the co-change channel of a diff; times
 		// Options.HistoryPrior it is the recency prior's strength.
-		{name: ChanHistory, weight: 1.0, shown: 9, wants: hasHistory, add: (*run).history},
+		{name: ChanHistory, shown: 9, wants: hasHistory, add: (*run).history},
 		// Neighbor is not a ranking: a neighbor of one of the best
 		// candidates gets half of its fused score, times this weight
 		// (0.5: the eval finds full weight crowds out other files).
-		{name: ChanNeighbor, weight: 0.5, shown: 7, after: true, add: (*run).neighbors},
+		{name: ChanNeighbor, shown: 7, after: true, add: (*run).neighbors},
 	}
 }
 

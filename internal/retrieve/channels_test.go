@@ -2,8 +2,10 @@ package retrieve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/internal/assemble"
@@ -25,7 +27,18 @@ func TestToyChannelJoinsTheFusion(t *testing.T) {
 	const toy = "toy"
 	ran := 0
 	e := NewEngine(tokens.NewRegistry())
-	e.channels = append(e.channels, channel{name: toy, weight: 1, shown: 99, rank: func(r *run) ([]index.ChunkID, error) {
+	// Its defaults: an entry beside the others' in defaults.json.
+	var file map[string]any
+	if err := json.Unmarshal(defaultsJSON, &file); err != nil {
+		t.Fatal(err)
+	}
+	file["channels"].(map[string]any)[toy] = map[string]any{"weight": 1}
+	data, _ := json.Marshal(file)
+	d, err := parseDefaults(data, append(Channels(), toy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.channels = append(e.channels, channel{name: toy, weight: d.weights[toy], shown: 99, rank: func(r *run) ([]index.ChunkID, error) {
 		ran++
 		var ids []index.ChunkID
 		for _, c := range r.files().ChunksOf("zoo/zebra.go") {
@@ -96,5 +109,43 @@ func TestChannelTable(t *testing.T) {
 	}
 	if w := DefaultWeights(); len(w) != len(chans) {
 		t.Errorf("DefaultWeights() has %d channels, the table %d", len(w), len(chans))
+	}
+}
+
+// The defaults are data (defaults.json), checked as they are read: every
+// channel of the table has its entry and weight and no other channel has
+// one, a channel's knobs are its own options struct's, a step's are a
+// known struct's, and every option has its default.
+func TestDefaultsFile(t *testing.T) {
+	names := Channels()
+	if _, err := parseDefaults(defaultsJSON, names); err != nil {
+		t.Fatalf("the embedded defaults: %v", err)
+	}
+	edit := func(f func(m map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(defaultsJSON, &m); err != nil {
+			t.Fatal(err)
+		}
+		f(m)
+		b, _ := json.Marshal(m)
+		return b
+	}
+	chans := func(m map[string]any) map[string]any { return m["channels"].(map[string]any) }
+	for _, c := range []struct {
+		name, want string
+		data       []byte
+	}{
+		{"a channel without its entry", `no entry for channel "graph"`, edit(func(m map[string]any) { delete(chans(m), ChanGraph) })},
+		{"an unknown channel", `unknown channel "nosuch"`, edit(func(m map[string]any) { chans(m)["nosuch"] = map[string]any{"weight": 1} })},
+		{"a weight of 0", "channels.path: weight 0", edit(func(m map[string]any) { chans(m)[ChanPath].(map[string]any)["weight"] = 0 })},
+		{"another channel's knob", `channels.path.options: json: unknown field "LexicalK"`, edit(func(m map[string]any) {
+			chans(m)[ChanPath].(map[string]any)["options"] = map[string]any{"LexicalK": 1}
+		})},
+		{"an unknown step", `unknown options struct "NoOptions"`, edit(func(m map[string]any) { m["steps"].(map[string]any)["NoOptions"] = map[string]any{} })},
+		{"an option without its default", "no default for option RRFK", edit(func(m map[string]any) { delete(m["engine"].(map[string]any), "RRFK") })},
+	} {
+		if _, err := parseDefaults(c.data, names); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
 	}
 }

@@ -17,9 +17,12 @@
 //   - channels.go: the channel table — every channel (lexical.go,
 //     symbol.go, path.go, focus.go, diffchannel.go, graph.go, overview.go,
 //     semantic.go, activity.go, history.go, neighbor.go), in the order it
-//     runs, with its default weight. Each channel's file holds its code,
-//     its options struct (embedded in Options, options.go) and its
-//     per-request state (embedded in run, run.go).
+//     runs. Each channel's file holds its code, its options struct
+//     (embedded in Options, options.go) and its per-request state
+//     (embedded in run, run.go).
+//   - defaults.json (read by defaults.go): the defaults as data — each
+//     channel's weight and knobs, the engine's and the steps' knobs —
+//     beside the file model's fitted weights (filemodel.json).
 //   - fusion.go: runs the channels and fuses their rankings.
 //   - priors.go: the steps after fusion that rank kinds of files down or
 //     up; filerank.go: the file model's order of the best files.
