@@ -20,7 +20,6 @@ import (
 	"github.com/ctxls/ctxls/internal/pgstore"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
-	"github.com/ctxls/ctxls/internal/tokens"
 	"github.com/ctxls/ctxls/internal/workspace"
 )
 
@@ -138,12 +137,14 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	defer closeLog()
 	logger := log.New(logw, "ctxls mcp: ", log.LstdFlags|log.Lmicroseconds)
-	reg := tokens.NewRegistry()
+	core := newServerCore(logger.Printf, *cacheDir)
 	var repos *workspace.Repos
 	var grant func(*sdk.CallToolRequest) (*pgstore.Grant, error)
 	if store != nil {
 		var err error
-		if repos, err = serveRepos(store, *cacheDir, workspace.NewPool(logger.Printf), sharedIndexOptions(reg, ""), logger.Printf); err != nil {
+		// A checkout's index lives in the checkout (its cache directory
+		// set by the workspace), whatever the index options' own.
+		if repos, err = serveRepos(store, *cacheDir, core.pool, core.indexOptions, logger.Printf); err != nil {
 			fmt.Fprintf(stderr, "ctxls mcp: %v\n", err)
 			return 1
 		}
@@ -154,9 +155,10 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	srv, err := mcp.New(mcp.Options{
 		Repos:              repos,
 		Grant:              grant,
-		Engine:             retrieve.NewEngine(reg),
-		Tokens:             reg,
-		IndexOptions:       sharedIndexOptions(reg, *cacheDir),
+		Engine:             core.engine,
+		Tokens:             core.reg,
+		IndexOptions:       core.indexOptions,
+		Pool:               core.pool,
 		Roots:              roots,
 		ClientRoots:        *httpAddr == "" && len(roots) == 0,
 		NoWatch:            *noWatch,

@@ -161,20 +161,38 @@ func openLog(name string, stderr io.Writer) (w io.Writer, close func(), err erro
 	return f, func() { f.Close() }, nil
 }
 
-// serverOptions wires the language server to the engine and the on-disk
-// indexes, configured as `ctxls index` and `ctxls assemble` configure
-// them (so that they share one index per root).
+// serverOptions wires the language server to the process's server core
+// (newServerCore): the engine, the one Pool of roots, the on-disk
+// indexes configured as `ctxls index` and `ctxls assemble` configure them
+// (so that they share one index per root).
 func serverOptions(logger *log.Logger, cacheDir string) lsp.Options {
-	reg := tokens.NewRegistry()
+	c := newServerCore(logger.Printf, cacheDir)
 	return lsp.Options{
-		Engine:       retrieve.NewEngine(reg),
-		Tokens:       reg,
-		IndexOptions: sharedIndexOptions(reg, cacheDir),
+		Engine:       c.engine,
+		Tokens:       c.reg,
+		IndexOptions: c.indexOptions,
 		// One index per root for every session of the process.
-		Pool:    workspace.NewPool(logger.Printf),
+		Pool:    c.pool,
 		Logf:    logger.Printf,
 		Version: version(),
 	}
+}
+
+// serverCore is what the two servers (serve, mcp) start alike: one token
+// registry and engine, one Pool of roots — directories and, on a server
+// of an index store, its repositories (serveRepos) — and the index
+// options every root shares with `ctxls index` and `ctxls assemble`.
+type serverCore struct {
+	reg          *tokens.Registry
+	engine       *retrieve.Engine
+	pool         *workspace.Pool
+	indexOptions func(root string) index.Options
+}
+
+// newServerCore starts a server's core; cacheDir is --cache-dir.
+func newServerCore(logf func(format string, args ...any), cacheDir string) serverCore {
+	reg := tokens.NewRegistry()
+	return serverCore{reg: reg, engine: retrieve.NewEngine(reg), pool: workspace.NewPool(logf), indexOptions: sharedIndexOptions(reg, cacheDir)}
 }
 
 // sharedIndexOptions are the index options of a long-running server (serve

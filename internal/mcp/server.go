@@ -61,6 +61,9 @@ type Options struct {
 	// reads only those its token grants (Grant). Roots and ClientRoots
 	// are then unused.
 	Repos *workspace.Repos
+	// Pool shares roots with the process's other faces (one Root per
+	// directory; the Repos' pool); nil gives the server a pool of its own.
+	Pool *workspace.Pool
 	// Grant returns what a call may read on a server of Repos: nil
 	// grants every repository (a stdio server, whose user holds the
 	// store's URL); an error refuses the call.
@@ -104,6 +107,9 @@ func New(opts Options) (*Server, error) {
 	if opts.IndexWait == 0 {
 		opts.IndexWait = DefaultIndexWait
 	}
+	if opts.Pool == nil {
+		opts.Pool = workspace.NewPool(opts.Logf)
+	}
 	if opts.WorkDir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -124,7 +130,7 @@ func New(opts Options) (*Server, error) {
 	opts.Roots = roots
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{opts: opts, ctx: ctx, cancel: cancel,
-		pool: workspace.NewPool(opts.Logf), spaces: map[string]*space{}, sessions: map[*sdk.ServerSession]*sessionRoots{},
+		pool: opts.Pool, spaces: map[string]*space{}, sessions: map[*sdk.ServerSession]*sessionRoots{},
 		clients: map[*sdk.ServerSession]*clientState{}}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "ctxls", Title: "ctxls context engine", Version: opts.Version},
 		&sdk.ServerOptions{

@@ -57,7 +57,10 @@ type PartInfo struct {
 	Handles   []string       `json:"handles" jsonschema:"handles of the units it shows (for expand_context)"`
 }
 
-// Stats summarize a context.
+// Stats summarize a context: assemble.Stats with the tool's schema (its
+// descriptions, and indexState always present); the two have the same
+// fields, so that one converts to the other (statsOf) and a field added
+// to one and not the other does not compile.
 type Stats struct {
 	TotalTokens    int    `json:"totalTokens" jsonschema:"tokens of the rendered context"`
 	MaxTokens      int    `json:"maxTokens"`
@@ -358,9 +361,5 @@ func partInfos(parts []assemble.Part) []PartInfo {
 	return out
 }
 
-func statsOf(st assemble.Stats) Stats {
-	return Stats{TotalTokens: st.TotalTokens, MaxTokens: st.MaxTokens, Files: st.Files, Parts: st.Parts,
-		Candidates: st.Candidates, DedupRemoved: st.DedupRemoved, TruncatedParts: st.TruncatedParts,
-		DroppedParts: st.DroppedParts, Encoding: st.Encoding, IndexState: st.IndexState,
-		IndexComplete: st.IndexComplete, Note: st.Note}
-}
+// statsOf is a context's stats as the tools give them.
+func statsOf(st assemble.Stats) Stats { return Stats(st) }
