@@ -5,8 +5,9 @@
 // It decodes messages, keeps the per-connection state (workspace folders,
 // open buffers, settings, in-flight requests), picks the index snapshot a
 // request reads and dispatches to the engine; the retrieval and assembly
-// logic lives in packages retrieve, assemble and index, which never import
-// this one. Each LSP method has its handler in the file named after it
+// logic lives in packages retrieve and assemble, and the roots in package
+// workspace, which never import this one (nor does this package import
+// what lies below the workspace: index, pgstore, history, semantic). Each LSP method has its handler in the file named after it
 // (context_assemble.go, did_change.go, …); dispatch.go lists them.
 //
 // Ordering: notifications, initialize, shutdown and $/cancelRequest are

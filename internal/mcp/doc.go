@@ -11,7 +11,8 @@
 //   - expand_context: handles from an earlier result, or a path and line
 //     ranges → their text in full, under a budget.
 //   - find_symbol: a name or qualified name → its definitions (and, when
-//     asked, the chunks that reference it) from the index's symbol table.
+//     asked, the chunks that reference it) from the index's symbol table
+//     (workspace.FindSymbol).
 //   - index_status: per root, what is indexed and whether it is complete.
 //
 // A Server keeps one workspace per root: the same on-disk index that
@@ -28,7 +29,10 @@
 // client's roots (roots/list) when it offers them, else the working
 // directory. Paths outside the roots are refused.
 //
-// The retrieval and assembly logic lives in packages retrieve, assemble and
-// index; this package decodes tool arguments, picks the workspace and the
-// snapshot, and shapes results.
+// The retrieval and assembly logic lives in packages retrieve and
+// assemble, the roots and find_symbol's search in package workspace; this
+// package decodes tool arguments, picks the workspace's target and
+// snapshot, has the engine check the request once (its plan), and shapes
+// results. It imports nothing below the workspace (index, pgstore,
+// history, semantic).
 package mcp

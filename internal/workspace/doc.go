@@ -22,7 +22,17 @@
 // of several, held by their users and at most ReposOptions.MaxUnions of
 // them open.
 //
-// Faces decode their wire format, acquire a View, call the engine
-// (retrieve) with it and shape the answer; the request itself is
-// normalised once, by retrieve.Request.Normalize.
+// A request reads a Target: a directory, a repository of the store, or a
+// union of several (UnionTarget; Repos.Open).
+//
+// Faces decode their wire format, have the engine check the request once
+// (retrieve.Engine.Plan), acquire a View, give the plan the root's history
+// and vectors (View.Attach), run it (retrieve.Engine.AssemblePlan) and
+// shape the answer. A face imports this package and the engine, never
+// package index, pgstore, history or semantic: what it needs of them is
+// named and done here — vocab.go (the words a face passes through: index
+// options, a snapshot, a store's grant and errors, the embeddings' modes),
+// symbols.go (find_symbol's search), call.go (a CLI call's history,
+// vectors, store checkout and publish). TestFacesImportOnlyTheWorkspace
+// keeps it so.
 package workspace
