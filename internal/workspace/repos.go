@@ -213,9 +213,6 @@ func NewRepos(store *pgstore.Store, pool *Pool, opts ReposOptions) *Repos {
 	return rs
 }
 
-// Store is the store served.
-func (rs *Repos) Store() *pgstore.Store { return rs.store }
-
 // MaxUnions is how many unions stay open (ReposOptions.MaxUnions).
 func (rs *Repos) MaxUnions() int { return rs.opts.MaxUnions }
 
