@@ -7,7 +7,8 @@ import (
 )
 
 // didChangeWatchedFiles handles "workspace/didChangeWatchedFiles": each
-// changed path is re-read from disk by its folder's shared index (created
+// changed path goes to its folder's Root (one queue of disk changes per
+// root, workspace.Root.Changed) and is re-read from disk by the shared index (created
 // and changed files updated, deleted files and directories dropped, a new
 // directory listed); a session's open buffer of the path still overrides
 // the disk in that session's answers.
@@ -24,7 +25,7 @@ func (s *session) didChangeWatchedFiles(params json.RawMessage) error {
 			continue
 		}
 		if f, rel, ok := s.folderOfLocked(path); ok && !inVCSDir(rel) {
-			f.queue.push(change{kind: changeDisk, rel: rel})
+			f.diskChanged(rel)
 		}
 	}
 	return nil

@@ -13,10 +13,12 @@
 // Ordering: notifications, initialize, shutdown and $/cancelRequest are
 // handled on the connection's read goroutine in arrival order; other
 // requests run on goroutines of their own, so a slow request never blocks
-// a cancellation or an edit, and a handler may call the client. Edits are
-// applied to a folder's index by one worker per folder; a request waits
-// until the edits sent before it are applied, then reads one immutable
-// snapshot. See docs/protocol.md for what a client sees.
+// a cancellation or an edit, and a handler may call the client. Edits of
+// open buffers are applied to the session by one worker per folder; disk
+// changes (didChangeWatchedFiles) go to the folder's workspace Root, whose
+// one queue every session of the root shares; a request waits until the
+// edits and disk changes sent before it are applied, then reads one
+// immutable snapshot. See docs/protocol.md for what a client sees.
 //
 // On a network face (ctxls serve --listen) Options.Access admits a
 // session: initialize must carry the token, and every workspace folder the

@@ -72,6 +72,9 @@ type folder struct {
 
 	mu      sync.Mutex // guards the fields below
 	closing bool
+	// disk are the disk changes told before the folder had its Root;
+	// they go to it once it has (diskChanged).
+	disk []string
 	// pins counts the requests that arrived while the folder was open
 	// (see pin): close waits for them before it stops anything.
 	pins sync.WaitGroup
@@ -138,7 +141,14 @@ func (f *folder) open(cfg folderConfig, onOpen, onBuilt func(*folder)) {
 			r = f.pool.Acquire(f.root, cfg.indexOptions(), workspace.RootOptions{})
 		}
 		f.sess = r.NewSession(cfg.maxHeld)
+		f.mu.Lock()
 		f.rt.Store(r)
+		disk := f.disk
+		f.disk = nil
+		f.mu.Unlock()
+		for _, rel := range disk {
+			r.Changed(rel)
+		}
 		if cfg.warn != nil {
 			r.Listen(f, cfg.warn)
 		}
@@ -185,6 +195,22 @@ func (f *folder) progress() *workspace.Progress {
 	return nil
 }
 
+// diskChanged tells the folder's Root that the file at rel changed on
+// disk (the client's didChangeWatchedFiles): the Root's queue applies it,
+// and a request waits for it (workspace.Session.Acquire). Before the
+// folder has its Root the change waits in the folder.
+func (f *folder) diskChanged(rel string) {
+	f.mu.Lock()
+	r := f.rt.Load()
+	if r == nil {
+		f.disk = append(f.disk, rel)
+	}
+	f.mu.Unlock()
+	if r != nil {
+		r.Changed(rel)
+	}
+}
+
 // apply applies a batch of queued changes. It runs on the queue's worker
 // goroutine.
 func (f *folder) apply(changes []change) {
@@ -194,8 +220,6 @@ func (f *folder) apply(changes []change) {
 		switch c.kind {
 		case changeDocument:
 			err = f.applyDocument(ctx, c.rel)
-		case changeDisk:
-			f.rt.Load().Changed(c.rel)
 		}
 		if err != nil && ctx.Err() == nil {
 			f.logf("%s: %v", f.root, err)

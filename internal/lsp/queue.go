@@ -6,16 +6,15 @@ import (
 	"sync"
 )
 
-// changeKind is what a queued change does to a folder's index.
+// changeKind is what a queued change does to a folder's session. The
+// disk's changes are not queued here: they go to the folder's Root, whose
+// queue every session of it shares (folder.diskChanged).
 type changeKind int
 
 const (
-	// changeDocument: bring the index in line with the editor buffer of
+	// changeDocument: bring the session in line with the editor buffer of
 	// the path (overlay it if open and allowed, else drop the overlay).
 	changeDocument changeKind = iota
-	// changeDisk: the file at the path changed on disk (created, changed
-	// or deleted); re-read it unless a buffer overrides it.
-	changeDisk
 )
 
 // change is one queued change of one path (folder-relative slash path).
