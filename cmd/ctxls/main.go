@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 
 	"golang.org/x/term"
@@ -31,6 +32,14 @@ func main() {
 		if out, err := os.Create(f); err == nil && pprof.StartCPUProfile(out) == nil {
 			defer out.Close()
 			defer pprof.StopCPUProfile()
+		}
+	}
+	// CTXLS_TRACE=FILE writes an execution trace of the whole run (go tool
+	// trace FILE): where a short call's wall time goes, phase by phase.
+	if f := os.Getenv("CTXLS_TRACE"); f != "" {
+		if out, err := os.Create(f); err == nil && trace.Start(out) == nil {
+			defer out.Close()
+			defer trace.Stop()
 		}
 	}
 	// CTXLS_MEMPROFILE=FILE writes a heap profile at the end of the run
@@ -55,6 +64,7 @@ func main() {
 	stop()
 	if code != 0 {
 		pprof.StopCPUProfile()
+		trace.Stop()
 		os.Exit(code)
 	}
 }
