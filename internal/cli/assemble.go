@@ -249,7 +249,13 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	default:
 		plan.History = loadHistory(ctx, dir, x.Dir(), env)
 	}
-	if *embeddings != semantic.ModeOff && engine.WantsSemantic(&plan.Request) {
+	if u, ok := src.(*pgstore.Union); ok && *embeddings == semantic.ModeWorkspace && engine.WantsSemantic(&plan.Request) {
+		// Several repositories: their vectors are each one's own, as every
+		// replica computes them.
+		if plan.Semantic, err = ws.UnionVectors(ctx, base, u.Repos, nil); err != nil {
+			fmt.Fprintf(env.Stderr, "ctxls: warning: semantic vectors: %v (going on without them)\n", err)
+		}
+	} else if *embeddings != semantic.ModeOff && engine.WantsSemantic(&plan.Request) {
 		plan.Semantic = loadSemantic(ctx, base, x.Dir(), ep, vectors, false, env)
 	}
 	if *explain && !*asJSON && plan.Format != assemble.JSON {

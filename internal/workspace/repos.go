@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/pgstore"
+	"github.com/ctxls/ctxls/internal/semantic"
 )
 
 // Repos serves the repositories of a store (package pgstore) as roots:
@@ -44,6 +45,8 @@ type Repos struct {
 	// the roots that read it (its own, unions): two checkouts of one
 	// directory in a process would wait on each other's lock.
 	cos map[string]*sharedCheckout
+	// vparts are the repositories' vectors the unions are composed of.
+	vparts VectorParts
 }
 
 // sharedCheckout is one repository's checkout, made once.
@@ -422,7 +425,15 @@ func (rs *Repos) checkout(e *repoRoot, open func() (StoreSource, error)) {
 	e.gens = rs.generations(e.names)
 	root, _ := src.Dirs()
 	// A union has no history of its own; a repository came with its own.
-	e.root = rs.pool.Acquire(root, opts, RootOptions{HistoryFromCache: !e.union()})
+	// A union's vectors are its repositories' (UnionVectors).
+	ro := RootOptions{HistoryFromCache: !e.union()}
+	if e.union() {
+		names := e.names
+		ro.Vectors = func(ctx context.Context, snap *index.Snapshot) (*semantic.Store, error) {
+			return UnionVectors(ctx, snap, names, &rs.vparts)
+		}
+	}
+	e.root = rs.pool.Acquire(root, opts, ro)
 	rs.opts.Logf("%s: checked out", name)
 }
 

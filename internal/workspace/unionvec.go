@@ -1,0 +1,136 @@
+package workspace
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/semantic"
+)
+
+// UnionVectors returns the workspace embedder's vectors for snap, the
+// index of a union of repositories (pgstore.Union: each repository's
+// files under its name; repos sorted): each repository's files embedded by
+// a model trained on that repository's files alone (semantic.BuildOn: a
+// fixed seed, path order), composed in the repositories' order
+// (semantic.Compose). They are a function of the repositories' content
+// only, never of what a process saw before: every replica and the CLI
+// compute the same vectors for the same generations, and a repository's
+// new generation trains that repository's part again, not the others'.
+// parts (nil: none) keeps the parts computed, by content, for the next
+// call.
+func UnionVectors(ctx context.Context, snap *index.Snapshot, repos []string, parts *VectorParts) (*semantic.Store, error) {
+	out := make([]*semantic.Store, len(repos))
+	for i, repo := range repos {
+		key := partKey(snap, repo)
+		build := func() (*semantic.Store, error) {
+			prefix := repo + "/"
+			s, _, err := semantic.BuildOn(ctx, snap, semantic.DefaultOptions(), func(p string) bool { return strings.HasPrefix(p, prefix) })
+			if err != nil {
+				return nil, fmt.Errorf("the vectors of %s: %w", repo, err)
+			}
+			return s, nil
+		}
+		var err error
+		if parts == nil {
+			out[i], err = build()
+		} else {
+			out[i], err = parts.get(ctx, repo, key, build)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return semantic.Compose(out)
+}
+
+// partKey names the content of repository repo in snap: its files' paths
+// and content hashes.
+func partKey(snap *index.Snapshot, repo string) string {
+	paths, hashes := snap.Paths(), snap.Hashes()
+	prefix := repo + "/"
+	h := sha256.New()
+	h.Write([]byte(repo + "\x00"))
+	i, _ := slices.BinarySearch(paths, prefix)
+	for ; i < len(paths) && strings.HasPrefix(paths[i], prefix); i++ {
+		h.Write([]byte(paths[i] + "\x00" + hashes[i] + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// VectorParts keeps the vectors of the repositories of unions
+// (UnionVectors), one content of each repository, for the unions of a
+// process: a union asked for again, or another union with the same
+// repository, reuses its part; at most maxVectorParts repositories are
+// kept, the least recently used dropped first.
+type VectorParts struct {
+	mu    sync.Mutex
+	tick  uint64
+	parts map[string]*vectorPart // by repository
+}
+
+// maxVectorParts bounds the repositories whose vectors VectorParts keeps:
+// twice what one union reads.
+const maxVectorParts = 64
+
+type vectorPart struct {
+	key   string
+	used  uint64
+	ready chan struct{}
+	s     *semantic.Store
+	err   error
+}
+
+// get returns repo's part for content key, building it once (build)
+// however many ask at once; a failure is forgotten.
+func (vp *VectorParts) get(ctx context.Context, repo, key string, build func() (*semantic.Store, error)) (*semantic.Store, error) {
+	vp.mu.Lock()
+	if vp.parts == nil {
+		vp.parts = map[string]*vectorPart{}
+	}
+	vp.tick++
+	e, ok := vp.parts[repo]
+	if !ok || e.key != key {
+		e = &vectorPart{key: key, used: vp.tick, ready: make(chan struct{})}
+		vp.parts[repo] = e
+		vp.evictLocked()
+		ok = false
+	}
+	e.used = vp.tick
+	vp.mu.Unlock()
+	if !ok {
+		e.s, e.err = build()
+		if e.err != nil {
+			vp.mu.Lock()
+			if vp.parts[repo] == e {
+				delete(vp.parts, repo)
+			}
+			vp.mu.Unlock()
+		}
+		close(e.ready)
+	}
+	select {
+	case <-e.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return e.s, e.err
+}
+
+// evictLocked drops the least recently used parts past maxVectorParts.
+func (vp *VectorParts) evictLocked() {
+	for len(vp.parts) > maxVectorParts {
+		oldest := ""
+		for repo, e := range vp.parts {
+			if oldest == "" || e.used < vp.parts[oldest].used {
+				oldest = repo
+			}
+		}
+		delete(vp.parts, oldest)
+	}
+}
