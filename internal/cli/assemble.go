@@ -180,6 +180,13 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	if u, ok := src.(*pgstore.Union); ok {
+		closeParts, err := openUnionParts(ctx, u, opts)
+		if err != nil {
+			return err
+		}
+		defer closeParts()
+	}
 	if src != nil {
 		if err := ws.PrepareSource(src, &opts); err != nil {
 			return fmt.Errorf("checkout: %w", err)

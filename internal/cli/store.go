@@ -98,6 +98,42 @@ func checkoutSource(ctx context.Context, st *pgstore.Store, names []string, cach
 	return src, single, nil
 }
 
+// openUnionParts opens the index of each repository of u (from its
+// checkout: the published image, the chunks of its generation), as a
+// replica does, and makes u's index read its chunks from them
+// (pgstore.Union.SetLocal) rather than ask the store file by file. A
+// repository whose index is held by another ctxls is read from a private
+// copy. The returned function closes them.
+func openUnionParts(ctx context.Context, u *pgstore.Union, opts index.Options) (func(), error) {
+	var opened []*index.Index
+	closeAll := func() {
+		for _, x := range opened {
+			x.Close()
+		}
+	}
+	indexes := map[string]func() *index.Index{}
+	for _, co := range u.Parts() {
+		o := opts
+		if err := ws.PrepareSource(co, &o); err != nil {
+			closeAll()
+			return nil, fmt.Errorf("checkout %s: %w", co.Repo, err)
+		}
+		o.PrivateWhenLocked, o.LockTimeout = true, lockWait
+		x, err := index.Open(ctx, co.Root, o)
+		if err == nil {
+			err = x.Wait(ctx)
+			opened = append(opened, x)
+		}
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("index %s: %w", co.Repo, err)
+		}
+		indexes[co.Repo] = func() *index.Index { return x }
+	}
+	u.SetLocal(ws.IndexChunks(indexes))
+	return closeAll, nil
+}
+
 // storeHistory returns the history a checkout came with (nil: none).
 func storeHistory(indexDir string) *history.Log {
 	return history.LoadCache(filepath.Join(indexDir, history.CacheFile))

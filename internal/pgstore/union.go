@@ -29,7 +29,25 @@ type Union struct {
 	parts    []*Checkout // in Repos's order
 	seen     []int64     // the parts' generations the union last saw
 	own      bool        // Close closes the parts
+	local    LocalChunks // nil: every chunk is read from the store
 }
+
+// LocalChunks gives the chunks of repository repo's file at path whose
+// text has the content hash text (the manifest's), from an index of the
+// repository open in this process, and their token counts in the
+// encodings asked (nil for one it has not); ok is false when that index
+// has not this content of the file.
+type LocalChunks func(repo, path, text string) (chunks []chunk.Chunk, counts func(encodings []string) [][]int32, ok bool)
+
+// SetLocal makes the union's index take its repositories' chunks from
+// local first (their own indexes, open here), and from the store only the
+// files local has not: a union is then built from what its repositories'
+// checkouts hold, without a round trip to the store per file, and while
+// the store is down. Call it before the union's index is opened.
+func (u *Union) SetLocal(local LocalChunks) { u.local = local }
+
+// Parts returns the union's checkouts, in Repos's order.
+func (u *Union) Parts() []*Checkout { return slices.Clone(u.parts) }
 
 // MaxUnionRepos is the most repositories one request reads together:
 // the entries of its repos list, and the repositories they name ('*'
@@ -272,13 +290,28 @@ type unionChunker struct {
 	u     *Union
 	parts []*storeChunker
 	last  *storeChunker
+	// lastLocal gives the counts of the chunks local gave last, for
+	// lastPath.
+	lastLocal func(encodings []string) [][]int32
+	lastPath  string
 }
 
 func (uc *unionChunker) Close() {}
 
 func (uc *unionChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
+	uc.last, uc.lastLocal, uc.lastPath = nil, nil, ""
 	for i, r := range uc.u.Repos {
 		if rest, ok := strings.CutPrefix(p, r+"/"); ok {
+			if uc.u.local != nil {
+				sum := sha256.Sum256(src)
+				if cs, counts, ok := uc.u.local(r, rest, hex.EncodeToString(sum[:])); ok {
+					for j := range cs {
+						cs[j].Path = p
+					}
+					uc.lastLocal, uc.lastPath = counts, p
+					return cs, nil
+				}
+			}
 			cs, err := uc.parts[i].Chunk(rest, src)
 			for j := range cs {
 				cs[j].Path = p
@@ -291,6 +324,12 @@ func (uc *unionChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
 }
 
 func (uc *unionChunker) Counts(p string, encodings []string) [][]int32 {
+	if uc.lastLocal != nil {
+		if p != uc.lastPath {
+			return nil
+		}
+		return uc.lastLocal(encodings)
+	}
 	if uc.last == nil {
 		return nil
 	}

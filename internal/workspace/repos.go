@@ -267,7 +267,29 @@ func (rs *Repos) Union(ctx context.Context, names []string) (root *Root, release
 			}
 			parts = append(parts, co)
 		}
-		return pgstore.NewUnion(parts, rs.opts.Parent)
+		u, err := pgstore.NewUnion(parts, rs.opts.Parent)
+		if err != nil {
+			return nil, err
+		}
+		// The union's chunks come from its repositories' own indexes (each
+		// opened from its checkout's image), not a round trip to the store
+		// per file: a repository's new generation costs the union that
+		// repository's changed files, read here.
+		indexes := map[string]func() *index.Index{}
+		for _, n := range sorted {
+			r, err := rs.Root(rs.ctx, n)
+			if err != nil {
+				continue // its files are read from the store
+			}
+			select {
+			case <-r.Built():
+			case <-rs.ctx.Done():
+				return nil, rs.ctx.Err()
+			}
+			indexes[n] = r.Index
+		}
+		u.SetLocal(IndexChunks(indexes))
+		return u, nil
 	})
 	if err != nil {
 		return nil, nil, err
@@ -603,7 +625,8 @@ func (rs *Repos) retryUnavailable(e *repoRoot) {
 	rs.opts.Logf("%s: the %d files the store could not give are indexed: the index is complete", e.display(), n)
 }
 
-// openRoots lists the open sources, by key.
+// openRoots lists the open sources: the repositories' by name, then the
+// unions' by key.
 func (rs *Repos) openRoots() []*repoRoot {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -613,7 +636,17 @@ func (rs *Repos) openRoots() []*repoRoot {
 			out = append(out, e)
 		}
 	}
-	slices.SortFunc(out, func(a, b *repoRoot) int { return strings.Compare(a.key, b.key) })
+	// Repositories first, then unions: a union reads its repositories'
+	// chunks from their indexes, brought to a new generation first.
+	slices.SortFunc(out, func(a, b *repoRoot) int {
+		if a.union() != b.union() {
+			if a.union() {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a.key, b.key)
+	})
 	return out
 }
 
