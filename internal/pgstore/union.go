@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/index"
@@ -30,6 +31,9 @@ type Union struct {
 	seen     []int64     // the parts' generations the union last saw
 	own      bool        // Close closes the parts
 	local    LocalChunks // nil: every chunk is read from the store
+	// downUntil (Unix ns) is when the union asks the store again after a
+	// read it did not answer (unionDownWait).
+	downUntil atomic.Int64
 }
 
 // LocalChunks gives the chunks of repository repo's file at path whose
@@ -312,7 +316,13 @@ func (uc *unionChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
 					return cs, nil
 				}
 			}
+			if time.Now().UnixNano() < uc.u.downUntil.Load() {
+				return nil, fmt.Errorf("%s: %w: the index store did not answer a moment ago", p, index.ErrUnavailable)
+			}
 			cs, err := uc.parts[i].Chunk(rest, src)
+			if errors.Is(err, index.ErrUnavailable) {
+				uc.u.downUntil.Store(time.Now().Add(unionDownWait).UnixNano())
+			}
 			for j := range cs {
 				cs[j].Path = p
 			}
@@ -349,3 +359,10 @@ func (u *Union) TakeImage() map[string][]byte { return nil }
 // InstallSides does nothing: a union has no side files (its vectors are
 // computed over it, and it has no history of its own).
 func (u *Union) InstallSides(string) error { return nil }
+
+// unionDownWait is how long, after a read of a union's chunks that the
+// store did not answer, the union's other files are left out at once
+// (index.ErrUnavailable) without asking it again: the rest of the
+// index's pass, rather than a try (and its timeout) per file. The next
+// refresh after it asks again.
+const unionDownWait = time.Second
