@@ -15,7 +15,7 @@ import (
 
 // unionAnswer is what a union's answer is compared by: the context as
 // rendered and the index state it names (content and vectors).
-type unionAnswer struct{ rendered, state string }
+type unionAnswer struct{ rendered, state, note string }
 
 // mcpUnionAnswer asks a replica for the context of args until two answers
 // in a row are the same and its content state satisfies ok (a replica
@@ -31,7 +31,8 @@ func mcpUnionAnswer(t *testing.T, p *storeProcess, token string, args map[string
 			t.Fatalf("union: %s\n%s", a.text, p.log.String())
 		}
 		state, _ := a.stats["indexState"].(string)
-		cur := unionAnswer{a.text, state}
+		note, _ := a.stats["note"].(string)
+		cur := unionAnswer{a.text, state, note}
 		if cur == last && ok(index.ContentState(state)) && a.complete() {
 			return cur
 		}
@@ -61,19 +62,24 @@ func cliUnionAnswer(t *testing.T, url, query string, budget int, repos ...string
 		Rendered string `json:"rendered"`
 		Stats    struct {
 			IndexState string `json:"indexState"`
+			Note       string `json:"note"`
 		} `json:"stats"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("ctxls assemble: %v\n%s", err, out)
 	}
-	return unionAnswer{res.Rendered, res.Stats.IndexState}
+	return unionAnswer{res.Rendered, res.Stats.IndexState, res.Stats.Note}
 }
+
+// unionHistoryNote is what the answer of a union says of history.
+const unionHistoryNote = "history: a union of repositories reads no git history"
 
 // Two replicas and the CLI answer a request across repositories with the
 // same bytes, and name the same index state (content and vectors), before
 // and after one of the repositories publishes a new generation: a union's
 // vectors are each repository's own, computed from its content alone,
-// whatever the replica saw before.
+// whatever the replica saw before. The answers say that a union reads no
+// git history.
 func TestStoreUnionReplicasAgree(t *testing.T) {
 	t.Parallel() // its own servers and directories: beside the package's other long tests
 	repos := unionRepos(2, 12)
@@ -91,6 +97,12 @@ func TestStoreUnionReplicasAgree(t *testing.T) {
 		cli := cliUnionAnswer(t, s.url, query, budget, "org/r00", "org/r01")
 		if !strings.Contains(ra.state, index.ModelSep) {
 			t.Fatalf("%s: the union's answer names no vectors: %q", when, ra.state)
+		}
+		// A union reads no history, and says so.
+		for _, note := range []string{ra.note, rb.note, cli.note} {
+			if !strings.Contains(note, unionHistoryNote) {
+				t.Fatalf("%s: the note %q does not say that a union reads no history", when, note)
+			}
 		}
 		if ra.state != rb.state || ra.state != cli.state {
 			t.Fatalf("%s: index states differ: replica %q, replica %q, CLI %q", when, ra.state, rb.state, cli.state)

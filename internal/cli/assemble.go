@@ -253,6 +253,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	case single != nil:
 		plan.History = storeHistory(x.Dir()) // the tree is no git checkout
 	case src != nil: // several repositories: no one history
+		plan.Notes = append(plan.Notes, ws.UnionHistoryNote)
 	default:
 		plan.History = loadHistory(ctx, dir, x.Dir(), env)
 	}
@@ -277,6 +278,8 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		switch {
 		case !*useHistory:
 			fmt.Fprintln(env.Stderr, "history: off (--git-history=false)")
+		case plan.History == nil && src != nil && single == nil:
+			fmt.Fprintln(env.Stderr, "history: none (several repositories: a union reads no git history)")
 		case plan.History == nil:
 			fmt.Fprintln(env.Stderr, "history: none (not a git checkout, or off by --weights)")
 		default:

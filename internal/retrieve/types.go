@@ -152,6 +152,10 @@ type Request struct {
 	// Conversation is the earlier turns of the conversation, newest last:
 	// their identifiers and words are a weaker query than Query.
 	Conversation []string
+	// Notes are what the caller says of the workspace besides the index
+	// (a signal it cannot give): added, in order, to the answer's note
+	// (Stats.Note).
+	Notes []string
 
 	// parsed is Diff parsed by Validate (parsedFrom: the text it parsed),
 	// so that Assemble after Validate does not parse it again.

@@ -451,6 +451,7 @@ func (rs *Repos) checkout(e *repoRoot, open func() (StoreSource, error)) {
 	ro := RootOptions{HistoryFromCache: !e.union()}
 	if e.union() {
 		names := e.names
+		ro.NoHistory = UnionHistoryNote
 		ro.Vectors = func(ctx context.Context, snap *index.Snapshot) (*semantic.Store, error) {
 			return UnionVectors(ctx, snap, names, &rs.vparts)
 		}

@@ -51,6 +51,10 @@ type RootOptions struct {
 	// index's directory as it is, without git: the root is a store's
 	// checkout, which is no git checkout but came with its history.
 	HistoryFromCache bool
+	// NoHistory, when set, is why the root has no git history (a union
+	// of repositories): a request that would read it is told so in its
+	// answer's note (View.Attach).
+	NoHistory string
 	// Vectors, when set, computes the workspace embedder's vectors of a
 	// snapshot (UnionVectors, for a union of a store's repositories) in
 	// place of the root's tracker: a request waits for them.
@@ -86,10 +90,11 @@ type Root struct {
 	cachedHist atomic.Pointer[history.Log]
 	// vectors is RootOptions.Vectors; vecs the last vectors it gave,
 	// for the snapshot they were computed for.
-	vectors func(ctx context.Context, snap *index.Snapshot) (*semantic.Store, error)
-	vecs    atomic.Pointer[snapVectors]
-	vecErr  sync.Mutex // one "cannot be computed" line per error
-	vecTold string
+	noHistory string
+	vectors   func(ctx context.Context, snap *index.Snapshot) (*semantic.Store, error)
+	vecs      atomic.Pointer[snapVectors]
+	vecErr    sync.Mutex // one "cannot be computed" line per error
+	vecTold   string
 
 	changes changes
 
@@ -113,7 +118,7 @@ func (p *Pool) Acquire(dir string, opts index.Options, ro RootOptions) *Root {
 	r := &Root{
 		path: dir, key: key, pool: p, refs: 1, logf: p.logf, ctx: ctx, cancel: cancel,
 		ready: make(chan struct{}), built: make(chan struct{}),
-		listeners: map[any]func(string){}, histCache: ro.HistoryFromCache, vectors: ro.Vectors,
+		listeners: map[any]func(string){}, histCache: ro.HistoryFromCache, noHistory: ro.NoHistory, vectors: ro.Vectors,
 	}
 	r.changes.init(r)
 	p.roots[key] = r
@@ -230,6 +235,9 @@ func (r *Root) Progress() *index.Progress { return r.progress.Load() }
 // tracker on first use, with its cache in the index's directory. The
 // index must be open.
 func (r *Root) History(ctx context.Context, logf func(format string, args ...any)) *history.Log {
+	if r.noHistory != "" {
+		return nil
+	}
 	if r.histCache {
 		if l := r.cachedHist.Load(); l != nil {
 			return l

@@ -300,6 +300,9 @@ func (v *View) Attach(ctx context.Context, req *retrieve.Request, eng any, sig S
 		logf = r.logf
 	}
 	if sig.History && req.WantsHistory() {
+		if r.noHistory != "" {
+			req.Notes = append(req.Notes, r.noHistory)
+		}
 		req.History = r.History(ctx, logf)
 	}
 	ep, use := semantic.Resolve(sig.Embeddings, sig.Endpoint)

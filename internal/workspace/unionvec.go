@@ -13,6 +13,11 @@ import (
 	"github.com/ctxls/ctxls/internal/semantic"
 )
 
+// UnionHistoryNote is what the answer of a request across repositories
+// says of history: a union's repositories' histories are not merged, and
+// the history channel is off for it.
+const UnionHistoryNote = "history: a union of repositories reads no git history (the history channel is off; ask one repository for it)"
+
 // UnionVectors returns the workspace embedder's vectors for snap, the
 // index of a union of repositories (pgstore.Union: each repository's
 // files under its name; repos sorted): each repository's files embedded by
