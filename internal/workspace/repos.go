@@ -286,7 +286,7 @@ func (rs *Repos) Union(ctx context.Context, names []string) (root *Root, release
 			case <-rs.ctx.Done():
 				return nil, rs.ctx.Err()
 			}
-			indexes[n] = r.Index
+			indexes[n] = r.liveIndex
 		}
 		u.SetLocal(IndexChunks(indexes))
 		return u, nil

@@ -221,6 +221,21 @@ func (r *Root) Built() <-chan struct{} { return r.built }
 // Index is the root's index; nil before Ready or when it failed to open.
 func (r *Root) Index() *index.Index { return r.idx }
 
+// liveIndex is the root's index while it has users (nil before Ready,
+// when it failed to open, or once the last user released it): what a
+// union reads its repositories' chunks from.
+func (r *Root) liveIndex() *index.Index {
+	if r.ctx.Err() != nil {
+		return nil
+	}
+	select {
+	case <-r.ready:
+		return r.idx
+	default:
+		return nil
+	}
+}
+
 // OpenErr is why the index could not be opened; only after Ready.
 func (r *Root) OpenErr() error { return r.openErr }
 
