@@ -260,7 +260,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if u, ok := src.(*pgstore.Union); ok && *embeddings == semantic.ModeWorkspace && engine.WantsSemantic(&plan.Request) {
 		// Several repositories: their vectors are each one's own, as every
 		// replica computes them.
-		if plan.Semantic, err = ws.UnionVectors(ctx, base, u.Repos, nil); err != nil {
+		if plan.Semantic, err = ws.UnionVectors(ctx, base, u.Repos, nil, ws.UnionVectorDir(u)); err != nil {
 			fmt.Fprintf(env.Stderr, "ctxls: warning: semantic vectors: %v (going on without them)\n", err)
 		}
 	} else if *embeddings != semantic.ModeOff && engine.WantsSemantic(&plan.Request) {

@@ -452,8 +452,9 @@ func (rs *Repos) checkout(e *repoRoot, open func() (StoreSource, error)) {
 	if e.union() {
 		names := e.names
 		ro.NoHistory = UnionHistoryNote
+		dir := UnionVectorDir(src)
 		ro.Vectors = func(ctx context.Context, snap *index.Snapshot) (*semantic.Store, error) {
-			return UnionVectors(ctx, snap, names, &rs.vparts)
+			return UnionVectors(ctx, snap, names, &rs.vparts, dir)
 		}
 	}
 	e.root = rs.pool.Acquire(root, opts, ro)

@@ -4,7 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -28,16 +32,31 @@ const UnionHistoryNote = "history: a union of repositories reads no git history 
 // compute the same vectors for the same generations, and a repository's
 // new generation trains that repository's part again, not the others'.
 // parts (nil: none) keeps the parts computed, by content, for the next
-// call.
-func UnionVectors(ctx context.Context, snap *index.Snapshot, repos []string, parts *VectorParts) (*semantic.Store, error) {
+// call; dir ("": none) keeps them on disk, each in a file named by its
+// content, for the next process (UnionVectorDir), the other files there
+// removed.
+func UnionVectors(ctx context.Context, snap *index.Snapshot, repos []string, parts *VectorParts, dir string) (*semantic.Store, error) {
 	out := make([]*semantic.Store, len(repos))
+	keep := map[string]bool{}
 	for i, repo := range repos {
 		key := partKey(snap, repo)
+		file := key[:40] + partSuffix
+		keep[file] = true
 		build := func() (*semantic.Store, error) {
+			if dir != "" {
+				if b, err := os.ReadFile(filepath.Join(dir, file)); err == nil {
+					if s, err := semantic.Unmarshal(b); err == nil {
+						return s, nil
+					}
+				}
+			}
 			prefix := repo + "/"
 			s, _, err := semantic.BuildOn(ctx, snap, semantic.DefaultOptions(), func(p string) bool { return strings.HasPrefix(p, prefix) })
 			if err != nil {
 				return nil, fmt.Errorf("the vectors of %s: %w", repo, err)
+			}
+			if dir != "" && ownVectorDir(dir) {
+				_ = semantic.Save(filepath.Join(dir, file), s) // computed again next time
 			}
 			return s, nil
 		}
@@ -51,7 +70,37 @@ func UnionVectors(ctx context.Context, snap *index.Snapshot, repos []string, par
 			return nil, err
 		}
 	}
+	if dir != "" {
+		if ents, err := os.ReadDir(dir); err == nil {
+			for _, e := range ents {
+				if strings.HasSuffix(e.Name(), partSuffix) && !keep[e.Name()] && e.Type().IsRegular() {
+					_ = os.Remove(filepath.Join(dir, e.Name()))
+				}
+			}
+		}
+	}
 	return semantic.Compose(out)
+}
+
+// partSuffix ends the name of a union's part's vector file.
+const partSuffix = ".v2"
+
+// UnionVectorDir is where UnionVectors keeps the vectors of a union's
+// repositories on disk: beside the union's tree and index, in its own
+// directory (removed with the union's).
+func UnionVectorDir(src StoreSource) string {
+	root, _ := src.Dirs()
+	return filepath.Join(filepath.Dir(root), "vectors")
+}
+
+// ownVectorDir makes dir (a directory, never a symbolic link) when it is
+// missing and reports whether it is one.
+func ownVectorDir(dir string) bool {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return false
+	}
+	fi, err := os.Lstat(dir)
+	return err == nil && fi.IsDir()
 }
 
 // partKey names the content of repository repo in snap: its files' paths
