@@ -181,11 +181,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	if u, ok := src.(*pgstore.Union); ok {
-		closeParts, err := openUnionParts(ctx, u, opts)
-		if err != nil {
-			return err
-		}
-		defer closeParts()
+		defer openUnionParts(ctx, u, opts)()
 	}
 	if src != nil {
 		if err := ws.PrepareSource(src, &opts); err != nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ctxls/ctxls/internal/history"
 	"github.com/ctxls/ctxls/internal/index"
@@ -98,40 +99,50 @@ func checkoutSource(ctx context.Context, st *pgstore.Store, names []string, cach
 	return src, single, nil
 }
 
-// openUnionParts opens the index of each repository of u (from its
-// checkout: the published image, the chunks of its generation), as a
-// replica does, and makes u's index read its chunks from them
-// (pgstore.Union.SetLocal) rather than ask the store file by file. A
+// openUnionParts makes u's index read its chunks from its repositories'
+// own indexes (pgstore.Union.SetLocal), as a replica does, rather than ask
+// the store file by file: each opened from its checkout (the published
+// image, the chunks of its generation) when the union's index first needs
+// one of its files — a union whose index is current opens none. A
 // repository whose index is held by another ctxls is read from a private
-// copy. The returned function closes them.
-func openUnionParts(ctx context.Context, u *pgstore.Union, opts index.Options) (func(), error) {
+// copy; one that cannot be opened is read from the store. The returned
+// function closes those opened.
+func openUnionParts(ctx context.Context, u *pgstore.Union, opts index.Options) func() {
+	var mu sync.Mutex
 	var opened []*index.Index
-	closeAll := func() {
+	indexes := map[string]func() *index.Index{}
+	for _, co := range u.Parts() {
+		var once sync.Once
+		var x *index.Index
+		indexes[co.Repo] = func() *index.Index {
+			once.Do(func() {
+				o := opts
+				if err := ws.PrepareSource(co, &o); err != nil {
+					return
+				}
+				o.PrivateWhenLocked, o.LockTimeout = true, lockWait
+				got, err := index.Open(ctx, co.Root, o)
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				opened = append(opened, got)
+				mu.Unlock()
+				if got.Wait(ctx) == nil {
+					x = got
+				}
+			})
+			return x
+		}
+	}
+	u.SetLocal(ws.IndexChunks(indexes))
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
 		for _, x := range opened {
 			x.Close()
 		}
 	}
-	indexes := map[string]func() *index.Index{}
-	for _, co := range u.Parts() {
-		o := opts
-		if err := ws.PrepareSource(co, &o); err != nil {
-			closeAll()
-			return nil, fmt.Errorf("checkout %s: %w", co.Repo, err)
-		}
-		o.PrivateWhenLocked, o.LockTimeout = true, lockWait
-		x, err := index.Open(ctx, co.Root, o)
-		if err == nil {
-			err = x.Wait(ctx)
-			opened = append(opened, x)
-		}
-		if err != nil {
-			closeAll()
-			return nil, fmt.Errorf("index %s: %w", co.Repo, err)
-		}
-		indexes[co.Repo] = func() *index.Index { return x }
-	}
-	u.SetLocal(ws.IndexChunks(indexes))
-	return closeAll, nil
 }
 
 // storeHistory returns the history a checkout came with (nil: none).
