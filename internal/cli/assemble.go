@@ -175,6 +175,9 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	if u, ok := ws.AsUnion(src); ok {
+		defer ws.OpenUnionParts(ctx, u, opts, lockWait)()
+	}
 	if src != nil {
 		if err := ws.PrepareSource(src, &opts); err != nil {
 			return fmt.Errorf("checkout: %w", err)
@@ -238,10 +241,19 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 	case single != nil:
 		plan.SetHistory(ws.StoreHistory(x.Dir())) // the tree is no git checkout
 	case src != nil: // several repositories: no one history
+		plan.AddNote(ws.UnionHistoryNote)
 	default:
 		plan.SetHistory(ws.LoadHistory(ctx, dir, x.Dir(), warnf(env)))
 	}
-	if *embeddings != ws.EmbeddingsOff && plan.WantsSemantic() {
+	if u, ok := ws.AsUnion(src); ok && *embeddings == ws.EmbeddingsWorkspace && plan.WantsSemantic() {
+		// Several repositories: their vectors are each one's own, as every
+		// replica computes them.
+		vs, err := ws.UnionVectors(ctx, base, u.Repos, nil, ws.UnionVectorDir(u))
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "ctxls: warning: semantic vectors: %v (going on without them)\n", err)
+		}
+		plan.SetSemantic(vs)
+	} else if *embeddings != ws.EmbeddingsOff && plan.WantsSemantic() {
 		plan.SetSemantic(ws.LoadVectors(ctx, base, x.Dir(), ep, vectors, false, warnf(env)))
 	}
 	if *explain && !*asJSON && plan.Request().Format != assemble.JSON {
@@ -256,6 +268,8 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		switch {
 		case !*useHistory:
 			fmt.Fprintln(env.Stderr, "history: off (--git-history=false)")
+		case plan.Request().History == nil && src != nil && single == nil:
+			fmt.Fprintln(env.Stderr, "history: none (several repositories: a union reads no git history)")
 		case plan.Request().History == nil:
 			fmt.Fprintln(env.Stderr, "history: none (not a git checkout, or off by --weights)")
 		default:

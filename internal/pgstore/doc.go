@@ -31,7 +31,9 @@
 // store is the one a local index of the same tree gives, byte for byte. A
 // later generation updates the checkout by what changed. A Union reads
 // several repositories' checkouts as one tree (at most MaxUnionRepos;
-// ResolveRepos bounds a request's list before it is expanded).
+// ResolveRepos bounds a request's list before it is expanded); its index
+// takes each file's chunks from the repository's own index open in the
+// process (Union.SetLocal) and asks the store only for the others.
 //
 // The connection string is a credential (source.go, dsn.go): Source reads
 // it from --store, --store-file or the environment ($CTXLS_STORE_FILE,
@@ -46,7 +48,9 @@
 // repository's absence. A publish tries such a failed step again with a
 // bounded backoff (RetryFirst, RetryMax, RetryFor), each retry logged; a
 // chunk a union's index cannot read then is index.ErrUnavailable, the
-// file left out and the index incomplete until a refresh reads it.
+// file left out and the index incomplete until a refresh reads it; for a
+// moment after such a failure the union's other files are left out at
+// once rather than each asking the store again.
 //
 // The checkout directory follows the rules of an index directory
 // (index.PrepareOwnedDir), and no symbolic link in it is followed.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxls/ctxls/internal/index"
@@ -29,7 +30,28 @@ type Union struct {
 	parts    []*Checkout // in Repos's order
 	seen     []int64     // the parts' generations the union last saw
 	own      bool        // Close closes the parts
+	local    LocalChunks // nil: every chunk is read from the store
+	// downUntil (Unix ns) is when the union asks the store again after a
+	// read it did not answer (unionDownWait).
+	downUntil atomic.Int64
 }
+
+// LocalChunks gives the chunks of repository repo's file at path whose
+// text has the content hash text (the manifest's), from an index of the
+// repository open in this process, and their token counts in the
+// encodings asked (nil for one it has not); ok is false when that index
+// has not this content of the file.
+type LocalChunks func(repo, path, text string) (chunks []chunk.Chunk, counts func(encodings []string) [][]int32, ok bool)
+
+// SetLocal makes the union's index take its repositories' chunks from
+// local first (their own indexes, open here), and from the store only the
+// files local has not: a union is then built from what its repositories'
+// checkouts hold, without a round trip to the store per file, and while
+// the store is down. Call it before the union's index is opened.
+func (u *Union) SetLocal(local LocalChunks) { u.local = local }
+
+// Parts returns the union's checkouts, in Repos's order.
+func (u *Union) Parts() []*Checkout { return slices.Clone(u.parts) }
 
 // MaxUnionRepos is the most repositories one request reads together:
 // the entries of its repos list, and the repositories they name ('*'
@@ -272,14 +294,35 @@ type unionChunker struct {
 	u     *Union
 	parts []*storeChunker
 	last  *storeChunker
+	// lastLocal gives the counts of the chunks local gave last, for
+	// lastPath.
+	lastLocal func(encodings []string) [][]int32
+	lastPath  string
 }
 
 func (uc *unionChunker) Close() {}
 
 func (uc *unionChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
+	uc.last, uc.lastLocal, uc.lastPath = nil, nil, ""
 	for i, r := range uc.u.Repos {
 		if rest, ok := strings.CutPrefix(p, r+"/"); ok {
+			if uc.u.local != nil {
+				sum := sha256.Sum256(src)
+				if cs, counts, ok := uc.u.local(r, rest, hex.EncodeToString(sum[:])); ok {
+					for j := range cs {
+						cs[j].Path = p
+					}
+					uc.lastLocal, uc.lastPath = counts, p
+					return cs, nil
+				}
+			}
+			if time.Now().UnixNano() < uc.u.downUntil.Load() {
+				return nil, fmt.Errorf("%s: %w: the index store did not answer a moment ago", p, index.ErrUnavailable)
+			}
 			cs, err := uc.parts[i].Chunk(rest, src)
+			if errors.Is(err, index.ErrUnavailable) {
+				uc.u.downUntil.Store(time.Now().Add(unionDownWait).UnixNano())
+			}
 			for j := range cs {
 				cs[j].Path = p
 			}
@@ -291,6 +334,12 @@ func (uc *unionChunker) Chunk(p string, src []byte) ([]chunk.Chunk, error) {
 }
 
 func (uc *unionChunker) Counts(p string, encodings []string) [][]int32 {
+	if uc.lastLocal != nil {
+		if p != uc.lastPath {
+			return nil
+		}
+		return uc.lastLocal(encodings)
+	}
 	if uc.last == nil {
 		return nil
 	}
@@ -310,3 +359,10 @@ func (u *Union) TakeImage() map[string][]byte { return nil }
 // InstallSides does nothing: a union has no side files (its vectors are
 // computed over it, and it has no history of its own).
 func (u *Union) InstallSides(string) error { return nil }
+
+// unionDownWait is how long, after a read of a union's chunks that the
+// store did not answer, the union's other files are left out at once
+// (index.ErrUnavailable) without asking it again: the rest of the
+// index's pass, rather than a try (and its timeout) per file. The next
+// refresh after it asks again.
+const unionDownWait = time.Second

@@ -217,6 +217,9 @@ func (e *Engine) AssemblePlan(ctx context.Context, snap *index.Snapshot, p *Plan
 	if n := snap.Unavailable(); n > 0 {
 		note = strings.TrimPrefix(note+"; "+unavailableNote(n), "; ")
 	}
+	for _, n := range req.Notes {
+		note = strings.TrimPrefix(note+"; "+n, "; ")
+	}
 	if note != "" {
 		res.Stats.Note = strings.TrimPrefix(res.Stats.Note+"; "+note, "; ")
 	}

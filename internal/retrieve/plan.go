@@ -53,6 +53,10 @@ func (p *Plan) SetHistory(h *history.Log) { p.req.History = h }
 // SetSemantic gives the request the workspace's chunk vectors (nil: none).
 func (p *Plan) SetSemantic(s *semantic.Store) { p.req.Semantic = s }
 
+// AddNote adds what the caller says of the workspace besides the index
+// (a signal it cannot give) to the answer's note (Request.Notes).
+func (p *Plan) AddNote(note string) { p.req.Notes = append(p.req.Notes, note) }
+
 // SetActivity gives the request the editor session's activity (nil: none).
 func (p *Plan) SetActivity(a *Activity) { p.req.Activity = a }
 

@@ -149,6 +149,10 @@ type Request struct {
 	// Conversation is the earlier turns of the conversation, newest last:
 	// their identifiers and words are a weaker query than Query.
 	Conversation []string
+	// Notes are what the caller says of the workspace besides the index
+	// (a signal it cannot give): added, in order, to the answer's note
+	// (Stats.Note).
+	Notes []string
 }
 
 // WantsHistory reports whether the request's weights leave the history

@@ -53,6 +53,11 @@
 // so that the same state gives the same answer; Load with retrain (ctxls
 // index --retrain) trains a new model whatever the drift.
 //
+// Compose makes one store of several, each with its own model and files
+// (the repositories of a union): a query is embedded by each part's model,
+// each part's files searched with it, and the hits merged by the same
+// total order; its identity hashes the parts' in order.
+//
 // # An embeddings service
 //
 // Opt-in, an Endpoint (any OpenAI-compatible POST …/embeddings) computes

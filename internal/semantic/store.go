@@ -35,10 +35,22 @@ type Store struct {
 	// with the same model) was read from: a save writes a delta over it
 	// (nil: none).
 	base *storeBase
+	// parts are the stores a composed store searches (Compose), each
+	// with its own model; model and ep are nil then.
+	parts []*Store
+	// partsID is a composed store's ModelID.
+	partsID string
 }
 
 // dim is the size of the store's vectors (0: none).
 func (s *Store) dim() int {
+	if s.parts != nil {
+		n := 0
+		for _, p := range s.parts {
+			n += p.dim()
+		}
+		return n
+	}
 	if s.ep != nil {
 		return s.epDim
 	}
@@ -77,12 +89,24 @@ func (s *Store) file(p string) *fileVecs {
 func (s *Store) TrainedAt() string { return s.trainedAt }
 
 // Files returns the number of files with vectors.
-func (s *Store) Files() int { return len(s.paths) }
+func (s *Store) Files() int {
+	if s.parts != nil {
+		n := 0
+		for _, p := range s.parts {
+			n += p.Files()
+		}
+		return n
+	}
+	return len(s.paths)
+}
 
 // ModelID is the identity of the store's model (Model.ID; "" for a model
 // without vectors or a store of an embeddings service): what the answers
 // of the semantic channel depend on besides the indexed content.
 func (s *Store) ModelID() string {
+	if s.parts != nil {
+		return s.partsID
+	}
 	if s.model == nil {
 		return ""
 	}
@@ -121,6 +145,9 @@ func (s *Store) Drift() float64 {
 
 // String describes the store for --explain and logs.
 func (s *Store) String() string {
+	if s.parts != nil {
+		return s.composedString()
+	}
 	if s.ep != nil {
 		return fmt.Sprintf("%d files, %s at %s, %d dimensions", len(s.paths), s.ep.Model, s.ep.url(), s.epDim)
 	}
@@ -184,6 +211,9 @@ func BuildOn(ctx context.Context, snap *index.Snapshot, opts Options, keep func(
 // model is trained again (Build). s == nil builds. It returns s itself
 // when nothing changed.
 func (s *Store) Sync(ctx context.Context, snap *index.Snapshot) (*Store, SyncStats, error) {
+	if s.parts != nil {
+		return nil, SyncStats{}, errComposed
+	}
 	if s.ep != nil {
 		return syncEndpoint(ctx, snap, s.ep, s)
 	}
@@ -388,6 +418,9 @@ func (s *Store) Query(text string) []float32 {
 // service (under ctx), and a failure is told once to the endpoint's Warnf
 // and returned.
 func (s *Store) QueryVec(ctx context.Context, text string) ([]float32, error) {
+	if s.parts != nil {
+		return s.queryParts(ctx, text)
+	}
 	if s.ep == nil {
 		return s.model.embed(queryEntries(s.model, text), make([]float32, s.model.Dim)), nil
 	}
@@ -419,9 +452,22 @@ type Hit struct {
 // CPUs, each keeping its own best k; the merge sorts by the same total
 // order, so the answer does not depend on the split.
 func (s *Store) Search(snap *index.Snapshot, vec []float32, k int, floor float32, allow func(path string) bool) []Hit {
+	all := s.search(snap, vec, k, floor, allow)
+	hits := make([]Hit, len(all))
+	for i, c := range all {
+		hits[i] = Hit{index.ChunkIDOf(c.path, c.ord), c.score}
+	}
+	return hits
+}
+
+// search is Search's candidates, best first.
+func (s *Store) search(snap *index.Snapshot, vec []float32, k int, floor float32, allow func(path string) bool) []cand {
 	dim := s.dim()
 	if vec == nil || k <= 0 || dim == 0 || len(vec) != dim {
 		return nil
+	}
+	if s.parts != nil {
+		return s.searchParts(snap, vec, k, floor, allow)
 	}
 	q := make([]int8, dim)
 	qs := quantize(vec, q)
@@ -466,21 +512,19 @@ func (s *Store) Search(snap *index.Snapshot, vec []float32, k int, floor float32
 		all = append(all, top.c...)
 		mu.Unlock()
 	})
-	slices.SortFunc(all, func(a, b cand) int {
-		if worse(a, b) {
-			return 1
-		}
-		if worse(b, a) {
-			return -1
-		}
-		return 0
-	})
-	all = all[:min(k, len(all))]
-	hits := make([]Hit, len(all))
-	for i, c := range all {
-		hits[i] = Hit{index.ChunkIDOf(c.path, c.ord), c.score}
+	slices.SortFunc(all, byRank)
+	return all[:min(k, len(all))]
+}
+
+// byRank orders candidates best first: score, then path, then chunk.
+func byRank(a, b cand) int {
+	if worse(a, b) {
+		return 1
 	}
-	return hits
+	if worse(b, a) {
+		return -1
+	}
+	return 0
 }
 
 // cand is a chunk and its score during a search.

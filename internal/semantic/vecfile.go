@@ -72,6 +72,9 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // encodeStore lays s out as a cache file.
 func encodeStore(s *Store) ([]byte, error) {
+	if s.parts != nil {
+		return nil, errComposed
+	}
 	dim := s.dim()
 	h := vecHeader{TrainedAt: s.trainedAt, Dim: dim, Opts: s.opts}
 	nvec := 0

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/ctxls/ctxls/internal/history"
 	"github.com/ctxls/ctxls/internal/index"
@@ -231,4 +233,56 @@ func Publish(ctx context.Context, st *pgstore.Store, repo string, x *index.Index
 		po.Sides = append(po.Sides, pgstore.Side{Name: semantic.CacheFile, Path: vp})
 	}
 	return st.Publish(ctx, repo, snap, po)
+}
+
+// AsUnion returns src as a union of several repositories, when it is one.
+func AsUnion(src StoreSource) (*pgstore.Union, bool) {
+	u, ok := src.(*pgstore.Union)
+	return u, ok
+}
+
+// OpenUnionParts makes u's index read its chunks from its repositories'
+// own indexes (pgstore.Union.SetLocal), as a replica does, rather than ask
+// the store file by file: each opened from its checkout (the published
+// image, the chunks of its generation) when the union's index first needs
+// one of its files — a union whose index is current opens none. A
+// repository whose index is held by another ctxls is read from a private
+// copy (after waiting lockWait for it); one that cannot be opened is read
+// from the store. The returned function closes those opened.
+func OpenUnionParts(ctx context.Context, u *pgstore.Union, opts index.Options, lockWait time.Duration) func() {
+	var mu sync.Mutex
+	var opened []*index.Index
+	indexes := map[string]func() *index.Index{}
+	for _, co := range u.Parts() {
+		var once sync.Once
+		var x *index.Index
+		indexes[co.Repo] = func() *index.Index {
+			once.Do(func() {
+				o := opts
+				if err := PrepareSource(co, &o); err != nil {
+					return
+				}
+				o.PrivateWhenLocked, o.LockTimeout = true, lockWait
+				got, err := index.Open(ctx, co.Root, o)
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				opened = append(opened, got)
+				mu.Unlock()
+				if got.Wait(ctx) == nil {
+					x = got
+				}
+			})
+			return x
+		}
+	}
+	u.SetLocal(IndexChunks(indexes))
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, x := range opened {
+			x.Close()
+		}
+	}
 }

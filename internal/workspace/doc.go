@@ -20,7 +20,10 @@
 // each repository's checkout and index, open for the life of the process
 // and brought to new generations as the store publishes them, and unions
 // of several, held by their users and at most ReposOptions.MaxUnions of
-// them open.
+// them open. A union's index reads its chunks from its repositories' own
+// indexes (IndexChunks), its vectors are its repositories' own, composed
+// (UnionVectors: a function of their content, the same on every replica
+// and in the CLI), and it reads no history (UnionHistoryNote).
 //
 // A request reads a Target: a directory, a repository of the store, or a
 // union of several (UnionTarget; Repos.Open).

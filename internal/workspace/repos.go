@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/pgstore"
+	"github.com/ctxls/ctxls/internal/semantic"
 )
 
 // Repos serves the repositories of a store (package pgstore) as roots:
@@ -44,6 +45,8 @@ type Repos struct {
 	// the roots that read it (its own, unions): two checkouts of one
 	// directory in a process would wait on each other's lock.
 	cos map[string]*sharedCheckout
+	// vparts are the repositories' vectors the unions are composed of.
+	vparts VectorParts
 }
 
 // sharedCheckout is one repository's checkout, made once.
@@ -254,7 +257,29 @@ func (rs *Repos) Union(ctx context.Context, names []string) (root *Root, release
 			}
 			parts = append(parts, co)
 		}
-		return pgstore.NewUnion(parts, rs.opts.Parent)
+		u, err := pgstore.NewUnion(parts, rs.opts.Parent)
+		if err != nil {
+			return nil, err
+		}
+		// The union's chunks come from its repositories' own indexes (each
+		// opened from its checkout's image), not a round trip to the store
+		// per file: a repository's new generation costs the union that
+		// repository's changed files, read here.
+		indexes := map[string]func() *index.Index{}
+		for _, n := range sorted {
+			r, err := rs.Root(rs.ctx, n)
+			if err != nil {
+				continue // its files are read from the store
+			}
+			select {
+			case <-r.Built():
+			case <-rs.ctx.Done():
+				return nil, rs.ctx.Err()
+			}
+			indexes[n] = r.liveIndex
+		}
+		u.SetLocal(IndexChunks(indexes))
+		return u, nil
 	})
 	if err != nil {
 		return nil, nil, err
@@ -412,7 +437,17 @@ func (rs *Repos) checkout(e *repoRoot, open func() (StoreSource, error)) {
 	e.gens = rs.generations(e.names)
 	root, _ := src.Dirs()
 	// A union has no history of its own; a repository came with its own.
-	e.root = rs.pool.Acquire(root, opts, RootOptions{HistoryFromCache: !e.union()})
+	// A union's vectors are its repositories' (UnionVectors).
+	ro := RootOptions{HistoryFromCache: !e.union()}
+	if e.union() {
+		names := e.names
+		ro.NoHistory = UnionHistoryNote
+		dir := UnionVectorDir(src)
+		ro.Vectors = func(ctx context.Context, snap *index.Snapshot) (*semantic.Store, error) {
+			return UnionVectors(ctx, snap, names, &rs.vparts, dir)
+		}
+	}
+	e.root = rs.pool.Acquire(root, opts, ro)
 	rs.opts.Logf("%s: checked out", name)
 }
 
@@ -582,7 +617,8 @@ func (rs *Repos) retryUnavailable(e *repoRoot) {
 	rs.opts.Logf("%s: the %d files the store could not give are indexed: the index is complete", e.display(), n)
 }
 
-// openRoots lists the open sources, by key.
+// openRoots lists the open sources: the repositories' by name, then the
+// unions' by key.
 func (rs *Repos) openRoots() []*repoRoot {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -592,7 +628,17 @@ func (rs *Repos) openRoots() []*repoRoot {
 			out = append(out, e)
 		}
 	}
-	slices.SortFunc(out, func(a, b *repoRoot) int { return strings.Compare(a.key, b.key) })
+	// Repositories first, then unions: a union reads its repositories'
+	// chunks from their indexes, brought to a new generation first.
+	slices.SortFunc(out, func(a, b *repoRoot) int {
+		if a.union() != b.union() {
+			if a.union() {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a.key, b.key)
+	})
 	return out
 }
 

@@ -51,6 +51,14 @@ type RootOptions struct {
 	// index's directory as it is, without git: the root is a store's
 	// checkout, which is no git checkout but came with its history.
 	HistoryFromCache bool
+	// NoHistory, when set, is why the root has no git history (a union
+	// of repositories): a request that would read it is told so in its
+	// answer's note (View.Attach).
+	NoHistory string
+	// Vectors, when set, computes the workspace embedder's vectors of a
+	// snapshot (UnionVectors, for a union of a store's repositories) in
+	// place of the root's tracker: a request waits for them.
+	Vectors func(ctx context.Context, snap *index.Snapshot) (*semantic.Store, error)
 }
 
 // Root is one served directory: its index, the disk changes to apply to
@@ -80,6 +88,13 @@ type Root struct {
 	// history read from the cache (cachedHist: once per generation).
 	histCache  bool
 	cachedHist atomic.Pointer[history.Log]
+	// vectors is RootOptions.Vectors; vecs the last vectors it gave,
+	// for the snapshot they were computed for.
+	noHistory string
+	vectors   func(ctx context.Context, snap *index.Snapshot) (*semantic.Store, error)
+	vecs      atomic.Pointer[snapVectors]
+	vecErr    sync.Mutex // one "cannot be computed" line per error
+	vecTold   string
 
 	changes changes
 
@@ -103,7 +118,7 @@ func (p *Pool) Acquire(dir string, opts index.Options, ro RootOptions) *Root {
 	r := &Root{
 		path: dir, key: key, pool: p, refs: 1, logf: p.logf, ctx: ctx, cancel: cancel,
 		ready: make(chan struct{}), built: make(chan struct{}),
-		listeners: map[any]func(string){}, histCache: ro.HistoryFromCache,
+		listeners: map[any]func(string){}, histCache: ro.HistoryFromCache, noHistory: ro.NoHistory, vectors: ro.Vectors,
 	}
 	r.changes.init(r)
 	p.roots[key] = r
@@ -206,6 +221,21 @@ func (r *Root) Built() <-chan struct{} { return r.built }
 // Index is the root's index; nil before Ready or when it failed to open.
 func (r *Root) Index() *index.Index { return r.idx }
 
+// liveIndex is the root's index while it has users (nil before Ready,
+// when it failed to open, or once the last user released it): what a
+// union reads its repositories' chunks from.
+func (r *Root) liveIndex() *index.Index {
+	if r.ctx.Err() != nil {
+		return nil
+	}
+	select {
+	case <-r.ready:
+		return r.idx
+	default:
+		return nil
+	}
+}
+
 // OpenErr is why the index could not be opened; only after Ready.
 func (r *Root) OpenErr() error { return r.openErr }
 
@@ -220,6 +250,9 @@ func (r *Root) Progress() *index.Progress { return r.progress.Load() }
 // tracker on first use, with its cache in the index's directory. The
 // index must be open.
 func (r *Root) History(ctx context.Context, logf func(format string, args ...any)) *history.Log {
+	if r.noHistory != "" {
+		return nil
+	}
 	if r.histCache {
 		if l := r.cachedHist.Load(); l != nil {
 			return l
@@ -241,7 +274,39 @@ func (r *Root) History(ctx context.Context, logf func(format string, args ...any
 // or the service's. logf hears when they are ready or cannot be computed.
 // The index must be open.
 func (r *Root) Semantic(ctx context.Context, snap *index.Snapshot, ep *semantic.Endpoint, logf func(format string, args ...any)) *semantic.Store {
+	if r.vectors != nil && ep == nil {
+		return r.snapVectors(ctx, snap, logf)
+	}
 	return r.sem.Get(ctx, r.idx, snap.Seq(), ep, logf)
+}
+
+// snapVectors are the vectors RootOptions.Vectors computed for a
+// snapshot's content.
+type snapVectors struct {
+	state string
+	s     *semantic.Store
+}
+
+// snapVectors returns RootOptions.Vectors's vectors for snap, computed
+// once per content; an error is told to logf once and the request goes
+// on without them.
+func (r *Root) snapVectors(ctx context.Context, snap *index.Snapshot, logf func(format string, args ...any)) *semantic.Store {
+	if v := r.vecs.Load(); v != nil && v.state == snap.StateRoot() {
+		return v.s
+	}
+	s, err := r.vectors(ctx, snap)
+	if err != nil {
+		r.vecErr.Lock()
+		told := r.vecTold == err.Error()
+		r.vecTold = err.Error()
+		r.vecErr.Unlock()
+		if !told && ctx.Err() == nil && logf != nil {
+			logf("semantic vectors: %v (going on without them)", err)
+		}
+		return nil
+	}
+	r.vecs.Store(&snapVectors{snap.StateRoot(), s})
+	return s
 }
 
 // TrackersStarted reports how many history and semantic trackers the root

@@ -300,6 +300,9 @@ func (v *View) Attach(ctx context.Context, p *retrieve.Plan, sig Signals) {
 		logf = r.logf
 	}
 	if sig.History && p.WantsHistory() {
+		if r.noHistory != "" {
+			p.AddNote(r.noHistory)
+		}
 		p.SetHistory(r.History(ctx, logf))
 	}
 	if ep, use := semantic.Resolve(sig.Embeddings, sig.Endpoint); use && p.WantsSemantic() {
