@@ -234,7 +234,7 @@ func (s *session) storeFolderLocked(name, uri string, byRequest bool) (*folder, 
 			if len(names) > 1 {
 				r, release, err = repos.Union(ctx, names)
 			} else {
-				r, err = repos.Root(ctx, names[0])
+				r, release, err = repos.Root(ctx, names[0])
 			}
 			switch {
 			case err == nil, errors.Is(err, pgstore.ErrNoRepo), ctx.Err() != nil:

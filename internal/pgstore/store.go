@@ -235,9 +235,11 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 
 // Listen calls fn with a repository's name each time a generation of it
 // is published (or a publish repaired its rows), until ctx ends or the
-// connection is lost (the error says which). What the process remembers
-// of the repository's unusable generations is forgotten first.
-func (s *Store) Listen(ctx context.Context, fn func(repo string)) error {
+// connection is lost (the error says which). listening (when not nil) is
+// called once the notifications are subscribed to: what was published
+// before may have been missed. What the process remembers of the
+// repository's unusable generations is forgotten first.
+func (s *Store) Listen(ctx context.Context, listening func(), fn func(repo string)) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -249,6 +251,9 @@ func (s *Store) Listen(ctx context.Context, fn func(repo string)) error {
 	}()
 	if _, err := conn.Exec(ctx, "LISTEN "+NotifyChannel); err != nil {
 		return err
+	}
+	if listening != nil {
+		listening()
 	}
 	for {
 		n, err := conn.Conn().WaitForNotification(ctx)
