@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -197,4 +198,40 @@ func TestStoreOrganisation(t *testing.T) {
 		ask(r, n-1, "zanzibarite")
 	}
 	t.Logf("a new generation reached both replicas in %v (publish included)", time.Since(start).Round(time.Millisecond))
+}
+
+// ctxls store gc deletes what republishes left behind, and a second run
+// finds nothing left to delete; the repository reads as before.
+func TestStoreGCCommand(t *testing.T) {
+	t.Parallel() // its own server and directories: beside the package's other long tests
+	srv := pgtest.Start(t)
+	url := srv.NewDatabase(t, "org")
+	root := filepath.Join(t.TempDir(), "tree")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for g := range pgstore.KeepGenerations + 2 {
+		files := scaleRepo(0)
+		files["subject.go"] += fmt.Sprintf("\n// Revision %d.\n", g)
+		publishRepo(t, url, "org/r0", root, files)
+	}
+	gc := func() pgstore.GCStats {
+		t.Helper()
+		out, err := ctxlsCmd("store", "gc", "--store", url, "--json").Output()
+		var gs pgstore.GCStats
+		if err != nil || json.Unmarshal(out, &gs) != nil {
+			t.Fatalf("ctxls store gc: %v\n%s", err, out)
+		}
+		return gs
+	}
+	if gs := gc(); gs.Deleted == 0 || gs.Generations != pgstore.KeepGenerations {
+		t.Fatalf("the first collection: %+v", gs)
+	}
+	if gs := gc(); gs.Deleted != 0 {
+		t.Fatalf("the second collection deleted %d blobs", gs.Deleted)
+	}
+	out, err := ctxlsCmd("assemble", "--store", url, "--repo", "org/r0", "--query", "which branch's accounts", "--cache-dir", t.TempDir()).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "func Subject0") {
+		t.Fatalf("the repository after collections: %v\n%s", err, out)
+	}
 }

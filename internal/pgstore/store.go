@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +33,10 @@ type Store struct {
 	logf func(format string, args ...any)
 	// unusable are the generations (by manifest) found unusable.
 	unusable map[Hash]unusableGen
+
+	// beforeCommit, when set (by tests), runs between a publish's writing
+	// of its blobs and the commit of its generation.
+	beforeCommit func()
 }
 
 // EnvMaxRepoBytes names the environment variable that sets how many
@@ -174,12 +180,36 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, &scrubbed{err: fmt.Errorf("store %s: %w", Redact(dsn), err), dsn: dsn}
 	}
-	s := &Store{pool: pool, id: fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database), maxRepo: maxRepo}
+	s := &Store{pool: pool, id: storeID(cfg.ConnConfig), maxRepo: maxRepo}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, &scrubbed{err: fmt.Errorf("store %s: %w", Redact(dsn), err), dsn: dsn}
 	}
 	return s, nil
+}
+
+// storeID names the database cfg connects to, whatever the connection
+// string's spelling: its hosts (the fallbacks too, in order of name)
+// lower-cased, a socket directory cleaned, their ports, and the
+// database. Two spellings of one store share a replica's checkouts and a
+// publisher's record.
+func storeID(cfg *pgx.ConnConfig) string {
+	host := func(h string, port uint16) string {
+		if strings.HasPrefix(h, "/") {
+			h = filepath.Clean(h)
+		} else {
+			h = strings.TrimSuffix(strings.ToLower(h), ".")
+		}
+		return fmt.Sprintf("%s:%d", h, port)
+	}
+	hosts := []string{host(cfg.Host, cfg.Port)}
+	for _, fb := range cfg.Fallbacks {
+		if h := host(fb.Host, fb.Port); !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	slices.Sort(hosts)
+	return strings.Join(hosts, ",") + "/" + cfg.Database
 }
 
 // Close closes the pool.
