@@ -76,7 +76,7 @@ func (s *Store) maybeImage(ctx context.Context, repo string, gen int64, m *Manif
 		if err != nil {
 			return false, 0, Hash{}, fmt.Errorf("image: %w", err)
 		}
-		blocks, err := splitBlocks(b)
+		blocks, err := splitImageBlocks(b)
 		if err != nil {
 			return false, 0, Hash{}, fmt.Errorf("image: %w", err)
 		}
