@@ -17,10 +17,12 @@
 // either releases it (Done) or keeps it for expand (Keep).
 //
 // Repos serves an index store's repositories (package pgstore) as Roots:
-// each repository's checkout and index, open for the life of the process
-// and brought to new generations as the store publishes them, and unions
-// of several, held by their users and at most ReposOptions.MaxUnions of
-// them open.
+// each repository's checkout and index, held by their users, at most
+// ReposOptions.MaxOpenRepos of them open (the least recently used closed
+// past it and reopened from its checkout on disk), brought to new
+// generations as the store's notifications say they are published; and
+// unions of several, held by their users and at most
+// ReposOptions.MaxUnions of them open.
 //
 // Faces decode their wire format, acquire a View, call the engine
 // (retrieve) with it and shape the answer; the request itself is
