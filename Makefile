@@ -10,7 +10,7 @@ export CGO_ENABLED = 1
 # of the Go checksum database verifies it).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: wasm wasm-check test-wasm bench-purego eval-purego-parity race-ci run test race need-git need-postgres bench-store eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e test-windows
+.PHONY: wasm wasm-check test-wasm bench-purego eval-purego-parity race-ci run test race need-git need-postgres bench-store bench-org eval-store-parity deploy-example bench bench-scale fuzz fuzz-short lint build eval test-mcp-client test-editors test-vscode test-nvim test-emacs soak faults dist test-dist test-vscode-e2e test-windows
 
 # -buildvcs=auto: the binary names the commit it was built from (ctxls
 # version), whatever GOFLAGS says. make build CGO_ENABLED=0 builds without
@@ -179,6 +179,15 @@ bench-purego:
 # PostgreSQL server; minutes, not a test.
 bench-store: build need-postgres
 	./scripts/bench-store.sh bin/ctxls
+
+# A simulated organisation: 1 000 small repositories published into a
+# store, served by one replica with --max-open-repos 50 and asked in turn;
+# the replica's memory, open files, idle load on PostgreSQL and latencies
+# (docs/benchmarks.md, "An organisation on one replica"). Starts its own
+# PostgreSQL server; about half an hour, not a test (TestStoreOrganisation
+# checks the same bounds on 30). ORG_REPOS, ORG_MAX_OPEN: its size.
+bench-org: build need-postgres
+	./scripts/bench-org.sh bin/ctxls
 
 # The deployment of docs/deploy.md on this machine: a PostgreSQL store,
 # this repository published, two MCP replicas behind nginx, requests

@@ -25,7 +25,7 @@ import (
 
 const mcpUsage = `usage: ctxls mcp [--root DIR]... [--cache-dir DIR] [--log FILE] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]
        ctxls mcp --http ADDR [--token-file F] [--allow-remote] [--root DIR]... [--cache-dir DIR] [--log FILE]
-       ctxls mcp [--http ADDR [--allow-remote]] (--store URL | --store-file F) [--cache-dir DIR] [--log FILE]
+       ctxls mcp [--http ADDR [--allow-remote]] (--store URL | --store-file F) [--cache-dir DIR] [--max-open-repos N] [--log FILE]
 
 Runs the ctxls MCP server for coding assistants: tools assemble_context,
 expand_context, find_symbol and index_status over stdin/stdout (newline-
@@ -70,6 +70,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	epConfig := semantic.EndpointFlags(fs)
 	allowRemote := fs.Bool("allow-remote", false, "with --http: accept an ADDR that is not loopback (clients still need the token)")
 	tokenFile := fs.String("token-file", "", "with --http: read the token clients must send from `FILE` (mode 0600; default $"+access.EnvTokenFile+", else a generated file)")
+	maxOpen := fs.Int("max-open-repos", workspace.DefaultMaxOpenRepos, "with --store: keep at most `N` repositories open (their indexes in memory, their checkouts' files open); the least recently used one is closed past it and reopened from its checkout on disk when asked again")
 	storeSrc := pgstore.SourceFlags(fs, "serve the repositories of an index store (postgres://user@host:port/database) instead of roots: calls name a repository (repo); over HTTP, clients send a token made by ctxls store token and read what it grants; --cache-dir is where checkouts are kept")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -97,6 +98,10 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			fmt.Fprintf(stderr, "ctxls mcp: --root %v\n", err)
 			return 2
 		}
+	}
+	if *maxOpen < 1 {
+		fmt.Fprintf(stderr, "ctxls mcp: --max-open-repos %d: want at least 1\n%s", *maxOpen, mcpUsage)
+		return 2
 	}
 	if storeSrc.Named() && len(roots) > 0 {
 		fmt.Fprintf(stderr, "ctxls mcp: give --root or --store, not both\n%s", mcpUsage)
@@ -144,7 +149,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		var err error
 		// A checkout's index lives in the checkout (its cache directory
 		// set by the workspace), whatever the index options' own.
-		if repos, err = serveRepos(store, *cacheDir, core.pool, core.indexOptions, logger.Printf); err != nil {
+		if repos, err = serveRepos(store, *cacheDir, *maxOpen, core.pool, core.indexOptions, logger.Printf); err != nil {
 			fmt.Fprintf(stderr, "ctxls mcp: %v\n", err)
 			return 1
 		}

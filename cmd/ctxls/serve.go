@@ -27,7 +27,7 @@ import (
 
 const serveUsage = `usage: ctxls serve [--cache-dir DIR] [--log FILE] [--embeddings workspace|endpoint|off [--embeddings-endpoint URL --embeddings-model M …]]
        ctxls serve --listen ADDR [--token-file F] [--root DIR]... [--allow-remote] [--cache-dir DIR] [--log FILE]
-       ctxls serve [--listen ADDR [--allow-remote]] (--store URL | --store-file F) [--cache-dir DIR] [--log FILE]
+       ctxls serve [--listen ADDR [--allow-remote]] (--store URL | --store-file F) [--cache-dir DIR] [--max-open-repos N] [--log FILE]
 
 Runs the ctxls language server: LSP over stdin/stdout, or over a socket with
 --listen (one independent session per connection, several at a time; the
@@ -71,6 +71,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	logFile := fs.String("log", "", "append the server log to `FILE` instead of stderr")
 	embeddings := fs.String("embeddings", semantic.DefaultMode, "the semantic channel's vectors when the client's settings name none: workspace (learned from each folder, stored with its index), endpoint (an OpenAI-compatible embeddings service, --embeddings-endpoint …) or off")
 	epConfig := semantic.EndpointFlags(fs)
+	maxOpen := fs.Int("max-open-repos", workspace.DefaultMaxOpenRepos, "with --store: keep at most `N` repositories open (their indexes in memory, their checkouts' files open); the least recently used one is closed past it and reopened from its checkout on disk when asked again")
 	storeSrc := pgstore.SourceFlags(fs, "serve the repositories of an index store (postgres://user@host:port/database) instead of folders: a workspace folder names a repository by its name, and context/assemble a repo (or repos); with --listen, clients send a token made by ctxls store token; --cache-dir is where checkouts are kept")
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted because LSP clients pass it)")
 	fs.String("clientProcessId", "", "ignored (some LSP clients pass it; initialize's processId is used)")
@@ -92,6 +93,10 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "ctxls serve: --allow-remote, --token-file and --root apply only with --listen\n%s", serveUsage)
 		return 2
 	}
+	if *maxOpen < 1 {
+		fmt.Fprintf(stderr, "ctxls serve: --max-open-repos %d: want at least 1\n%s", *maxOpen, serveUsage)
+		return 2
+	}
 	if storeSrc.Named() && (*tokenFile != "" || len(roots) > 0) {
 		fmt.Fprintf(stderr, "ctxls serve: with --store, clients send the store's tokens and name repositories: no --token-file or --root\n%s", serveUsage)
 		return 2
@@ -111,7 +116,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return code
 		}
 		defer store.Close()
-		repos, err := serveRepos(store, *cacheDir, opts.Pool, opts.IndexOptions, logger.Printf)
+		repos, err := serveRepos(store, *cacheDir, *maxOpen, opts.Pool, opts.IndexOptions, logger.Printf)
 		if err != nil {
 			fmt.Fprintf(stderr, "ctxls serve: %v\n", err)
 			return 1

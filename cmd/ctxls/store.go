@@ -50,11 +50,12 @@ func openStore(ctx context.Context, command string, src *pgstore.Source, stderr 
 }
 
 // serveRepos serves st's repositories through pool, checked out under
-// the --cache-dir given (or the default), each indexed with indexOptions.
-func serveRepos(st *pgstore.Store, cacheDir string, pool *workspace.Pool, indexOptions func(string) index.Options, logf func(string, ...any)) (*workspace.Repos, error) {
+// the --cache-dir given (or the default), each indexed with indexOptions,
+// at most maxOpen of them open (--max-open-repos).
+func serveRepos(st *pgstore.Store, cacheDir string, maxOpen int, pool *workspace.Pool, indexOptions func(string) index.Options, logf func(string, ...any)) (*workspace.Repos, error) {
 	parent, err := workspace.CheckoutParent(cacheDir)
 	if err != nil {
 		return nil, err
 	}
-	return workspace.NewRepos(st, pool, workspace.ReposOptions{Parent: parent, IndexOptions: indexOptions, Logf: logf}), nil
+	return workspace.NewRepos(st, pool, workspace.ReposOptions{Parent: parent, IndexOptions: indexOptions, MaxOpenRepos: maxOpen, Logf: logf}), nil
 }

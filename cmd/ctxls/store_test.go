@@ -68,10 +68,10 @@ type replica struct {
 	log *syncBuffer
 }
 
-func startReplica(t *testing.T, storeURL string) *replica {
+func startReplica(t *testing.T, storeURL string, extra ...string) *replica {
 	t.Helper()
 	r := &replica{log: &syncBuffer{}}
-	r.cmd = ctxlsCmd("mcp", "--http", "127.0.0.1:0", "--store", storeURL, "--cache-dir", t.TempDir())
+	r.cmd = ctxlsCmd(append([]string{"mcp", "--http", "127.0.0.1:0", "--store", storeURL, "--cache-dir", t.TempDir()}, extra...)...)
 	r.cmd.Stderr = r.log
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)

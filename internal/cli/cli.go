@@ -99,7 +99,7 @@ const mainUsage = `usage: ctxls <command> [flags]
 commands:
   assemble   print the context for a question, a cursor or a diff (ctxls assemble -h)
   index      build or refresh the on-disk index of a workspace (ctxls index -h); --store publishes it
-  store      list a store's repositories, make and revoke its tokens (ctxls store -h)
+  store      list a store's repositories, make and revoke its tokens, collect its garbage (ctxls store -h)
   serve      run the language server on stdio (--listen ADDR for a loopback or Unix socket, with a token: ctxls serve -h)
   mcp        run the MCP server for coding assistants on stdio (--http ADDR for Streamable HTTP)
   version    print the version`

@@ -50,13 +50,15 @@ func openStore(ctx context.Context, src *ws.StoreFlags, dsn, from, usage string,
 	return st, nil
 }
 
-const storeUsage = `ctxls store repos STORE [--json] | ctxls store token STORE --name NAME --repos A,B|'*' | ctxls store revoke STORE --name NAME
-  STORE: --store URL | --store-file FILE | $CTXLS_STORE_FILE | $CTXLS_STORE`
+const storeUsage = `ctxls store repos STORE [--json] | ctxls store token STORE --name NAME --repos A,B|'*' | ctxls store revoke STORE --name NAME | ctxls store gc STORE [--json]
+  STORE: --store URL | --store-file FILE | $CTXLS_STORE_FILE | $CTXLS_STORE
+  gc deletes the blobs no kept generation or index image names (safe beside publishes and replicas)`
 
-// runStore runs `ctxls store …`: the store's repositories and tokens.
+// runStore runs `ctxls store …`: the store's repositories, tokens and
+// collection.
 func runStore(ctx context.Context, args []string, env Env) error {
 	if len(args) == 0 {
-		return &usageError{storeUsage, "give a store command: repos, token or revoke"}
+		return &usageError{storeUsage, "give a store command: repos, token, revoke or gc"}
 	}
 	fs := newFlagSet("store " + args[0])
 	src := ws.AddStoreFlags(fs, "the store: postgres://user@host:port/database")
@@ -111,6 +113,22 @@ func runStore(ctx context.Context, args []string, env Env) error {
 		return nil
 	case "revoke":
 		return st.RevokeToken(ctx, *name)
+	case "gc":
+		gs, err := st.GC(ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(gs)
+		}
+		fmt.Fprintf(env.Stdout, "gc: %d generations and %d images name %d blobs; deleted %d blobs (%.1f MB compressed) in %.0f ms\n",
+			gs.Generations, gs.Images, gs.Kept, gs.Deleted, float64(gs.DeletedBytes)/1e6, gs.DurationMs)
+		if gs.VacuumError != "" {
+			fmt.Fprintf(env.Stderr, "ctxls: gc: the blobs' table was not vacuumed (%s): its space is reused once autovacuum passes\n", gs.VacuumError)
+		}
+		return nil
 	}
 	return &usageError{storeUsage, fmt.Sprintf("unknown store command %q", args[0])}
 }

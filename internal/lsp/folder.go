@@ -60,7 +60,7 @@ type folder struct {
 	rt   atomic.Pointer[workspace.Root]
 	sess *workspace.Session
 	// shared: the Root is not the folder's to release (a store's);
-	// release, if set, lets go of the folder's hold on it (a union's).
+	// release, if set, lets go of the folder's hold on it.
 	shared  bool
 	release func()
 
@@ -92,9 +92,9 @@ type folderConfig struct {
 	// cannot be written); nil: the log has it.
 	warn func(msg string)
 	// acquire, when set, gives the folder's Root instead of the pool (a
-	// store's repository: workspace.Repos owns the Root, and the folder
-	// does not release it) and, for a union, the function that lets go
-	// of the folder's hold on it (nil: none).
+	// store's repository or union: workspace.Repos owns the Root, and
+	// the folder does not release it) and the function that lets go of
+	// the folder's hold on it (nil: none).
 	acquire func(ctx context.Context) (*workspace.Root, func(), error)
 }
 

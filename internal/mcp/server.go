@@ -242,22 +242,24 @@ func (s *Server) workspace(ctx context.Context, root string) (*space, error) {
 	s.tick++
 	sp := &space{name: root, root: r, sess: r.NewSession(maxHeld), repo: true, union: union, release: release, used: s.tick}
 	if union {
-		s.evictUnionsLocked(s.opts.Repos.MaxUnions() - 1)
+		s.evictLocked(true, s.opts.Repos.MaxUnions()-1)
+	} else {
+		s.evictLocked(false, s.opts.Repos.MaxOpenRepos()-1)
 	}
 	s.spaces[root] = sp
 	return sp, nil
 }
 
-// evictUnionsLocked closes the spaces of the least recently used unions
-// until at most keep are open: the process keeps a bounded number of
-// unions (workspace.Repos), and these spaces hold theirs. A call reading
-// an evicted space finishes first; one that had not begun opens the
-// union again. s.mu is held.
-func (s *Server) evictUnionsLocked(keep int) {
+// evictLocked closes the spaces of the least recently used unions (union)
+// or repositories of the store until at most keep are open: the process
+// keeps a bounded number of each (workspace.Repos), and these spaces hold
+// theirs. A call reading an evicted space finishes first; one that had
+// not begun opens the union or repository again. s.mu is held.
+func (s *Server) evictLocked(union bool, keep int) {
 	for {
 		var unions []*space
 		for _, sp := range s.spaces {
-			if sp.union {
+			if sp.repo && sp.union == union {
 				unions = append(unions, sp)
 			}
 		}

@@ -13,10 +13,10 @@ import (
 // errClosed: the server is shutting down.
 var errClosed = errors.New("the server is shutting down")
 
-// errEvicted: the space was closed to keep the number of open unions
-// bounded (Server.evictUnionsLocked) before the call read it; the call
-// opens it again.
-var errEvicted = errors.New("the union of repositories was closed")
+// errEvicted: the space was closed to keep the number of open unions or
+// repositories bounded (Server.evictLocked) before the call read it; the
+// call opens it again.
+var errEvicted = errors.New("the repository (or union of repositories) was closed")
 
 // maxHeld is how many index states a root keeps after the assemble_context
 // calls that read them, for expand_context.
@@ -29,10 +29,11 @@ type space struct {
 	name string // the root's directory, or the repository's name (repo)
 	root *workspace.Root
 	sess *workspace.Session
-	repo bool // a store's repository: Repos releases its root
-	// union: a union of a store's repositories, held until release is
-	// called (by close); used is Server.tick at its last use (guarded by
-	// Server.mu); evicted is set once the server let go of it.
+	// repo: a store's repository, or union of repositories (union), held
+	// until release is called (by close); used is Server.tick at its last
+	// use (guarded by Server.mu); evicted is set once the server let go
+	// of it.
+	repo    bool
 	union   bool
 	release func()
 	used    uint64

@@ -331,8 +331,13 @@ func (c *Checkout) TakeImage() map[string][]byte {
 	return img
 }
 
-// Close releases the checkout's lock.
+// Close releases the checkout's lock and lets go of what it holds in
+// memory (its pack's mapping, its manifest's entries, chunks fetched
+// ahead): its directory stays, for a later Checkout to start from.
 func (c *Checkout) Close() error {
+	c.mu.Lock()
+	c.pack, c.spans, c.chunks, c.image = nil, nil, map[Hash][]byte{}, nil
+	c.mu.Unlock()
 	if c.lock == nil {
 		return nil
 	}

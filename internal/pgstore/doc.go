@@ -43,6 +43,12 @@
 // says a password, in any of the forms a connection string holds one
 // (Redact).
 //
+// The store's collection (gc.go: Store.GC, `ctxls store gc`) deletes the
+// blobs no kept generation and no index image names. It and the publishes
+// exclude each other through advisory locks: a collection waits for the
+// publishes under way, and a commit checks that the blobs it names are
+// still stored (a publish whose lock was lost writes them again).
+//
 // A server that cannot be reached (down, restarting, the session ended)
 // is ErrUnreachable (reach.go), named by host, port and database: never a
 // repository's absence. A publish tries such a failed step again with a

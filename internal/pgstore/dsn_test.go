@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // TestRedact: every place a connection string holds a password is
@@ -139,5 +141,40 @@ func TestOpenErrorsRedacted(t *testing.T) {
 		if _, err := Open(ctx, dsn); !errors.As(err, new(*URLError)) {
 			t.Errorf("Open(%q): %v, want a *URLError", dsn, err)
 		}
+	}
+}
+
+// Spellings of one store's connection string name one store: a replica
+// keeps one set of checkouts for them, a publisher one record.
+func TestStoreIDIgnoresSpelling(t *testing.T) {
+	id := func(dsn string) string {
+		t.Helper()
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return storeID(cfg)
+	}
+	want := id("postgres://ctxls@db1.example.org:5432/ctxls?sslmode=disable")
+	for _, dsn := range []string{
+		"postgres://ctxls@DB1.Example.ORG:5432/ctxls?sslmode=disable",
+		"postgres://other@db1.example.org/ctxls?sslmode=disable&application_name=replica",
+		"host=db1.example.org. port=5432 dbname=ctxls user=ctxls sslmode=disable",
+	} {
+		if got := id(dsn); got != want {
+			t.Errorf("%s: store %q, want %q", dsn, got, want)
+		}
+	}
+	pair := id("postgres://ctxls@db1:5432,db2:5433/ctxls?sslmode=disable")
+	if got := id("postgres://ctxls@DB2:5433,db1:5432/ctxls?sslmode=disable"); got != pair {
+		t.Errorf("a primary and a standby in the other order: %q, want %q", got, pair)
+	}
+	for _, other := range []string{"postgres://ctxls@db1.example.org:5432/other?sslmode=disable", "postgres://ctxls@db1.example.org:5433/ctxls?sslmode=disable"} {
+		if id(other) == want {
+			t.Errorf("%s names the same store as %s", other, want)
+		}
+	}
+	if a, b := id("host=/var/run/postgresql/ dbname=ctxls"), id("host=/var/run/postgresql dbname=ctxls"); a != b {
+		t.Errorf("a socket directory's spellings: %q and %q", a, b)
 	}
 }

@@ -76,7 +76,7 @@ func (s *Store) maybeImage(ctx context.Context, repo string, gen int64, m *Manif
 		if err != nil {
 			return false, 0, Hash{}, fmt.Errorf("image: %w", err)
 		}
-		blocks, err := splitBlocks(b)
+		blocks, err := splitImageBlocks(b)
 		if err != nil {
 			return false, 0, Hash{}, fmt.Errorf("image: %w", err)
 		}
@@ -115,15 +115,25 @@ func (s *Store) maybeImage(ctx context.Context, repo string, gen int64, m *Manif
 	c.wrote(blobs, digests)
 	// Another image of a later generation (a publish that committed after
 	// this one) stays; one said to be of a generation the repository has
-	// not reached is not a publisher's.
-	tag, err := s.pool.Exec(ctx, `INSERT INTO ctxls_images (repo, generation, image) VALUES ($1, $2, $3)
+	// not reached is not a publisher's. Its blobs must be stored still (a
+	// collection may have run since they were written or checked).
+	named := append(hashes, mh)
+	var affected int64
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := checkStored(ctx, tx, named); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO ctxls_images (repo, generation, image) VALUES ($1, $2, $3)
 		ON CONFLICT (repo) DO UPDATE SET generation = EXCLUDED.generation, image = EXCLUDED.image
 		WHERE ctxls_images.generation <= EXCLUDED.generation
 			OR ctxls_images.generation > (SELECT r.generation FROM ctxls_repos r WHERE r.name = EXCLUDED.repo)`, repo, gen, ih[:])
+		affected = tag.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return false, n, Hash{}, err
 	}
-	if tag.RowsAffected() == 0 {
+	if affected == 0 {
 		return true, n, Hash{}, nil
 	}
 	return true, n, ih, nil

@@ -270,13 +270,39 @@ const (
 	blockPol = chunker.Pol(0x3DA3358B4DC173)
 )
 
-// splitBlocks cuts b into content-defined blocks.
+// An index image's files are cut finer: between 2 and 64 KiB, 8 KiB on
+// average. A repository's image changes in many small places when a few
+// files do (the tables of files, symbols and postings each take a few
+// bytes of them), and near-copies of a repository (forks, vendored
+// copies, a monorepo's siblings) differ the same way: smaller blocks let
+// their images share more blocks (a quarter fewer bytes written per
+// near-copy of a small repository than with the side files' 64 KiB;
+// 4 KiB blocks gain little more and compress worse). A reader takes any
+// block of at most blockMax bytes, whatever cut it.
+const (
+	imageBlockMin  = 2 << 10
+	imageBlockMax  = 64 << 10
+	imageBlockBits = 13
+)
+
+// splitBlocks cuts b into content-defined blocks (a side file's).
 func splitBlocks(b []byte) ([][]byte, error) {
-	c := chunker.NewWithBoundaries(bytes.NewReader(b), blockPol, blockMin, blockMax)
-	c.SetAverageBits(blockBits)
+	return splitBlocksSized(b, blockMin, blockMax, blockBits)
+}
+
+// splitImageBlocks cuts b into content-defined blocks (an image file's).
+func splitImageBlocks(b []byte) ([][]byte, error) {
+	return splitBlocksSized(b, imageBlockMin, imageBlockMax, imageBlockBits)
+}
+
+// splitBlocksSized cuts b into content-defined blocks of lo to hi
+// bytes, of 2^bits on average.
+func splitBlocksSized(b []byte, lo, hi, bits int) ([][]byte, error) {
+	c := chunker.NewWithBoundaries(bytes.NewReader(b), blockPol, uint(lo), uint(hi))
+	c.SetAverageBits(bits)
 	var out [][]byte
 	var off int
-	buf := make([]byte, blockMax)
+	buf := make([]byte, hi)
 	for {
 		ch, err := c.Next(buf)
 		if err == io.EOF {

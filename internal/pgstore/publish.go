@@ -118,12 +118,6 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 		m.Files[i].Chunks = hashOf(chunkBlobs[i]).String()
 	})
 	// Every blob the generation names, the manifest last.
-	type want struct {
-		h    Hash
-		text string // the path whose text it is ("": not a text)
-		file int    // the file whose chunks it is (-1: none)
-		raw  []byte // nil: a text, or chunks reused
-	}
 	var wants []want
 	seen := map[Hash]bool{}
 	add := func(w want) {
@@ -174,75 +168,39 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 	for i, w := range wants {
 		hashes[i] = w.h
 	}
-	var missing, damaged map[Hash]bool
-	err := s.retry(ctx, "publish "+repo+": check the stored blobs", func() (err error) {
-		missing, damaged, err = c.check(ctx, hashes)
-		return err
-	})
+	// Blobs written (or found stored), then the generation committed, the
+	// collection held off meanwhile (gc.go); one that deleted some in
+	// between all the same makes the commit fail with errBlobsGone, and
+	// the blobs are checked and written again.
+	unlock, err := s.lockShared(ctx, "publish "+repo)
 	if err != nil {
-		return st, fmt.Errorf("publish %s: check the stored blobs: %w", repo, s.unreachable(ctx, err))
+		return st, fmt.Errorf("publish %s: %w", repo, s.unreachable(ctx, err))
 	}
-	var news []blob
-	renamed := map[string]string{} // reused chunks encoded again under another name
-	for _, w := range wants {
-		if !missing[w.h] && !damaged[w.h] {
+	defer unlock()
+	for attempt := 1; ; attempt++ {
+		err := s.writeAndCommit(ctx, repo, snap, paths, m, wants, hashes, c, &st)
+		if errors.Is(err, errBlobsGone) && attempt < publishAttempts {
+			s.log("store %s: publish %s: %v; writing them again", s.id, repo, err)
 			continue
 		}
-		raw := w.raw
-		switch {
-		case w.text != "":
-			f, err := snap.FileOnce(w.text)
-			if err != nil {
-				return st, fmt.Errorf("publish %s: %w (index the root again, then publish)", repo, err)
-			}
-			raw = []byte(f.Text)
-		case raw == nil:
-			// Chunks reused from the last generation whose row is gone or
-			// damaged: encoded again (the same bytes, unless the producer
-			// key did not capture a change of the chunker).
-			raw = encodeFileChunks(snap, paths[w.file])
-			if h := hashOf(raw); h != w.h {
-				renamed[w.h.String()] = h.String()
-				news = append(news, blob{hash: h, raw: raw})
-				st.NewBlobs++
-				continue
-			}
+		if err != nil {
+			return st, err
 		}
-		news = append(news, blob{hash: w.h, raw: raw})
-		if damaged[w.h] {
-			st.Repaired++
-		} else {
-			st.NewBlobs++
-		}
+		break
 	}
-	if len(renamed) > 0 {
-		for i := range m.Files {
-			if h, ok := renamed[m.Files[i].Chunks]; ok {
-				m.Files[i].Chunks = h
-			}
-		}
-		mb = m.encode()
-		mh = hashOf(mb)
-		news = append(news, blob{hash: mh, raw: mb})
-		st.NewBlobs++
-	}
-	st.Checked = len(wants)
-	written, digests, err := s.putBlobs(ctx, news)
-	if err != nil {
-		return st, fmt.Errorf("publish %s: %w", repo, s.unreachable(ctx, err))
-	}
-	st.Written = written
-	c.wrote(news, digests)
-	err = s.retry(ctx, "publish "+repo+": make the generation current", func() error { return s.publishTx(ctx, repo, mh, &st) })
-	if err != nil {
-		return st, fmt.Errorf("publish %s: %w", repo, s.unreachable(ctx, err))
-	}
+	mh = hashOf(m.encode())
 	s.forgetUnusable(repo)
 	var ih Hash
-	err = s.retry(ctx, "publish "+repo+": index image", func() (err error) {
-		st.Image, st.ImageWritten, ih, err = s.maybeImage(ctx, repo, st.Generation, m, mh, po.Image, c, &st)
-		return err
-	})
+	for attempt := 1; attempt <= publishAttempts; attempt++ {
+		err = s.retry(ctx, "publish "+repo+": index image", func() (err error) {
+			st.Image, st.ImageWritten, ih, err = s.maybeImage(ctx, repo, st.Generation, m, mh, po.Image, c, &st)
+			return err
+		})
+		if !errors.Is(err, errBlobsGone) {
+			break
+		}
+		s.log("store %s: publish %s: index image: %v; writing them again", s.id, repo, err)
+	}
 	if err != nil {
 		return st, fmt.Errorf("publish %s: index image: %w", repo, s.unreachable(ctx, err))
 	}
@@ -258,9 +216,14 @@ func (s *Store) Publish(ctx context.Context, repo string, snap *index.Snapshot, 
 
 // publishTx makes the generation whose manifest is mh current for repo,
 // in one transaction, and notifies the replicas; st gets its number (and
-// Unchanged when it is current already).
-func (s *Store) publishTx(ctx context.Context, repo string, mh Hash, st *PublishStats) error {
+// Unchanged when it is current already). Every blob named (the manifest's
+// and those it names) must be stored: errBlobsGone when a collection
+// deleted one since it was written or checked.
+func (s *Store) publishTx(ctx context.Context, repo string, mh Hash, named []Hash, st *PublishStats) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := checkStored(ctx, tx, named); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, "INSERT INTO ctxls_repos (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", repo); err != nil {
 			return err
 		}
@@ -351,4 +314,95 @@ func (s *Store) previous(ctx context.Context, rec *publishRecord, key string) ma
 		out[f.Path] = f
 	}
 	return out
+}
+
+// want is a blob a generation names.
+type want struct {
+	h    Hash
+	text string // the path whose text it is ("": not a text)
+	file int    // the file whose chunks it is (-1: none)
+	raw  []byte // nil: a text, or chunks reused
+}
+
+// writeAndCommit checks the stored rows of the blobs wants names (hashes),
+// writes those missing or damaged, and makes the generation m current
+// (errBlobsGone when a collection deleted some meanwhile).
+func (s *Store) writeAndCommit(ctx context.Context, repo string, snap *index.Snapshot, paths []string, m *Manifest, wants []want, hashes []Hash, c *rowChecker, st *PublishStats) error {
+	mb := m.encode()
+	mh := hashOf(mb)
+	var missing, damaged map[Hash]bool
+	err := s.retry(ctx, "publish "+repo+": check the stored blobs", func() (err error) {
+		missing, damaged, err = c.check(ctx, hashes)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("publish %s: check the stored blobs: %w", repo, s.unreachable(ctx, err))
+	}
+	var news []blob
+	renamed := map[string]string{} // reused chunks encoded again under another name
+	for _, w := range wants {
+		if !missing[w.h] && !damaged[w.h] {
+			continue
+		}
+		raw := w.raw
+		switch {
+		case w.text != "":
+			f, err := snap.FileOnce(w.text)
+			if err != nil {
+				return fmt.Errorf("publish %s: %w (index the root again, then publish)", repo, err)
+			}
+			raw = []byte(f.Text)
+		case raw == nil:
+			// Chunks reused from the last generation whose row is gone or
+			// damaged: encoded again (the same bytes, unless the producer
+			// key did not capture a change of the chunker).
+			raw = encodeFileChunks(snap, paths[w.file])
+			if h := hashOf(raw); h != w.h {
+				renamed[w.h.String()] = h.String()
+				news = append(news, blob{hash: h, raw: raw})
+				st.NewBlobs++
+				continue
+			}
+		}
+		news = append(news, blob{hash: w.h, raw: raw})
+		if damaged[w.h] {
+			st.Repaired++
+		} else {
+			st.NewBlobs++
+		}
+	}
+	if len(renamed) > 0 {
+		for i := range m.Files {
+			if h, ok := renamed[m.Files[i].Chunks]; ok {
+				m.Files[i].Chunks = h
+			}
+		}
+		mb = m.encode()
+		mh = hashOf(mb)
+		news = append(news, blob{hash: mh, raw: mb})
+		st.NewBlobs++
+	}
+	st.Checked = len(wants)
+	written, digests, err := s.putBlobs(ctx, news)
+	if err != nil {
+		return fmt.Errorf("publish %s: %w", repo, s.unreachable(ctx, err))
+	}
+	st.Written += written
+	c.wrote(news, digests)
+	named := make([]Hash, 0, len(hashes)+1)
+	for _, h := range hashes {
+		if r, ok := renamed[h.String()]; ok {
+			h, _ = parseHash(r)
+		}
+		named = append(named, h)
+	}
+	named = append(named, mh)
+	if s.beforeCommit != nil {
+		s.beforeCommit()
+	}
+	err = s.retry(ctx, "publish "+repo+": make the generation current", func() error { return s.publishTx(ctx, repo, mh, named, st) })
+	if err != nil {
+		return fmt.Errorf("publish %s: %w", repo, s.unreachable(ctx, err))
+	}
+	return nil
 }

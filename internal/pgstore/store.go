@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +33,10 @@ type Store struct {
 	logf func(format string, args ...any)
 	// unusable are the generations (by manifest) found unusable.
 	unusable map[Hash]unusableGen
+
+	// beforeCommit, when set (by tests), runs between a publish's writing
+	// of its blobs and the commit of its generation.
+	beforeCommit func()
 }
 
 // EnvMaxRepoBytes names the environment variable that sets how many
@@ -174,12 +180,36 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, &scrubbed{err: fmt.Errorf("store %s: %w", Redact(dsn), err), dsn: dsn}
 	}
-	s := &Store{pool: pool, id: fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database), maxRepo: maxRepo}
+	s := &Store{pool: pool, id: storeID(cfg.ConnConfig), maxRepo: maxRepo}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, &scrubbed{err: fmt.Errorf("store %s: %w", Redact(dsn), err), dsn: dsn}
 	}
 	return s, nil
+}
+
+// storeID names the database cfg connects to, whatever the connection
+// string's spelling: its hosts (the fallbacks too, in order of name)
+// lower-cased, a socket directory cleaned, their ports, and the
+// database. Two spellings of one store share a replica's checkouts and a
+// publisher's record.
+func storeID(cfg *pgx.ConnConfig) string {
+	host := func(h string, port uint16) string {
+		if strings.HasPrefix(h, "/") {
+			h = filepath.Clean(h)
+		} else {
+			h = strings.TrimSuffix(strings.ToLower(h), ".")
+		}
+		return fmt.Sprintf("%s:%d", h, port)
+	}
+	hosts := []string{host(cfg.Host, cfg.Port)}
+	for _, fb := range cfg.Fallbacks {
+		if h := host(fb.Host, fb.Port); !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	slices.Sort(hosts)
+	return strings.Join(hosts, ",") + "/" + cfg.Database
 }
 
 // Close closes the pool.
@@ -235,9 +265,11 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 
 // Listen calls fn with a repository's name each time a generation of it
 // is published (or a publish repaired its rows), until ctx ends or the
-// connection is lost (the error says which). What the process remembers
-// of the repository's unusable generations is forgotten first.
-func (s *Store) Listen(ctx context.Context, fn func(repo string)) error {
+// connection is lost (the error says which). listening (when not nil) is
+// called once the notifications are subscribed to: what was published
+// before may have been missed. What the process remembers of the
+// repository's unusable generations is forgotten first.
+func (s *Store) Listen(ctx context.Context, listening func(), fn func(repo string)) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -249,6 +281,9 @@ func (s *Store) Listen(ctx context.Context, fn func(repo string)) error {
 	}()
 	if _, err := conn.Exec(ctx, "LISTEN "+NotifyChannel); err != nil {
 		return err
+	}
+	if listening != nil {
+		listening()
 	}
 	for {
 		n, err := conn.Conn().WaitForNotification(ctx)

@@ -17,11 +17,14 @@
 // either releases it (Done) or keeps it for expand (Keep).
 //
 // Repos serves an index store's repositories (package pgstore) as Roots:
-// each repository's checkout and index, open for the life of the process
-// and brought to new generations as the store publishes them, and unions
-// of several, held by their users and at most ReposOptions.MaxUnions of
-// them open. A union's index reads its chunks from its repositories' own
-// indexes (IndexChunks), its vectors are its repositories' own, composed
+// each repository's checkout and index, held by their users, at most
+// ReposOptions.MaxOpenRepos of them open (the least recently used closed
+// past it and reopened from its checkout on disk), brought to new
+// generations as the store's notifications say they are published; and
+// unions of several, held by their users and at most
+// ReposOptions.MaxUnions of them open. A union's index reads its chunks
+// from its repositories' own indexes (IndexChunks; it holds their roots
+// while it is open), its vectors are its repositories' own, composed
 // (UnionVectors: a function of their content, the same on every replica
 // and in the CLI), and it reads no history (UnionHistoryNote).
 //

@@ -21,14 +21,21 @@ import (
 // each repository's current generation checked out into a cache
 // directory and indexed from the stored chunks, shared by every session
 // of the process like any Root. A newly published generation reaches
-// the open roots within seconds: the store's notifications say which
-// repository moved, and a poll every Options.Poll (one statement, whatever
-// is open) catches what a lost connection missed.
+// the open roots within seconds: the store's notifications (one
+// connection listening, whatever is open) say which repository moved.
+// A poll (one statement, whatever is open) catches what they missed:
+// every ReposOptions.SafetyPoll while they are heard, every
+// ReposOptions.Poll while the listening connection is lost, and at once
+// when it is back. An idle replica costs the store a statement a minute.
 //
-// A repository's root stays open for the life of the process (the store
-// holds so many). A union of repositories (Union) is held by its users;
-// at most ReposOptions.MaxUnions unions stay open, those nobody holds
-// closed first, least recently used first, their directories removed.
+// A repository's root (Root) and a union of repositories (Union) are
+// held by their users. At most ReposOptions.MaxOpenRepos repositories
+// stay open: past it, the least recently used one nobody holds is closed
+// (its index, its checkout's lock and pack let go), its checkout left on
+// disk, so that the next request reopens it from there without reading
+// the store again beyond its current generation's number. At most
+// ReposOptions.MaxUnions unions stay open, those nobody holds closed
+// first, least recently used first, their directories removed.
 type Repos struct {
 	store *pgstore.Store
 	pool  *Pool
@@ -43,21 +50,25 @@ type Repos struct {
 	tick uint64               // counts the uses of unions, for their order
 	// cos are the repositories' checkouts, one per repository whatever
 	// the roots that read it (its own, unions): two checkouts of one
-	// directory in a process would wait on each other's lock.
+	// directory in a process would wait on each other's lock. A checkout
+	// is closed when the last source reading it is (dropCheckout).
 	cos map[string]*sharedCheckout
 	// vparts are the repositories' vectors the unions are composed of.
 	vparts VectorParts
 }
 
-// sharedCheckout is one repository's checkout, made once.
+// sharedCheckout is one repository's checkout, made once; refs counts
+// the sources that read it (and the calls waiting for it).
 type sharedCheckout struct {
 	ready chan struct{}
 	co    *pgstore.Checkout
 	err   error
+	refs  int
 }
 
 // checkoutOf returns repository name's checkout, making it on first use
-// (a failure is forgotten: the next call tries again).
+// (a failure is forgotten: the next call tries again). A checkout
+// returned is held until dropCheckout(name).
 func (rs *Repos) checkoutOf(name string) (*pgstore.Checkout, error) {
 	rs.mu.Lock()
 	if rs.cos == nil {
@@ -68,21 +79,43 @@ func (rs *Repos) checkoutOf(name string) (*pgstore.Checkout, error) {
 	if !ok {
 		sc = &sharedCheckout{ready: make(chan struct{})}
 		rs.cos[name] = sc
-		rs.mu.Unlock()
+	}
+	sc.refs++
+	rs.mu.Unlock()
+	if !ok {
 		sc.co, sc.err = rs.store.Checkout(rs.ctx, name, rs.opts.Parent, nil)
 		if sc.err != nil {
 			rs.mu.Lock()
-			if rs.cos != nil {
+			if rs.cos != nil && rs.cos[name] == sc {
 				delete(rs.cos, name)
 			}
 			rs.mu.Unlock()
 		}
 		close(sc.ready)
 	} else {
-		rs.mu.Unlock()
 		<-sc.ready
 	}
 	return sc.co, sc.err
+}
+
+// dropCheckout lets go of a hold on repository name's checkout (one
+// checkoutOf returned): the last closes it, its lock and pack released,
+// its directory kept for the next checkoutOf to start from.
+func (rs *Repos) dropCheckout(name string) error {
+	rs.mu.Lock()
+	sc, ok := rs.cos[name]
+	if !ok { // Close closes what is left
+		rs.mu.Unlock()
+		return nil
+	}
+	sc.refs--
+	if sc.refs > 0 {
+		rs.mu.Unlock()
+		return nil
+	}
+	delete(rs.cos, name)
+	rs.mu.Unlock()
+	return sc.co.Close()
 }
 
 // repoSource is one repository's root's view of its shared checkout: it
@@ -91,6 +124,7 @@ func (rs *Repos) checkoutOf(name string) (*pgstore.Checkout, error) {
 type repoSource struct {
 	*pgstore.Checkout
 	seen int64
+	drop func() error
 }
 
 func (r *repoSource) Update(ctx context.Context) ([]string, bool, error) {
@@ -104,8 +138,16 @@ func (r *repoSource) Update(ctx context.Context) ([]string, bool, error) {
 	return changed, moved, nil
 }
 
-// Close leaves the shared checkout open (Repos.Close closes it).
-func (r *repoSource) Close() error { return nil }
+// Close lets go of the shared checkout (closed once nothing reads it).
+func (r *repoSource) Close() error { return r.drop() }
+
+// unionSource is a union of shared checkouts: closing it lets go of them.
+type unionSource struct {
+	*pgstore.Union
+	drop func() error
+}
+
+func (u *unionSource) Close() error { return errors.Join(u.Union.Close(), u.drop()) }
 
 // ReposOptions configure Repos.
 type ReposOptions struct {
@@ -116,8 +158,20 @@ type ReposOptions struct {
 	// the lister and the chunker.
 	IndexOptions func(repo string) index.Options
 	// Poll is how often the open repositories' generations are checked
-	// besides the notifications (0: 2 s).
+	// while the store's notifications cannot be listened to (0:
+	// DefaultPoll).
 	Poll time.Duration
+	// SafetyPoll is how often they are checked while the notifications
+	// are heard (0: DefaultSafetyPoll): a notification is lost only with
+	// its connection, which the listener notices; the poll is a safety
+	// net, not the way news arrives.
+	SafetyPoll time.Duration
+	// MaxOpenRepos is how many repositories stay open (0:
+	// DefaultMaxOpenRepos): past it, the least recently used one that
+	// nobody holds is closed, its checkout kept on disk to reopen from.
+	// Repositories held (by a language-server session's folder, by the
+	// MCP server's recent ones) are never closed under their users.
+	MaxOpenRepos int
 	// MaxUnions is how many unions of repositories stay open (0:
 	// DefaultMaxUnions): past it, the least recently used one that
 	// nobody holds is closed and its directory removed. Unions held
@@ -132,6 +186,21 @@ type ReposOptions struct {
 // directory), so that a token asking every combination of the
 // repositories it reads cannot make a replica hold one per combination.
 const DefaultMaxUnions = 16
+
+// DefaultPoll and DefaultSafetyPoll are ReposOptions.Poll's and
+// SafetyPoll's defaults.
+const (
+	DefaultPoll       = 2 * time.Second
+	DefaultSafetyPoll = time.Minute
+)
+
+// DefaultMaxOpenRepos is how many repositories a process keeps open by
+// default. An open repository holds its index (its lexical store and
+// tables, its vectors: a few MB for a small repository, hundreds for one
+// of millions of lines), its checkout's pack mapped, and a few files
+// open; one closed costs its next request the opening of its index from
+// the checkout on disk (tens of milliseconds for a small repository).
+const DefaultMaxOpenRepos = 64
 
 // StoreSource is what a root served from a store is built from: one
 // repository's checkout (pgstore.Checkout) or a union of several
@@ -167,9 +236,9 @@ type repoRoot struct {
 	// told of.
 	warned string
 
-	// Guarded by Repos.mu (unions only): holds counts its users, used
-	// is Repos.tick at its last use, gone is closed once an evicted
-	// union is closed (nil while it is not evicted).
+	// Guarded by Repos.mu: holds counts its users, used is Repos.tick
+	// at its last use, gone is closed once an evicted root is closed
+	// (nil while it is not evicted).
 	holds int
 	used  uint64
 	gone  chan struct{}
@@ -197,7 +266,10 @@ func (e *repoRoot) done() bool {
 // use is logged there once.
 func NewRepos(store *pgstore.Store, pool *Pool, opts ReposOptions) *Repos {
 	if opts.Poll <= 0 {
-		opts.Poll = 2 * time.Second
+		opts.Poll = DefaultPoll
+	}
+	if opts.SafetyPoll <= 0 {
+		opts.SafetyPoll = DefaultSafetyPoll
 	}
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
@@ -207,6 +279,9 @@ func NewRepos(store *pgstore.Store, pool *Pool, opts ReposOptions) *Repos {
 	}
 	if opts.MaxUnions <= 0 {
 		opts.MaxUnions = DefaultMaxUnions
+	}
+	if opts.MaxOpenRepos <= 0 {
+		opts.MaxOpenRepos = DefaultMaxOpenRepos
 	}
 	store.SetLogf(opts.Logf)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -219,21 +294,29 @@ func NewRepos(store *pgstore.Store, pool *Pool, opts ReposOptions) *Repos {
 // MaxUnions is how many unions stay open (ReposOptions.MaxUnions).
 func (rs *Repos) MaxUnions() int { return rs.opts.MaxUnions }
 
+// MaxOpenRepos is how many repositories stay open
+// (ReposOptions.MaxOpenRepos).
+func (rs *Repos) MaxOpenRepos() int { return rs.opts.MaxOpenRepos }
+
 // Root returns the root of repository name, checking it out and opening
-// its index on first use. The store being down fails the call, and the
-// next call tries again.
-func (rs *Repos) Root(ctx context.Context, name string) (*Root, error) {
+// its index on first use (again after it was closed). The store being
+// down fails the call, and the next call tries again. The caller holds
+// the root until it calls release (once), and closes its sessions of the
+// root before: a repository nobody holds may be closed to keep at most
+// MaxOpenRepos open.
+func (rs *Repos) Root(ctx context.Context, name string) (root *Root, release func(), err error) {
 	e, err := rs.get(ctx, name, []string{name}, func() (StoreSource, error) {
 		co, err := rs.checkoutOf(name)
 		if err != nil {
 			return nil, err
 		}
-		return &repoSource{Checkout: co, seen: co.Gen()}, nil
+		return &repoSource{Checkout: co, seen: co.Gen(), drop: func() error { return rs.dropCheckout(name) }}, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return e.root, nil
+	var once sync.Once
+	return e.root, func() { once.Do(func() { rs.release(e) }) }, nil
 }
 
 // Union returns the root of several repositories (two or more, at most
@@ -250,36 +333,57 @@ func (rs *Repos) Union(ctx context.Context, names []string) (root *Root, release
 	}
 	e, err := rs.get(ctx, key, sorted, func() (StoreSource, error) {
 		var parts []*pgstore.Checkout
+		drop := func() error {
+			var errs []error
+			for _, n := range sorted[:len(parts)] {
+				errs = append(errs, rs.dropCheckout(n))
+			}
+			return errors.Join(errs...)
+		}
 		for _, n := range sorted {
 			co, err := rs.checkoutOf(n)
 			if err != nil {
+				drop() //nolint:errcheck // the checkout's error is the one to report
 				return nil, err
 			}
 			parts = append(parts, co)
 		}
 		u, err := pgstore.NewUnion(parts, rs.opts.Parent)
 		if err != nil {
+			drop() //nolint:errcheck // the union's error is the one to report
 			return nil, err
 		}
 		// The union's chunks come from its repositories' own indexes (each
 		// opened from its checkout's image), not a round trip to the store
 		// per file: a repository's new generation costs the union that
-		// repository's changed files, read here.
+		// repository's changed files, read here. The union holds their
+		// roots while it is open, so that the bound on open repositories
+		// does not close an index it reads.
+		var held []func()
+		letGo := func() error {
+			for _, h := range held {
+				h()
+			}
+			return drop()
+		}
 		indexes := map[string]func() *index.Index{}
 		for _, n := range sorted {
-			r, err := rs.Root(rs.ctx, n)
+			r, release, err := rs.Root(rs.ctx, n)
 			if err != nil {
 				continue // its files are read from the store
 			}
+			held = append(held, release)
 			select {
 			case <-r.Built():
 			case <-rs.ctx.Done():
+				u.Close() //nolint:errcheck // closing on the way out
+				letGo()   //nolint:errcheck // closing on the way out
 				return nil, rs.ctx.Err()
 			}
 			indexes[n] = r.liveIndex
 		}
 		u.SetLocal(IndexChunks(indexes))
-		return u, nil
+		return &unionSource{Union: u, drop: letGo}, nil
 	})
 	if err != nil {
 		return nil, nil, err
@@ -289,7 +393,7 @@ func (rs *Repos) Union(ctx context.Context, names []string) (root *Root, release
 }
 
 // get returns the open source of key (a repository, or a union of
-// names), checking it out on first use; a union's is held (release).
+// names), checking it out on first use, held (release).
 func (rs *Repos) get(ctx context.Context, key string, names []string, open func() (StoreSource, error)) (*repoRoot, error) {
 	for {
 		rs.mu.Lock()
@@ -315,35 +419,29 @@ func (rs *Repos) get(ctx context.Context, key string, names []string, open func(
 			rs.open[key] = e
 			go rs.checkout(e, open)
 		}
-		if e.union() {
-			rs.tick++
-			e.holds, e.used = e.holds+1, rs.tick
-			if !ok {
-				evicted = rs.evictLocked()
-			}
+		rs.tick++
+		e.holds, e.used = e.holds+1, rs.tick
+		if !ok {
+			evicted = rs.evictLocked()
 		}
 		rs.mu.Unlock()
 		go rs.closeEvicted(evicted)
 		select {
 		case <-e.ready:
 		case <-ctx.Done():
-			if e.union() {
-				rs.release(e)
-			}
+			rs.release(e)
 			return nil, ctx.Err()
 		}
 		if e.err != nil {
-			if e.union() {
-				rs.release(e)
-			}
+			rs.release(e)
 			return nil, e.err
 		}
 		return e, nil
 	}
 }
 
-// release lets go of a hold on a union, and closes what is over the
-// bound.
+// release lets go of a hold on a repository or union, and closes what is
+// over the bounds.
 func (rs *Repos) release(e *repoRoot) {
 	rs.mu.Lock()
 	e.holds--
@@ -355,39 +453,46 @@ func (rs *Repos) release(e *repoRoot) {
 	go rs.closeEvicted(evicted)
 }
 
-// evictLocked marks for closing the unions nobody holds, least recently
-// used first, until at most MaxUnions are open (or none is left to
-// close), and returns them; closeEvicted closes them. rs.mu is held.
+// evictLocked marks for closing the repositories and the unions nobody
+// holds, least recently used first, until at most MaxOpenRepos
+// repositories and MaxUnions unions are open (or none is left to close),
+// and returns them; closeEvicted closes them. rs.mu is held.
 func (rs *Repos) evictLocked() []*repoRoot {
-	n := 0
-	var idle []*repoRoot
-	for _, e := range rs.open {
-		if !e.union() || e.gone != nil {
-			continue
-		}
-		n++
-		if e.holds == 0 && e.done() && e.err == nil {
-			idle = append(idle, e)
-		}
-	}
-	slices.SortFunc(idle, func(a, b *repoRoot) int { return cmp.Compare(a.used, b.used) })
 	var out []*repoRoot
-	for _, e := range idle {
-		if n <= rs.opts.MaxUnions {
-			break
+	for _, union := range []bool{false, true} {
+		limit := rs.opts.MaxOpenRepos
+		if union {
+			limit = rs.opts.MaxUnions
 		}
-		e.gone = make(chan struct{})
-		out = append(out, e)
-		n--
+		n := 0
+		var idle []*repoRoot
+		for _, e := range rs.open {
+			if e.union() != union || e.gone != nil {
+				continue
+			}
+			n++
+			if e.holds == 0 && e.done() && e.err == nil {
+				idle = append(idle, e)
+			}
+		}
+		slices.SortFunc(idle, func(a, b *repoRoot) int { return cmp.Compare(a.used, b.used) })
+		for _, e := range idle {
+			if n <= limit {
+				break
+			}
+			e.gone = make(chan struct{})
+			out = append(out, e)
+			n--
+		}
 	}
 	return out
 }
 
-// closeEvicted closes evicted unions: their roots released (their
-// indexes closed), their directories removed, then forgotten. It runs on
-// a goroutine of its own: a request does not wait for another union's
-// index to close; one for an evicted union waits (get), and so does
-// Close.
+// closeEvicted closes evicted repositories and unions: their roots
+// released (their indexes closed), their checkouts let go of, a union's
+// directory removed, then forgotten. It runs on a goroutine of its own:
+// a request does not wait for another's index to close; one for an
+// evicted root waits (get), and so does Close.
 func (rs *Repos) closeEvicted(evicted []*repoRoot) {
 	for _, e := range evicted {
 		e.upd.Lock() // not while the poll refreshes it
@@ -406,7 +511,11 @@ func (rs *Repos) closeEvicted(evicted []*repoRoot) {
 		}
 		rs.mu.Unlock()
 		close(e.gone)
-		rs.opts.Logf("%s: closed (unused, beyond the %d unions kept open)", e.display(), rs.opts.MaxUnions)
+		if e.union() {
+			rs.opts.Logf("%s: closed (unused, beyond the %d unions kept open)", e.display(), rs.opts.MaxUnions)
+		} else {
+			rs.opts.Logf("%s: closed (unused, beyond the %d repositories kept open; reopened from its checkout when asked)", e.display(), rs.opts.MaxOpenRepos)
+		}
 	}
 }
 
@@ -520,15 +629,29 @@ func UseCheckout(src StoreSource, opts *index.Options) {
 func (rs *Repos) follow() {
 	defer close(rs.done)
 	notes := make(chan string, 64)
+	// heard is sent true once the notifications are listened to (a poll
+	// then catches up with what was missed), false when that ends.
+	heard := make(chan bool, 1)
+	say := func(ok bool) {
+		select {
+		case heard <- ok:
+		case <-rs.ctx.Done():
+		}
+	}
 	go func() {
 		for rs.ctx.Err() == nil {
-			err := rs.store.Listen(rs.ctx, func(repo string) {
+			err := rs.store.Listen(rs.ctx, func() { say(true) }, func(repo string) {
 				select {
 				case notes <- repo:
-				default: // the poll catches up
+				default: // lost: the poll after an overflow catches up
+					select {
+					case notes <- "":
+					default:
+					}
 				}
 			})
 			if rs.ctx.Err() == nil {
+				say(false)
 				rs.opts.Logf("store notifications: %v (polling every %v meanwhile)", err, rs.opts.Poll)
 				select {
 				case <-time.After(rs.opts.Poll):
@@ -539,15 +662,26 @@ func (rs *Repos) follow() {
 	}()
 	tick := time.NewTicker(rs.opts.Poll)
 	defer tick.Stop()
-	failing := false
+	failing, listening := false, false
+	last := time.Now()
 	for {
 		select {
 		case <-rs.ctx.Done():
 			return
 		case repo := <-notes:
+			if repo == "" {
+				failing, last = rs.poll(failing), time.Now()
+				continue
+			}
 			rs.update(repo)
+		case listening = <-heard:
+			if listening {
+				failing, last = rs.poll(failing), time.Now()
+			}
 		case <-tick.C:
-			failing = rs.poll(failing)
+			if !listening || failing || time.Since(last) >= rs.opts.SafetyPoll || rs.incomplete() {
+				failing, last = rs.poll(failing), time.Now()
+			}
 		}
 	}
 }
@@ -615,6 +749,23 @@ func (rs *Repos) retryUnavailable(e *repoRoot) {
 		return
 	}
 	rs.opts.Logf("%s: the %d files the store could not give are indexed: the index is complete", e.display(), n)
+}
+
+// incomplete reports whether an open root's index left out files the
+// store could not give (retryUnavailable tries them at each poll).
+func (rs *Repos) incomplete() bool {
+	for _, e := range rs.openRoots() {
+		e.upd.Lock()
+		n := 0
+		if !e.closed {
+			n = e.root.unavailable()
+		}
+		e.upd.Unlock()
+		if n > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // openRoots lists the open sources: the repositories' by name, then the

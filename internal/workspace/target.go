@@ -55,6 +55,5 @@ func (rs *Repos) Open(ctx context.Context, t Target) (root *Root, release func()
 	if t.IsUnion() {
 		return rs.Union(ctx, t.Names())
 	}
-	root, err = rs.Root(ctx, string(t))
-	return root, nil, err
+	return rs.Root(ctx, string(t))
 }
