@@ -45,9 +45,11 @@ type DiffOptions struct {
 	// tokens cost the diff task 0.04 of its file recall, 0.1 of it 0.006).
 	DiffChangedShare    float64
 	DiffChangedFullFrom int
-	// DiffChangedFrom: in the default mode, under budgets smaller than
+	// DiffChangedFrom: in the related mode, under budgets smaller than
 	// this the changed units have no reserve and are ranked like any
-	// other candidate (a review's always have one).
+	// other candidate (a review's always have one). At every budget the
+	// related mode shows a changed unit as a signpost: its signature and
+	// changed lines.
 	DiffChangedFrom int
 }
 
