@@ -68,3 +68,36 @@ func TestRelatedChangedSignpost(t *testing.T) {
 		t.Errorf("under review Build is not shown whole first: %s %v", p.Path, p.Ranges)
 	}
 }
+
+// TestRelatedCommentWordsLast: in the related mode a word the diff writes
+// only in a comment ("guard", in a guard added to Normalize) brings no
+// file ahead of the code the change reaches: access/guard.go, which only
+// that word matches, comes after Normalize's three callers.
+func TestRelatedCommentWordsLast(t *testing.T) {
+	snap := indexFiles(t, reviewFixture())
+	e := NewEngine(tokens.NewRegistry())
+	for _, budget := range []int{2000, 8000} {
+		resp, err := e.Assemble(context.Background(), snap, Request{Diff: guardDiff, Budget: assemble.Budget{MaxTokens: budget}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		guard, callers := -1, 0
+		for i, p := range resp.Parts {
+			order = append(order, fmt.Sprintf("%s %s %v", p.Path, p.Symbol, p.Ranges))
+			switch p.Path {
+			case "access/guard.go":
+				if guard < 0 {
+					guard = i
+				}
+			case "assemble/pack.go", "render/render.go", "expand/expand.go":
+				if guard < 0 {
+					callers++
+				}
+			}
+		}
+		if callers < 3 {
+			t.Errorf("%d: access/guard.go (the comment word guard) comes before Normalize's callers:\n%s", budget, strings.Join(order, "\n"))
+		}
+	}
+}
