@@ -256,6 +256,8 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		switch {
 		case *embeddings == semantic.ModeOff:
 			fmt.Fprintln(env.Stderr, "semantic: off (--embeddings off)")
+		case engine.SemanticUnasked(&plan.Request) != "":
+			fmt.Fprintln(env.Stderr, "semantic: "+engine.SemanticUnasked(&plan.Request))
 		case plan.Semantic == nil:
 			fmt.Fprintln(env.Stderr, "semantic: none (off by --weights, or the vectors could not be computed)")
 		default:

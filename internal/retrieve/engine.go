@@ -158,6 +158,25 @@ func (e *Engine) WantsSemantic(req *Request) bool {
 	return e.semanticWeight(req) > 0 && (strings.TrimSpace(req.Query) != "" || strings.TrimSpace(req.Diff) != "")
 }
 
+// SemanticUnasked says why the semantic channel has nothing to add to req
+// ("" when it has: WantsSemantic): the request has no text to compare
+// with the vectors (a cursor alone), or the channel's weight for it is 0
+// (the request's weights, or a diff's scale, Options.SemanticDiffScale).
+// --explain prints it instead of calling the vectors missing.
+func (e *Engine) SemanticUnasked(req *Request) string {
+	switch {
+	case e.WantsSemantic(req):
+		return ""
+	case strings.TrimSpace(req.Query) == "" && strings.TrimSpace(req.Diff) == "":
+		return "not asked (a cursor alone has no text to compare with the vectors)"
+	case func() bool { _, ok := req.Weights[ChanSemantic]; return ok }():
+		return "not asked (its weight is 0 by --weights)"
+	case req.Diff != "" && e.opts.SemanticDiffScale <= 0:
+		return "not asked (a diff's weight for it is 0: the vectors add nothing the diff's own channels do not find)"
+	}
+	return "not asked (its weight is 0)"
+}
+
 // semanticWeight is the semantic channel's weight for req: the default,
 // for a diff times Options.SemanticDiffScale, unless the request gives
 // its own.
