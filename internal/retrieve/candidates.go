@@ -96,11 +96,73 @@ func signpostRanges(sig ranges.Range, start int, lines []int) []ranges.Range {
 		head = ranges.Range{Start: start, End: start}
 	}
 	rs := []ranges.Range{head}
+	end := head.End
 	for _, l := range lines {
 		rs = append(rs, ranges.Range{Start: l, End: l})
+		end = max(end, l)
 	}
-	return ranges.Normalize(rs, ranges.Span(rs).End)
+	return ranges.Normalize(rs, end)
 }
+
+// localDecls are the lines of a changed unit c, outside its changed
+// lines, that declare a name its changed lines use (a field of the
+// changed type, a local variable, a parameter): a signpost shows them
+// beside the changed lines, at most maxSignpostDecls.
+func (r *run) localDecls(c chunk.Chunk, changed []int) []int {
+	text := r.chunkText(c)
+	all := strings.Split(text, "\n")
+	var lines []string
+	for _, l := range changed {
+		if i := l - c.StartLine; i >= 0 && i < len(all) {
+			lines = append(lines, all[i])
+		}
+	}
+	names := namesOfLines(lines)
+	var out []int
+	for _, l := range linesDeclaring(text, c.StartLine, names.order) {
+		if !slices.Contains(changed, l) && declares(all[l-c.StartLine], names.order) {
+			out = append(out, l)
+		}
+		if len(out) == maxSignpostDecls {
+			break
+		}
+	}
+	return out
+}
+
+// declares reports whether a line (one linesDeclaring found) declares one
+// of names rather than assigning to it: the name, or a list of names,
+// then ":=", "=" or a type ("name T", "name: T"), not "+=" or a call.
+func declares(line string, names []string) bool {
+	t := strings.TrimSpace(line)
+	for t != "" {
+		j := 0
+		for j < len(t) && isIdentByte(t[j]) {
+			j++
+		}
+		if j == 0 {
+			return false
+		}
+		rest := strings.TrimLeft(t[j:], " \t")
+		switch {
+		case strings.HasPrefix(rest, ","):
+			t = strings.TrimLeft(rest[1:], " \t")
+			continue
+		case strings.HasPrefix(rest, ":="), strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "=="):
+			return true
+		case strings.HasPrefix(rest, ":"):
+			return true
+		case rest != "" && (isIdentStart(rest[0]) || rest[0] == '*' || rest[0] == '['):
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// maxSignpostDecls bounds the declarations a changed unit's signpost
+// shows beside its changed lines.
+const maxSignpostDecls = 8
 
 // changedFloor is the least reserve of the units a diff changes.
 const changedFloor = 120
@@ -215,15 +277,24 @@ func (r *run) candidates() []assemble.Candidate {
 		if lines, ok := signposts[s]; ok {
 			cand.Hits = lines
 		}
-		if lines, ok := changed[s]; (ok || signposts[s] != nil) && r.req.Mode != ModeReview {
+		if lines, ok := changed[s]; (ok || signposts[s] != nil) && r.req.Mode != ModeReview && r.req.Budget.MaxTokens >= r.e.opts.DiffSignpostFrom {
 			if !ok {
 				lines = signposts[s]
+			}
+			if n := r.e.opts.DiffSignpostContext; n > 0 {
+				var around []int
+				for _, l := range lines {
+					for k := max(c.StartLine, l-n); k <= min(c.EndLine, l+n); k++ {
+						around = append(around, k)
+					}
+				}
+				lines = around
 			}
 			// In the related mode the change is the request, which the
 			// asker has: a signpost of the unit (its signature and
 			// changed lines) is enough, and the budget goes to what else
 			// changes with it.
-			cand.Ranges = signpostRanges(cand.Signature, c.StartLine, lines)
+			cand.Ranges = signpostRanges(cand.Signature, c.StartLine, slices.Concat(lines, r.localDecls(c, lines)))
 			cand.Doc, cand.TrackingHash, cand.Tokens = ranges.Range{}, "", 0
 		}
 		if s.id == r.focusChunk {

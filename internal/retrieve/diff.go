@@ -127,12 +127,12 @@ func parseHunkHeader(l string) (oldLen, newStart, newLen int, err error) {
 
 // diffQueryText is what of a diff feeds the query: changed paths and the
 // changed lines.
-func diffQueryText(files []FileDiff) string {
+func diffQueryText(files []FileDiff, comments bool) string {
 	var sb strings.Builder
 	for _, f := range files {
 		sb.WriteString(f.Path)
 		sb.WriteByte('\n')
-		code := !dataLanguages[chunk.LanguageOf(f.Path)]
+		code := !comments && !dataLanguages[chunk.LanguageOf(f.Path)]
 		for _, lines := range [][]string{f.Added, f.Removed} {
 			for _, l := range lines {
 				if code && commentLine(l) {

@@ -51,7 +51,7 @@ func DefaultOptions() Options {
 		SymbolOptions:    SymbolOptions{SymbolWords: false},
 		PathOptions:      PathOptions{PathStrength: 3},
 		FocusOptions:     FocusOptions{FocusNearest: true, FocusSkeletonBelow: 4000, FocusMapBelow: 10000, FocusMapFiles: 8, FocusMapLines: 12, FocusMapScore: 2, FocusImportMap: 0.5, FocusHop: 0.1, FocusBreadthFrom: 4000, FocusAbove: 1 << 20, FocusBelow: 1 << 20, CursorShare: 0.25},
-		DiffOptions:      DiffOptions{DiffSelfPenalty: 0.3, DiffDirPrior: 0.3, DiffDirIndexPrior: 0.5, DiffGraphWeight: 1, ReviewCallerDefs: 12, DiffChangedShare: 0.3, DiffChangedFullFrom: 6000, DiffChangedFrom: 4000},
+		DiffOptions:      DiffOptions{DiffSelfPenalty: 0.3, DiffDirPrior: 0.3, DiffDirIndexPrior: 0.5, DiffGraphWeight: 1, ReviewCallerDefs: 12, DiffChangedShare: 0.3, DiffChangedFullFrom: 6000, DiffChangedFrom: 4000, DiffSignpostFrom: 4000, DiffSignpostContext: 6, DiffQueryComments: true},
 		OverviewOptions:  OverviewOptions{OverviewMaxFiles: 3000},
 		HistoryOptions:   HistoryOptions{CoChangeFiles: 20, CoChangeHalfLife: 150, CoChangeSeeds: 3, CoChangeSeedWeight: 0.3, MessageCommits: 20, MessageFiles: 20, MessageWeight: 0.2, MessageFilesFrom: 4000, HistoryPrior: 0.5},
 		SemanticOptions:  SemanticOptions{SemanticDiffScale: 0, SemanticK: 50, SemanticFloor: 0.2},
