@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxls/ctxls/internal/assemble"
@@ -44,5 +45,28 @@ func TestReviewNoCrossLanguageNames(t *testing.T) {
 	}
 	if !slices.ContainsFunc(resp.Parts, func(p assemble.Part) bool { return p.Path == "tool/runner.py" }) {
 		t.Errorf("a Python change calling r.run( does not reach Runner.run: %+v", resp.Parts)
+	}
+}
+
+// TestReviewRemovedUnits: under review the units a diff removes — two
+// deleted tests of a file that stays, a deleted file's function — appear
+// as removed, by file; a function whose body moved within the diff does
+// not.
+func TestReviewRemovedUnits(t *testing.T) {
+	files := map[string]string{
+		"go.mod":    "module example.com/p\n\ngo 1.22\n",
+		"a.go":      "package p\n\n// Keep stays.\nfunc Keep() int {\n\treturn 2\n}\n",
+		"a_test.go": "package p\n\nimport \"testing\"\n\nfunc TestKeep(t *testing.T) {\n\tif Keep() != 2 {\n\t\tt.Fatal(\"keep\")\n\t}\n}\n",
+	}
+	diff := "diff --git a/a_test.go b/a_test.go\n--- a/a_test.go\n+++ b/a_test.go\n@@ -9,11 +9,1 @@ func TestKeep(t *testing.T) {\n }\n-\n-func TestOld(t *testing.T) {\n-\tt.Skip()\n-}\n-\n-func TestGone(t *testing.T) {\n-\tt.Skip()\n-}\n" +
+		"diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -3,4 +3,4 @@ package p\n // Keep stays.\n-func Keep() int {\n-\treturn 1\n+func Keep() int {\n+\treturn 2\n }\n" +
+		"diff --git a/gone.go b/gone.go\ndeleted file mode 100644\n--- a/gone.go\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-package p\n-\n-func helper() {}\n"
+	resp, err := NewEngine(tokens.NewRegistry()).Assemble(context.Background(), indexFiles(t, files), Request{Diff: diff, Mode: ModeReview, Budget: assemble.Budget{MaxTokens: 2000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "removed by the change: a_test.go: TestOld, TestGone; gone.go: helper"
+	if !strings.Contains(resp.Stats.Note, want) || strings.Contains(resp.Stats.Note, "Keep") {
+		t.Errorf("note = %q, want it to hold %q and not Keep", resp.Stats.Note, want)
 	}
 }
