@@ -88,8 +88,8 @@ func changedBudget(maxTokens int, share float64, fullFrom int) int {
 }
 
 // signpostRanges are the lines of a changed unit's signpost: its
-// declaration (sig, or its first line when it has none) and its changed
-// lines.
+// declaration (sig, or its first line when it has none) and lines (its
+// changed lines, the lines around them, its declarations they use).
 func signpostRanges(sig ranges.Range, start int, lines []int) []ranges.Range {
 	head := sig
 	if head.Start <= 0 {
@@ -120,7 +120,7 @@ func (r *run) localDecls(c chunk.Chunk, changed []int) []int {
 	names := namesOfLines(lines)
 	var out []int
 	for _, l := range linesDeclaring(text, c.StartLine, names.order) {
-		if !slices.Contains(changed, l) && declares(all[l-c.StartLine], names.order) {
+		if !slices.Contains(changed, l) && declares(all[l-c.StartLine]) {
 			out = append(out, l)
 		}
 		if len(out) == maxSignpostDecls {
@@ -130,10 +130,11 @@ func (r *run) localDecls(c chunk.Chunk, changed []int) []int {
 	return out
 }
 
-// declares reports whether a line (one linesDeclaring found) declares one
-// of names rather than assigning to it: the name, or a list of names,
-// then ":=", "=" or a type ("name T", "name: T"), not "+=" or a call.
-func declares(line string, names []string) bool {
+// declares reports whether a line (one linesDeclaring found naming a
+// name) declares it rather than assigning to it: a name, or a list of
+// names, then ":=", "=" or a type ("name T", "name: T"), not "+=" or a
+// call.
+func declares(line string) bool {
 	t := strings.TrimSpace(line)
 	for t != "" {
 		j := 0
@@ -184,7 +185,8 @@ func (r *run) candidates() []assemble.Candidate {
 	var signposts map[*scored][]int
 	for _, u := range r.changedUnits() {
 		if !u.lead {
-			// Ranked like any other candidate; shown as a signpost.
+			// Ranked like any other candidate, trimmed around its
+			// changed lines (a signpost from Options.DiffSignpostFrom).
 			if signposts == nil {
 				signposts = map[*scored][]int{}
 			}
