@@ -41,8 +41,8 @@ const (
 )
 
 // WritePeers writes, for the query and diff tasks at each budget, ctxls's
-// file recall, line recall and MRR beside the best of base and the peers
-// on that metric, as a markdown table.
+// file recall, line recall, MRR and noise beside the best of base and the
+// peers on that metric (for noise the least), as a markdown table.
 func WritePeers(w io.Writer, sums []Summary, full, base string) {
 	noHist := full + NoHistorySuffix
 	withNoHist := slices.ContainsFunc(sums, func(s Summary) bool { return s.System == noHist && s.Task != TaskCursor })
@@ -64,16 +64,18 @@ func WritePeers(w io.Writer, sums []Summary, full, base string) {
 		for _, b := range budgets {
 			c, _ := pick(sums, task, full, b)
 			for _, m := range []struct {
-				name string
-				get  func(Summary) float64
+				name  string
+				get   func(Summary) float64
+				lower bool // lower is better: the best peer has the least
 			}{
-				{"file recall", func(s Summary) float64 { return s.FileRecall }},
-				{"line recall", func(s Summary) float64 { return s.LineRecall }},
-				{"MRR", func(s Summary) float64 { return s.MRR }},
+				{"file recall", func(s Summary) float64 { return s.FileRecall }, false},
+				{"line recall", func(s Summary) float64 { return s.LineRecall }, false},
+				{"MRR", func(s Summary) float64 { return s.MRR }, false},
+				{"noise (lower is better)", func(s Summary) float64 { return s.Noise }, true},
 			} {
 				best, bestName := 0.0, ""
 				for _, p := range peers {
-					if ps, ok := pick(sums, task, p, b); ok && (bestName == "" || m.get(ps) > best) {
+					if ps, ok := pick(sums, task, p, b); ok && (bestName == "" || (m.get(ps) > best) != m.lower && m.get(ps) != best) {
 						best, bestName = m.get(ps), p
 					}
 				}

@@ -76,6 +76,12 @@ buffer); leave it empty to use ctxls only as a companion server."
   "Order of the parts: \"grouped\", \"interleaved\" or \"score\"."
   :type '(choice (const nil) string))
 
+(defcustom ctxls-changes-mode "review"
+  "The mode of `ctxls-assemble-diff': \"review\" (the changed code whole,
+its callers and the definitions it uses) or \"related\" (what else may
+change with the changes; the changed code a signpost)."
+  :type '(choice (const "review") (const "related")))
+
 (defcustom ctxls-include nil
   "Only these paths (doublestar globs relative to the workspace root)."
   :type '(repeat string))
@@ -348,7 +354,9 @@ Shows it like `ctxls-assemble' and returns it, or nil when nothing changed."
          (diff (ctxls-working-tree-diff root)))
     (if (string-empty-p (string-trim diff))
         (progn (message "ctxls: the working tree has no changes (git diff HEAD is empty)") nil)
-      (let ((result (ctxls--request server :context/assemble (list :diff diff))))
+      (let ((result (ctxls--request server :context/assemble
+                                    (list :diff diff
+                                          :mode (if (equal ctxls-changes-mode "related") "related" "review")))))
         (setq ctxls-last-result result)
         (ctxls--show result "changes")))))
 

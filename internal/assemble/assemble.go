@@ -332,10 +332,11 @@ func (a *assembly) result(parts []*draft, rendered string, total int) *Result {
 	res.Stats.Parts = len(res.Parts)
 	res.Stats.Files = len(files)
 
+	// Best first: what the budget and the packing left out (which a
+	// reader may expand), by priority, then what was rejected or withheld
+	// before packing, best score first.
 	om := slices.Clone(a.omitOrder)
 	slices.SortFunc(om, comparePriority)
-	res.Omitted = append(res.Omitted, a.invalid...)
-	slices.SortFunc(res.Omitted, compareOmitted)
 	for _, c := range om {
 		reason := a.omitReason[c]
 		tokens := a.omitTokens[c]
@@ -366,6 +367,9 @@ func (a *assembly) result(parts []*draft, rendered string, total int) *Result {
 		res.Omitted = append(res.Omitted, Omitted{Handle: c.handle, Path: c.Path, Ranges: c.Ranges, Symbol: c.Symbol,
 			Tokens: tokens, Score: c.Score, Reason: reason, Sources: c.Sources})
 	}
+	invalid := slices.Clone(a.invalid)
+	slices.SortFunc(invalid, compareOmitted)
+	res.Omitted = append(res.Omitted, invalid...)
 	if len(res.Parts) == 0 && len(om)+len(a.invalid) > 0 {
 		res.Stats.Note = a.emptyNote(om)
 	}
@@ -388,12 +392,13 @@ func (a *assembly) emptyNote(om []*cand) string {
 	return "no candidate fits the budget: see omitted"
 }
 
-// compareOmitted totally orders omitted records of invalid candidates.
+// compareOmitted totally orders omitted records of candidates rejected or
+// withheld before packing: best score first.
 func compareOmitted(x, y Omitted) int {
 	return cmp.Or(
+		cmp.Compare(y.Score, x.Score),
 		strings.Compare(x.Handle, y.Handle),
 		strings.Compare(x.Reason, y.Reason),
-		cmp.Compare(y.Score, x.Score),
 		strings.Compare(x.Symbol, y.Symbol),
 		slices.CompareFunc(x.Ranges, y.Ranges, ranges.Compare),
 		slices.Compare(x.Sources, y.Sources),

@@ -260,6 +260,8 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		switch {
 		case *embeddings == ws.EmbeddingsOff:
 			fmt.Fprintln(env.Stderr, "semantic: off (--embeddings off)")
+		case plan.SemanticUnasked() != "":
+			fmt.Fprintln(env.Stderr, "semantic: "+plan.SemanticUnasked())
 		case plan.Request().Semantic == nil:
 			fmt.Fprintln(env.Stderr, "semantic: none (off by --weights, or the vectors could not be computed)")
 		default:

@@ -55,9 +55,10 @@ const (
 	// refresh does not read unchanged files again) and with the lexical
 	// store's format (6: the postings store replaces bleve's) and again
 	// with the chunker's (7: Go function bodies are left out of the parse,
-	// so a syntax error inside one no longer moves the file's chunks), so
+	// so a syntax error inside one no longer moves the file's chunks; 8:
+	// a short comment between units that holds a word is a chunk), so
 	// that no index built by older rules is served.
-	schemaVersion = 7
+	schemaVersion = 8
 
 	lockName     = "lock"
 	currentName  = "CURRENT"

@@ -30,24 +30,29 @@ func cursorBudget(maxTokens int, share float64) int {
 type changedUnit struct {
 	s     *scored
 	lines []int
+	// lead: the unit has a reserve and leads the context (under review,
+	// and in the related mode from Options.DiffChangedFrom); otherwise it
+	// is ranked like any other candidate.
+	lead bool
 }
 
 // changedUnits are the units the diff changes that the request allows, by
-// their ids, when they have a reserve of their own
-// (Options.DiffChangedShare). A unit whose changed lines all lie in
-// smaller changed units (a class around a changed method) is left to
-// them.
+// their ids; they lead with a reserve of their own
+// (Options.DiffChangedShare) under review and in the related mode from
+// Options.DiffChangedFrom. A unit whose changed lines all lie in smaller
+// changed units (a class around a changed method) is left to them.
 func (r *run) changedUnits() []changedUnit {
-	if r.e.opts.DiffChangedShare <= 0 || len(r.diffChanged) == 0 {
+	if len(r.diffChanged) == 0 {
 		return nil
 	}
-	if r.req.Mode != ModeReview && r.req.Budget.MaxTokens < r.e.opts.DiffChangedFrom {
+	lead := r.e.opts.DiffChangedShare > 0 && (r.req.Mode == ModeReview || r.req.Budget.MaxTokens >= r.e.opts.DiffChangedFrom)
+	if !lead && r.req.Mode == ModeReview {
 		return nil
 	}
 	var all []changedUnit
 	for _, id := range slices.Sorted(maps.Keys(r.diffChanged)) {
 		if s := r.get(id); s != nil {
-			all = append(all, changedUnit{s, r.diffChanged[id]})
+			all = append(all, changedUnit{s, r.diffChanged[id], lead})
 		}
 	}
 	// inner: line l of u lies in a smaller changed unit inside u.
@@ -82,6 +87,84 @@ func changedBudget(maxTokens int, share float64, fullFrom int) int {
 	return max(int(math.Round(float64(maxTokens)*share)), min(changedFloor, maxTokens/2))
 }
 
+// signpostRanges are the lines of a changed unit's signpost: its
+// declaration (sig, or its first line when it has none) and lines (its
+// changed lines, the lines around them, its declarations they use).
+func signpostRanges(sig ranges.Range, start int, lines []int) []ranges.Range {
+	head := sig
+	if head.Start <= 0 {
+		head = ranges.Range{Start: start, End: start}
+	}
+	rs := []ranges.Range{head}
+	end := head.End
+	for _, l := range lines {
+		rs = append(rs, ranges.Range{Start: l, End: l})
+		end = max(end, l)
+	}
+	return ranges.Normalize(rs, end)
+}
+
+// localDecls are the lines of a changed unit c, outside its changed
+// lines, that declare a name its changed lines use (a field of the
+// changed type, a local variable, a parameter): a signpost shows them
+// beside the changed lines, at most maxSignpostDecls.
+func (r *run) localDecls(c chunk.Chunk, changed []int) []int {
+	text := r.chunkText(c)
+	all := strings.Split(text, "\n")
+	var lines []string
+	for _, l := range changed {
+		if i := l - c.StartLine; i >= 0 && i < len(all) {
+			lines = append(lines, all[i])
+		}
+	}
+	names := namesOfLines(lines)
+	var out []int
+	for _, l := range linesDeclaring(text, c.StartLine, names.order) {
+		if !slices.Contains(changed, l) && declares(all[l-c.StartLine]) {
+			out = append(out, l)
+		}
+		if len(out) == maxSignpostDecls {
+			break
+		}
+	}
+	return out
+}
+
+// declares reports whether a line (one linesDeclaring found naming a
+// name) declares it rather than assigning to it: a name, or a list of
+// names, then ":=", "=" or a type ("name T", "name: T"), not "+=" or a
+// call.
+func declares(line string) bool {
+	t := strings.TrimSpace(line)
+	for t != "" {
+		j := 0
+		for j < len(t) && isIdentByte(t[j]) {
+			j++
+		}
+		if j == 0 {
+			return false
+		}
+		rest := strings.TrimLeft(t[j:], " \t")
+		switch {
+		case strings.HasPrefix(rest, ","):
+			t = strings.TrimLeft(rest[1:], " \t")
+			continue
+		case strings.HasPrefix(rest, ":="), strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "=="):
+			return true
+		case strings.HasPrefix(rest, ":"):
+			return true
+		case rest != "" && (isIdentStart(rest[0]) || rest[0] == '*' || rest[0] == '['):
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// maxSignpostDecls bounds the declarations a changed unit's signpost
+// shows beside its changed lines.
+const maxSignpostDecls = 8
+
 // changedFloor is the least reserve of the units a diff changes.
 const changedFloor = 120
 
@@ -99,7 +182,17 @@ func (r *run) candidates() []assemble.Candidate {
 		}
 	}
 	changed := map[*scored][]int{}
+	var signposts map[*scored][]int
 	for _, u := range r.changedUnits() {
+		if !u.lead {
+			// Ranked like any other candidate, trimmed around its
+			// changed lines (a signpost from Options.DiffSignpostFrom).
+			if signposts == nil {
+				signposts = map[*scored][]int{}
+			}
+			signposts[u.s] = u.lines
+			continue
+		}
 		changed[u.s] = u.lines
 		if !slices.Contains(top, u.s) {
 			top = append(top, u.s)
@@ -182,6 +275,29 @@ func (r *run) candidates() []assemble.Candidate {
 			// allows, else around its changed lines; one its reserve
 			// cannot hold competes at its own score.
 			cand.Reserve, cand.Lead, cand.Hits = changedReserve, true, lines
+		}
+		if lines, ok := signposts[s]; ok {
+			cand.Hits = lines
+		}
+		if lines, ok := changed[s]; (ok || signposts[s] != nil) && r.req.Mode != ModeReview && r.req.Budget.MaxTokens >= r.e.opts.DiffSignpostFrom {
+			if !ok {
+				lines = signposts[s]
+			}
+			if n := r.e.opts.DiffSignpostContext; n > 0 {
+				var around []int
+				for _, l := range lines {
+					for k := max(c.StartLine, l-n); k <= min(c.EndLine, l+n); k++ {
+						around = append(around, k)
+					}
+				}
+				lines = around
+			}
+			// In the related mode the change is the request, which the
+			// asker has: a signpost of the unit (its signature and
+			// changed lines) is enough, and the budget goes to what else
+			// changes with it.
+			cand.Ranges = signpostRanges(cand.Signature, c.StartLine, slices.Concat(lines, r.localDecls(c, lines)))
+			cand.Doc, cand.TrackingHash, cand.Tokens = ranges.Range{}, "", 0
 		}
 		if s.id == r.focusChunk {
 			// The cursor's lines, not the unit's doc comment, are what a

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxls/ctxls/internal/index/chunk"
 	"github.com/ctxls/ctxls/internal/ranges"
 )
 
@@ -126,19 +127,43 @@ func parseHunkHeader(l string) (oldLen, newStart, newLen int, err error) {
 
 // diffQueryText is what of a diff feeds the query: changed paths and the
 // changed lines.
-func diffQueryText(files []FileDiff) string {
+func diffQueryText(files []FileDiff, comments bool) string {
 	var sb strings.Builder
 	for _, f := range files {
 		sb.WriteString(f.Path)
 		sb.WriteByte('\n')
-		for _, l := range f.Added {
-			sb.WriteString(l)
-			sb.WriteByte('\n')
-		}
-		for _, l := range f.Removed {
-			sb.WriteString(l)
-			sb.WriteByte('\n')
+		code := !comments && !dataLanguages[chunk.LanguageOf(f.Path)]
+		for _, lines := range [][]string{f.Added, f.Removed} {
+			for _, l := range lines {
+				if code && commentLine(l) {
+					// A comment's words say what the change is about, not
+					// which code it touches: "guard" in a comment over a
+					// guard brought a type Guard ahead of the callers.
+					continue
+				}
+				sb.WriteString(l)
+				sb.WriteByte('\n')
+			}
 		}
 	}
 	return sb.String()
+}
+
+// commentLine reports whether a line of code is a comment line alone
+// (//, /*, a block comment's "* " or "*/", or # other than a Rust
+// attribute, a shebang or C's preprocessor).
+func commentLine(line string) bool {
+	t := strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(t, "//"), strings.HasPrefix(t, "/*"), t == "*", strings.HasPrefix(t, "* "), strings.HasPrefix(t, "*/"):
+		return true
+	case strings.HasPrefix(t, "#"):
+		for _, p := range []string{"#[", "#!", "#include", "#define", "#if", "#else", "#endif", "#pragma", "#undef"} {
+			if strings.HasPrefix(t, p) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

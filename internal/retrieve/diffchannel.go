@@ -45,10 +45,29 @@ type DiffOptions struct {
 	// tokens cost the diff task 0.04 of its file recall, 0.1 of it 0.006).
 	DiffChangedShare    float64
 	DiffChangedFullFrom int
-	// DiffChangedFrom: in the default mode, under budgets smaller than
+	// DiffChangedFrom: in the related mode, under budgets smaller than
 	// this the changed units have no reserve and are ranked like any
 	// other candidate (a review's always have one).
 	DiffChangedFrom int
+	// (DiffSignpostContext 6: the review task in the related mode lost
+	// 0.029 of its line recall and 0.043 of its MRR at 8 000 tokens with
+	// no lines around the changed ones — their units declare much of what
+	// the change uses — and nothing with six; docs/quality.md.)
+	// DiffSignpostFrom: in the related mode, from this budget a changed
+	// unit is a signpost — its signature, its changed lines with
+	// DiffSignpostContext lines around each, and the lines of the unit
+	// declaring the names they use — since the asker has the change;
+	// under it the unit is shown as any other candidate (a small budget
+	// ranks it down anyway, and its other lines are often what the change
+	// uses). The review mode shows changed units whole.
+	DiffSignpostFrom    int
+	DiffSignpostContext int
+	// DiffQueryComments: a diff's comment lines in code files feed its
+	// query text too (false: a word the change writes only in a comment
+	// brings no file by itself; measured on the review task in the
+	// related mode, leaving them out cost 0.02 of the line recall at
+	// 2 000 tokens, so they stay).
+	DiffQueryComments bool
 }
 
 // diffState is the diff channel's per-request state: what the change

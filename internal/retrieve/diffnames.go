@@ -151,6 +151,10 @@ func receiverCalled(lang string) bool {
 	return false
 }
 
+// dataLanguages are the languages of data and prose, whose names refer to
+// no code by their own rules.
+var dataLanguages = map[string]bool{"yaml": true, "toml": true, "json": true, "markdown": true, "text": true, "ini": true, "xml": true}
+
 // mayRefer reports whether name, written in a changed line of the file
 // at from in language lang (bare and/or after a '.', as names says), can
 // refer to the definition def (see refers).
@@ -166,8 +170,14 @@ func mayRefer(names changedNames, name, lang, from string, def chunk.Chunk) bool
 //     Rust, Ruby), a name written only bare is never a method;
 //   - in Go, a bare universe name (len, int, string) is the builtin, and a
 //     bare name is of the file's own package: a definition in another
-//     directory is reached only as pkg.Name.
+//     directory is reached only as pkg.Name;
+//   - a name in data or prose (YAML, TOML, JSON, Markdown, plain text: a
+//     workflow's run: key, a version = line) has no rule that makes it
+//     code's: it reaches only definitions of its own language.
 func refers(lang, from string, dotted bool, name string, def chunk.Chunk) bool {
+	if dataLanguages[lang] && def.Language != lang {
+		return false
+	}
 	if dotted {
 		return true
 	}

@@ -206,6 +206,11 @@ func (e *Engine) AssemblePlan(ctx context.Context, snap *index.Snapshot, p *Plan
 		return nil, err
 	}
 	res.Omitted = slices.DeleteFunc(res.Omitted, func(o assemble.Omitted) bool { return r.mapHandles[o.Handle] })
+	if req.Mode == ModeReview {
+		if n := removedNote(r.removedUnits()); n != "" {
+			res.Stats.Note = strings.TrimPrefix(res.Stats.Note+"; "+n, "; ")
+		}
+	}
 	if req.Mode == ModeReview && len(res.Parts) == 0 && len(r.diffChanged) == 0 {
 		res.Stats.Note = strings.TrimPrefix(res.Stats.Note+"; mode review: the diff changes no indexed unit and reaches none (a deletion, or files the index leaves out); what its words match is listed in omitted", "; ")
 	}

@@ -13,7 +13,7 @@ import (
 func (r *run) collect() error {
 	r.text = r.req.Query
 	if r.req.Diff != "" {
-		r.text += "\n" + diffQueryText(r.diffFiles)
+		r.text += "\n" + diffQueryText(r.diffFiles, r.e.opts.DiffQueryComments)
 	}
 	r.q = Analyze(r.text)
 	var chans []channel

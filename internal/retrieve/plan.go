@@ -47,6 +47,27 @@ func (p *Plan) WantsSemantic() bool {
 	return p.weights[ChanSemantic] > 0 && hasText(&p.req)
 }
 
+// SemanticUnasked says why the semantic channel has nothing to add to the
+// request ("" when it has: WantsSemantic): the request has no text to
+// compare with the vectors (a cursor alone), or the channel's weight for
+// it is 0 (the request's weights, or a diff's scale,
+// Options.SemanticDiffScale). --explain prints it instead of calling the
+// vectors missing.
+func (p *Plan) SemanticUnasked() string {
+	_, own := p.req.Weights[ChanSemantic]
+	switch {
+	case p.WantsSemantic():
+		return ""
+	case !hasText(&p.req):
+		return "not asked (a cursor alone has no text to compare with the vectors)"
+	case own:
+		return "not asked (its weight is 0 by --weights)"
+	case p.req.Diff != "":
+		return "not asked (a diff's weight for it is 0: the vectors add nothing the diff's own channels do not find)"
+	}
+	return "not asked (its weight is 0)"
+}
+
 // SetHistory gives the request the workspace's git history (nil: none).
 func (p *Plan) SetHistory(h *history.Log) { p.req.History = h }
 

@@ -179,11 +179,16 @@
     (replace-match "strings.Join(lines, \"\\r\\n\")" t t)
     (save-buffer)
     (let ((got (ctxls-assemble-diff))
-          (want (ctxls-test-cli "--diff" "HEAD" "--budget" (number-to-string ctxls-test-budget))))
-      (ctxls-test-check (equal got want) "ctxls-assemble-diff: the context of the working-tree diff (same as ctxls assemble --diff HEAD)"
+          (want (ctxls-test-cli "--diff" "HEAD" "--budget" (number-to-string ctxls-test-budget) "--mode" "review")))
+      (ctxls-test-check (equal got want) "ctxls-assemble-diff: the context of the working-tree diff in the review mode (same as ctxls assemble --diff HEAD --mode review)"
                         (format "got:\n%s\nwant:\n%s" got want))
       (ctxls-test-check (string-match-p (regexp-quote "textutil.JoinLines(") (or got ""))
-                        "the diff context holds the changed function's caller")))
+                        "the diff context holds the changed function's caller"))
+    (let* ((ctxls-changes-mode "related")
+           (got (ctxls-assemble-diff))
+           (want (ctxls-test-cli "--diff" "HEAD" "--budget" (number-to-string ctxls-test-budget) "--mode" "related")))
+      (ctxls-test-check (equal got want) "ctxls-changes-mode related: the related mode's context (same as ctxls assemble --diff HEAD --mode related)"
+                        (format "got:\n%s\nwant:\n%s" got want))))
 
   ;; 8. Unsaved buffers count: a new file that exists only in Emacs.
   (with-current-buffer (ctxls-test-visit "pricing/surcharge.go")

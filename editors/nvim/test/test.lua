@@ -195,11 +195,20 @@ local function main()
   vim.cmd('silent write')
   vim.cmd('CtxlsAssembleDiff')
   check(answered_after(n), ':CtxlsAssembleDiff is answered')
-  want = cli({ '--diff', 'HEAD', '--budget', tostring(BUDGET) })
+  want = cli({ '--diff', 'HEAD', '--budget', tostring(BUDGET), '--mode', 'review' })
   got = buffer_text('ctxls://context')
-  check(got == want, ':CtxlsAssembleDiff: the context of the working-tree diff (same as ctxls assemble --diff HEAD)',
+  check(got == want, ':CtxlsAssembleDiff: the context of the working-tree diff in the review mode (same as ctxls assemble --diff HEAD --mode review)',
     'got:\n' .. tostring(got) .. '\nwant:\n' .. want)
   check((got or ''):find('textutil.JoinLines(', 1, true), 'the diff context holds the changed function\'s caller')
+  ctxls.config.changes_mode = 'related'
+  n = ctxls.answered
+  vim.cmd('CtxlsAssembleDiff')
+  check(answered_after(n), ':CtxlsAssembleDiff (changes_mode related) is answered')
+  want = cli({ '--diff', 'HEAD', '--budget', tostring(BUDGET), '--mode', 'related' })
+  got = buffer_text('ctxls://context')
+  check(got == want, 'changes_mode = related: the related mode\'s context (same as ctxls assemble --diff HEAD --mode related)',
+    'got:\n' .. tostring(got) .. '\nwant:\n' .. want)
+  ctxls.config.changes_mode = 'review'
 
   -- 8. Unsaved buffers count: a new file that exists only in Neovim is found.
   vim.cmd('edit ' .. ws .. '/pricing/surcharge.go')

@@ -30,6 +30,8 @@ export interface Host {
   diffFolder(): string | undefined;
   /** The "format" setting ("markdown" when unset). */
   format(): string | undefined;
+  /** The "changesMode" setting: the mode of Assemble Context for Changes ("review" when unset). */
+  changesMode(): string | undefined;
   /** Asks for a question; undefined when the user cancels. */
   askQuestion(initial: string): Promise<string | undefined>;
   /** Asks for a handle to expand; undefined when the user cancels. */
@@ -153,7 +155,7 @@ export class Commands {
       this.host.error(describeError(e) ?? "ctxls: git diff failed");
       return undefined;
     }
-    const built = diffParams(text);
+    const built = diffParams(text, this.host.changesMode());
     if (!built.ok) {
       this.host.info(built.message);
       return undefined;

@@ -73,6 +73,9 @@ const host: Host = {
   format() {
     return vscode.workspace.getConfiguration(SECTION).get<string>("format");
   },
+  changesMode() {
+    return vscode.workspace.getConfiguration(SECTION).get<string>("changesMode");
+  },
   askQuestion(initial) {
     return Promise.resolve(
       vscode.window.showInputBox({

@@ -69,10 +69,23 @@ export function assembleParams(state: EditorState, question: string): Built<Asse
   return { ok: true, params };
 }
 
-/** diffParams builds context/assemble params for a working-tree diff. */
-export function diffParams(diff: string): Built<AssembleParams> {
+/** The modes a request for the changes may ask in (the "changesMode" setting). */
+export const CHANGES_MODES = ["review", "related"] as const;
+
+/**
+ * changesMode is the mode "context for the changes" asks in: the setting's
+ * value when it names a mode, else "review" — the changed code whole, its
+ * callers and the definitions it uses ("related" is what else may change
+ * with it, the changed code a signpost).
+ */
+export function changesMode(setting: unknown): string {
+  return typeof setting === "string" && (CHANGES_MODES as readonly string[]).includes(setting) ? setting : "review";
+}
+
+/** diffParams builds context/assemble params for a working-tree diff, asked in MODE (changesMode). */
+export function diffParams(diff: string, mode?: unknown): Built<AssembleParams> {
   if (diff.trim() === "") {
     return { ok: false, message: "ctxls: the working tree has no changes (git diff HEAD is empty)." };
   }
-  return { ok: true, params: { diff } };
+  return { ok: true, params: { diff, mode: changesMode(mode) } };
 }

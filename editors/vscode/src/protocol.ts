@@ -20,6 +20,8 @@ export interface AssembleParams {
   query?: string;
   focus?: { uri: string; position: Position };
   diff?: string;
+  /** "related" (the server's default) or "review" (a diff under review). */
+  mode?: string;
   budget?: Budget;
   encoding?: string;
   format?: string;

@@ -25,7 +25,7 @@ export const SERVER_SETTING_KEYS = [
 ] as const;
 
 /** Settings only the extension reads. */
-export const CLIENT_SETTING_KEYS = ["path", "trace.server"] as const;
+export const CLIENT_SETTING_KEYS = ["path", "trace.server", "changesMode"] as const;
 
 /** The JSON object served for workspace/configuration section "ctxls". */
 export interface ServerSettings {

@@ -121,6 +121,7 @@ class EditorStandIn implements Host {
   editorState() { return this.state; }
   diffFolder() { return ws; }
   format() { return settings.format as string | undefined; }
+  changesMode() { return settings.changesMode as string | undefined; }
   async askQuestion(initial: string) { this.asked.push(initial); return this.answer; }
   async askHandle() { return this.answer; }
   async pick(items: PickItem[]) { this.offered.push(items); return this.choose(items); }
@@ -266,7 +267,17 @@ test("Assemble Context for Changes: the working tree's diff is sent and its code
     );
     assert.ok(doc.includes("textutil.JoinLines("), doc);
     assert.ok(r.stats.totalTokens <= 300);
-    assert.equal(doc, cli("--diff", "HEAD", "--budget", "300"));
+    // Asked in the review mode by default; the setting chooses the related mode.
+    assert.equal(doc, cli("--diff", "HEAD", "--budget", "300", "--mode", "review"));
+    settings.changesMode = "related";
+    try {
+      h.messages = [];
+      h.docs = [];
+      await cmds.assembleDiff();
+      assert.equal(onlyDoc(h), cli("--diff", "HEAD", "--budget", "300", "--mode", "related"));
+    } finally {
+      delete settings.changesMode;
+    }
   } finally {
     fs.writeFileSync(file, before);
     await changed();

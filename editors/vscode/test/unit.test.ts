@@ -66,7 +66,10 @@ test("no focus outside the workspace or for unsaved documents; then a question i
 
 test("an empty diff is not sent", () => {
   assert.equal(diffParams(" \n").ok, false);
-  assert.deepEqual(diffParams("diff --git a/x b/x\n"), { ok: true, params: { diff: "diff --git a/x b/x\n" } });
+  // Context for the changes asks in the review mode unless the setting says related.
+  assert.deepEqual(diffParams("diff --git a/x b/x\n"), { ok: true, params: { diff: "diff --git a/x b/x\n", mode: "review" } });
+  assert.deepEqual(diffParams("diff --git a/x b/x\n", "related"), { ok: true, params: { diff: "diff --git a/x b/x\n", mode: "related" } });
+  assert.deepEqual(diffParams("diff --git a/x b/x\n", "audit"), { ok: true, params: { diff: "diff --git a/x b/x\n", mode: "review" } });
 });
 
 test("settings: the server's shape, budget nested, unset and mistyped values left out", () => {
@@ -230,6 +233,7 @@ class RecordingHost implements Host {
   editorState() { return this.state; }
   diffFolder() { return "/ws"; }
   format() { return undefined; }
+  changesMode() { return undefined; }
   async askQuestion(initial: string) { this.asked.push(initial); return this.answer; }
   async askHandle() { return this.answer; }
   async pick(items: PickItem[]) { this.picked.push(items); return items[0]; }

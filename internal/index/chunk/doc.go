@@ -46,7 +46,9 @@
 // a Python `if __name__ == "__main__":` block) becomes KindWindow chunks cut
 // at statement boundaries, so that no code is left out of the index;
 // runs of comments between units that are not a unit's doc get a window
-// when they span at least three lines and are dropped otherwise. Leading
+// when they span at least three lines or hold a word (a note, a marker a
+// search must find: every line that says something is in some chunk);
+// separators of punctuation alone ("// ---") are dropped. Leading
 // comments too long to share the header's MaxLines (a package doc of
 // hundreds of lines) become windows before the header.
 //

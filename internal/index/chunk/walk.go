@@ -3,15 +3,33 @@ package chunk
 import (
 	"bytes"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ctxls/ctxls/internal/index/chunk/syntax"
 )
 
 // minCommentLines is how long a run of comments outside any unit must be
-// to get a chunk of its own; shorter ones are separators ("// ---"),
-// closing-brace remarks or stray notes.
+// to get a chunk of its own whatever it says; a shorter one gets a chunk
+// when it holds a word (hasWord: a note, a marker a search must find),
+// not when it is a separator of punctuation ("// ---", "# ====").
 const minCommentLines = 3
+
+// hasWord reports whether b holds a run of at least three letters: a
+// comment that says something, not a separator.
+func hasWord(b []byte) bool {
+	n := 0
+	for _, r := range string(b) {
+		if unicode.IsLetter(r) {
+			if n++; n >= 3 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
+}
 
 // maxNesting bounds recursion into scopes and containers, so that
 // pathological inputs cannot exhaust the stack.
@@ -884,7 +902,7 @@ func (w *walker) group(kids []kid, start, headEnd, end int) []span {
 		cur, open, code, headOnly = span{start, headEnd}, true, true, true
 	}
 	flush := func() {
-		if open && (code || w.li.span(cur.start, cur.end) >= minCommentLines) {
+		if open && (code || w.li.span(cur.start, cur.end) >= minCommentLines || hasWord(w.src[cur.start:cur.end])) {
 			parts = append(parts, cur)
 		}
 		open, code, headOnly = false, false, false

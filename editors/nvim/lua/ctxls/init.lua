@@ -33,6 +33,9 @@ local defaults = {
   -- (an OpenAI-compatible embeddings API; the key is read from the server's environment).
   embeddings_endpoint = nil,
   activity = nil, -- false: leave this session's open buffers and edits out
+  -- The mode of :CtxlsAssembleDiff: 'review' (the changed code whole, its callers and the
+  -- definitions it uses) or 'related' (what else may change with it; the changed code a signpost).
+  changes_mode = 'review',
   -- Register the context is put in (nil: "+" when a clipboard is available, else the unnamed register).
   register = nil,
   -- How the context buffer is shown: "vsplit", "split", "tab" or "current".
@@ -441,7 +444,9 @@ function M.assemble_diff(done)
     notify('ctxls: the working tree has no changes (git diff HEAD is empty)')
     return
   end
-  request(client, 'context/assemble', { diff = text }, handle_result('context/assemble', 'changes', done), bufnr)
+  local mode = M.config.changes_mode
+  if mode ~= 'related' then mode = 'review' end
+  request(client, 'context/assemble', { diff = text, mode = mode }, handle_result('context/assemble', 'changes', done), bufnr)
 end
 
 -- expand sends context/expand for HANDLE (from the last result's omitted
