@@ -243,7 +243,7 @@ func TestBadInputIsNamed(t *testing.T) {
 
 func TestOtherLanguagesByName(t *testing.T) {
 	snap := indexFiles(t, map[string]string{
-		"lib.py": "def parse(text):\n    return text\n",
+		"lib.py":  "def parse(text):\n    return text\n",
 		"main.py": "from lib import parse\n\n\ndef run():\n    # parse is mentioned here\n    return parse('x')\n",
 	})
 	res, err := Find(context.Background(), snap, Query{Symbol: "parse"})
