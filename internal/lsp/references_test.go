@@ -7,8 +7,8 @@ import (
 
 // module is a Go module whose two types both have a Write method.
 var refsModule = map[string]string{
-	"go.mod": "module example.com/m\n\ngo 1.22\n",
-	"w/w.go": "package w\n\ntype A struct{}\n\nfunc (A) Write() {}\n\ntype B struct{}\n\nfunc (B) Write() {}\n",
+	"go.mod":     "module example.com/m\n\ngo 1.22\n",
+	"w/w.go":     "package w\n\ntype A struct{}\n\nfunc (A) Write() {}\n\ntype B struct{}\n\nfunc (B) Write() {}\n",
 	"use/use.go": "package use\n\nimport \"example.com/m/w\"\n\nfunc F(a w.A, b w.B) {\n\ta.Write()\n\tb.Write()\n}\n",
 }
 
