@@ -459,7 +459,16 @@ func (w *goWorld) check(ip, name string, paths []string, deps map[string]*goPkg)
 	}
 	add := func(id *ast.Ident, obj types.Object, def bool) {
 		obj = origin(obj)
-		if obj == nil || !obj.Pos().IsValid() {
+		if obj == nil {
+			return
+		}
+		if f, ok := obj.(*types.Func); ok && !def && !obj.Pos().IsValid() && f.Type().(*types.Signature).Recv() != nil {
+			// The error interface's Error, declared nowhere: a use that
+			// may correspond to a method of the module (corresponding).
+			p.methods[f.Name()] = append(p.methods[f.Name()], methodUse{f, use{pos: id.Pos(), call: calls[id]}})
+			return
+		}
+		if !obj.Pos().IsValid() {
 			return
 		}
 		switch obj.(type) {

@@ -335,3 +335,23 @@ func TestImpactOfAChange(t *testing.T) {
 		t.Errorf("depth 9: %v", err)
 	}
 }
+
+// In the declaring package, a call of the error interface's Error (which
+// has no declaration) is a reference to an Error method of the package,
+// as gopls counts it; elsewhere it is not.
+func TestErrorInterfaceCallsInTheDeclaringPackage(t *testing.T) {
+	snap := indexFiles(t, map[string]string{
+		"go.mod":      "module example.com/e\n\ngo 1.22\n",
+		"e/e.go":      "package e\n\ntype Oops struct{}\n\nfunc (Oops) Error() string { return \"oops\" }\n\nfunc Say(err error) string { return err.Error() }\n",
+		"f/f.go":      "package f\n\nfunc Say(err error) string { return err.Error() }\n",
+		"e/x_test.go": "package e\n\nimport \"testing\"\n\nfunc TestOops(t *testing.T) { _ = Oops{}.Error() }\n",
+	})
+	res, err := Find(context.Background(), snap, Query{Symbol: "Oops.Error"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"e/e.go:7:41 implementation e.Say", "e/x_test.go:5:42 call e.TestOops"}
+	if got := sites(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sites %q, want %q", got, want)
+	}
+}
