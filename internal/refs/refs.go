@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -535,6 +536,15 @@ func goFindAt(ctx context.Context, snap *index.Snapshot, p string, line, col int
 		if col > 0 && c <= col && col < ce+boolInt(col == ce) {
 			if obj := w.objectOf(id.decl); obj != nil {
 				return w.references(ctx, obj), true, nil
+			}
+			if fn, _, _ := w.position(id.decl); path.IsAbs(fn) || filepath.IsAbs(fn) {
+				// The standard library's: its source is no file of the
+				// index, and neither are its other uses.
+				name := ""
+				if text, err := snap.File(p); err == nil {
+					name = identAt(lineText(text.Text, line), col)
+				}
+				return nil, false, paramErr(FieldAt, "%s:%d:%d: %s is declared in the standard library, not in this workspace", assemble.InlineText(p), line, col, name)
 			}
 		}
 		onLine = append(onLine, id)

@@ -355,3 +355,34 @@ func TestErrorInterfaceCallsInTheDeclaringPackage(t *testing.T) {
 		t.Errorf("sites %q, want %q", got, want)
 	}
 }
+
+// Only the index's files are read and listed: a position outside the
+// root, or on a name the standard library declares, is refused; no site
+// is ever in a file of GOROOT.
+func TestOnlyIndexedFiles(t *testing.T) {
+	snap := moduleSnap(t)
+	for _, tc := range []struct {
+		q    Query
+		want string
+	}{
+		{Query{Path: "../outside.go", Line: 1}, "not in the index"},
+		{Query{Path: "/etc/passwd", Line: 1}, "not in the index"},
+		// w.Write on the io.Writer in resp.Copy.
+		{Query{Path: "resp/resp.go", Line: 22, Column: 4}, "Write is declared in the standard library"},
+	} {
+		_, err := Find(context.Background(), snap, tc.q)
+		var pe *assemble.ParamError
+		if !errors.As(err, &pe) || pe.Field != FieldAt || !strings.Contains(pe.Msg, tc.want) {
+			t.Errorf("%+v: %v, want …%s…", tc.q, err, tc.want)
+		}
+	}
+	res, err := Find(context.Background(), snap, Query{Symbol: "Response.Write"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Sites {
+		if _, ok := snap.Stat(s.Path); !ok {
+			t.Errorf("a site outside the index: %+v", s)
+		}
+	}
+}
