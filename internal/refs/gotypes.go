@@ -42,6 +42,22 @@ type goCache struct {
 	// module's uses of them (an io.WriteCloser's Close is io.Closer's).
 	std     map[string]*types.Package
 	stdBusy map[string]bool
+	// parsed counts the files parsed into fset, which only grows: past
+	// a few parses per live file (a long session of edits) the cache
+	// starts afresh (reset).
+	parsed int
+}
+
+// reset empties the cache when its file set holds mostly files parsed
+// before their last change.
+func (c *goCache) reset() {
+	if c.parsed <= 4*len(c.files)+1000 {
+		return
+	}
+	c.fset = token.NewFileSet()
+	c.files, c.pkgs = map[string]*goFile{}, map[variant]*goPkg{}
+	c.stubs, c.std = map[string]*types.Package{}, map[string]*types.Package{}
+	c.parsed = 0
 }
 
 func cacheOf(snap *index.Snapshot) *goCache {
@@ -173,6 +189,7 @@ func newWorld(snap *index.Snapshot) (*goWorld, func()) {
 	c := cacheOf(snap)
 	l := layoutOf(snap)
 	c.mu.Lock()
+	c.reset()
 	w := &goWorld{c: c, snap: snap, mods: l.mods, dirs: l.dirs, done: map[variant]*goPkg{}, busy: map[variant]bool{}}
 	return w, c.mu.Unlock
 }
@@ -263,7 +280,8 @@ func (w *goWorld) file(p string) *goFile {
 	ctx := build.Default
 	ctx.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(text.Text)), nil }
 	f.match, _ = ctx.MatchFile(path.Dir(p), path.Base(p))
-	af, err := parser.ParseFile(w.c.fset, p, text.Text, parser.SkipObjectResolution|parser.ParseComments)
+	w.c.parsed++
+	af, err := parser.ParseFile(w.c.fset, p, text.Text, parser.SkipObjectResolution)
 	if af != nil && af.Name != nil {
 		f.pkgName = af.Name.Name
 		for _, is := range af.Imports {

@@ -386,3 +386,55 @@ func TestOnlyIndexedFiles(t *testing.T) {
 		}
 	}
 }
+
+// The type checker's packages are kept per content across snapshots: a
+// package none of whose files (nor imports) changed is not checked again,
+// one whose file changed is, and the answer follows the new text.
+func TestCacheFollowsContent(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/c\n\ngo 1.22\n",
+		"a/a.go": "package a\n\nfunc F() {}\n",
+		"b/b.go": "package b\n\nimport \"example.com/c/a\"\n\nfunc G() { a.F() }\n",
+		"z/z.go": "package z\n\nfunc F() {}\n\nfunc H() { F() }\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, err := index.Open(context.Background(), root, index.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	find := func() (*goCache, []string) {
+		snap, release := x.Snapshot()
+		defer release()
+		res, err := Find(context.Background(), snap, Query{Symbol: "a.F"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cacheOf(snap), sites(res)
+	}
+	c, got := find()
+	if len(got) != 1 || got[0] != "b/b.go:5:14 call b.G" {
+		t.Fatalf("before: %q", got)
+	}
+	pa := c.pkgs[variant{"a", varBase}]
+	pb := c.pkgs[variant{"b", varBase}]
+	if err := x.SetOverlay(context.Background(), "b/b.go", []byte("package b\n\nimport \"example.com/c/a\"\n\nfunc G() {\n\ta.F()\n\ta.F()\n}\n")); err != nil {
+		t.Fatal(err)
+	}
+	c2, got := find()
+	if c2 != c || len(got) != 2 || got[1] != "b/b.go:7:4 call b.G" {
+		t.Fatalf("after the change: %q (same cache %v)", got, c2 == c)
+	}
+	if c.pkgs[variant{"a", varBase}] != pa || c.pkgs[variant{"b", varBase}] == pb {
+		t.Error("the unchanged package was checked again, or the changed one was not")
+	}
+}
