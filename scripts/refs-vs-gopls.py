@@ -235,7 +235,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="refs-vs-gopls-")
     try:
         t0 = time.time()
-        subprocess.run([ctxls, "index", "--root", repo, "--cache-dir", tmp], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run([ctxls, "index", "--root", repo, "--cache-dir", tmp, "--embeddings", "off", "--git-history=false"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         index_s = time.time() - t0
         cs = ctxls_session(ctxls, repo, tmp)
         gs = None if a.no_gopls else gopls_session(a.gopls, repo)

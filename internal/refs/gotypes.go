@@ -42,6 +42,11 @@ type goCache struct {
 	// module's uses of them (an io.WriteCloser's Close is io.Closer's).
 	std     map[string]*types.Package
 	stdBusy map[string]bool
+	// state and done are the packages resolved for the snapshots of one
+	// content state (index.Snapshot.StateRoot): a request on a state
+	// whose packages an earlier one resolved computes no key again.
+	state string
+	done  map[variant]*goPkg
 	// parsed counts the files parsed into fset, which only grows: past
 	// a few parses per live file (a long session of edits) the cache
 	// starts afresh (reset).
@@ -58,6 +63,7 @@ func (c *goCache) reset() {
 	c.files, c.pkgs = map[string]*goFile{}, map[variant]*goPkg{}
 	c.stubs, c.std = map[string]*types.Package{}, map[string]*types.Package{}
 	c.parsed = 0
+	c.state, c.done = "", nil
 }
 
 func cacheOf(snap *index.Snapshot) *goCache {
@@ -106,6 +112,30 @@ type goPkg struct {
 	objs map[token.Pos]types.Object
 	// methods are the uses of methods, by the method's name.
 	methods map[string][]methodUse
+	// withMethod are the package-level types whose method set (of the
+	// pointer, for a concrete type) has a method of the name, built on
+	// first use (typesWithMethod).
+	withMethod map[string][]*types.TypeName
+}
+
+// typesWithMethod are p's package-level types that have a method called
+// name, in scope order.
+func (p *goPkg) typesWithMethod(name string) []*types.TypeName {
+	if p.withMethod == nil {
+		p.withMethod = map[string][]*types.TypeName{}
+		for _, tn := range p.typesWithMethod(name) {
+			T := tn.Type()
+			if !types.IsInterface(T) {
+				T = types.NewPointer(T)
+			}
+			ms := types.NewMethodSet(T)
+			for i := range ms.Len() {
+				m := ms.At(i).Obj().Name()
+				p.withMethod[m] = append(p.withMethod[m], tn)
+			}
+		}
+	}
+	return p.withMethod[name]
 }
 
 type use struct {
@@ -190,7 +220,10 @@ func newWorld(snap *index.Snapshot) (*goWorld, func()) {
 	l := layoutOf(snap)
 	c.mu.Lock()
 	c.reset()
-	w := &goWorld{c: c, snap: snap, mods: l.mods, dirs: l.dirs, done: map[variant]*goPkg{}, busy: map[variant]bool{}}
+	if st := snap.StateRoot(); st != c.state || c.done == nil {
+		c.state, c.done = st, map[variant]*goPkg{}
+	}
+	w := &goWorld{c: c, snap: snap, mods: l.mods, dirs: l.dirs, done: c.done, busy: map[variant]bool{}}
 	return w, c.mu.Unlock
 }
 
@@ -734,12 +767,7 @@ func (w *goWorld) relatedMethods(obj types.Object, files map[string]bool) []toke
 		if p == nil || p.pkg == nil {
 			continue
 		}
-		scope := p.pkg.Scope()
-		for _, n := range scope.Names() {
-			tn, ok := scope.Lookup(n).(*types.TypeName)
-			if !ok || tn.IsAlias() {
-				continue
-			}
+		for _, tn := range p.typesWithMethod(name) {
 			T := tn.Type()
 			m, _, _ := types.LookupFieldOrMethod(T, true, tn.Pkg(), name)
 			mf, ok := m.(*types.Func)
