@@ -123,7 +123,12 @@ type goPkg struct {
 func (p *goPkg) typesWithMethod(name string) []*types.TypeName {
 	if p.withMethod == nil {
 		p.withMethod = map[string][]*types.TypeName{}
-		for _, tn := range p.typesWithMethod(name) {
+		scope := p.pkg.Scope()
+		for _, n := range scope.Names() {
+			tn, ok := scope.Lookup(n).(*types.TypeName)
+			if !ok || tn.IsAlias() {
+				continue
+			}
 			T := tn.Type()
 			if !types.IsInterface(T) {
 				T = types.NewPointer(T)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctxls/ctxls/internal/assemble"
 	"github.com/ctxls/ctxls/internal/index"
@@ -595,7 +596,7 @@ func isTestPath(p string) bool {
 // site's enclosing unit.
 func rank(snap *index.Snapshot, res *Result) {
 	dir := path.Dir(res.Target.Path)
-	units := map[string][]index.IndexedChunk{}
+	spans := spansOf(snap)
 	for i := range res.Sites {
 		s := &res.Sites[i]
 		s.test = isTestPath(s.Path)
@@ -604,19 +605,8 @@ func rank(snap *index.Snapshot, res *Result) {
 			s.tier++
 		}
 		if s.UnitStart == 0 {
-			cs, ok := units[s.Path]
-			if !ok {
-				cs = snap.ChunksOf(s.Path)
-				units[s.Path] = cs
-			}
-			for _, c := range cs {
-				if c.StartLine <= s.Line && s.Line <= c.EndLine {
-					s.UnitStart, s.UnitEnd = c.StartLine, c.EndLine
-					if c.Kind != chunk.KindHeader {
-						s.Symbol = cmp.Or(c.QualifiedName, c.Symbol)
-					}
-					break
-				}
+			if u, ok := spans.at(snap, s.Path, s.Line); ok {
+				s.UnitStart, s.UnitEnd, s.Symbol = u.start, u.end, u.symbol
 			}
 		}
 	}
@@ -628,4 +618,60 @@ func rank(snap *index.Snapshot, res *Result) {
 	if res.Target.Kind == "name" {
 		res.Exact = false
 	}
+}
+
+// unitSpan is a unit's lines and the symbol a site in it is named by ("" for
+// a file's header).
+type unitSpan struct {
+	start, end int
+	symbol     string
+}
+
+// unitSpans are the units of the index's files, by path, each kept while
+// its file's content hash is the one it was read for: the enclosing units
+// of a thousand sites cost a lookup each, not a thousand files' chunks.
+type unitSpans struct {
+	mu    sync.Mutex
+	files map[string]fileSpans
+}
+
+type fileSpans struct {
+	hash  string
+	units []unitSpan
+}
+
+type spansKey struct{}
+
+func spansOf(snap *index.Snapshot) *unitSpans {
+	return snap.Shared(spansKey{}, func() any { return &unitSpans{files: map[string]fileSpans{}} }).(*unitSpans)
+}
+
+// at is the unit of p holding line.
+func (u *unitSpans) at(snap *index.Snapshot, p string, line int) (unitSpan, bool) {
+	fi, ok := snap.Stat(p)
+	if !ok {
+		return unitSpan{}, false
+	}
+	u.mu.Lock()
+	fs, ok := u.files[p]
+	u.mu.Unlock()
+	if !ok || fs.hash != fi.Hash {
+		fs = fileSpans{hash: fi.Hash}
+		for _, c := range snap.ChunksOf(p) {
+			sym := ""
+			if c.Kind != chunk.KindHeader {
+				sym = cmp.Or(c.QualifiedName, c.Symbol)
+			}
+			fs.units = append(fs.units, unitSpan{c.StartLine, c.EndLine, sym})
+		}
+		u.mu.Lock()
+		u.files[p] = fs
+		u.mu.Unlock()
+	}
+	for _, s := range fs.units {
+		if s.start <= line && line <= s.end {
+			return s, true
+		}
+	}
+	return unitSpan{}, false
 }

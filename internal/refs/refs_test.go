@@ -438,3 +438,31 @@ func TestCacheFollowsContent(t *testing.T) {
 		t.Error("the unchanged package was checked again, or the changed one was not")
 	}
 }
+
+// A method that implements an interface of another package of the module
+// is reached through that interface anywhere (gopls's global rule), and
+// the interface's method reaches the method's direct calls.
+func TestModuleInterfaceCalls(t *testing.T) {
+	snap := indexFiles(t, map[string]string{
+		"go.mod":    "module example.com/h\n\ngo 1.22\n",
+		"hook/h.go": "package hook\n\n// Hook is fired.\ntype Hook interface{ Fire(n int) error }\n\nfunc FireAll(hs []Hook) {\n\tfor _, h := range hs {\n\t\th.Fire(1)\n\t}\n}\n",
+		"impl/i.go": "package impl\n\n// Mine fires.\ntype Mine struct{}\n\nfunc (*Mine) Fire(n int) error { return nil }\n\n// Other fires otherwise.\ntype Other struct{}\n\nfunc (Other) Fire(s string) error { return nil }\n",
+		"use/u.go":  "package use\n\nimport \"example.com/h/impl\"\n\nfunc Go(m *impl.Mine, o impl.Other) {\n\tm.Fire(2)\n\to.Fire(\"x\")\n}\n",
+	})
+	res, err := Find(context.Background(), snap, Query{Symbol: "Mine.Fire"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"hook/h.go:8:5 implementation hook.FireAll", "use/u.go:6:4 call use.Go"}
+	if got := sites(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Mine.Fire: %q, want %q", got, want)
+	}
+	res, err = Find(context.Background(), snap, Query{Symbol: "Hook.Fire"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"hook/h.go:8:5 call hook.FireAll", "use/u.go:6:4 implementation use.Go"}
+	if got := sites(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Hook.Fire: %q, want %q", got, want)
+	}
+}
