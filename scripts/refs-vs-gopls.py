@@ -211,6 +211,16 @@ def ctxls_refs(s, rel, line, col):
     return {(x["path"], x["line"], x.get("column", 0)) for x in sc["references"]}, sc.get("exact", False)
 
 
+def cpu_ms(proc):
+    """The CPU time (user + system) a child has used so far, in ms (Linux)."""
+    try:
+        with open("/proc/%d/stat" % proc.pid) as fh:
+            f = fh.read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
 def pct(xs, q):
     xs = sorted(xs)
     if not xs:
@@ -251,19 +261,22 @@ def main():
                     t = time.perf_counter()
                     gopls_refs(gs, repo, rel, line, col, cache)
                     gpass1.append((time.perf_counter() - t) * 1000)
+        ccpu, gcpu = [], []
         for kind, (rel, line, col, name) in picked:
-            t = time.perf_counter()
+            t, u = time.perf_counter(), cpu_ms(cs.p)
             c, exact = ctxls_refs(cs, rel, line, col)
             dt = (time.perf_counter() - t) * 1000
+            ccpu.append(cpu_ms(cs.p) - u)
             if cfirst is None and not cpass1:
                 cfirst = dt
             else:
                 ctimes.append(dt)
             g = None
             if gs:
-                t = time.perf_counter()
+                t, u = time.perf_counter(), cpu_ms(gs.p)
                 g = gopls_refs(gs, repo, rel, line, col, cache)
                 dt = (time.perf_counter() - t) * 1000
+                gcpu.append(cpu_ms(gs.p) - u)
                 if gfirst is None and not gpass1:
                     gfirst = dt
                 else:
@@ -283,13 +296,15 @@ def main():
         n = len(picked)
         print("ctxls first pass: first call %.0f ms, then p50 %.1f ms, p95 %.1f ms, max %.1f ms" %
               (cpass1[0], pct(cpass1[1:n], .5), pct(cpass1[1:n], .95), max(cpass1[1:n] or [0])))
-    print("ctxls%s: p50 %.1f ms, p95 %.1f ms, max %.1f ms%s" % (" warm (last pass)" if cpass1 else "", pct(ctimes, .5), pct(ctimes, .95), max(ctimes or [0]),
-                                                          "" if cpass1 else " (first call %.0f ms)" % (cfirst or 0)))
+    print("ctxls%s: p50 %.1f ms, p95 %.1f ms, max %.1f ms%s; the server's CPU per call p50 %.0f ms, p95 %.0f ms" % (
+        " warm (last pass)" if cpass1 else "", pct(ctimes, .5), pct(ctimes, .95), max(ctimes or [0]),
+        "" if cpass1 else " (first call %.0f ms)" % (cfirst or 0), pct(ccpu, .5), pct(ccpu, .95)))
     if not a.no_gopls:
         if gpass1:
             n = len(picked)
             print("gopls first pass: first call %.0f ms, then p50 %.1f ms, p95 %.1f ms" % (gpass1[0], pct(gpass1[1:n], .5), pct(gpass1[1:n], .95)))
-        print("gopls%s: p50 %.1f ms, p95 %.1f ms, max %.1f ms" % (" warm (last pass)" if gpass1 else "", pct(gtimes, .5), pct(gtimes, .95), max(gtimes or [0])))
+        print("gopls%s: p50 %.1f ms, p95 %.1f ms, max %.1f ms; the server's CPU per call p50 %.0f ms, p95 %.0f ms" % (
+            " warm (last pass)" if gpass1 else "", pct(gtimes, .5), pct(gtimes, .95), max(gtimes or [0]), pct(gcpu, .5), pct(gcpu, .95)))
         tp = fp = fn = agree = n = 0
         by_kind = {}
         for r in rows:
