@@ -972,3 +972,26 @@ func implementsIface(x, y types.Type) bool {
 	}
 	return types.Implements(x, i)
 }
+
+// identsOn are p's identifiers of file fp on lines from through to, found
+// by position (the identifiers are in file order) rather than by reading
+// every identifier's line.
+func (w *goWorld) identsOn(p *goPkg, fp string, from, to int) []ident {
+	ids := p.idents[fp]
+	if len(ids) == 0 {
+		return nil
+	}
+	tf := w.c.fset.File(ids[0].pos)
+	if tf == nil || from > tf.LineCount() {
+		return nil
+	}
+	from = max(from, 1)
+	lo := tf.LineStart(from)
+	hi := token.Pos(tf.Base() + tf.Size() + 1)
+	if to < tf.LineCount() {
+		hi = tf.LineStart(to + 1)
+	}
+	i, _ := slices.BinarySearchFunc(ids, lo, func(a ident, t token.Pos) int { return cmp.Compare(a.pos, t) })
+	j, _ := slices.BinarySearchFunc(ids, hi, func(a ident, t token.Pos) int { return cmp.Compare(a.pos, t) })
+	return ids[i:j]
+}

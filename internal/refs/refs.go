@@ -449,7 +449,7 @@ func goFindDef(ctx context.Context, snap *index.Snapshot, d definition) (*Result
 	if d.c.Kind == chunk.KindMethod {
 		recv, _, _ = strings.Cut(d.c.QualifiedName, ".")
 	}
-	for _, id := range p.idents[d.c.Path] {
+	for _, id := range w.identsOn(p, d.c.Path, d.c.StartLine, d.c.EndLine) {
 		_, line, _ := w.position(id.pos)
 		if !id.def || line < d.c.StartLine || line > d.c.EndLine {
 			continue
@@ -528,7 +528,7 @@ func goFindAt(ctx context.Context, snap *index.Snapshot, p string, line, col int
 		return nil, false, nil
 	}
 	var onLine []ident
-	for _, id := range pk.idents[p] {
+	for _, id := range w.identsOn(pk, p, line, line) {
 		_, l, c := w.position(id.pos)
 		_, _, ce := w.position(id.end)
 		if l != line {
