@@ -63,6 +63,7 @@ func flagName(pe *assemble.ParamError) string {
 		"budget.maxTokens": "--budget", "budget.perFileMaxTokens": "--per-file", "budget.perPartMaxTokens": "--per-part",
 		"format": "--format", "strategy": "--strategy", "encoding": "--encoding", "focus": "--focus", "diff": "--diff",
 		"include": "--include", "exclude": "--exclude", "query": "--query", "weights": "--weights", "mode": "--mode",
+		"symbol": "--symbol", "at": "--at", "depth": "--depth",
 	}
 	if f, ok := m[pe.Field]; ok {
 		return f + ": " + pe.Msg
@@ -84,6 +85,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return exit(env, runAssemble(ctx, args[1:], env))
 	case "index":
 		return exit(env, runIndex(ctx, args[1:], env))
+	case "references":
+		return exit(env, runReferences(ctx, args[1:], env))
+	case "impact":
+		return exit(env, runImpact(ctx, args[1:], env))
 	case "store":
 		return exit(env, runStore(ctx, args[1:], env))
 	case "help", "-h", "--help":
@@ -98,6 +103,8 @@ const mainUsage = `usage: ctxls <command> [flags]
 
 commands:
   assemble   print the context for a question, a cursor or a diff (ctxls assemble -h)
+  references list the places that use a symbol, resolved by types for Go (ctxls references -h)
+  impact     list what a change reaches: changed units, their callers, what they use (ctxls impact -h)
   index      build or refresh the on-disk index of a workspace (ctxls index -h); --store publishes it
   store      list a store's repositories, make and revoke its tokens, collect its garbage (ctxls store -h)
   serve      run the language server on stdio (--listen ADDR for a loopback or Unix socket, with a token: ctxls serve -h)

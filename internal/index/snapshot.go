@@ -26,13 +26,15 @@ var ErrNotFound = errors.New("not in the index")
 // the file (Index.Update) and retry on the newer snapshot.
 var ErrStale = errors.New("file changed on disk since it was indexed")
 
-// env is what every snapshot of one Index shares; it is immutable.
+// env is what every snapshot of one Index shares; it is immutable apart
+// from its caches (texts, shared).
 type env struct {
 	root      string // absolute workspace root
 	encodings []string
 	pool      *scorerPool
 	texts     *textCache
 	files     FileSource // nil: the disk under root
+	shared    sync.Map   // Snapshot.Shared's values, by key
 }
 
 // stat returns the size and modification time of the file at the
@@ -479,6 +481,19 @@ func (s *Snapshot) Memo(key any, compute func() any) any {
 }
 
 // memoEntry is one Memo value.
+// Shared is Memo for a value every snapshot of the index shares: a cache
+// of work whose entries say themselves which content they hold (a type
+// checker's packages by the hash of their files, say), so that a request
+// on the next snapshot reuses what one on this snapshot computed. The
+// value must be safe for concurrent use; callers use keys of their own
+// unexported types.
+func (s *Snapshot) Shared(key any, compute func() any) any {
+	e, _ := s.env.shared.LoadOrStore(key, &memoEntry{})
+	m := e.(*memoEntry)
+	m.once.Do(func() { m.v = compute() })
+	return m.v
+}
+
 type memoEntry struct {
 	once sync.Once
 	v    any

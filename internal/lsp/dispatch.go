@@ -28,6 +28,10 @@ func requestHandler(method string) (h requestFunc, ordered bool) {
 		return (*session).contextAssemble, false
 	case methodContextExpand:
 		return (*session).contextExpand, false
+	case methodContextReferences:
+		return (*session).contextReferences, false
+	case methodContextImpact:
+		return (*session).contextImpact, false
 	}
 	return nil, false
 }

@@ -121,6 +121,7 @@ func (s *session) initializeResult() InitializeResult {
 					Encodings:  s.tokens.Known(),
 					Strategies: assemble.Strategies(),
 					Expand:     true,
+					References: true,
 				},
 			},
 		},

@@ -28,6 +28,8 @@ const (
 	methodDidChangeWatchedFiles     = "workspace/didChangeWatchedFiles"
 	methodContextAssemble           = "context/assemble"
 	methodContextExpand             = "context/expand"
+	methodContextReferences         = "context/references"
+	methodContextImpact             = "context/impact"
 
 	// Server to client.
 	methodConfiguration          = "workspace/configuration"
@@ -160,6 +162,9 @@ type ContextAssembleCapability struct {
 	Strategies []string `json:"strategies"`
 	// Expand says that context/expand is served too.
 	Expand bool `json:"expand"`
+	// References says that context/references and context/impact are
+	// served too.
+	References bool `json:"references"`
 }
 
 // TextDocumentIdentifier names a document.

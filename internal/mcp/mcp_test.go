@@ -187,8 +187,11 @@ func TestListTools(t *testing.T) {
 		}
 		if b, ok := defs.Properties["budget"]; ok {
 			wantMax := float64(DefaultMaxTokens)
-			if tool.Name == ToolFindSymbol {
+			switch tool.Name {
+			case ToolFindSymbol:
 				wantMax = DefaultSymbolTokens
+			case ToolReferences, ToolImpact:
+				wantMax = DefaultReferencesTokens
 			}
 			if b.Properties["maxTokens"].Default != wantMax || b.Properties["perFile"].Default != 0.0 {
 				t.Errorf("%s: budget defaults %v, %v", tool.Name, b.Properties["maxTokens"].Default, b.Properties["perFile"].Default)
@@ -196,7 +199,7 @@ func TestListTools(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{ToolAssemble, ToolExpand, ToolFindSymbol, ToolIndexStatus}
+	want := []string{ToolAssemble, ToolExpand, ToolFindSymbol, ToolIndexStatus, ToolReferences, ToolImpact}
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)

@@ -149,7 +149,7 @@ func New(opts Options) (*Server, error) {
 
 // instructions tell the model what the server is for.
 const instructions = `ctxls picks the code of this workspace a model should read for a task, within a token budget.
-Call assemble_context with the question (query), the cursor (focus "path:line") or the change (diff or diff_rev) before reading files one by one: it returns ranked, deduplicated code that never exceeds budget.maxTokens. Candidates that did not fit are listed with handles: pass them to expand_context to read them. find_symbol finds where a name is defined (and used). index_status tells whether indexing is complete.`
+Call assemble_context with the question (query), the cursor (focus "path:line") or the change (diff or diff_rev) before reading files one by one: it returns ranked, deduplicated code that never exceeds budget.maxTokens. Candidates that did not fit are listed with handles: pass them to expand_context to read them. find_symbol finds where a name is defined (and used). find_references lists where a symbol is used (exact for Go), impact what a change reaches. index_status tells whether indexing is complete.`
 
 // SDK returns the underlying SDK server, to run on a transport.
 func (s *Server) SDK() *sdk.Server { return s.sdk }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxls/ctxls/internal/assemble"
 	"github.com/ctxls/ctxls/internal/ranges"
+	"github.com/ctxls/ctxls/internal/refs"
 	"github.com/ctxls/ctxls/internal/retrieve"
 )
 
@@ -23,6 +24,8 @@ const (
 	ToolAssemble    = "assemble_context"
 	ToolExpand      = "expand_context"
 	ToolFindSymbol  = "find_symbol"
+	ToolReferences  = "find_references"
+	ToolImpact      = "impact"
 	ToolIndexStatus = "index_status"
 	ToolListRepos   = "list_repos"
 )
@@ -184,6 +187,46 @@ func (s *Server) addTools() error {
 			"(pkg.Func, Type.method) narrows the definitions.",
 		InputSchema: in, OutputSchema: outputSchema[FindSymbolOutput](), Annotations: readOnly,
 	}, s.findSymbol)
+
+	in, err = inputSchema[FindReferencesInput]()
+	if err != nil {
+		return err
+	}
+	budget(in)
+	enum(in, "encoding", encodings)
+	defaults(in, map[string]any{"encoding": retrieve.DefaultEncoding})
+	budgetDefault(in, DefaultReferencesTokens)
+	sdk.AddTool(s.sdk, &sdk.Tool{
+		Name:  ToolReferences,
+		Title: "Find references",
+		Description: "The places that use a symbol (Type.Method, pkg.Func, a name) or the name at a position (path, line, column): " +
+			"each with path, line, column, the enclosing unit and a kind (call, use, implementation), the definition's package first, " +
+			"code before tests, within a token budget (the rest listed with handles for expand_context). Go is resolved by types " +
+			"(a Write on an http.ResponseWriter is not your Response.Write); other languages by name (exact=false). " +
+			"An ambiguous name is an error listing its candidates.",
+		InputSchema: in, OutputSchema: outputSchema[FindReferencesOutput](), Annotations: readOnly,
+	}, s.findReferences)
+
+	in, err = inputSchema[ImpactInput]()
+	if err != nil {
+		return err
+	}
+	budget(in)
+	enum(in, "encoding", encodings)
+	defaults(in, map[string]any{"encoding": retrieve.DefaultEncoding, "depth": 1})
+	budgetDefault(in, DefaultReferencesTokens)
+	if p := in.Properties["depth"]; p != nil {
+		p.Minimum, p.Maximum = new(float64), new(float64)
+		*p.Maximum = refs.MaxDepth
+	}
+	sdk.AddTool(s.sdk, &sdk.Tool{
+		Name:  ToolImpact,
+		Title: "Impact of a change",
+		Description: "What a change (diff text, or diff_rev such as main...HEAD) reaches, as a list: the units it changes (hop 0), " +
+			"the units calling them up to depth hops, and the definitions its changed lines use (hop 1), each with the reason, " +
+			"within a token budget (the rest listed with handles for expand_context). Go is resolved by types.",
+		InputSchema: in, OutputSchema: outputSchema[ImpactOutput](), Annotations: readOnly,
+	}, s.impact)
 
 	in, err = inputSchema[IndexStatusInput]()
 	if err != nil {
