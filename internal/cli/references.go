@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/ctxls/ctxls/internal/assemble"
-	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/refs"
 	"github.com/ctxls/ctxls/internal/retrieve"
+	ws "github.com/ctxls/ctxls/internal/workspace"
 )
 
 const referencesUsage = `ctxls references --root DIR (--symbol NAME | --at PATH:LINE[:COL]) [--budget N] [--json]`
@@ -41,15 +41,15 @@ type ImpactJSON struct {
 
 // openSnapshot opens the index of dir for one request and calls fn with
 // its snapshot.
-func openSnapshot(ctx context.Context, env Env, dir, cacheDir string, fn func(*index.Snapshot) error) error {
+func openSnapshot(ctx context.Context, env Env, dir, cacheDir string, fn func(*ws.Snapshot) error) error {
 	opts, err := indexOptions(env, cacheDir, retrieve.DefaultEncoding)
 	if err != nil {
 		return err
 	}
 	opts.Warm = true
 	opts.PrivateWhenLocked, opts.LockTimeout = true, lockWait
-	x, err := index.Open(ctx, dir, opts)
-	if re := (*index.RootReadError)(nil); errors.As(err, &re) {
+	x, err := ws.OpenIndex(ctx, dir, opts)
+	if re := (*ws.RootReadError)(nil); errors.As(err, &re) {
 		return err
 	}
 	if err != nil {
@@ -124,7 +124,7 @@ func runReferences(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	return openSnapshot(ctx, env, dir, *cacheDir, func(snap *index.Snapshot) error {
+	return openSnapshot(ctx, env, dir, *cacheDir, func(snap *ws.Snapshot) error {
 		res, err := refs.Find(ctx, snap, q)
 		if err != nil {
 			return err
@@ -183,7 +183,7 @@ func runImpact(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	return openSnapshot(ctx, env, dir, *cacheDir, func(snap *index.Snapshot) error {
+	return openSnapshot(ctx, env, dir, *cacheDir, func(snap *ws.Snapshot) error {
 		res, err := refs.Impact(ctx, snap, diff, *depth)
 		if err != nil {
 			return err

@@ -138,9 +138,14 @@ func (s *session) contextReferences(ctx *requestCtx, params json.RawMessage) (an
 	defer v.Done()
 	q := refs.Query{Symbol: symbol}
 	if focus != nil {
-		fc, err := s.focusOf(ctx, v.Snap, f, rel, focus)
-		if err != nil {
+		buf, open := ctx.docs[joinPath(f.root, rel)]
+		fc, note, err := retrieve.CheckFocus(v.Snap, &retrieve.Focus{Path: rel, Line: focus.Position.Line + 1, Col: focus.Position.Character + 1,
+			Editor: &retrieve.EditorPosition{Line: focus.Position.Line, Character: focus.Position.Character, URI: focus.URI, Buffer: buf, Open: open}})
+		switch {
+		case err != nil:
 			return nil, err
+		case fc == nil:
+			return nil, paramError("focus.uri", "%s", note) // no position to ask about yet
 		}
 		q.Path, q.Line, q.Column = fc.Path, fc.Line, fc.Col
 	}

@@ -103,7 +103,14 @@ var errNoPlan = errors.New("retrieve: the plan was not made by Engine.Plan")
 // be indexed (a snapshot still indexing answers without the focus), and a
 // focus given as path:line must be within its file's lines.
 func (p *Plan) focusIn(snap *index.Snapshot) (*Focus, string, error) {
-	f := p.req.Focus
+	return CheckFocus(snap, p.req.Focus)
+}
+
+// CheckFocus is the one check of a focus in snap (the plan's, and any
+// other request's that names a position, such as a references query):
+// the focus that runs (nil: answered without it, the note saying why), or
+// a *assemble.ParamError naming the field. See Plan.focusIn.
+func CheckFocus(snap *index.Snapshot, f *Focus) (*Focus, string, error) {
 	if f == nil {
 		return nil, "", nil
 	}
