@@ -166,6 +166,9 @@ func (a *assembly) tryJoin(x, y *draft, held []ranges.Range) *draft {
 	if x.path() != y.path() || x.level == LevelOutline || y.level == LevelOutline {
 		return nil
 	}
+	if !slices.Equal(x.alsoIn, y.alsoIn) || x.alsoMore != y.alsoMore {
+		return nil // a header naming copies speaks for all of its lines
+	}
 	if y.span.Start < x.span.Start {
 		x, y = y, x
 	}
@@ -316,6 +319,7 @@ func (a *assembly) result(parts []*draft, rendered string, total int) *Result {
 			Tokens: a.count(a.r.header(d.block(i+1, i == 0))) + d.bodyTokens,
 			Score:  d.score, Sources: d.sources, TrackingHash: d.trackingHash,
 			Truncated: d.level != LevelFull, Handles: slices.Compact(handles),
+			AlsoIn: slices.Clone(d.alsoIn), AlsoInMore: d.alsoMore,
 		}
 		if p.Kind == "" {
 			p.Kind = "code"

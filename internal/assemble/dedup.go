@@ -35,6 +35,11 @@ func (a *assembly) dedup(cs []*cand) []*cand {
 		}
 		byPath[c.Path] = append(byPath[c.Path], c)
 	}
+	for _, c := range kept {
+		if len(c.alsoIn) > 0 {
+			c.alsoIn = sortedUnique(c.alsoIn)
+		}
+	}
 	return kept
 }
 
@@ -58,9 +63,16 @@ func (a *assembly) coveringKeeper(same []*cand, c *cand) *cand {
 	return best
 }
 
-// fold merges duplicate d into keeper k and records d as omitted.
+// fold merges duplicate d into keeper k and records d as omitted. A copy
+// at another path (the same tracking hash) is remembered in k.alsoIn, so
+// that k's part names where else its content is.
 func (a *assembly) fold(k, d *cand) {
 	k.Sources = sortedUnique(append(k.Sources, d.Sources...))
+	for _, p := range append([]string{d.Path}, d.alsoIn...) {
+		if p != k.Path {
+			k.alsoIn = append(k.alsoIn, p)
+		}
+	}
 	k.Score = max(k.Score, d.Score)
 	if k.Path == d.Path {
 		if u := ranges.Union(k.Ranges, d.Ranges); !ranges.Equal(u, k.Ranges) {

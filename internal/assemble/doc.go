@@ -1,6 +1,7 @@
 // Package assemble turns scored candidate line ranges over file contents into
 // a token-budgeted, deterministic, rendered context: normalize and stitch,
-// dedup, group by file, pack under total / per-file / per-part caps with
+// dedup (content at several paths shown once, its part naming the other
+// paths), group by file, pack under total / per-file / per-part caps with
 // detail levels (full, trimmed, skeleton, reference), render (markdown, xml,
 // json) and verify the exact token count of the rendered text.
 //

@@ -27,6 +27,10 @@ type draft struct {
 	bodyTokens   int
 	reserve      string
 	lead         bool
+	// alsoIn are the other paths with the part's content, at most
+	// MaxAlsoIn; alsoMore counts the rest.
+	alsoIn   []string
+	alsoMore int
 }
 
 func (d *draft) path() string { return d.file.path }
@@ -34,7 +38,7 @@ func (d *draft) path() string { return d.file.path }
 // block describes d for a renderer at position num.
 func (d *draft) block(num int, first bool) *block {
 	return &block{num: num, first: first, path: d.file.path, language: d.lang, symbol: d.symbol,
-		kind: d.kind, level: d.level, ranges: d.rs, text: d.text}
+		kind: d.kind, level: d.level, ranges: d.rs, text: d.text, alsoIn: d.alsoIn, alsoMore: d.alsoMore}
 }
 
 // packer holds the state of step 4 (budget) and 5 (detail levels).
@@ -55,6 +59,9 @@ func (a *assembly) draftFor(c *cand, o option, span ranges.Range) *draft {
 		shown: []*cand{c}, sources: c.Sources, symbol: c.Symbol, kind: c.Kind, trackingHash: c.TrackingHash, reserve: c.Reserve, lead: c.Lead}
 	if o.level == LevelOutline {
 		d.kind = "outline"
+	} else if len(c.alsoIn) > 0 {
+		d.alsoIn = c.alsoIn[:min(len(c.alsoIn), MaxAlsoIn)]
+		d.alsoMore = len(c.alsoIn) - len(d.alsoIn)
 	}
 	a.renderDraft(d)
 	return d

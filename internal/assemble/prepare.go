@@ -21,6 +21,9 @@ type cand struct {
 	// rate is the producer's token count per line (0 if it gave none): an
 	// estimate of the cost of any subset of the lines, for pruning.
 	rate float64
+	// alsoIn are the other paths of the candidates folded into this one for
+	// their tracking hash (sorted and unique once dedup is done).
+	alsoIn []string
 }
 
 // handleOf names a candidate stably by what it shows: "path#L12-40,L50-60".

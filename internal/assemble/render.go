@@ -26,7 +26,27 @@ type block struct {
 	kind     string
 	level    Level
 	ranges   []ranges.Range
-	text     string // the part's text: file lines with elision markers, ends with "\n"
+	text     string   // the part's text: file lines with elision markers, ends with "\n"
+	alsoIn   []string // other paths with the same content, at most MaxAlsoIn
+	alsoMore int      // how many more there are
+}
+
+// alsoInText lists b's other paths for a header: "a, b and 3 more"; each
+// name is passed through esc.
+func alsoInText(b *block, esc func(string) string) string {
+	var sb strings.Builder
+	for i, p := range b.alsoIn {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(esc(p))
+	}
+	if b.alsoMore > 0 {
+		sb.WriteString(" and ")
+		sb.WriteString(strconv.Itoa(b.alsoMore))
+		sb.WriteString(" more")
+	}
+	return sb.String()
 }
 
 // renderer writes one format.
@@ -59,6 +79,7 @@ func locString(b *block) string {
 // markdownRenderer:
 //
 //	### [1] ranges/stitch.go:12-40 (ranges.Stitch)
+//	also in: vendor/ranges/stitch.go   (only when the content is elsewhere too)
 //	```go
 //	…
 //	```
@@ -85,6 +106,11 @@ func (markdownRenderer) header(b *block) string {
 		sb.WriteString("]")
 	}
 	sb.WriteString("\n")
+	if len(b.alsoIn) > 0 {
+		sb.WriteString("also in: ")
+		sb.WriteString(alsoInText(b, InlineText))
+		sb.WriteString("\n")
+	}
 	return sb.String()
 }
 
@@ -127,7 +153,7 @@ func fenceFor(text string) string {
 // xmlRenderer:
 //
 //	<context>
-//	<part id="1" path="ranges/stitch.go" lines="12-40" symbol="ranges.Stitch">
+//	<part id="1" path="ranges/stitch.go" lines="12-40" symbol="ranges.Stitch" also-in="vendor/ranges/stitch.go">
 //	<code>
 //	… (XML-escaped)
 //	</code>
@@ -155,6 +181,11 @@ func (xmlRenderer) header(b *block) string {
 	if b.level != LevelFull && b.level != "" {
 		sb.WriteString(` level="`)
 		sb.WriteString(string(b.level))
+		sb.WriteString(`"`)
+	}
+	if len(b.alsoIn) > 0 {
+		sb.WriteString(` also-in="`)
+		sb.WriteString(alsoInText(b, xmlAttr))
 		sb.WriteString(`"`)
 	}
 	sb.WriteString(">\n")
@@ -202,7 +233,7 @@ func xmlAllowed(r rune) bool {
 // jsonRenderer writes one JSON document:
 //
 //	{"parts":[
-//	{"id":1,"path":"a.go","lines":"1-5","symbol":"F",
+//	{"id":1,"path":"a.go","lines":"1-5","symbol":"F","alsoIn":["b/a.go"],"alsoInMore":2,
 //	"text":"…"}
 //	,{"id":2,…,
 //	"text":"…"}
@@ -230,6 +261,20 @@ func (jsonRenderer) header(b *block) string {
 	if b.level != LevelFull && b.level != "" {
 		sb.WriteString(`,"level":`)
 		sb.WriteString(jsonString(string(b.level)))
+	}
+	if len(b.alsoIn) > 0 {
+		sb.WriteString(`,"alsoIn":[`)
+		for i, p := range b.alsoIn {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(jsonString(p))
+		}
+		sb.WriteString("]")
+		if b.alsoMore > 0 {
+			sb.WriteString(`,"alsoInMore":`)
+			sb.WriteString(strconv.Itoa(b.alsoMore))
+		}
 	}
 	sb.WriteString(",\n")
 	return sb.String()

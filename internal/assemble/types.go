@@ -183,7 +183,18 @@ type Part struct {
 	Truncated    bool           `json:"truncated"`
 	// Handles are the handles of the candidates this part shows.
 	Handles []string `json:"handles,omitempty"`
+	// AlsoIn names the other paths where the part's content appears (the
+	// same tracking hash: a copy in another repository of a union, a
+	// vendored copy), sorted, at most MaxAlsoIn of them; AlsoInMore counts
+	// the rest. The part's header names them too, within its tokens.
+	AlsoIn     []string `json:"alsoIn,omitempty"`
+	AlsoInMore int      `json:"alsoInMore,omitempty"`
 }
+
+// MaxAlsoIn is the most paths a part names in Part.AlsoIn and its header:
+// content copied into hundreds of repositories must not fill the budget
+// with their names.
+const MaxAlsoIn = 8
 
 // Omitted is a candidate that is not (whole) in the context, and why.
 type Omitted struct {

@@ -58,6 +58,8 @@ type PartInfo struct {
 	Sources   []string       `json:"sources" jsonschema:"the retrieval channels that found it"`
 	Truncated bool           `json:"truncated"`
 	Handles   []string       `json:"handles" jsonschema:"handles of the units it shows (for expand_context)"`
+	AlsoIn    []string       `json:"alsoIn,omitempty" jsonschema:"other paths with the same content (copies in other repositories of a union, vendored copies), sorted, at most 8; shown once, here"`
+	AlsoMore  int            `json:"alsoInMore,omitempty" jsonschema:"how many more paths have the same content than alsoIn names"`
 }
 
 // Stats summarize a context: assemble.Stats with the tool's schema (its
@@ -399,7 +401,7 @@ func partInfos(parts []assemble.Part) []PartInfo {
 		}
 		out = append(out, PartInfo{ID: p.ID, Path: p.Path, Language: p.Language, Ranges: rs, Kind: p.Kind,
 			Level: string(p.Level), Symbol: p.Symbol, Tokens: p.Tokens, Score: p.Score, Sources: src,
-			Truncated: p.Truncated, Handles: hs})
+			Truncated: p.Truncated, Handles: hs, AlsoIn: p.AlsoIn, AlsoMore: p.AlsoInMore})
 	}
 	return out
 }
