@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,12 +56,13 @@ func TestFacesImportOnlyTheWorkspace(t *testing.T) {
 	}
 }
 
-// storeAliases are the store's words the workspace passes through to the
-// faces under its own names: values a face carries without calling the
-// store (a token's grant, a repository's listing, a checkout, a
-// publish's figures) and the flags naming a store. Renaming them into
-// types of the workspace would copy each across the seam for no gain; a
-// new one is added here on purpose, never by accident.
+// storeAliases are the store's values the workspace passes through to
+// the faces under its own names (type aliases): a token's grant, a
+// repository's listing, a checkout, a union, a publish's options and
+// figures, and the flags naming a store. Store's methods take and return
+// them, so that *pgstore.Store satisfies Store as it is, without an
+// adapter copying each across the seam; a new one is added here on
+// purpose, never by accident.
 var storeAliases = map[string]bool{
 	"Grant": true, "TokenChecker": true, "RepoInfo": true,
 	"Checkout": true, "Union": true, "LocalChunks": true,
@@ -93,6 +95,7 @@ func TestStoreSeamNamesNoPgstoreType(t *testing.T) {
 		return out
 	}
 	storeIsInterface := false
+	declared := map[string]bool{}
 	for _, e := range ents {
 		name := e.Name()
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
@@ -125,6 +128,7 @@ func TestStoreSeamNamesNoPgstoreType(t *testing.T) {
 						storeIsInterface = storeIsInterface && !ts.Assign.IsValid()
 					}
 					if ts.Assign.IsValid() && storeAliases[ts.Name.Name] {
+						declared[ts.Name.Name] = true
 						continue
 					}
 					for _, n := range names(exportedPart(ts.Type)) {
@@ -136,6 +140,11 @@ func TestStoreSeamNamesNoPgstoreType(t *testing.T) {
 	}
 	if !storeIsInterface {
 		t.Error("workspace.Store is not an interface declared by the workspace")
+	}
+	for _, name := range slices.Sorted(maps.Keys(storeAliases)) {
+		if !declared[name] {
+			t.Errorf("storeAliases lists %s, which the workspace does not declare as an alias", name)
+		}
 	}
 }
 
