@@ -111,7 +111,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "ctxls mcp: with --store, clients send the store's tokens (ctxls store token): no --token-file\n%s", mcpUsage)
 		return 2
 	}
-	var store *pgstore.Store
+	var store workspace.Store
 	if storeSrc.Named() {
 		st, code := openStore(ctx, "mcp", storeSrc, stderr)
 		if st == nil {
@@ -200,8 +200,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 type httpFace struct {
 	ln        net.Listener
 	tok       access.Token
-	store     *pgstore.Store // a server of an index store: its tokens instead of tok
-	deadlines faceDeadlines  // zero: the defaults
+	store     workspace.Store // a server of an index store: its tokens instead of tok
+	deadlines faceDeadlines   // zero: the defaults
 }
 
 // Limits of mcp --http (see access.Guard for how they are applied).
@@ -226,7 +226,7 @@ const (
 
 // newHTTPFace checks the address and the token and listens. On failure it
 // reports on stderr and returns nil and the exit status.
-func newHTTPFace(addr string, allowRemote bool, tokenFile string, store *pgstore.Store, stderr io.Writer) (*httpFace, int) {
+func newHTTPFace(addr string, allowRemote bool, tokenFile string, store workspace.Store, stderr io.Writer) (*httpFace, int) {
 	network, address, err := access.ParseListen(addr, allowRemote)
 	if err != nil {
 		fmt.Fprintf(stderr, "ctxls mcp: --http: %v\n", err)

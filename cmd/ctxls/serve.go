@@ -109,7 +109,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer closeLog()
 	logger := log.New(logw, "ctxls: ", log.LstdFlags|log.Lmicroseconds)
 	opts := serverOptions(logger, *cacheDir)
-	var store *pgstore.Store
+	var store workspace.Store
 	if storeSrc.Named() {
 		var code int
 		if store, code = openStore(ctx, "serve", storeSrc, stderr); store == nil {
@@ -222,9 +222,9 @@ func sharedIndexOptions(reg *tokens.Registry, cacheDir string) func(root string)
 type listenConfig struct {
 	addr        string
 	allowRemote bool
-	tokenFile   string         // "" for $CTXLS_TOKEN_FILE, else a generated one
-	roots       []string       // allowed roots; none means the working directory
-	store       *pgstore.Store // a server of an index store: its tokens, no roots
+	tokenFile   string          // "" for $CTXLS_TOKEN_FILE, else a generated one
+	roots       []string        // allowed roots; none means the working directory
+	store       workspace.Store // a server of an index store: its tokens, no roots
 }
 
 // serveListen sets up the access policy of a network face (address,

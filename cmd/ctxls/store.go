@@ -13,6 +13,11 @@ import (
 	"github.com/ctxls/ctxls/internal/workspace"
 )
 
+// The PostgreSQL store is the workspace's index store (workspace.Store):
+// the start-up opens it and hands it to the workspace, which names no
+// store of its own.
+var _ workspace.Store = (*pgstore.Store)(nil)
+
 // mcpGrant is mcp.Options.Grant for a server whose requests carry store
 // tokens.
 func mcpGrant(req *sdk.CallToolRequest) (*pgstore.Grant, error) {
@@ -29,7 +34,7 @@ func mcpGrant(req *sdk.CallToolRequest) (*pgstore.Grant, error) {
 // and returns the exit status: 2 when the connection string cannot be had
 // or does not parse, 1 otherwise. A password in --store draws a warning:
 // the process list shows it to every user of the machine.
-func openStore(ctx context.Context, command string, src *pgstore.Source, stderr io.Writer) (*pgstore.Store, int) {
+func openStore(ctx context.Context, command string, src *pgstore.Source, stderr io.Writer) (workspace.Store, int) {
 	dsn, from, err := src.DSN(false)
 	if err != nil {
 		fmt.Fprintf(stderr, "ctxls %s: %v\n", command, err)
@@ -52,7 +57,7 @@ func openStore(ctx context.Context, command string, src *pgstore.Source, stderr 
 // serveRepos serves st's repositories through pool, checked out under
 // the --cache-dir given (or the default), each indexed with indexOptions,
 // at most maxOpen of them open (--max-open-repos).
-func serveRepos(st *pgstore.Store, cacheDir string, maxOpen int, pool *workspace.Pool, indexOptions func(string) index.Options, logf func(string, ...any)) (*workspace.Repos, error) {
+func serveRepos(st workspace.Store, cacheDir string, maxOpen int, pool *workspace.Pool, indexOptions func(string) index.Options, logf func(string, ...any)) (*workspace.Repos, error) {
 	parent, err := workspace.CheckoutParent(cacheDir)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/ctxls/ctxls/internal/pgstore"
+	"github.com/ctxls/ctxls/internal/workspace"
 )
 
 // storeTokens checks the tokens of a server of an index store's clients
@@ -20,7 +21,7 @@ type storeTokens struct {
 	check *pgstore.TokenChecker
 }
 
-func newStoreTokens(st *pgstore.Store, logf func(format string, args ...any)) *storeTokens {
+func newStoreTokens(st workspace.Store, logf func(format string, args ...any)) *storeTokens {
 	return &storeTokens{check: st.NewTokenChecker(logf)}
 }
 

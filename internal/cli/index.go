@@ -42,7 +42,7 @@ func runIndex(ctx context.Context, args []string, env Env) error {
 	if (dsn == "") != (*repoName == "") {
 		return &usageError{indexUsage, "give --store and --repo together (or --repo with --store-file, $" + ws.EnvStoreFile + " or $" + ws.EnvStore + ")"}
 	}
-	var st *ws.Store
+	var st ws.Store
 	if dsn != "" {
 		if err := ws.CheckRepoName(*repoName); err != nil {
 			return &usageError{indexUsage, err.Error()}

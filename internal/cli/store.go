@@ -29,7 +29,7 @@ func storeDSN(src *ws.StoreFlags, env bool, usage string) (dsn, from string, err
 // from, and a connection string that does not parse is bad usage (of
 // usage). A password in --store draws a warning: the process list shows
 // it to every user of the machine.
-func openStore(ctx context.Context, src *ws.StoreFlags, dsn, from, usage string, env Env) (*ws.Store, error) {
+func openStore(ctx context.Context, src *ws.StoreFlags, dsn, from, usage string, env Env) (ws.Store, error) {
 	if src.Exposed() {
 		fmt.Fprintf(env.Stderr, "ctxls: warning: --store holds a password, which every user of this machine can read in the process list: give it in --store-file, $%s or a .pgpass file instead (docs/deploy.md)\n", ws.EnvStore)
 	}
@@ -147,7 +147,7 @@ func printableName(name string) string {
 
 // checkoutSource checks the repositories named out of st for a request
 // (workspace.CheckoutSource), saying what to do about a store's refusal.
-func checkoutSource(ctx context.Context, st *ws.Store, names []string, cacheDir string) (ws.StoreSource, *ws.Checkout, error) {
+func checkoutSource(ctx context.Context, st ws.Store, names []string, cacheDir string) (ws.StoreSource, *ws.Checkout, error) {
 	src, single, err := ws.CheckoutSource(ctx, st, names, cacheDir)
 	if err != nil {
 		return nil, nil, storeError(err)

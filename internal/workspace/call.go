@@ -39,12 +39,6 @@ type (
 	RootError = walk.RootError
 	// CacheDirError says why a cache directory cannot be used.
 	CacheDirError = index.CacheDirError
-	// Store is an index store (pgstore.Store).
-	Store = pgstore.Store
-	// Checkout is one repository checked out of a store.
-	Checkout = pgstore.Checkout
-	// PublishStats are a publish's figures.
-	PublishStats = pgstore.PublishStats
 	// StoreFlags are the flags naming a store (--store, --store-file).
 	StoreFlags = pgstore.Source
 	// StoreFlagsError says why the flags naming a store cannot be read.
@@ -77,7 +71,13 @@ func BuildIndex(ctx context.Context, root string, opts IndexOptions) (IndexStats
 }
 
 // OpenStore opens the index store at dsn (pgstore.Open).
-func OpenStore(ctx context.Context, dsn string) (*Store, error) { return pgstore.Open(ctx, dsn) }
+func OpenStore(ctx context.Context, dsn string) (Store, error) {
+	st, err := pgstore.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
 
 // AddStoreFlags adds the flags naming a store to fs (pgstore.SourceFlags).
 func AddStoreFlags(fs *flag.FlagSet, storeHelp string) *StoreFlags {
@@ -163,12 +163,12 @@ func EmbeddingsFlags(mode string, cfg *semantic.EndpointConfig) (*semantic.Endpo
 // one repository's checkout (returned twice: as the source and as
 // itself), or the union of several ('*': every one in the store).
 // The caller closes the source.
-func CheckoutSource(ctx context.Context, st *pgstore.Store, names []string, cacheDir string) (StoreSource, *pgstore.Checkout, error) {
+func CheckoutSource(ctx context.Context, st Store, names []string, cacheDir string) (StoreSource, *Checkout, error) {
 	parent, err := CheckoutParent(cacheDir)
 	if err != nil {
 		return nil, nil, err
 	}
-	if slices.Contains(names, pgstore.AllRepos) {
+	if slices.Contains(names, AllRepos) {
 		list, err := st.Repos(ctx, nil)
 		if err != nil {
 			return nil, nil, err
@@ -181,7 +181,7 @@ func CheckoutSource(ctx context.Context, st *pgstore.Store, names []string, cach
 	slices.Sort(names)
 	names = slices.Compact(names)
 	var src StoreSource
-	var single *pgstore.Checkout
+	var single *Checkout
 	switch len(names) {
 	case 0:
 		return nil, nil, errors.New("--repo '*': the store has no repository")
@@ -211,16 +211,16 @@ func StoreHistory(indexDir string) *history.Log {
 // (which change whole with any change to the tree: the vectors of a
 // workspace are trained on all of it, so a replica computing its own keeps
 // publishes small).
-func Publish(ctx context.Context, st *pgstore.Store, repo string, x *index.Index, withVectors bool) (pgstore.PublishStats, error) {
+func Publish(ctx context.Context, st Store, repo string, x *index.Index, withVectors bool) (PublishStats, error) {
 	snap, release := x.Snapshot()
 	defer release()
 	d := x.Dir()
 	// The index directory keeps the publish's record: the next publish
 	// checks the store's rows against it instead of reading them back.
-	po := pgstore.PublishOptions{Producer: x.ChunkingKey(), RecordDir: d}
+	po := PublishOptions{Producer: x.ChunkingKey(), RecordDir: d}
 	var err error
 	if po.Image, err = x.ImageFiles(ctx); err != nil {
-		return pgstore.PublishStats{}, fmt.Errorf("publish %s: %w", repo, err)
+		return PublishStats{}, fmt.Errorf("publish %s: %w", repo, err)
 	}
 	po.Sides = []pgstore.Side{{Name: history.CacheFile, Path: filepath.Join(d, history.CacheFile)}}
 	if withVectors {
@@ -228,7 +228,7 @@ func Publish(ctx context.Context, st *pgstore.Store, repo string, x *index.Index
 		// The side file is the cache file alone: a delta beside it is
 		// folded in first.
 		if err := semantic.Fold(vp); err != nil {
-			return pgstore.PublishStats{}, fmt.Errorf("publish %s: %w", repo, err)
+			return PublishStats{}, fmt.Errorf("publish %s: %w", repo, err)
 		}
 		po.Sides = append(po.Sides, pgstore.Side{Name: semantic.CacheFile, Path: vp})
 	}
@@ -236,8 +236,8 @@ func Publish(ctx context.Context, st *pgstore.Store, repo string, x *index.Index
 }
 
 // AsUnion returns src as a union of several repositories, when it is one.
-func AsUnion(src StoreSource) (*pgstore.Union, bool) {
-	u, ok := src.(*pgstore.Union)
+func AsUnion(src StoreSource) (*Union, bool) {
+	u, ok := src.(*Union)
 	return u, ok
 }
 
@@ -249,7 +249,7 @@ func AsUnion(src StoreSource) (*pgstore.Union, bool) {
 // repository whose index is held by another ctxls is read from a private
 // copy (after waiting lockWait for it); one that cannot be opened is read
 // from the store. The returned function closes those opened.
-func OpenUnionParts(ctx context.Context, u *pgstore.Union, opts index.Options, lockWait time.Duration) func() {
+func OpenUnionParts(ctx context.Context, u *Union, opts index.Options, lockWait time.Duration) func() {
 	var mu sync.Mutex
 	var opened []*index.Index
 	indexes := map[string]func() *index.Index{}

@@ -16,7 +16,7 @@
 // A request acquires a View — the session's snapshot, with its buffers — and
 // either releases it (Done) or keeps it for expand (Keep).
 //
-// Repos serves an index store's repositories (package pgstore) as Roots:
+// Repos serves an index store's repositories (Store) as Roots:
 // each repository's checkout and index, held by their users, at most
 // ReposOptions.MaxOpenRepos of them open (the least recently used closed
 // past it and reopened from its checkout on disk), brought to new
@@ -41,4 +41,18 @@
 // symbols.go (find_symbol's search), call.go (a CLI call's history,
 // vectors, store checkout and publish). TestFacesImportOnlyTheWorkspace
 // keeps it so.
+//
+// The index store is behind the interface Store (store.go), which the
+// workspace owns: what Repos, a CLI call and the faces' store commands
+// ask of a store. Repos, the call functions and the faces hold a Store,
+// never a *pgstore.Store; the PostgreSQL store is its one implementation, opened
+// by the process's start-up (cmd/ctxls asserts that *pgstore.Store
+// satisfies Store) or by OpenStore. The interface is declared here rather
+// than in package pgstore because the workspace imports pgstore and
+// pgstore must not import the workspace. The values that cross the seam
+// (a checkout, a union, a grant, a repository's listing, a publish's
+// options and figures) stay pgstore's, named here by aliases, so that
+// *pgstore.Store satisfies Store as it is.
+// TestStoreSeamNamesNoPgstoreType keeps the workspace's exported API
+// free of any other pgstore type.
 package workspace

@@ -37,7 +37,7 @@ import (
 // ReposOptions.MaxUnions unions stay open, those nobody holds closed
 // first, least recently used first, their directories removed.
 type Repos struct {
-	store *pgstore.Store
+	store Store
 	pool  *Pool
 	opts  ReposOptions
 
@@ -262,9 +262,9 @@ func (e *repoRoot) done() bool {
 }
 
 // NewRepos serves store's repositories through pool. The store reports
-// through opts.Logf too (pgstore.Store.SetLogf): a generation it cannot
+// through opts.Logf too (Store.SetLogf): a generation it cannot
 // use is logged there once.
-func NewRepos(store *pgstore.Store, pool *Pool, opts ReposOptions) *Repos {
+func NewRepos(store Store, pool *Pool, opts ReposOptions) *Repos {
 	if opts.Poll <= 0 {
 		opts.Poll = DefaultPoll
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/index/chunk"
-	"github.com/ctxls/ctxls/internal/pgstore"
 )
 
 // IndexChunks reads a union's chunks from its repositories' own indexes
@@ -16,7 +15,7 @@ import (
 // asks the store. A repository's index is what its checkout came with
 // (the published image and the chunks of its generation, fetched in
 // bulk): a union of repositories open here is built from them alone.
-func IndexChunks(indexes map[string]func() *index.Index) pgstore.LocalChunks {
+func IndexChunks(indexes map[string]func() *index.Index) LocalChunks {
 	return func(repo, path, text string) ([]chunk.Chunk, func([]string) [][]int32, bool) {
 		get := indexes[repo]
 		if get == nil {
