@@ -55,7 +55,7 @@ async function exercise(face, client) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   check(
-    JSON.stringify(names) === JSON.stringify(["assemble_context", "expand_context", "find_symbol", "index_status"]),
+    JSON.stringify(names) === JSON.stringify(["assemble_context", "expand_context", "find_references", "find_symbol", "impact", "index_status"]),
     `${face}: tools ${names}`,
   );
   for (const t of tools) {
@@ -109,6 +109,18 @@ async function exercise(face, client) {
   const defs = res.structuredContent?.definitions || [];
   check(defs.some((d) => d.path === "internal/ranges/ranges.go" && d.symbol === "Stitch"), `${face} find_symbol: Stitch not found`);
   check((res.structuredContent?.references || []).length > 0, `${face} find_symbol: no references`);
+
+  // find_references: the sites as a list, resolved by Go's types.
+  res = await client.callTool({ name: "find_references", arguments: { symbol: "ranges.Normalize", budget: { maxTokens: 1000 } } });
+  checkResult(face, "find_references", res);
+  const refsOut = res.structuredContent || {};
+  check((refsOut.references || []).length > 0 && refsOut.exact === true && refsOut.tokens <= 1000,
+    `${face} find_references: ${JSON.stringify(refsOut).slice(0, 300)}`);
+  res = await client.callTool({ name: "find_references", arguments: { symbol: "NoSuchSymbolAnywhereHere" } });
+  check(res.isError === true && textOf(res).includes("symbol"), `${face} find_references unknown symbol: ${textOf(res)}`);
+  // impact: a bad depth is named.
+  res = await client.callTool({ name: "impact", arguments: { diff_rev: "HEAD", depth: 99 } });
+  check(res.isError === true && textOf(res).includes("depth"), `${face} impact bad depth: ${textOf(res)}`);
 
   // index_status.
   res = await client.callTool({ name: "index_status", arguments: {} });
@@ -301,7 +313,7 @@ async function inspectorStrict() {
   } catch (e) {
     check(false, `inspector --strict: no tool list: ${e}`);
   }
-  check(listed.length === 4, `inspector --strict: tools ${listed}`);
+  check(listed.length === 6, `inspector --strict: tools ${listed}`);
 }
 
 try {
