@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -173,4 +174,12 @@ func indexOptions(env Env, cacheDir, encoding string) (ws.IndexOptions, error) {
 		// The cache directory cannot be written: said once, on stderr.
 		Warnf: func(format string, args ...any) { fmt.Fprintf(env.Stderr, "ctxls: warning: "+format+"\n", args...) },
 	}, nil
+}
+
+// printJSON writes v to w as indented JSON (the --json output of the
+// commands).
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

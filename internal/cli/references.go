@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -117,31 +116,14 @@ func runReferences(ctx context.Context, args []string, env Env) error {
 			return err
 		}
 	}
-	if *budget < 0 {
-		return &usageError{referencesUsage, "--budget: want 0 or more tokens"}
-	}
-	counter, err := env.Tokens.Get(retrieve.DefaultEncoding)
-	if err != nil {
-		return err
-	}
-	return openSnapshot(ctx, env, dir, *cacheDir, func(snap *ws.Snapshot) error {
+	return printListing(ctx, env, dir, *cacheDir, *budget, referencesUsage, *asJSON, func(snap *ws.Snapshot, count func(string) int) (string, any, error) {
 		res, err := refs.Find(ctx, snap, q)
 		if err != nil {
-			return err
+			return "", nil, err
 		}
-		l := res.List(*budget, counter.Count)
-		if !*asJSON {
-			_, err := fmt.Fprint(env.Stdout, l.Text)
-			return err
-		}
-		out := ReferencesJSON{Target: res.Target, Exact: res.Exact, References: res.Sites[:l.Listed], Total: len(res.Sites),
-			Omitted: l.Omitted, OmittedTotal: l.OmittedTotal, IndexState: snap.StateRoot()}
-		if out.Omitted == nil {
-			out.Omitted = []refs.Omitted{}
-		}
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		l := res.List(*budget, count)
+		return l.Text, ReferencesJSON{Target: res.Target, Exact: res.Exact, References: res.Sites[:l.Listed], Total: len(res.Sites),
+			Omitted: omittedList(l.Omitted), OmittedTotal: l.OmittedTotal, IndexState: snap.StateRoot()}, nil
 	})
 }
 
@@ -176,30 +158,46 @@ func runImpact(ctx context.Context, args []string, env Env) error {
 		}
 		diff = string(b)
 	}
-	if *budget < 0 {
-		return &usageError{impactUsage, "--budget: want 0 or more tokens"}
+	return printListing(ctx, env, dir, *cacheDir, *budget, impactUsage, *asJSON, func(snap *ws.Snapshot, count func(string) int) (string, any, error) {
+		res, err := refs.Impact(ctx, snap, diff, *depth)
+		if err != nil {
+			return "", nil, err
+		}
+		l := res.List(*budget, count)
+		return l.Text, ImpactJSON{Exact: res.Exact, Reached: res.Reached[:l.Listed], Total: len(res.Reached),
+			Omitted: omittedList(l.Omitted), OmittedTotal: l.OmittedTotal, IndexState: snap.StateRoot()}, nil
+	})
+}
+
+// printListing opens dir's index for one request and prints the listing
+// list makes of its snapshot within budget tokens: its text, or with
+// asJSON its JSON value.
+func printListing(ctx context.Context, env Env, dir, cacheDir string, budget int, usage string, asJSON bool,
+	list func(snap *ws.Snapshot, count func(string) int) (text string, out any, err error)) error {
+	if budget < 0 {
+		return &usageError{usage, "--budget: want 0 or more tokens"}
 	}
 	counter, err := env.Tokens.Get(retrieve.DefaultEncoding)
 	if err != nil {
 		return err
 	}
-	return openSnapshot(ctx, env, dir, *cacheDir, func(snap *ws.Snapshot) error {
-		res, err := refs.Impact(ctx, snap, diff, *depth)
+	return openSnapshot(ctx, env, dir, cacheDir, func(snap *ws.Snapshot) error {
+		text, out, err := list(snap, counter.Count)
 		if err != nil {
 			return err
 		}
-		l := res.List(*budget, counter.Count)
-		if !*asJSON {
-			_, err := fmt.Fprint(env.Stdout, l.Text)
+		if !asJSON {
+			_, err := fmt.Fprint(env.Stdout, text)
 			return err
 		}
-		out := ImpactJSON{Exact: res.Exact, Reached: res.Reached[:l.Listed], Total: len(res.Reached),
-			Omitted: l.Omitted, OmittedTotal: l.OmittedTotal, IndexState: snap.StateRoot()}
-		if out.Omitted == nil {
-			out.Omitted = []refs.Omitted{}
-		}
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return printJSON(env.Stdout, out)
 	})
+}
+
+// omittedList is l as a JSON array: never null.
+func omittedList(l []refs.Omitted) []refs.Omitted {
+	if l == nil {
+		return []refs.Omitted{}
+	}
+	return l
 }

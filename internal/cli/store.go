@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -90,9 +89,7 @@ func runStore(ctx context.Context, args []string, env Env) error {
 			if list == nil {
 				list = []ws.RepoInfo{}
 			}
-			enc := json.NewEncoder(env.Stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(list)
+			return printJSON(env.Stdout, list)
 		}
 		for _, r := range list {
 			fmt.Fprintf(env.Stdout, "%s\tgeneration %d\t%d files\t%.1f MB\t%s\n", printableName(r.Name), r.Generation, r.Files, float64(r.Bytes)/1e6, r.Updated)
@@ -119,9 +116,7 @@ func runStore(ctx context.Context, args []string, env Env) error {
 			return err
 		}
 		if *asJSON {
-			enc := json.NewEncoder(env.Stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(gs)
+			return printJSON(env.Stdout, gs)
 		}
 		fmt.Fprintf(env.Stdout, "gc: %d generations and %d images name %d blobs; deleted %d blobs (%.1f MB compressed) in %.0f ms\n",
 			gs.Generations, gs.Images, gs.Kept, gs.Deleted, float64(gs.DeletedBytes)/1e6, gs.DurationMs)

@@ -119,13 +119,9 @@ func (s *session) contextReferences(ctx *requestCtx, params json.RawMessage) (an
 	case symbol == "" && focus == nil:
 		return nil, paramError("symbol", "give a symbol (e.g. ranges.Normalize) or a focus (uri and position)")
 	}
-	budget, err := decodeBudget(p.Budget, settings.Budget)
+	maxTokens, count, err := s.listBudget(p.Budget, p.Encoding, settings)
 	if err != nil {
 		return nil, err
-	}
-	counter, err := s.tokens.Get(orDefault(p.Encoding, settings.Encoding))
-	if err != nil {
-		return nil, paramError("encoding", "%v", err)
 	}
 	f, rel, err := s.refsFolder(ctx, p.Repo, p.Repos, focus)
 	if err != nil {
@@ -156,7 +152,7 @@ func (s *session) contextReferences(ctx *requestCtx, params json.RawMessage) (an
 	} else if err != nil {
 		return nil, err
 	}
-	l := res.List(budget.MaxTokens, counter.Count)
+	l := res.List(maxTokens, count)
 	out := ReferencesResult{Target: res.Target, Exact: res.Exact, References: []ReferenceSite{}, Total: len(res.Sites),
 		Text: l.Text, Tokens: l.Tokens, Omitted: l.Omitted, OmittedTotal: l.OmittedTotal, IndexState: v.Snap.StateRoot()}
 	for _, st := range res.Sites[:l.Listed] {
@@ -190,13 +186,9 @@ func (s *session) contextImpact(ctx *requestCtx, params json.RawMessage) (any, e
 	if p.Depth != nil {
 		depth = *p.Depth
 	}
-	budget, err := decodeBudget(p.Budget, settings.Budget)
+	maxTokens, count, err := s.listBudget(p.Budget, p.Encoding, settings)
 	if err != nil {
 		return nil, err
-	}
-	counter, err := s.tokens.Get(orDefault(p.Encoding, settings.Encoding))
-	if err != nil {
-		return nil, paramError("encoding", "%v", err)
 	}
 	f, _, err := s.refsFolder(ctx, p.Repo, p.Repos, nil)
 	if err != nil {
@@ -211,7 +203,7 @@ func (s *session) contextImpact(ctx *requestCtx, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	l := res.List(budget.MaxTokens, counter.Count)
+	l := res.List(maxTokens, count)
 	out := ImpactResult{Exact: res.Exact, Reached: append([]refs.Reached{}, res.Reached[:l.Listed]...), Total: len(res.Reached),
 		Text: l.Text, Tokens: l.Tokens, Omitted: l.Omitted, OmittedTotal: l.OmittedTotal, IndexState: v.Snap.StateRoot()}
 	if out.Omitted == nil {
@@ -219,4 +211,18 @@ func (s *session) contextImpact(ctx *requestCtx, params json.RawMessage) (any, e
 	}
 	out.Timing = elapsed(start)
 	return out, nil
+}
+
+// listBudget decodes a listing request's budget (the session's by
+// default) and the counter of its encoding.
+func (s *session) listBudget(raw json.RawMessage, encoding *string, settings Settings) (maxTokens int, count func(string) int, err error) {
+	budget, err := decodeBudget(raw, settings.Budget)
+	if err != nil {
+		return 0, nil, err
+	}
+	counter, err := s.tokens.Get(orDefault(encoding, settings.Encoding))
+	if err != nil {
+		return 0, nil, paramError("encoding", "%v", err)
+	}
+	return budget.MaxTokens, counter.Count, nil
 }
