@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -168,23 +167,26 @@ func CheckoutSource(ctx context.Context, st Store, names []string, cacheDir stri
 	if err != nil {
 		return nil, nil, err
 	}
-	if slices.Contains(names, AllRepos) {
+	names, err = ResolveRepos(names, func() ([]string, error) {
 		list, err := st.Repos(ctx, nil)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		names = names[:0:0]
+		if len(list) == 0 {
+			return nil, errors.New("--repo '*': the store has no repository")
+		}
+		all := make([]string, 0, len(list))
 		for _, r := range list {
-			names = append(names, r.Name)
+			all = append(all, r.Name)
 		}
+		return all, nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
 	var src StoreSource
 	var single *Checkout
 	switch len(names) {
-	case 0:
-		return nil, nil, errors.New("--repo '*': the store has no repository")
 	case 1:
 		co, err := st.Checkout(ctx, names[0], parent, nil)
 		if err != nil {
