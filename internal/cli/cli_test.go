@@ -271,16 +271,48 @@ func TestIndexCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var st struct {
-		Mode  string `json:"mode"`
-		Files int    `json:"files"`
+	type stats struct {
+		Mode      string `json:"mode"`
+		Files     int    `json:"files"`
+		Chunks    int    `json:"chunks"`
+		Changed   int    `json:"changed"`
+		StateRoot string `json:"stateRoot"`
 	}
+	var st stats
 	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Mode != "build" || st.Files < 5 {
 		t.Fatalf("stats %s (%v)", out, err)
 	}
 	out, _, code = ctxls(t, "", "index", "--root", ws, "--cache-dir", cache)
 	if code != 0 || !strings.HasPrefix(out, "open:") {
 		t.Fatalf("second run: exit %d, %q", code, out)
+	}
+	// Nothing changed (told without opening the index), a change, then
+	// nothing changed again: each run reports the state it leaves.
+	index := func() stats {
+		t.Helper()
+		out, stderr, code := ctxls(t, "", "index", "--root", ws, "--cache-dir", cache, "--json")
+		var st stats
+		if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+			t.Fatalf("ctxls index: exit %d, %q, %s", code, out, stderr)
+		}
+		return st
+	}
+	if again := index(); again.Mode != "open" || again.Files != st.Files || again.Chunks != st.Chunks || again.StateRoot != st.StateRoot {
+		t.Fatalf("nothing changed: %+v, built %+v", again, st)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "cart", "quickword.go"), []byte("package cart\n\n// quokkaquill marks the newest file.\nfunc quokkaquill() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changed := index()
+	if changed.Mode != "refresh" || changed.Changed != 1 || changed.Files != st.Files+1 || changed.StateRoot == st.StateRoot {
+		t.Fatalf("after a change: %+v, before %+v", changed, st)
+	}
+	if again := index(); again.Mode != "open" || again.StateRoot != changed.StateRoot || again.Files != changed.Files || again.Chunks != changed.Chunks {
+		t.Fatalf("nothing changed after the change: %+v, refreshed %+v", again, changed)
+	}
+	out, stderr, code = ctxls(t, "", "assemble", "--root", ws, "--cache-dir", cache, "--query", "quokkaquill")
+	if code != 0 || !strings.Contains(out, "func quokkaquill") {
+		t.Fatalf("the new file is not found: exit %d, %q, %s", code, out, stderr)
 	}
 }
 

@@ -181,6 +181,13 @@ func buildIndex(ctx context.Context, root string, opts ws.IndexOptions, vec vect
 	if !withVectors && then == nil {
 		return ws.BuildIndex(ctx, root, opts)
 	}
+	// Nothing changed since the last run, the vectors with it: said
+	// without opening the index.
+	if then == nil && vec == vectorsSync && ep == nil {
+		if st, ok := ws.IndexUnchanged(ctx, root, opts); ok {
+			return st, nil
+		}
+	}
 	opts.Background, opts.Warm = false, false
 	// The vector store synced after the index opens is read while it
 	// opens (as assemble does).

@@ -208,6 +208,9 @@ type Stats struct {
 // ignored.
 func Build(ctx context.Context, root string, opts Options) (Stats, error) {
 	opts.Background, opts.Warm = false, false
+	if st, ok := Unchanged(ctx, root, opts); ok {
+		return st, nil
+	}
 	x, err := Open(ctx, root, opts)
 	if err != nil {
 		return Stats{}, err
@@ -250,37 +253,11 @@ func (x *Index) excludeOwnDir(given Lister, dir string) {
 // Open returns at once; snapshots are then partial until Wait returns.
 // The caller must Close the Index.
 func Open(ctx context.Context, root string, opts Options) (*Index, error) {
-	set, err := opts.settings()
+	x, err := newIndex(root, opts)
 	if err != nil {
-		return nil, fmt.Errorf("open index of %s: %w", root, err)
-	}
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return nil, fmt.Errorf("open index of %s: %w", root, err)
-	}
-	abs = filepath.Clean(abs)
-	if fi, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("open index: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("open index: %s is not a directory", abs)
-	}
-	// Whatever the Lister: a folder inside VCS metadata or a secret
-	// directory is never indexed (walk.CheckRoot), for every face.
-	if err := walk.CheckRoot(root); err != nil {
-		return nil, fmt.Errorf("open index: %w", err)
-	}
-	if err := checkRootReadable(abs); err != nil {
 		return nil, err
 	}
-	x := &Index{
-		set:       set,
-		env:       &env{root: abs, encodings: set.encodings, pool: &scorerPool{}, texts: newTextCache(textCacheLimit(opts.TextCacheBytes)), files: opts.Files},
-		overlays:  make(map[string][]byte),
-		ovKick:    make(chan struct{}, 1),
-		doneBuild: make(chan struct{}),
-		names:     newNameTable(),
-		warm:      opts.Warm,
-	}
+	set, abs := x.set, x.env.root
 	if set.InMemory {
 		return x, x.startBuild(ctx, "in memory")
 	}
@@ -362,6 +339,42 @@ func Open(ctx context.Context, root string, opts Options) (*Index, error) {
 	return x, nil
 }
 
+// newIndex checks root and opts and makes the Index Open fills: nothing
+// on disk is touched yet.
+func newIndex(root string, opts Options) (*Index, error) {
+	set, err := opts.settings()
+	if err != nil {
+		return nil, fmt.Errorf("open index of %s: %w", root, err)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("open index of %s: %w", root, err)
+	}
+	abs = filepath.Clean(abs)
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("open index: %s is not a directory", abs)
+	}
+	// Whatever the Lister: a folder inside VCS metadata or a secret
+	// directory is never indexed (walk.CheckRoot), for every face.
+	if err := walk.CheckRoot(root); err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	if err := checkRootReadable(abs); err != nil {
+		return nil, err
+	}
+	return &Index{
+		set:       set,
+		env:       &env{root: abs, encodings: set.encodings, pool: &scorerPool{}, texts: newTextCache(textCacheLimit(opts.TextCacheBytes)), files: opts.Files},
+		overlays:  make(map[string][]byte),
+		ovKick:    make(chan struct{}, 1),
+		doneBuild: make(chan struct{}),
+		names:     newNameTable(),
+		warm:      opts.Warm,
+	}, nil
+}
+
 // buildDone reports whether the initial build has run (doneBuild is
 // closed).
 func (x *Index) buildDone() bool {
@@ -435,11 +448,15 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	if reason != "" {
 		return reason
 	}
-	segments := verifySegments(gen)
+	// The checksums of the generation's files are checked on another core
+	// (or found recorded as passed) while the tables decode; nothing is
+	// served before they pass.
+	checked := verifyGeneration(gen)
 	tf, err := openTables(filepath.Join(gen, tablesName))
 	if err != nil {
 		return "damaged: " + err.Error()
 	}
+	tf.sumElsewhere = true
 	// Start the refresh's walk now, on the stat section, while the rest
 	// of the tables and the lexical store are opened: on a large tree the walk's
 	// stat calls take as long as the decoding.
@@ -483,7 +500,7 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	if !slices.Equal(encs, x.set.encodings) || nfiles != m.Files {
 		return "damaged: tables do not match the completeness marker"
 	}
-	if err := <-segments; err != nil {
+	if err := <-checked; err != nil {
 		return "damaged: " + err.Error()
 	}
 	post, err := postings.Open(filepath.Join(gen, postingsName))
@@ -538,6 +555,7 @@ func readDelta(gen string, d *tablesDelta, base uint32, encs []string, nt *nameT
 	if err != nil {
 		return nil, err
 	}
+	df.sumElsewhere = true // verifyGeneration's, as the tables file's
 	dencs, files, _, err := df.decode(nt)
 	if err != nil {
 		return nil, err

@@ -92,7 +92,9 @@ func loadStore(ctx context.Context, snap *index.Snapshot, cachePath string, old 
 	if err != nil {
 		return nil, st, err
 	}
-	saveChanged(cachePath, s, old, warnf, "the vectors are computed again next time")
+	if saveChanged(cachePath, s, old, warnf, "the vectors are computed again next time") {
+		markSynced(cachePath, snap.StateRoot(), opts)
+	}
 	return s, st, nil
 }
 
@@ -123,14 +125,20 @@ func readStore(path string) *Store {
 
 // saveChanged writes s to the cache file at path ("" for none) unless it
 // is old, the store read from there; a failure is told to warnf (nil: not
-// told) with what it means.
-func saveChanged(path string, s, old *Store, warnf func(format string, args ...any), means string) {
+// told) with what it means. It reports whether the file at path now holds
+// s.
+func saveChanged(path string, s, old *Store, warnf func(format string, args ...any), means string) (saved bool) {
 	if path == "" || s == old {
-		return
+		return path != ""
 	}
-	if err := saveStore(path, s); err != nil && warnf != nil {
-		warnf("%v (%s)", err, means)
+	dropSynced(path)
+	if err := saveStore(path, s); err != nil {
+		if warnf != nil {
+			warnf("%v (%s)", err, means)
+		}
+		return false
 	}
+	return true
 }
 
 // saveStore writes s to path: as a delta over the cache file there when s

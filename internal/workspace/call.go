@@ -86,6 +86,19 @@ func AddStoreFlags(fs *flag.FlagSet, storeHelp string) *StoreFlags {
 // AddEndpointFlags adds the embeddings service's flags to fs.
 func AddEndpointFlags(fs *flag.FlagSet) *EndpointConfig { return semantic.EndpointFlags(fs) }
 
+// IndexUnchanged reports whether root's kept index and the workspace
+// vectors beside it are up to date with the disk, without opening either
+// (index.Unchanged, semantic.InSync): the statistics a refresh would
+// report and true, or false when there is anything to do (then open the
+// index as usual).
+func IndexUnchanged(ctx context.Context, root string, opts IndexOptions) (IndexStats, bool) {
+	st, ok := index.Unchanged(ctx, root, opts)
+	if !ok || st.Dir == "" || !semantic.InSync(filepath.Join(st.Dir, semantic.CacheFile), st.StateRoot, semantic.DefaultOptions()) {
+		return IndexStats{}, false
+	}
+	return st, true
+}
+
 // PrefetchVectors starts reading the vectors file of an index directory.
 func PrefetchVectors(indexDir string) *VectorsPrefetch {
 	return semantic.PrefetchStore(filepath.Join(indexDir, semantic.CacheFile))
