@@ -475,6 +475,7 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	encs, files, sym, err := tf.decode(x.names)
 	var delta map[string]*fileRec
 	if err == nil && m.Delta != nil {
+		x.names.useHint(sym)
 		delta, err = readDelta(gen, m.Delta, tf.sum(), encs, x.names)
 	}
 	x.names.mu.Unlock()

@@ -271,6 +271,37 @@ type nameTable struct {
 	// names are the table's (names is idx.names while it is there).
 	idx   *nameIndex
 	names []string
+	// hint, while idx is nil, finds the first hintN names without
+	// building idx: the symbol maps' name index read in place from the
+	// tables file, whose first names are the name table's (useHint). The
+	// few names interned after those are looked for one by one.
+	hint  *nameIndex
+	hintN int
+	// hintHold keeps what hint's arrays are read from (the symbol maps,
+	// which hold the mapped tables file) for as long as hint is used.
+	hintHold *symIndex
+}
+
+// hintedAtMost is how many names intern adds after the hinted ones, each
+// looked for one by one, before it builds the whole index after all.
+const hintedAtMost = 64
+
+// useHint lets intern find the table's names through idx, a name index
+// whose first names are the table's, as the symbol maps of a tables file
+// read in place have them (buildSymIndex): opening a kept index with a
+// delta then interns the delta's names without indexing the whole table.
+// It checks the names are the same; it does nothing when they are not.
+func (t *nameTable) useHint(si *symIndex) {
+	if si == nil || si.idx == nil || len(si.idx.names) < len(t.names) || t.idx != nil {
+		return
+	}
+	idx := si.idx
+	for i, n := range t.names {
+		if idx.names[i] != n {
+			return
+		}
+	}
+	t.hint, t.hintN, t.hintHold = idx, len(t.names), si
 }
 
 func newNameTable() *nameTable { return &nameTable{} }
@@ -281,6 +312,21 @@ func newNameTable() *nameTable { return &nameTable{} }
 // into one flat array, where a Go map cost several times that to build
 // for the ≈ 10⁵ names of a large tree (the first new name of an edit).
 func (t *nameTable) intern(s string) uint32 {
+	if t.idx == nil && t.hint != nil {
+		if id, ok := t.hint.find(s); ok && int(id) < t.hintN {
+			return uint32(id)
+		}
+		for i := t.hintN; i < len(t.names); i++ {
+			if t.names[i] == s {
+				return uint32(i)
+			}
+		}
+		if len(t.names)-t.hintN < hintedAtMost {
+			t.names = append(t.names, s)
+			return uint32(len(t.names) - 1)
+		}
+		t.hint, t.hintHold = nil, nil
+	}
 	if t.idx == nil {
 		t.idx = newNameIndex(t.names, 0)
 	}

@@ -1,8 +1,10 @@
 package index
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -136,5 +138,44 @@ func TestUnchangedLeavesALockedIndexAlone(t *testing.T) {
 	defer lock.release()
 	if _, ok := Unchanged(ctx, root, opts); ok {
 		t.Fatal("unchanged answered on an index another holder has locked")
+	}
+}
+
+// TestNameHintInternsAsTheIndex: a name table finding its names through
+// the symbol maps' name index (whose extra names are not the table's)
+// gives every name the id the table's own index gives, for names it has,
+// names only the symbol maps have, and more new names than it looks for
+// one by one; a hint whose names differ is not used.
+func TestNameHintInternsAsTheIndex(t *testing.T) {
+	names := []string{"Open", "Close", "Read", "Write", "parseHeader"}
+	sym := &symIndex{idx: newNameIndex(names, 4)}
+	for _, extra := range []string{"pkg.Open", "pkg.Close", "Server.Read"} {
+		sym.idx.add(extra)
+	}
+	plain := &nameTable{names: slices.Clone(names)}
+	hinted := &nameTable{names: slices.Clone(names)}
+	hinted.useHint(sym)
+	if hinted.hint == nil {
+		t.Fatal("the hint was not taken")
+	}
+	asks := []string{"Read", "pkg.Close", "Open", "brandNew", "pkg.Close", "parseHeader"}
+	for i := range hintedAtMost + 10 {
+		asks = append(asks, fmt.Sprintf("fresh%d", i), "Write", fmt.Sprintf("fresh%d", i/2))
+	}
+	for _, s := range asks {
+		if a, b := plain.intern(s), hinted.intern(s); a != b {
+			t.Fatalf("intern(%q): %d with the table's index, %d with the hint", s, a, b)
+		}
+	}
+	if !slices.Equal(plain.names, hinted.names) {
+		t.Fatalf("names differ:\n%v\n%v", plain.names, hinted.names)
+	}
+	if hinted.hint != nil {
+		t.Error("the hint is still used past the names it looks for one by one")
+	}
+	other := &nameTable{names: []string{"Open", "Shut"}}
+	other.useHint(sym)
+	if other.hint != nil {
+		t.Error("a hint with other names was taken")
 	}
 }
