@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -469,6 +470,10 @@ type tablesFile struct {
 	// anything decoded is used (an open's verifyGeneration, on another
 	// core, or not at all when it is recorded as passed): decode skips it.
 	sumElsewhere bool
+	// statsOnce decodes the stat section's rows (loadStats) into stats,
+	// order and statList; statsErr is its error.
+	statsOnce sync.Once
+	statsErr  error
 }
 
 // verifyTablesSum checks the checksum of the tables file (or delta) at
@@ -552,8 +557,10 @@ func tablesFromBytes(name string, data []byte) (*tablesFile, error) {
 	return tf, nil
 }
 
-// parseStats checks the magic and decodes the stat section. Its paths are
-// substrings of a copy of the section, not of the file's bytes.
+// parseStats checks the magic and finds where the stat section ends
+// (what the decoding of the rest needs); the rows are decoded by
+// loadStats, on first use, so that the walk that needs them and the
+// decoding of the rest start at once, on two cores.
 func (tf *tablesFile) parseStats() error {
 	data := tf.data
 	if !bytes.HasPrefix(data, []byte(tablesMagic)) {
@@ -562,14 +569,27 @@ func (tf *tablesFile) parseStats() error {
 		}
 		return tf.corrupt("")
 	}
-	b := data[len(tablesMagic) : len(data)-tablesTrailer]
-	n, ok := statsLen(b)
+	n, ok := statsLen(data[len(tablesMagic) : len(data)-tablesTrailer])
 	if !ok {
 		return tf.corrupt("stat section")
 	}
+	tf.rest = len(tablesMagic) + n
+	return nil
+}
+
+// loadStats decodes the stat section's rows (once; callers may race).
+// Its paths are substrings of a copy of the section, not of the file's
+// bytes.
+func (tf *tablesFile) loadStats() error {
+	tf.statsOnce.Do(func() { tf.statsErr = tf.decodeStats() })
+	return tf.statsErr
+}
+
+func (tf *tablesFile) decodeStats() error {
+	b := tf.data[len(tablesMagic):tf.rest]
 	// The copy is never written to: its strings are immutable as Go
 	// requires, and stay alive as long as any of them.
-	own := bytes.Clone(b[:n])
+	own := bytes.Clone(b)
 	r := &tablesReader{b: own, all: unsafe.String(unsafe.SliceData(own), len(own))}
 	cnt := r.count(3)
 	tf.stats = make(map[string]fileStat, cnt)
@@ -592,7 +612,6 @@ func (tf *tablesFile) parseStats() error {
 	if r.err != nil || len(r.b) != 0 {
 		return tf.corrupt("stat section")
 	}
-	tf.rest = len(tablesMagic) + n
 	return nil
 }
 
@@ -648,6 +667,9 @@ func (tf *tablesFile) sum() uint32 {
 // unchanged reports whether the stat section holds rel with this size and
 // modification time, as a disk file (not an overlay).
 func (tf *tablesFile) unchanged(rel string, size int64, mtime time.Time) bool {
+	if tf.loadStats() != nil {
+		return false
+	}
 	st, ok := tf.stats[rel]
 	return ok && !st.overlay && st.size == size && st.modTime != 0 && st.modTime == mtime.UnixNano()
 }
@@ -795,6 +817,9 @@ func (tf *tablesFile) decode(nt *nameTable) (encodings []string, files map[strin
 		sym = res.sym
 	}
 	if r.err == nil {
+		if err := tf.loadStats(); err != nil {
+			return nil, nil, nil, err
+		}
 		// The stat section must describe the same files: row by row
 		// when they are in the same order (as written), else by path.
 		if len(files) != len(tf.stats) || len(recs) != len(tf.order) {

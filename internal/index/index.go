@@ -155,9 +155,10 @@ func waitOverlay(ctx context.Context, done <-chan error) error {
 
 // listResult is a Lister's answer.
 type listResult struct {
-	entries []Entry
-	skipped []Skipped
-	err     error
+	entries  []Entry
+	skipped  []Skipped
+	verdicts verdicts // the generation's, which the walk was given
+	err      error
 }
 
 // dropPrelist waits for the walk Open started, if any, and forgets it
@@ -461,14 +462,13 @@ func (x *Index) openExisting(ctx context.Context) (reason string) {
 	// of the tables and the lexical store are opened: on a large tree the walk's
 	// stat calls take as long as the decoding.
 	if wl, ok := x.set.Lister.(*WalkLister); ok {
-		v := readVerdicts(gen)
-		x.verdicts = v
 		ch := make(chan listResult, 1)
 		wctx, cancel := context.WithCancel(ctx)
 		x.prelist, x.prelistCancel = ch, cancel
 		go func() {
+			v := readVerdicts(gen)
 			e, sk, err := wl.listUnchanged(wctx, x.env.root, tf.unchanged, v)
-			ch <- listResult{e, sk, err}
+			ch <- listResult{e, sk, v, err}
 		}()
 	}
 	x.names.mu.Lock()

@@ -82,10 +82,13 @@ func (x *Index) sameAsDisk(ctx context.Context, wl *WalkLister, gen string, m ma
 	}
 	// The state's files: the tables file's rows, the delta's over them
 	// (changed or new files), less the files the delta removed.
+	if tf.loadStats() != nil {
+		return Stats{}, false
+	}
 	var df *tablesFile
 	removed := map[string]bool{}
 	if d := m.Delta; d != nil {
-		if df, err = openTables(filepath.Join(gen, deltaName)); err != nil || d.Base != tf.sum() || df.sum() != d.Sum {
+		if df, err = openTables(filepath.Join(gen, deltaName)); err != nil || df.loadStats() != nil || d.Base != tf.sum() || df.sum() != d.Sum {
 			return Stats{}, false
 		}
 		for _, p := range d.Removed {

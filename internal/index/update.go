@@ -512,6 +512,7 @@ func (x *Index) refreshLocked(ctx context.Context) (Stats, error) {
 		x.prelistCancel()
 		x.prelist, x.prelistCancel = nil, nil
 		entries, skipped, err = res.entries, res.skipped, res.err
+		x.verdicts = res.verdicts
 	case ok:
 		// Files held with the same size and mtime passed the content checks
 		// when they were indexed: the walk need not read them again.
