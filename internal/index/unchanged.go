@@ -112,9 +112,21 @@ func (x *Index) sameAsDisk(ctx context.Context, wl *WalkLister, gen string, m ma
 		return ok && !st.overlay && st.size == size && st.modTime != 0 && st.modTime == mtime.UnixNano()
 	}
 	// The checksums are checked (or found recorded) while the walk runs.
+	// The walk stops at the first file that is not as the state holds it:
+	// the open that follows walks again.
 	checked := verifyGeneration(gen)
 	v := readVerdicts(gen)
-	entries, skipped, err := wl.listUnchanged(ctx, x.env.root, unchanged, v)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	entries, skipped, err := wl.listUnchanged(wctx, x.env.root, func(rel string, size int64, mtime time.Time) bool {
+		if unchanged(rel, size, mtime) {
+			return true
+		}
+		if _, _, left := v.lookup(rel, size, mtime); !left {
+			cancel() // neither held nor left out as it is
+		}
+		return false
+	}, v)
 	if sumErr := <-checked; err != nil || sumErr != nil || v == nil {
 		return Stats{}, false
 	}
