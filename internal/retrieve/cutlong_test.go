@@ -11,8 +11,8 @@ import (
 	"github.com/ctxls/ctxls/internal/tokens"
 )
 
-// TestCutLongUnit: for a question, a unit far over its share of the
-// budget (Options.CutShare) shows its declaration and the lines that
+// TestCutLongUnit: for a question, with Options.CutShare set, a unit
+// far over that share of the budget shows its declaration and the lines that
 // matched the question with a few lines around them, not the whole
 // unit; a short unit is still shown whole.
 func TestCutLongUnit(t *testing.T) {
@@ -30,7 +30,9 @@ func TestCutLongUnit(t *testing.T) {
 		"backoff.go": "package cfg\n\n// exponentialBackoff is the wait before retry n.\nfunc exponentialBackoff(n int) int {\n\treturn 1 << n\n}\n",
 	}
 	snap := indexFiles(t, files)
-	resp, err := NewEngine(tokens.NewRegistry()).Assemble(context.Background(), snap, Request{Query: "where is the exponential backoff computed", Budget: assemble.Budget{MaxTokens: 2000}})
+	opts := DefaultOptions()
+	opts.CutShare = 0.25
+	resp, err := NewEngineWith(tokens.NewRegistry(), opts).Assemble(context.Background(), snap, Request{Query: "where is the exponential backoff computed", Budget: assemble.Budget{MaxTokens: 2000}})
 	if err != nil {
 		t.Fatal(err)
 	}
