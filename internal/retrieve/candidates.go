@@ -254,17 +254,31 @@ func (r *run) candidates() []assemble.Candidate {
 			// Under review, what the change reaches is all there is
 			// beside the changed units, in the order of its own scores
 			// (the least sure last), shown at its calls and declarations.
-			if r.ambiguousCallers[s.id] || (r.usedOnValue[s.id] && len(r.callSites[s.id]) == 0) {
+			tier := reviewTier
+			if r.req.Mode != ModeReview {
+				tier = r.e.opts.RelatedReach
+			}
+			switch {
+			case r.req.Mode == ModeReview && r.testReach[s.id]:
+				// Reached only from the tests' changed lines (a
+				// framework's helpers): after the change's own units.
+				cand.Score *= reviewTier * reviewTier
+			case r.ambiguousCallers[s.id] || (r.usedOnValue[s.id] && len(r.callSites[s.id]) == 0):
 				// A caller of another unit of that name, or another
 				// type's method of that name, maybe: after the sure ones.
-				cand.Score *= reviewTier
-			} else {
-				cand.Score = reviewTier + (1-reviewTier)*cand.Score
+				if r.req.Mode == ModeReview {
+					cand.Score *= tier
+				}
+			default:
+				cand.Score = tier + (1-tier)*cand.Score
 			}
 			r.reviewShape(s, &cand, refs)
 		} else if r.req.Mode == ModeReview {
-			cand.Score *= reviewTier
-			if _, ok := r.diffChanged[s.id]; !ok && s.id != r.focusChunk {
+			if _, ok := r.diffChanged[s.id]; ok {
+				// The change's own units (tests too): those its reserve
+				// cannot hold come before what only its tests reach.
+				cand.Score = reviewTier * (reviewTier + (1-reviewTier)*cand.Score)
+			} else if cand.Score *= reviewTier; s.id != r.focusChunk {
 				// Neither what the diff changes (a changed unit, or one
 				// around changed units) nor the cursor's own unit.
 				cand.Withheld = reasonNotReached
@@ -298,6 +312,17 @@ func (r *run) candidates() []assemble.Candidate {
 			// changes with it.
 			cand.Ranges = signpostRanges(cand.Signature, c.StartLine, slices.Concat(lines, r.localDecls(c, lines)))
 			cand.Doc, cand.TrackingHash, cand.Tokens = ranges.Range{}, "", 0
+		}
+		if !reached[s] && r.cutsLong(s, cand) {
+			// Far over its share: its declaration and the lines that
+			// matched, with a few lines around each.
+			keep := []ranges.Range{{Start: sigStartOf(c), End: max(sigStartOf(c), c.SigEndLine)}}
+			for _, h := range cand.Hits {
+				keep = append(keep, ranges.Range{Start: max(c.StartLine, h-cutContext), End: min(c.EndLine, h+cutContext)})
+			}
+			cand.Ranges = ranges.Union(nil, keep)
+			cand.Doc, cand.TrackingHash, cand.Tokens = ranges.Range{}, "", 0
+			r.shaped = true
 		}
 		if s.id == r.focusChunk {
 			// The cursor's lines, not the unit's doc comment, are what a
@@ -357,6 +382,26 @@ func (r *run) candidates() []assemble.Candidate {
 	}
 	return out
 }
+
+// cutsLong reports whether cand, of s, is a unit to cut to its matched
+// lines (Options.CutShare): a question's or the related mode's
+// candidate with hit lines, longer than its share of the budget, that is
+// not a unit the diff changes (a signpost already) nor one it reaches
+// (shaped as under review).
+func (r *run) cutsLong(s *scored, cand assemble.Candidate) bool {
+	share := r.e.opts.CutShare
+	if share <= 0 || r.req.Mode == ModeReview || r.req.Focus != nil || len(cand.Hits) == 0 || cand.Tokens == 0 {
+		return false
+	}
+	if _, ok := r.diffChanged[s.id]; ok {
+		return false
+	}
+	return float64(cand.Tokens) > share*float64(r.req.Budget.MaxTokens)
+}
+
+// cutContext is how many lines around each matched line a cut unit
+// keeps (Options.CutShare).
+const cutContext = 3
 
 // wantsQueryMaps: the next-best maps are for budgets under
 // Options.QueryMapBelow, for a cursor request from Options.FocusBreadthFrom.

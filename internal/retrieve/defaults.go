@@ -68,6 +68,7 @@ func parseDefaults(data []byte, channels []string) (defaults, error) {
 		PerFileShare, CursorPerFileShare float64
 		PerFileMinBudget                 int
 		Levels, Outlines                 bool
+		CutShare                         float64
 	}
 	if err := decode("engine", f.Engine, reflect.ValueOf(&own).Elem()); err != nil {
 		return defaults{}, err
@@ -75,6 +76,7 @@ func parseDefaults(data []byte, channels []string) (defaults, error) {
 	d.options.RRFK, d.options.MaxCandidates = own.RRFK, own.MaxCandidates
 	d.options.PerFileShare, d.options.CursorPerFileShare, d.options.PerFileMinBudget = own.PerFileShare, own.CursorPerFileShare, own.PerFileMinBudget
 	d.options.Levels, d.options.Outlines = own.Levels, own.Outlines
+	d.options.CutShare = own.CutShare
 	for _, name := range channels {
 		c, ok := f.Channels[name]
 		if !ok {

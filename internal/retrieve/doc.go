@@ -28,7 +28,8 @@
 //     up; filerank.go: the file model's order of the best files.
 //   - candidates.go, review.go, focusrank.go, hitlines.go: shape the best
 //     chunks into the assembler's candidates (reserves, skeletons, maps,
-//     a review's reach, the lines a trimmed part keeps).
+//     a change's reach — under review, and in the related mode from
+//     Options.RelatedReachFrom —, the lines a trimmed or cut part keeps).
 //
 // It reads an *index.Snapshot and never writes the index; it knows nothing
 // of LSP or of the command line.

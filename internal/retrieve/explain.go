@@ -23,8 +23,9 @@ func (r *run) explain(res *assemble.Result) []Explanation {
 			byHandle[h] = s
 		}
 	}
-	// A review's reached unit cut around its calls (reviewShape, then
-	// stitched by the assembler) has a handle of its own: the smallest
+	// A reached unit cut around its calls (reviewShape) or a long unit
+	// cut to its matched lines (Options.CutShare), then stitched by the
+	// assembler, has a handle of its own: the smallest
 	// unit of its file that holds its lines explains it.
 	var byPath map[string][]*scored
 	within := func(handle string) *scored {
@@ -57,7 +58,7 @@ func (r *run) explain(res *assemble.Result) []Explanation {
 	var out []Explanation
 	add := func(handle, part, reason string, score float64) {
 		s := byHandle[handle]
-		if s == nil && r.req.Mode == ModeReview && !r.mapHandles[handle] {
+		if s == nil && (r.req.Mode == ModeReview || r.shaped) && !r.mapHandles[handle] {
 			s = within(handle)
 		}
 		e := Explanation{Handle: handle, Part: part, Reason: reason, Score: score, Channels: map[string]float64{}}

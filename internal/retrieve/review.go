@@ -51,6 +51,7 @@ func (r *run) reviewShape(s *scored, cand *assemble.Candidate, refs []int) {
 	}
 	cand.Ranges = ranges.Union(nil, keep)
 	cand.Tokens = 0 // counted by the assembler for these lines
+	r.shaped = true
 }
 
 // reachNote says, for --explain, why the change reaches s.
@@ -65,9 +66,12 @@ func (r *run) reachNote(s *scored) string {
 	if len(r.fieldLines[s.id]) > 0 {
 		why = append(why, "declares a field the changed lines select")
 	}
-	note := "under review: reached by the change ("
+	note := "reached by the change ("
 	if r.ambiguousCallers[s.id] {
-		note = "under review: reached by the change through a name other units define too ("
+		note = "reached by the change through a name other units define too ("
+	}
+	if r.req.Mode == ModeReview {
+		note = "under review: " + note
 	}
 	return note + strings.Join(why, "; ") + ")"
 }
@@ -79,12 +83,13 @@ const (
 	reviewContext   = 3
 )
 
-// reviewReach are, under review (ModeReview), the units the change
-// reaches (the diff channel's callers of the changed functions and the
+// reviewReach are, under review (ModeReview) and in the related mode
+// from Options.RelatedReachFrom, the units the change reaches (the diff channel's callers of the changed functions and the
 // definitions its changed lines use, a type then carrying the fields they
 // select) that are not changed units themselves nor tests, best first.
 func (r *run) reviewReach(changed map[*scored][]int) []*scored {
-	if r.req.Mode != ModeReview {
+	related := r.req.Mode != ModeReview
+	if related && (r.e.opts.RelatedReach <= 0 || r.req.Budget.MaxTokens < r.e.opts.RelatedReachFrom) {
 		return nil
 	}
 	var out []*scored
@@ -98,6 +103,9 @@ func (r *run) reviewReach(changed map[*scored][]int) []*scored {
 			// select, which its own name is not: most often another
 			// type's field of that name (measured: none of 21 was).
 			continue
+		}
+		if _, ok := r.diffChanged[id]; ok && related {
+			continue // the request itself, in the related mode
 		}
 		if _, ok := changed[s]; !ok {
 			out = append(out, s)

@@ -106,7 +106,11 @@ type run struct {
 	// candHandles are the handles of compact candidates, whose ranges are
 	// not their chunk's (for --explain).
 	candHandles map[string]*scored
-	fileCache   *snapFiles
+	// shaped: some candidate's lines were cut to its calls, declarations
+	// or matched lines (reviewShape, Options.CutShare), so a part's handle
+	// may be no unit's own and --explain finds the unit holding it.
+	shaped    bool
+	fileCache *snapFiles
 	// Each channel's and step's own state, beside its code.
 	focusState
 	pathState
