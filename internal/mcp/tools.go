@@ -207,7 +207,7 @@ func (s *Server) addTools() error {
 			"(a Write on an http.ResponseWriter is not your Response.Write); other languages by name (exact=false). " +
 			"An ambiguous name is an error listing its candidates.",
 		InputSchema: in, OutputSchema: outputSchema[FindReferencesOutput](), Annotations: readOnly,
-	}, s.findReferences)
+	}, listingTool(s.findReferences))
 
 	in, err = inputSchema[ImpactInput]()
 	if err != nil {
@@ -228,7 +228,7 @@ func (s *Server) addTools() error {
 			"the units calling them up to depth hops, and the definitions its changed lines use (hop 1), each with the reason, " +
 			"within a token budget (the rest listed with handles for expand_context). Go is resolved by types.",
 		InputSchema: in, OutputSchema: outputSchema[ImpactOutput](), Annotations: readOnly,
-	}, s.impact)
+	}, listingTool(s.impact))
 
 	in, err = inputSchema[IndexStatusInput]()
 	if err != nil {
