@@ -39,6 +39,18 @@
 // Files that do not parse are searched by name; each site says whether
 // types resolved it (Exact).
 //
+// # For the retrieval engine
+//
+// Resolver is the engine's retrieve.Resolver: the faces give it to their
+// engine (Engine.WithResolver), so that the review mode's callers of a
+// changed unit and the definitions its changed lines use, and the
+// cursor's definition of a name defined in many places, are resolved by
+// types for Go. It answers only while the answer needs at most
+// MaxResolvePackages of the module's packages checked (counted from the
+// tree's imports, not from the cache, so the same tree answers the same);
+// past it, and for other languages, the engine goes by name. Find and
+// Impact are not bounded so.
+//
 // # Other languages, by name
 //
 // Elsewhere the reference graph of the index (the units whose references

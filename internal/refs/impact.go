@@ -174,7 +174,7 @@ func unitRefs(ctx context.Context, snap *index.Snapshot, u index.IndexedChunk) *
 	}
 	d := definition{c: u, name: u.Symbol, label: cmp.Or(u.QualifiedName, u.Symbol)}
 	if u.Language == "go" {
-		if r, ok := goFindDef(ctx, snap, d); ok {
+		if r, ok := goFindDef(ctx, snap, d, 0); ok {
 			return r
 		}
 	}
@@ -187,6 +187,7 @@ func unitRefs(ctx context.Context, snap *index.Snapshot, u index.IndexedChunk) *
 // usedUnit is a definition a diff's changed lines use.
 type usedUnit struct {
 	c     chunk.Chunk
+	id    index.ChunkID
 	name  string
 	exact bool
 }
@@ -197,7 +198,7 @@ type usedUnit struct {
 // not the language's builtin).
 func usedBy(snap *index.Snapshot, fd retrieve.FileDiff) []usedUnit {
 	if strings.HasSuffix(fd.Path, ".go") {
-		if out, ok := goUsedBy(snap, fd); ok {
+		if out, ok := goUsedBy(snap, fd, 0); ok {
 			return out
 		}
 	}
@@ -214,7 +215,7 @@ func usedBy(snap *index.Snapshot, fd retrieve.FileDiff) []usedUnit {
 		}
 		for _, id := range defs {
 			if c, ok := snap.Chunk(id); ok && c.Kind != chunk.KindHeader && c.Part <= 1 {
-				out = append(out, usedUnit{c, name, false})
+				out = append(out, usedUnit{c: c, id: id, name: name})
 			}
 		}
 	}
@@ -222,8 +223,9 @@ func usedBy(snap *index.Snapshot, fd retrieve.FileDiff) []usedUnit {
 }
 
 // goUsedBy is usedBy by types; ok is false when fd's file is no module's
-// or does not parse.
-func goUsedBy(snap *index.Snapshot, fd retrieve.FileDiff) ([]usedUnit, bool) {
+// or does not parse, or (maxPkgs > 0) when its package needs more than
+// maxPkgs of the module's packages checked (goWorld.needs).
+func goUsedBy(snap *index.Snapshot, fd retrieve.FileDiff, maxPkgs int) ([]usedUnit, bool) {
 	w, release := newWorld(snap)
 	defer release()
 	dir := path.Dir(fd.Path)
@@ -240,6 +242,9 @@ func goUsedBy(snap *index.Snapshot, fd retrieve.FileDiff) ([]usedUnit, bool) {
 		if strings.HasSuffix(f.pkgName, "_test") {
 			kind = varXTest
 		}
+	}
+	if maxPkgs > 0 && w.needs([]variant{{dir, kind}}, maxPkgs) > maxPkgs {
+		return nil, false
 	}
 	p := w.pkg(variant{dir, kind})
 	if p == nil {
@@ -265,7 +270,7 @@ func goUsedBy(snap *index.Snapshot, fd retrieve.FileDiff) ([]usedUnit, bool) {
 		}
 		dp, dl, _ := w.position(id.decl)
 		if c, ok := unitAt(snap, dp, dl); ok {
-			out = append(out, usedUnit{c.Chunk, obj.Name(), true})
+			out = append(out, usedUnit{c: c.Chunk, id: c.ID, name: obj.Name(), exact: true})
 		}
 	}
 	return out, true

@@ -142,7 +142,11 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 			// users of a changed type or variable are everywhere.
 			continue
 		}
-		refs, ambiguous := r.callersOf(c, r.req.Mode == ModeReview)
+		refs, typed := r.typedCallers(index.IndexedChunk{ID: id, Chunk: c})
+		ambiguous := false
+		if !typed {
+			refs, ambiguous = r.callersOf(c, r.req.Mode == ModeReview)
+		}
 		for _, u := range refs {
 			if !slices.Contains(r.callSites[u], c.Symbol) {
 				r.callSites[u] = append(r.callSites[u], c.Symbol)
@@ -175,6 +179,10 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 	for i, fd := range files {
 		if fd.Path != "" {
 			fileNames[i] = namesOfLines(fd.Added)
+			if typed, ok := r.typedUsedByChanges(fd, seen); ok {
+				used = append(used, typed...)
+				continue
+			}
 			used = append(used, r.usedByChanges(fd, fileNames[i], chunk.LanguageOf(fd.Path), 3, seen)...)
 		}
 	}

@@ -29,6 +29,11 @@
 //   - candidates.go, review.go, focusrank.go, hitlines.go: shape the best
 //     chunks into the assembler's candidates (reserves, skeletons, maps,
 //     a review's reach, the lines a trimmed part keeps).
+//   - resolver.go: the Resolver an engine may be given (WithResolver;
+//     package refs implements it for Go): a review's callers and the
+//     definitions its changed lines use, and the cursor's definition of a
+//     name defined in many places, by types where they tell, by name
+//     elsewhere. This package does not import refs (refs imports it).
 //
 // It reads an *index.Snapshot and never writes the index; it knows nothing
 // of LSP or of the command line.
