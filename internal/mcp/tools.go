@@ -225,7 +225,7 @@ func (s *Server) addTools() error {
 		Name:  ToolImpact,
 		Title: "Impact of a change",
 		Description: "What a change (diff text, or diff_rev such as main...HEAD) reaches, as a list: the units it changes (hop 0), " +
-			"the units calling them up to depth hops, and the definitions its changed lines use (hop 1), each with the reason, " +
+			"the units calling them (or using a changed type) up to depth hops, and the definitions its changed lines use (hop 1), each with the reason, " +
 			"within a token budget (the rest listed with handles for expand_context). Go is resolved by types.",
 		InputSchema: in, OutputSchema: outputSchema[ImpactOutput](), Annotations: readOnly,
 	}, listingTool(s.impact))

@@ -14,8 +14,9 @@
 //
 // Impact takes a unified diff and returns what it reaches: the units
 // holding a changed line (hop 0), the units calling a changed function
-// or method and their callers up to a depth of hops, and the definitions
-// the changed lines use (hop 1), each with the reason.
+// or method or using a changed type, and their callers, up to a depth of
+// hops, and the definitions the changed lines use (hop 1), each with the
+// reason.
 //
 // # Go, by types
 //

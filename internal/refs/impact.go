@@ -46,7 +46,8 @@ type ImpactResult struct {
 
 // Impact answers what the unified diff reaches in snap (the tree after
 // it): the units holding a changed line, the units that call (or use) a
-// changed function or method — and their callers, up to depth hops — and
+// changed function or method or use a changed type (its methods, the code
+// that takes or makes one) — and their callers, up to depth hops — and
 // the definitions of the module that the changed lines use. Go resolves by
 // types where its packages type-check; other languages by name, as the
 // review mode does (a name with more than three definitions says nothing).
@@ -99,13 +100,13 @@ func Impact(ctx context.Context, snap *index.Snapshot, diff string, depth int) (
 				continue
 			}
 			add(c.Chunk, 0, "changed (lines "+strings.Join(lines, ", ")+")", true)
-			if c.Kind == chunk.KindFunction || c.Kind == chunk.KindMethod {
+			if reaches(c.Kind) {
 				frontier = append(frontier, c)
 			}
 		}
 	}
 	// Callers, hop by hop: the units whose code refers to a unit of the
-	// hop before.
+	// hop before (calls a changed function, uses a changed type).
 	for hop := 1; hop <= depth && len(frontier) > 0; hop++ {
 		var next []index.IndexedChunk
 		for _, u := range frontier {
@@ -147,6 +148,19 @@ func Impact(ctx context.Context, snap *index.Snapshot, diff string, depth int) (
 	})
 	res.Exact = !slices.ContainsFunc(res.Reached, func(r Reached) bool { return !r.Exact })
 	return res, nil
+}
+
+// reaches reports whether a change to a unit of kind k reaches the units
+// that refer to it: a function's or method's callers, a type's users (a
+// struct's, an interface's, a class's: the code that takes, makes or
+// implements one). A changed variable or constant block does not: its
+// users are followed through the definitions the changed lines use.
+func reaches(k chunk.Kind) bool {
+	switch k {
+	case chunk.KindFunction, chunk.KindMethod, chunk.KindType, chunk.KindInterface, chunk.KindClass:
+		return true
+	}
+	return false
 }
 
 func lineSpan(s, e int) string {
