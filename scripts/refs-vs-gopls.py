@@ -2,7 +2,7 @@
 """ctxls's find_references against gopls's references on a Go repository.
 
     scripts/refs-vs-gopls.py REPO [--ctxls BIN] [--gopls BIN] [--samples N]
-                             [--seed S] [--no-gopls] [--json OUT]
+                             [--seed S] [--no-gopls] [--watch] [--json OUT]
 
 Samples declarations of REPO's non-test Go files (its own module: nested
 modules, vendor, testdata and hidden directories are skipped): functions,
@@ -14,7 +14,10 @@ find_references tool at the same position, a budget that holds everything),
 and compares the sites (path, line, byte column): precision and recall over
 all sites (micro) and the share of samples that agree exactly, and the time
 of each call (the first call of each server, which loads the workspace, is
-reported apart). With --no-gopls only ctxls is timed.
+reported apart). With --no-gopls only ctxls is timed. ctxls runs with
+--no-watch, each call refreshing its index first (a walk of the tree),
+unless --watch: then it watches the tree, as ctxls mcp does by default,
+and a call reads the index as it is.
 
 The ctxls index lives in a temporary directory removed at the end. Not a
 test: the figures depend on the machine.
@@ -194,8 +197,11 @@ def gopls_refs(s, repo, rel, line, col, cache):
     return out
 
 
-def ctxls_session(ctxls, repo, cache_dir):
-    s = Stdio([ctxls, "mcp", "--root", os.path.abspath(repo), "--cache-dir", cache_dir, "--no-watch", "--embeddings", "off", "--git-history=false"], repo, False)
+def ctxls_session(ctxls, repo, cache_dir, watch):
+    args = [ctxls, "mcp", "--root", os.path.abspath(repo), "--cache-dir", cache_dir, "--embeddings", "off", "--git-history=false"]
+    if not watch:
+        args.append("--no-watch")
+    s = Stdio(args, repo, False)
     s.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "refs-vs-gopls", "version": "1"}})
     s.notify("notifications/initialized", {})
     return s
@@ -236,6 +242,7 @@ def main():
     ap.add_argument("--samples", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-gopls", action="store_true")
+    ap.add_argument("--watch", action="store_true", help="run ctxls mcp watching the tree, as it runs by default (without: --no-watch, so that every call first refreshes the index, walking the tree)")
     ap.add_argument("--passes", type=int, default=2, help="ask every sample this many times; the times are the last pass's (warm)")
     ap.add_argument("--json", help="write every sample's comparison here")
     a = ap.parse_args()
@@ -247,7 +254,7 @@ def main():
         t0 = time.time()
         subprocess.run([ctxls, "index", "--root", repo, "--cache-dir", tmp, "--embeddings", "off", "--git-history=false"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         index_s = time.time() - t0
-        cs = ctxls_session(ctxls, repo, tmp)
+        cs = ctxls_session(ctxls, repo, tmp, a.watch)
         gs = None if a.no_gopls else gopls_session(a.gopls, repo)
         rows, cache = [], {}
         ctimes, gtimes, cfirst, gfirst = [], [], None, None

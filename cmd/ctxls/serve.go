@@ -19,6 +19,7 @@ import (
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/lsp"
 	"github.com/ctxls/ctxls/internal/pgstore"
+	"github.com/ctxls/ctxls/internal/refs"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/tokens"
@@ -197,7 +198,7 @@ type serverCore struct {
 // newServerCore starts a server's core; cacheDir is --cache-dir.
 func newServerCore(logf func(format string, args ...any), cacheDir string) serverCore {
 	reg := tokens.NewRegistry()
-	return serverCore{reg: reg, engine: retrieve.NewEngine(reg), pool: workspace.NewPool(logf), indexOptions: sharedIndexOptions(reg, cacheDir)}
+	return serverCore{reg: reg, engine: retrieve.NewEngine(reg).WithResolver(refs.Resolver{}), pool: workspace.NewPool(logf), indexOptions: sharedIndexOptions(reg, cacheDir)}
 }
 
 // sharedIndexOptions are the index options of a long-running server (serve

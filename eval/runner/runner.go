@@ -27,6 +27,7 @@ import (
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/index/chunk"
 	"github.com/ctxls/ctxls/internal/pgstore"
+	"github.com/ctxls/ctxls/internal/refs"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/semantic"
 	"github.com/ctxls/ctxls/internal/tokens"
@@ -167,7 +168,7 @@ func Run(ctx context.Context, cfg Config) ([]eval.Result, Stats, error) {
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	eng := retrieve.NewEngineWith(reg, cfg.Options)
+	eng := retrieve.NewEngineWith(reg, cfg.Options).WithResolver(refs.Resolver{})
 
 	groups := map[treeKey][]*eval.Case{}
 	for i := range cfg.Cases {

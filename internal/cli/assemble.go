@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/refs"
 	"github.com/ctxls/ctxls/internal/retrieve"
 	"github.com/ctxls/ctxls/internal/wire"
 	ws "github.com/ctxls/ctxls/internal/workspace"
@@ -155,7 +156,7 @@ func runAssemble(ctx context.Context, args []string, env Env) error {
 		}
 		req.Diff = string(b)
 	}
-	engine := retrieve.NewEngine(env.Tokens)
+	engine := retrieve.NewEngine(env.Tokens).WithResolver(refs.Resolver{})
 	// The request is checked once: the plan is what the engine runs.
 	plan, err := engine.Plan(req)
 	if errors.Is(err, retrieve.ErrNothingAsked) {

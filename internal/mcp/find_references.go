@@ -70,7 +70,7 @@ type ImpactInput struct {
 type ImpactOutput struct {
 	Root          string         `json:"root"`
 	Exact         bool           `json:"exact" jsonschema:"every entry was found by types"`
-	Reached       []refs.Reached `json:"reached" jsonschema:"by hop: the changed units (0), their callers and the definitions the changed lines use"`
+	Reached       []refs.Reached `json:"reached" jsonschema:"by hop: the changed units (0), their callers (a changed type's users) and the definitions the changed lines use"`
 	Total         int            `json:"total"`
 	Omitted       []refs.Omitted `json:"omitted" jsonschema:"the entries the budget left out (at most 40), with handles"`
 	OmittedTotal  int            `json:"omittedTotal"`

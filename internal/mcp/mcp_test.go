@@ -65,7 +65,7 @@ func testOptions(roots ...string) Options {
 }
 
 // connect starts srv and connects an in-memory client to it.
-func connect(t *testing.T, srv *Server, copts *sdk.ClientOptions) *sdk.ClientSession {
+func connect(t testing.TB, srv *Server, copts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := sdk.NewInMemoryTransports()
@@ -89,7 +89,7 @@ func connect(t *testing.T, srv *Server, copts *sdk.ClientOptions) *sdk.ClientSes
 }
 
 // newSession serves root and returns a connected client session.
-func newSession(t *testing.T, root string) *sdk.ClientSession {
+func newSession(t testing.TB, root string) *sdk.ClientSession {
 	t.Helper()
 	srv, err := New(testOptions(root))
 	if err != nil {

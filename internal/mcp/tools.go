@@ -207,7 +207,7 @@ func (s *Server) addTools() error {
 			"(a Write on an http.ResponseWriter is not your Response.Write); other languages by name (exact=false). " +
 			"An ambiguous name is an error listing its candidates.",
 		InputSchema: in, OutputSchema: outputSchema[FindReferencesOutput](), Annotations: readOnly,
-	}, s.findReferences)
+	}, listingTool(s.findReferences))
 
 	in, err = inputSchema[ImpactInput]()
 	if err != nil {
@@ -225,10 +225,10 @@ func (s *Server) addTools() error {
 		Name:  ToolImpact,
 		Title: "Impact of a change",
 		Description: "What a change (diff text, or diff_rev such as main...HEAD) reaches, as a list: the units it changes (hop 0), " +
-			"the units calling them up to depth hops, and the definitions its changed lines use (hop 1), each with the reason, " +
+			"the units calling them (or using a changed type) up to depth hops, and the definitions its changed lines use (hop 1), each with the reason, " +
 			"within a token budget (the rest listed with handles for expand_context). Go is resolved by types.",
 		InputSchema: in, OutputSchema: outputSchema[ImpactOutput](), Annotations: readOnly,
-	}, s.impact)
+	}, listingTool(s.impact))
 
 	in, err = inputSchema[IndexStatusInput]()
 	if err != nil {

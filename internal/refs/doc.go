@@ -14,8 +14,9 @@
 //
 // Impact takes a unified diff and returns what it reaches: the units
 // holding a changed line (hop 0), the units calling a changed function
-// or method and their callers up to a depth of hops, and the definitions
-// the changed lines use (hop 1), each with the reason.
+// or method or using a changed type, and their callers, up to a depth of
+// hops, and the definitions the changed lines use (hop 1), each with the
+// reason.
 //
 // # Go, by types
 //
@@ -38,6 +39,18 @@
 // methods of the module's types related to it by interface satisfaction.
 // Files that do not parse are searched by name; each site says whether
 // types resolved it (Exact).
+//
+// # For the retrieval engine
+//
+// Resolver is the engine's retrieve.Resolver: the faces give it to their
+// engine (Engine.WithResolver), so that the review mode's callers of a
+// changed unit and the definitions its changed lines use, and the
+// cursor's definition of a name defined in many places, are resolved by
+// types for Go. It answers only while the answer needs at most
+// MaxResolvePackages of the module's packages checked (counted from the
+// tree's imports, not from the cache, so the same tree answers the same);
+// past it, and for other languages, the engine goes by name. Find and
+// Impact are not bounded so.
 //
 // # Other languages, by name
 //

@@ -169,6 +169,10 @@ type goWorld struct {
 	dirs map[string][]string // .go files by directory
 	done map[variant]*goPkg
 	busy map[variant]bool
+	// maxPkgs, when positive, bounds the module's package variants an
+	// answer may need checked (needs): past it the answer is not given
+	// by types (references returns nil).
+	maxPkgs int
 }
 
 // goModule is a go.mod's directory and module path.
@@ -655,6 +659,9 @@ func (w *goWorld) references(ctx context.Context, obj types.Object) *Result {
 			files[p] = true
 		}
 	}
+	if w.maxPkgs > 0 && w.writtenIn(name, w.maxPkgs) > w.maxPkgs {
+		return nil
+	}
 	related := w.relatedMethods(obj, files)
 	for _, r := range related {
 		p, _, _ := w.position(r)
@@ -690,6 +697,9 @@ func (w *goWorld) references(ctx context.Context, obj types.Object) *Result {
 		}
 	}
 	slices.SortFunc(want, func(a, b variant) int { return cmp.Or(cmp.Compare(a.dir, b.dir), cmp.Compare(a.kind, b.kind)) })
+	if w.maxPkgs > 0 && w.needs(want, w.maxPkgs) > w.maxPkgs {
+		return nil
+	}
 	targets := map[token.Pos]bool{obj.Pos(): true}
 	for _, r := range related {
 		targets[r] = false
@@ -740,6 +750,55 @@ func (w *goWorld) references(ctx context.Context, obj types.Object) *Result {
 		}
 	}
 	return res
+}
+
+// writtenIn counts the directories of the files that write name (the
+// index's references), counting no further than past limit.
+func (w *goWorld) writtenIn(name string, limit int) int {
+	dirs := map[string]bool{}
+	for _, id := range w.snap.Refs(name) {
+		if p, _, ok := id.Split(); ok {
+			dirs[path.Dir(p)] = true
+			if len(dirs) > limit {
+				break
+			}
+		}
+	}
+	return len(dirs)
+}
+
+// needs counts the module's package variants that checking vs needs: vs
+// and, transitively, what they import of the module, counting no further
+// than past limit. It reads only the files' imports (parsed files are
+// cached), whatever has been checked already: the same tree gives the
+// same count.
+func (w *goWorld) needs(vs []variant, limit int) int {
+	if len(vs) > limit {
+		return len(vs)
+	}
+	seen := map[variant]bool{}
+	stack := slices.Clone(vs)
+	for len(stack) > 0 && len(seen) <= limit {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		paths, _ := w.variantFiles(v)
+		for _, p := range paths {
+			f := w.file(p)
+			if f == nil {
+				continue
+			}
+			for _, imp := range f.imports {
+				if d := w.dirOf(imp, v.dir); d != "" && !seen[variant{d, varBase}] {
+					stack = append(stack, variant{d, varBase})
+				}
+			}
+		}
+	}
+	return len(seen)
 }
 
 func isMethod(obj types.Object) bool {

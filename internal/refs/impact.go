@@ -46,7 +46,8 @@ type ImpactResult struct {
 
 // Impact answers what the unified diff reaches in snap (the tree after
 // it): the units holding a changed line, the units that call (or use) a
-// changed function or method — and their callers, up to depth hops — and
+// changed function or method or use a changed type (its methods, the code
+// that takes or makes one) — and their callers, up to depth hops — and
 // the definitions of the module that the changed lines use. Go resolves by
 // types where its packages type-check; other languages by name, as the
 // review mode does (a name with more than three definitions says nothing).
@@ -99,13 +100,13 @@ func Impact(ctx context.Context, snap *index.Snapshot, diff string, depth int) (
 				continue
 			}
 			add(c.Chunk, 0, "changed (lines "+strings.Join(lines, ", ")+")", true)
-			if c.Kind == chunk.KindFunction || c.Kind == chunk.KindMethod {
+			if reaches(c.Kind) {
 				frontier = append(frontier, c)
 			}
 		}
 	}
 	// Callers, hop by hop: the units whose code refers to a unit of the
-	// hop before.
+	// hop before (calls a changed function, uses a changed type).
 	for hop := 1; hop <= depth && len(frontier) > 0; hop++ {
 		var next []index.IndexedChunk
 		for _, u := range frontier {
@@ -149,6 +150,19 @@ func Impact(ctx context.Context, snap *index.Snapshot, diff string, depth int) (
 	return res, nil
 }
 
+// reaches reports whether a change to a unit of kind k reaches the units
+// that refer to it: a function's or method's callers, a type's users (a
+// struct's, an interface's, a class's: the code that takes, makes or
+// implements one). A changed variable or constant block does not: its
+// users are followed through the definitions the changed lines use.
+func reaches(k chunk.Kind) bool {
+	switch k {
+	case chunk.KindFunction, chunk.KindMethod, chunk.KindType, chunk.KindInterface, chunk.KindClass:
+		return true
+	}
+	return false
+}
+
 func lineSpan(s, e int) string {
 	if s == e {
 		return fmt.Sprint(s)
@@ -174,7 +188,7 @@ func unitRefs(ctx context.Context, snap *index.Snapshot, u index.IndexedChunk) *
 	}
 	d := definition{c: u, name: u.Symbol, label: cmp.Or(u.QualifiedName, u.Symbol)}
 	if u.Language == "go" {
-		if r, ok := goFindDef(ctx, snap, d); ok {
+		if r, ok := goFindDef(ctx, snap, d, 0); ok {
 			return r
 		}
 	}
@@ -187,6 +201,7 @@ func unitRefs(ctx context.Context, snap *index.Snapshot, u index.IndexedChunk) *
 // usedUnit is a definition a diff's changed lines use.
 type usedUnit struct {
 	c     chunk.Chunk
+	id    index.ChunkID
 	name  string
 	exact bool
 }
@@ -197,7 +212,7 @@ type usedUnit struct {
 // not the language's builtin).
 func usedBy(snap *index.Snapshot, fd retrieve.FileDiff) []usedUnit {
 	if strings.HasSuffix(fd.Path, ".go") {
-		if out, ok := goUsedBy(snap, fd); ok {
+		if out, ok := goUsedBy(snap, fd, 0); ok {
 			return out
 		}
 	}
@@ -214,7 +229,7 @@ func usedBy(snap *index.Snapshot, fd retrieve.FileDiff) []usedUnit {
 		}
 		for _, id := range defs {
 			if c, ok := snap.Chunk(id); ok && c.Kind != chunk.KindHeader && c.Part <= 1 {
-				out = append(out, usedUnit{c, name, false})
+				out = append(out, usedUnit{c: c, id: id, name: name})
 			}
 		}
 	}
@@ -222,8 +237,9 @@ func usedBy(snap *index.Snapshot, fd retrieve.FileDiff) []usedUnit {
 }
 
 // goUsedBy is usedBy by types; ok is false when fd's file is no module's
-// or does not parse.
-func goUsedBy(snap *index.Snapshot, fd retrieve.FileDiff) ([]usedUnit, bool) {
+// or does not parse, or (maxPkgs > 0) when its package needs more than
+// maxPkgs of the module's packages checked (goWorld.needs).
+func goUsedBy(snap *index.Snapshot, fd retrieve.FileDiff, maxPkgs int) ([]usedUnit, bool) {
 	w, release := newWorld(snap)
 	defer release()
 	dir := path.Dir(fd.Path)
@@ -240,6 +256,9 @@ func goUsedBy(snap *index.Snapshot, fd retrieve.FileDiff) ([]usedUnit, bool) {
 		if strings.HasSuffix(f.pkgName, "_test") {
 			kind = varXTest
 		}
+	}
+	if maxPkgs > 0 && w.needs([]variant{{dir, kind}}, maxPkgs) > maxPkgs {
+		return nil, false
 	}
 	p := w.pkg(variant{dir, kind})
 	if p == nil {
@@ -265,7 +284,7 @@ func goUsedBy(snap *index.Snapshot, fd retrieve.FileDiff) ([]usedUnit, bool) {
 		}
 		dp, dl, _ := w.position(id.decl)
 		if c, ok := unitAt(snap, dp, dl); ok {
-			out = append(out, usedUnit{c.Chunk, obj.Name(), true})
+			out = append(out, usedUnit{c: c.Chunk, id: c.ID, name: obj.Name(), exact: true})
 		}
 	}
 	return out, true

@@ -38,31 +38,55 @@ type entry struct {
 	omitted Omitted
 }
 
+// maxBytesPerToken bounds, for the try of list's one whole count, how
+// many bytes a token of a listing's text holds on average: a text longer
+// than this many bytes per token of the budget is not counted whole first
+// (it will not fit), but line by line up to the budget.
+const maxBytesPerToken = 16
+
 // list renders head and entries, one line each, within maxTokens counted
 // by count (maxTokens <= 0: no limit). Lines are added whole, in order,
 // while they fit; the rest are omitted. Every line ends with a newline and
 // starts with a character other than a space, so the text's count is the
-// sum of its lines' (tokens.Counter's additivity); the whole is counted
-// once more and lines dropped from the end should it be over.
+// sum of its lines' (tokens.Counter's additivity). When the whole listing
+// may fit, it is counted once, whole: the usual answer, and a long one,
+// costs one pass of the counter. Otherwise lines are counted one by one up
+// to the budget, the text they make is counted once more and lines are
+// dropped from the end should it be over. Either way Tokens is the count
+// of the text returned, never over maxTokens.
 func list(head string, entries []entry, maxTokens int, count func(string) int) Listing {
-	var lines []string
+	var out Listing
+	size := len(head)
+	for _, e := range entries {
+		size += len(e.line)
+	}
+	if maxTokens <= 0 || size <= maxBytesPerToken*maxTokens {
+		var b strings.Builder
+		b.Grow(size)
+		b.WriteString(head)
+		for _, e := range entries {
+			b.WriteString(e.line)
+		}
+		text := b.String()
+		n := 0
+		if count != nil {
+			n = count(text)
+		}
+		if maxTokens <= 0 || n <= maxTokens {
+			out.Text, out.Tokens, out.Listed = text, n, len(entries)
+			return out
+		}
+	}
 	used := 0
 	fits := func(l string) bool {
-		if maxTokens <= 0 {
-			lines = append(lines, l)
-			return true
-		}
 		n := count(l)
 		if used+n > maxTokens {
 			return false
 		}
 		used += n
-		lines = append(lines, l)
 		return true
 	}
-	var out Listing
 	if !fits(head) {
-		out.Text = ""
 		for _, e := range entries {
 			out.omit(e.omitted)
 		}
@@ -77,17 +101,23 @@ func list(head string, entries []entry, maxTokens int, count func(string) int) L
 		}
 		out.Listed++
 	}
-	text := strings.Join(lines, "")
-	for maxTokens > 0 && count(text) > maxTokens && len(lines) > 1 {
-		lines = lines[:len(lines)-1]
+	render := func() string {
+		var b strings.Builder
+		b.WriteString(head)
+		for _, e := range entries[:out.Listed] {
+			b.WriteString(e.line)
+		}
+		return b.String()
+	}
+	text := render()
+	n := count(text)
+	for n > maxTokens && out.Listed > 0 {
 		out.Listed--
 		out.OmittedTotal++
-		text = strings.Join(lines, "")
+		text = render()
+		n = count(text)
 	}
-	out.Text = text
-	if count != nil {
-		out.Tokens = count(text)
-	}
+	out.Text, out.Tokens = text, n
 	return out
 }
 

@@ -204,7 +204,7 @@ func findSymbol(ctx context.Context, snap *index.Snapshot, symbol string) (*Resu
 		return nil, err
 	}
 	if d.c.Language == "go" {
-		if res, ok := goFindDef(ctx, snap, d); ok {
+		if res, ok := goFindDef(ctx, snap, d, 0); ok {
 			return res, nil
 		}
 	}
@@ -427,9 +427,10 @@ func nameCol(line, name string) int {
 // goFindDef resolves definition d by Go's types: the object its unit
 // declares under d's name. ok is false when the package is not a
 // module's or does not declare it (the caller falls back to names).
-func goFindDef(ctx context.Context, snap *index.Snapshot, d definition) (*Result, bool) {
+func goFindDef(ctx context.Context, snap *index.Snapshot, d definition, maxPkgs int) (*Result, bool) {
 	w, release := newWorld(snap)
 	defer release()
+	w.maxPkgs = maxPkgs
 	dir := path.Dir(d.c.Path)
 	if w.importPath(dir) == "" {
 		return nil, false
@@ -440,6 +441,9 @@ func goFindDef(ctx context.Context, snap *index.Snapshot, d definition) (*Result
 		if f := w.file(d.c.Path); f != nil && strings.HasSuffix(f.pkgName, "_test") {
 			kind = varXTest
 		}
+	}
+	if maxPkgs > 0 && (w.writtenIn(d.name, maxPkgs) > maxPkgs || w.needs([]variant{{dir, kind}}, maxPkgs) > maxPkgs) {
+		return nil, false
 	}
 	p := w.pkg(variant{dir, kind})
 	if p == nil {
@@ -461,7 +465,8 @@ func goFindDef(ctx context.Context, snap *index.Snapshot, d definition) (*Result
 		if !declaresMember(obj, d, recv) {
 			continue
 		}
-		return w.references(ctx, obj), true
+		r := w.references(ctx, obj)
+		return r, r != nil
 	}
 	return nil, false
 }

@@ -171,7 +171,11 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 			// users of a changed type or variable are everywhere.
 			continue
 		}
-		refs, ambiguous := r.callersOf(c, r.req.Mode == ModeReview)
+		refs, typed := r.typedCallers(index.IndexedChunk{ID: id, Chunk: c})
+		ambiguous := false
+		if !typed {
+			refs, ambiguous = r.callersOf(c, r.req.Mode == ModeReview)
+		}
 		for _, u := range refs {
 			if !slices.Contains(r.callSites[u], c.Symbol) {
 				r.callSites[u] = append(r.callSites[u], c.Symbol)
@@ -207,7 +211,10 @@ func (r *run) diff(files []FileDiff) []index.ChunkID {
 	for i, fd := range files {
 		if fd.Path != "" {
 			fileNames[i] = namesOfLines(fd.Added)
-			found := r.usedByChanges(fd, fileNames[i], chunk.LanguageOf(fd.Path), 3, seen)
+			found, typed := r.typedUsedByChanges(fd, seen)
+			if !typed {
+				found = r.usedByChanges(fd, fileNames[i], chunk.LanguageOf(fd.Path), 3, seen)
+			}
 			fromTest(fd.Path, found)
 			used = append(used, found...)
 		}

@@ -30,6 +30,11 @@
 //     chunks into the assembler's candidates (reserves, skeletons, maps,
 //     a change's reach — under review, and in the related mode from
 //     Options.RelatedReachFrom —, the lines a trimmed or cut part keeps).
+//   - resolver.go: the Resolver an engine may be given (WithResolver;
+//     package refs implements it for Go): a review's callers and the
+//     definitions its changed lines use, and the cursor's definition of a
+//     name defined in many places, by types where they tell, by name
+//     elsewhere. This package does not import refs (refs imports it).
 //
 // It reads an *index.Snapshot and never writes the index; it knows nothing
 // of LSP or of the command line.

@@ -25,6 +25,9 @@ type Engine struct {
 	// channels are the engine's channels, in the order they run
 	// (builtinChannels).
 	channels []channel
+	// resolver resolves names by types where it can (WithResolver; nil:
+	// by name only).
+	resolver Resolver
 }
 
 // NewEngine returns an engine counting tokens with reg.

@@ -139,6 +139,18 @@ type nearName struct {
 	score float64
 }
 
+// nearLines are the lines of the focus file whose names nearestNames
+// reads: the enclosing unit and Options.FocusAbove and FocusBelow lines
+// around the cursor.
+func (r *run) nearLines(encl chunk.Chunk) (lo, hi int) {
+	f := r.req.Focus
+	lo, hi = f.Line-r.e.opts.FocusAbove, f.Line+r.e.opts.FocusBelow
+	if encl.EndLine > 0 {
+		lo, hi = min(lo, encl.StartLine), max(hi, encl.EndLine)
+	}
+	return max(lo, 1), hi
+}
+
 // nearestNames lists the identifiers of the focus file's text around the
 // cursor, each once, weightiest first (ties: nearest first, lines above
 // the cursor before lines below at the same distance), at most
@@ -148,11 +160,7 @@ func (r *run) nearestNames(encl chunk.Chunk, text string) []nearName {
 	if text == "" {
 		return nil
 	}
-	lo, hi := f.Line-r.e.opts.FocusAbove, f.Line+r.e.opts.FocusBelow
-	if encl.EndLine > 0 {
-		lo, hi = min(lo, encl.StartLine), max(hi, encl.EndLine)
-	}
-	lo = max(lo, 1)
+	lo, hi := r.nearLines(encl)
 	// Line starts up to the end of line hi; identifiers come from the
 	// lexer (comments and string literals left out: the words of a test's
 	// description are no names the next line needs).

@@ -108,8 +108,27 @@ func (r *run) rankFocusDefs(encl chunk.Chunk) []focusDef {
 	}
 	best := map[index.ChunkID]*focusDef{}
 	var out []*focusDef
+	var typed map[string][]index.ChunkID
+	typesAsked, byTypes := false, false
 	for _, n := range r.nearestNames(encl, text) {
 		defs, ok := r.snap.DefsAtMost(n.name, 5)
+		if !ok {
+			// A name defined in many places (Close, String) says
+			// nothing by name; by types (Go) it is the definition it
+			// resolves to. Names with fewer definitions stay by name:
+			// on the cursor task their definitions, right or wrong,
+			// make the maps of the files that hold the definition the
+			// next line needs (measured: resolving them all by types
+			// lost gorilla/mux 0.12 of its MRR at 2 000 tokens).
+			if !typesAsked {
+				lo, hi := r.nearLines(encl)
+				typed, _, byTypes = r.typedUses(f.Path, []ranges.Range{{Start: lo, End: hi}})
+				typesAsked = true
+			}
+			if byTypes {
+				defs, ok = typed[n.name], true
+			}
+		}
 		if !ok || len(defs) == 0 {
 			continue
 		}
