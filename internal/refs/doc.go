@@ -46,11 +46,12 @@
 // engine (Engine.WithResolver), so that the review mode's callers of a
 // changed unit and the definitions its changed lines use, and the
 // cursor's definition of a name defined in many places, are resolved by
-// types for Go. It answers only while the answer needs at most
-// MaxResolvePackages of the module's packages checked (counted from the
-// tree's imports, not from the cache, so the same tree answers the same);
-// past it, and for other languages, the engine goes by name. Find and
-// Impact are not bounded so.
+// types for Go. It answers only while all the answers of one request
+// together need at most the request's budget of the module's packages
+// checked (retrieve.ResolveBudget, Options.ResolvePackages; counted from
+// the tree's imports, not from the cache, so the same tree answers the
+// same); past it, and for other languages, the engine goes by name. Find
+// and Impact are not bounded so.
 //
 // # Other languages, by name
 //

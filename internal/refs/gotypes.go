@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"go/ast"
 	"go/build"
 	"go/parser"
@@ -18,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/retrieve"
 )
 
 // goCacheKey is the key of an index's Go type checker among the values its
@@ -34,7 +36,10 @@ type goCacheKey struct{}
 type goCache struct {
 	mu    sync.Mutex
 	fset  *token.FileSet
-	files map[string]*goFile        // by path
+	files map[string]*goFile // by path
+	// heads are files read only as far as their imports (head): what
+	// counting a package's needs reads, without parsing the rest.
+	heads map[string]*goFile
 	pkgs  map[variant]*goPkg        // by directory and variant
 	stubs map[string]*types.Package // other modules' stand-ins, by import path
 	// std are the standard library's packages, checked from GOROOT's
@@ -60,7 +65,7 @@ func (c *goCache) reset() {
 		return
 	}
 	c.fset = token.NewFileSet()
-	c.files, c.pkgs = map[string]*goFile{}, map[variant]*goPkg{}
+	c.files, c.heads, c.pkgs = map[string]*goFile{}, map[string]*goFile{}, map[variant]*goPkg{}
 	c.stubs, c.std = map[string]*types.Package{}, map[string]*types.Package{}
 	c.parsed = 0
 	c.state, c.done = "", nil
@@ -68,7 +73,7 @@ func (c *goCache) reset() {
 
 func cacheOf(snap *index.Snapshot) *goCache {
 	return snap.Shared(goCacheKey{}, func() any {
-		return &goCache{fset: token.NewFileSet(), files: map[string]*goFile{}, pkgs: map[variant]*goPkg{}, stubs: map[string]*types.Package{},
+		return &goCache{fset: token.NewFileSet(), files: map[string]*goFile{}, heads: map[string]*goFile{}, pkgs: map[variant]*goPkg{}, stubs: map[string]*types.Package{},
 			std: map[string]*types.Package{}, stdBusy: map[string]bool{}}
 	}).(*goCache)
 }
@@ -169,10 +174,10 @@ type goWorld struct {
 	dirs map[string][]string // .go files by directory
 	done map[variant]*goPkg
 	busy map[variant]bool
-	// maxPkgs, when positive, bounds the module's package variants an
-	// answer may need checked (needs): past it the answer is not given
-	// by types (references returns nil).
-	maxPkgs int
+	// budget, when set, bounds the module's package variants the
+	// request's answers may need checked together (within): past it an
+	// answer is not given by types (references returns nil).
+	budget *retrieve.ResolveBudget
 }
 
 // goModule is a go.mod's directory and module path.
@@ -339,6 +344,42 @@ func (w *goWorld) file(p string) *goFile {
 	return f
 }
 
+// head is p read as far as its imports: whether this platform builds
+// it, its package name and its imports, with no syntax tree (the file
+// parsed whole when it already is). Counting what a package needs reads
+// only this.
+func (w *goWorld) head(p string) *goFile {
+	fi, ok := w.snap.Stat(p)
+	if !ok {
+		return nil
+	}
+	if f := w.c.files[p]; f != nil && f.hash == fi.Hash {
+		return f
+	}
+	if f := w.c.heads[p]; f != nil && f.hash == fi.Hash {
+		return f
+	}
+	text, err := w.snap.File(p)
+	if err != nil {
+		return nil
+	}
+	f := &goFile{hash: fi.Hash}
+	ctx := build.Default
+	ctx.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(text.Text)), nil }
+	f.match, _ = ctx.MatchFile(path.Dir(p), path.Base(p))
+	af, _ := parser.ParseFile(token.NewFileSet(), p, text.Text, parser.ImportsOnly|parser.SkipObjectResolution)
+	if af != nil && af.Name != nil {
+		f.pkgName = af.Name.Name
+		for _, is := range af.Imports {
+			if ip, err := unquote(is.Path.Value); err == nil {
+				f.imports = append(f.imports, ip)
+			}
+		}
+	}
+	w.c.heads[p] = f
+	return f
+}
+
 func unquote(s string) (string, error) {
 	if len(s) >= 2 && (s[0] == '"' || s[0] == '`') {
 		return s[1 : len(s)-1], nil
@@ -352,7 +393,7 @@ func (w *goWorld) variantFiles(v variant) (paths []string, name string) {
 	var base, tests, xtests []string
 	count := map[string]int{}
 	for _, p := range w.dirs[v.dir] {
-		f := w.file(p)
+		f := w.head(p)
 		if f == nil || !f.match || f.pkgName == "" {
 			continue
 		}
@@ -659,7 +700,7 @@ func (w *goWorld) references(ctx context.Context, obj types.Object) *Result {
 			files[p] = true
 		}
 	}
-	if w.maxPkgs > 0 && w.writtenIn(name, w.maxPkgs) > w.maxPkgs {
+	if w.budget != nil && w.writtenIn(name, w.budget.Max) > w.budget.Max {
 		return nil
 	}
 	related := w.relatedMethods(obj, files)
@@ -697,7 +738,7 @@ func (w *goWorld) references(ctx context.Context, obj types.Object) *Result {
 		}
 	}
 	slices.SortFunc(want, func(a, b variant) int { return cmp.Or(cmp.Compare(a.dir, b.dir), cmp.Compare(a.kind, b.kind)) })
-	if w.maxPkgs > 0 && w.needs(want, w.maxPkgs) > w.maxPkgs {
+	if !w.within(want) {
 		return nil
 	}
 	targets := map[token.Pos]bool{obj.Pos(): true}
@@ -767,16 +808,49 @@ func (w *goWorld) writtenIn(name string, limit int) int {
 	return len(dirs)
 }
 
-// needs counts the module's package variants that checking vs needs: vs
-// and, transitively, what they import of the module, counting no further
-// than past limit. It reads only the files' imports (parsed files are
-// cached), whatever has been checked already: the same tree gives the
-// same count.
-func (w *goWorld) needs(vs []variant, limit int) int {
-	if len(vs) > limit {
-		return len(vs)
+// within reports whether checking vs stays within the request's budget
+// (always, without one), drawing on it when it does: the packages it
+// needs (needs) join the ones the request's earlier answers needed.
+func (w *goWorld) within(vs []variant) bool {
+	if w.budget == nil {
+		return true
 	}
+	fresh := 0
+	for _, v := range vs {
+		if !w.budget.Admitted[variantKey(v)] {
+			fresh++
+		}
+	}
+	if len(w.budget.Admitted)+fresh > w.budget.Max {
+		return false // no room for vs alone
+	}
+	need := w.needs(vs, w.budget.Max)
+	if len(need) > w.budget.Max {
+		return false
+	}
+	keys := make([]string, 0, len(need))
+	for v := range need {
+		keys = append(keys, variantKey(v))
+	}
+	return w.budget.Admit(keys)
+}
+
+// variantKey names v in a ResolveBudget.
+func variantKey(v variant) string { return fmt.Sprintf("%s\x00%d", v.dir, v.kind) }
+
+// needs are the module's package variants that checking vs needs: vs
+// and, transitively, what they import of the module, no further than
+// past limit. It reads only the files' imports (parsed files are
+// cached), whatever has been checked already: the same tree gives the
+// same set.
+func (w *goWorld) needs(vs []variant, limit int) map[variant]bool {
 	seen := map[variant]bool{}
+	if len(vs) > limit {
+		for _, v := range vs {
+			seen[v] = true
+		}
+		return seen
+	}
 	stack := slices.Clone(vs)
 	for len(stack) > 0 && len(seen) <= limit {
 		v := stack[len(stack)-1]
@@ -787,7 +861,7 @@ func (w *goWorld) needs(vs []variant, limit int) int {
 		seen[v] = true
 		paths, _ := w.variantFiles(v)
 		for _, p := range paths {
-			f := w.file(p)
+			f := w.head(p)
 			if f == nil {
 				continue
 			}
@@ -798,7 +872,7 @@ func (w *goWorld) needs(vs []variant, limit int) int {
 			}
 		}
 	}
-	return len(seen)
+	return seen
 }
 
 func isMethod(obj types.Object) bool {

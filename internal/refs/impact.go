@@ -188,7 +188,7 @@ func unitRefs(ctx context.Context, snap *index.Snapshot, u index.IndexedChunk) *
 	}
 	d := definition{c: u, name: u.Symbol, label: cmp.Or(u.QualifiedName, u.Symbol)}
 	if u.Language == "go" {
-		if r, ok := goFindDef(ctx, snap, d, 0); ok {
+		if r, ok := goFindDef(ctx, snap, d, nil); ok {
 			return r
 		}
 	}
@@ -212,7 +212,7 @@ type usedUnit struct {
 // not the language's builtin).
 func usedBy(snap *index.Snapshot, fd retrieve.FileDiff) []usedUnit {
 	if strings.HasSuffix(fd.Path, ".go") {
-		if out, ok := goUsedBy(snap, fd, 0); ok {
+		if out, ok := goUsedBy(snap, fd, nil); ok {
 			return out
 		}
 	}
@@ -237,11 +237,13 @@ func usedBy(snap *index.Snapshot, fd retrieve.FileDiff) []usedUnit {
 }
 
 // goUsedBy is usedBy by types; ok is false when fd's file is no module's
-// or does not parse, or (maxPkgs > 0) when its package needs more than
-// maxPkgs of the module's packages checked (goWorld.needs).
-func goUsedBy(snap *index.Snapshot, fd retrieve.FileDiff, maxPkgs int) ([]usedUnit, bool) {
+// or does not parse, or (b set) when its package needs more of the
+// module's packages checked than the request's budget has left
+// (goWorld.within).
+func goUsedBy(snap *index.Snapshot, fd retrieve.FileDiff, b *retrieve.ResolveBudget) ([]usedUnit, bool) {
 	w, release := newWorld(snap)
 	defer release()
+	w.budget = b
 	dir := path.Dir(fd.Path)
 	if w.importPath(dir) == "" {
 		return nil, false
@@ -257,7 +259,7 @@ func goUsedBy(snap *index.Snapshot, fd retrieve.FileDiff, maxPkgs int) ([]usedUn
 			kind = varXTest
 		}
 	}
-	if maxPkgs > 0 && w.needs([]variant{{dir, kind}}, maxPkgs) > maxPkgs {
+	if !w.within([]variant{{dir, kind}}) {
 		return nil, false
 	}
 	p := w.pkg(variant{dir, kind})

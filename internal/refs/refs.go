@@ -15,6 +15,7 @@ import (
 	"github.com/ctxls/ctxls/internal/assemble"
 	"github.com/ctxls/ctxls/internal/index"
 	"github.com/ctxls/ctxls/internal/index/chunk"
+	"github.com/ctxls/ctxls/internal/retrieve"
 )
 
 // The kinds of a reference.
@@ -204,7 +205,7 @@ func findSymbol(ctx context.Context, snap *index.Snapshot, symbol string) (*Resu
 		return nil, err
 	}
 	if d.c.Language == "go" {
-		if res, ok := goFindDef(ctx, snap, d, 0); ok {
+		if res, ok := goFindDef(ctx, snap, d, nil); ok {
 			return res, nil
 		}
 	}
@@ -427,10 +428,10 @@ func nameCol(line, name string) int {
 // goFindDef resolves definition d by Go's types: the object its unit
 // declares under d's name. ok is false when the package is not a
 // module's or does not declare it (the caller falls back to names).
-func goFindDef(ctx context.Context, snap *index.Snapshot, d definition, maxPkgs int) (*Result, bool) {
+func goFindDef(ctx context.Context, snap *index.Snapshot, d definition, b *retrieve.ResolveBudget) (*Result, bool) {
 	w, release := newWorld(snap)
 	defer release()
-	w.maxPkgs = maxPkgs
+	w.budget = b
 	dir := path.Dir(d.c.Path)
 	if w.importPath(dir) == "" {
 		return nil, false
@@ -442,7 +443,7 @@ func goFindDef(ctx context.Context, snap *index.Snapshot, d definition, maxPkgs 
 			kind = varXTest
 		}
 	}
-	if maxPkgs > 0 && (w.writtenIn(d.name, maxPkgs) > maxPkgs || w.needs([]variant{{dir, kind}}, maxPkgs) > maxPkgs) {
+	if b != nil && w.writtenIn(d.name, b.Max) > b.Max || !w.within([]variant{{dir, kind}}) {
 		return nil, false
 	}
 	p := w.pkg(variant{dir, kind})

@@ -23,26 +23,19 @@ type Resolver struct{}
 // (Find's ranking): the name graph's bound.
 const maxResolvedCallers = 40
 
-// MaxResolvePackages bounds the module's package variants an answer of
-// the Resolver may need checked (a package and, transitively, what it
-// imports of the module; for callers, every package writing the name):
-// past it the engine goes by name. Checking is lazy and cached, but its
-// first time on a big tree is seconds per hundred packages — a review of
-// strings.Builder's WriteString on Go's src would check most of it — and
-// a retrieval request must stay fast. The bound counts what the tree's
-// files import, not what is cached, so the same tree answers the same.
-const MaxResolvePackages = 64
-
 // Callers are the units whose code calls or uses the Go unit c's own name
 // (a function, a method, a type), the definition's package first, code
 // before tests, at most maxResolvedCallers; ok is false when types cannot
 // tell (another language, a file outside a module or that does not parse)
-// or would need more than MaxResolvePackages packages checked.
-func (Resolver) Callers(ctx context.Context, snap *index.Snapshot, c index.IndexedChunk) ([]index.ChunkID, bool) {
+// or would take the request past its budget of packages to check (b:
+// the module's package variants its answers together may need, counted
+// from the tree's imports, not from what is cached, so that the same tree
+// answers the same).
+func (Resolver) Callers(ctx context.Context, snap *index.Snapshot, c index.IndexedChunk, b *retrieve.ResolveBudget) ([]index.ChunkID, bool) {
 	if c.Language != "go" || c.Symbol == "" || c.Kind == chunk.KindHeader {
 		return nil, false
 	}
-	r, ok := goFindDef(ctx, snap, definition{c: c, name: c.Symbol, label: cmp.Or(c.QualifiedName, c.Symbol)}, MaxResolvePackages)
+	r, ok := goFindDef(ctx, snap, definition{c: c, name: c.Symbol, label: cmp.Or(c.QualifiedName, c.Symbol)}, b)
 	if !ok || r == nil {
 		return nil, false
 	}
@@ -67,12 +60,12 @@ func (Resolver) Callers(ctx context.Context, snap *index.Snapshot, c index.Index
 // lines of path resolve to (package-level names, methods, fields: their
 // units), each with the name, in the file's order; ok is false when types
 // cannot tell (not a Go file of a module, or it does not parse) or would
-// need more than MaxResolvePackages packages checked.
-func (Resolver) Uses(ctx context.Context, snap *index.Snapshot, path string, lines []ranges.Range) ([]retrieve.ResolvedUse, bool) {
+// take the request past its budget b (Callers).
+func (Resolver) Uses(ctx context.Context, snap *index.Snapshot, path string, lines []ranges.Range, b *retrieve.ResolveBudget) ([]retrieve.ResolvedUse, bool) {
 	if !strings.HasSuffix(path, ".go") || ctx.Err() != nil {
 		return nil, false
 	}
-	used, ok := goUsedBy(snap, retrieve.FileDiff{Path: path, Changed: lines}, MaxResolvePackages)
+	used, ok := goUsedBy(snap, retrieve.FileDiff{Path: path, Changed: lines}, b)
 	if !ok {
 		return nil, false
 	}

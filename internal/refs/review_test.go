@@ -204,24 +204,32 @@ func TestCursorResolvesGoByTypes(t *testing.T) {
 	}
 }
 
-// The resolver answers a retrieval request only while the answer needs at
-// most MaxResolvePackages packages checked: a name written in more
-// packages goes by name (ok false), the same whatever is cached.
+// TestResolverBoundsItsWork: one request's answers by types may need at
+// most its budget of packages checked, all of them together: a name
+// written in more packages than that goes by name, and so does an answer
+// that would take the request past what its earlier answers used; an
+// answer within what they admitted costs nothing more. find_references
+// is not bounded.
 func TestResolverBoundsItsWork(t *testing.T) {
+	const max = 64
 	files := map[string]string{
 		"go.mod":           "module example.com/m\n\ngo 1.22\n",
 		"target/target.go": "package target\n\n// Ping answers.\nfunc Ping() int { return 1 }\n\n// Pong answers too.\nfunc Pong() int { return 2 }\n",
+		"other/other.go":   "package other\n\n// Pang answers.\nfunc Pang() int { return 3 }\n",
 	}
-	for i := range MaxResolvePackages + 4 {
+	for i := range max + 4 {
 		call := "Ping"
 		if i < 3 {
 			call = "Pong"
 		}
 		files[fmt.Sprintf("user%02d/user.go", i)] = fmt.Sprintf("package user%02d\n\nimport \"example.com/m/target\"\n\n// Use calls %s.\nfunc Use() int { return target.%s() }\n", i, call, call)
 	}
+	for i := range 3 {
+		files[fmt.Sprintf("pang%02d/pang.go", i)] = fmt.Sprintf("package pang%02d\n\nimport \"example.com/m/other\"\n\n// UsePang calls Pang.\nfunc UsePang() int { return other.Pang() }\n", i)
+	}
 	snap := indexFiles(t, files)
-	unit := func(name string) index.IndexedChunk {
-		for _, c := range snap.ChunksOf("target/target.go") {
+	unit := func(path, name string) index.IndexedChunk {
+		for _, c := range snap.ChunksOf(path) {
 			if c.Symbol == name {
 				return c
 			}
@@ -229,12 +237,34 @@ func TestResolverBoundsItsWork(t *testing.T) {
 		t.Fatalf("no unit %s", name)
 		return index.IndexedChunk{}
 	}
+	ping, pong, pang := unit("target/target.go", "Ping"), unit("target/target.go", "Pong"), unit("other/other.go", "Pang")
 	for range 2 { // cold, then with the packages checked
-		if got, ok := (Resolver{}).Callers(context.Background(), snap, unit("Pong")); !ok || len(got) != 3 {
+		b := &retrieve.ResolveBudget{Max: max}
+		if got, ok := (Resolver{}).Callers(context.Background(), snap, pong, b); !ok || len(got) != 3 {
 			t.Errorf("Pong, called from 3 packages: %v %v, want its 3 callers", got, ok)
 		}
-		if got, ok := (Resolver{}).Callers(context.Background(), snap, unit("Ping")); ok {
-			t.Errorf("Ping, called from %d packages: %d callers by types, want none (by name)", MaxResolvePackages+1, len(got))
+		used := len(b.Admitted)
+		if got, ok := (Resolver{}).Callers(context.Background(), snap, ping, b); ok {
+			t.Errorf("Ping, called from %d packages: %d callers by types, want none (by name)", max+1, len(got))
+		}
+		if len(b.Admitted) != used {
+			t.Errorf("an answer not given took %d packages of the budget", len(b.Admitted)-used)
+		}
+		if got, ok := (Resolver{}).Callers(context.Background(), snap, pong, b); !ok || len(got) != 3 || len(b.Admitted) != used {
+			t.Errorf("Pong again: %v %v, budget used %d then %d", got, ok, used, len(b.Admitted))
+		}
+		// A request whose earlier answers used nearly all of its budget:
+		// Pang's 4 packages do not fit in what is left; in a budget of
+		// its own they do.
+		tight := &retrieve.ResolveBudget{Max: used + 3}
+		if _, ok := (Resolver{}).Callers(context.Background(), snap, pong, tight); !ok {
+			t.Fatal("Pong within a budget of its size")
+		}
+		if _, ok := (Resolver{}).Callers(context.Background(), snap, pang, tight); ok {
+			t.Errorf("Pang answered by types past the request's budget (%d of %d used)", len(tight.Admitted), tight.Max)
+		}
+		if got, ok := (Resolver{}).Callers(context.Background(), snap, pang, &retrieve.ResolveBudget{Max: max}); !ok || len(got) != 3 {
+			t.Errorf("Pang in a budget of its own: %v %v, want its 3 callers", got, ok)
 		}
 		if _, err := Find(context.Background(), snap, Query{Symbol: "target.Ping"}); err != nil {
 			t.Fatal(err) // find_references is not bounded

@@ -36,6 +36,13 @@ type DiffOptions struct {
 	// changed unit are looked up while its name has at most this many
 	// definitions (5 otherwise: a name defined more often says little).
 	ReviewCallerDefs int
+	// ResolvePackages bounds, per request, the distinct packages the
+	// engine's Resolver may need checked for all of its answers together
+	// (ResolveBudget): the first time on a tree, checking costs seconds
+	// per hundred packages, and a review of a change of a hundred files
+	// (a review bot's pull request) checked several hundred, 10 s on Go's
+	// src, where a review by name takes 0.4 s (docs/benchmarks.md).
+	ResolvePackages int
 	// DiffChangedShare is the share of the budget the units a diff
 	// changes may take before anything else, whole, or trimmed around
 	// their changed lines when they do not fit (0: they are ranked like

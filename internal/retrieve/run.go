@@ -84,12 +84,15 @@ func (r *run) prior(s *scored, f float64, what string) {
 
 // run is the state of one request.
 type run struct {
-	e         *Engine
-	ctx       context.Context
-	snap      *index.Snapshot
-	req       Request
-	diffFiles []FileDiff // req.Diff, parsed
-	weights   map[string]float64
+	e    *Engine
+	ctx  context.Context
+	snap *index.Snapshot
+	req  Request
+	// typeBudget is what the request's answers by types may need checked
+	// (resolveBudget; nil until the first).
+	typeBudget *ResolveBudget
+	diffFiles  []FileDiff // req.Diff, parsed
+	weights    map[string]float64
 	// text is what the text channels read: the query, and the diff's
 	// words (diffQueryText).
 	text   string
