@@ -418,14 +418,14 @@ func (w *goWorld) variantFiles(v variant) (paths []string, name string) {
 		}
 	}
 	keep := func(ps []string, want string) []string {
-		return slices.DeleteFunc(ps, func(p string) bool { return w.file(p).pkgName != want })
+		return slices.DeleteFunc(ps, func(p string) bool { return w.head(p).pkgName != want })
 	}
 	switch v.kind {
 	case varBase:
 		return keep(base, name), name
 	case varTest:
 		if name == "" && len(tests) > 0 {
-			name = w.file(tests[0]).pkgName
+			name = w.head(tests[0]).pkgName
 		}
 		t := keep(tests, name)
 		if len(t) == 0 {
@@ -436,7 +436,7 @@ func (w *goWorld) variantFiles(v variant) (paths []string, name string) {
 		if len(xtests) == 0 {
 			return nil, ""
 		}
-		name = w.file(xtests[0]).pkgName
+		name = w.head(xtests[0]).pkgName
 		return keep(xtests, name), name
 	}
 }
