@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 )
 
@@ -118,29 +119,30 @@ func (x *Index) sameAsDisk(ctx context.Context, wl *WalkLister, gen string, m ma
 	v := readVerdicts(gen)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var changed atomic.Bool
 	entries, skipped, err := wl.listUnchanged(wctx, x.env.root, func(rel string, size int64, mtime time.Time) bool {
 		if unchanged(rel, size, mtime) {
 			return true
 		}
 		if _, _, left := v.lookup(rel, size, mtime); !left {
-			cancel() // neither held nor left out as it is
+			changed.Store(true) // neither held nor left out as it is
+			cancel()
 		}
 		return false
 	}, v)
-	if sumErr := <-checked; err != nil || sumErr != nil || v == nil {
+	if sumErr := <-checked; err != nil || sumErr != nil || v == nil || changed.Load() {
 		return Stats{}, false
 	}
-	// Every listed file is held unchanged; as many are listed as the
-	// state holds (so none of its files is gone); the files left out are
-	// the ones left out before, for the same reasons.
+	// Every listed file was held unchanged (a file the walk lists is one
+	// it asked about: held, or neither held nor left out, which is a
+	// change); as many are listed as the state holds, so none of its files
+	// is gone; the files left out are the ones left out before, for the
+	// same reasons.
 	if len(entries) != m.Files || !verdictsOf(skipped).equal(v) {
 		return Stats{}, false
 	}
 	st := Stats{Mode: "open", Files: m.Files, Chunks: m.Chunks, Skipped: map[string]int{}, StateRoot: m.StateRoot, Dir: x.dir, IndexBytes: dirSize(gen)}
 	for _, e := range entries {
-		if !unchanged(e.Path, e.Size, e.ModTime) {
-			return Stats{}, false
-		}
 		st.Bytes += e.Size
 	}
 	for _, s := range skipped {
