@@ -480,28 +480,13 @@ type tablesFile struct {
 // path, reading it through buf: its last 4 bytes are the CRC-32C of the
 // bytes before (verifyGeneration).
 func verifyTablesSum(path string, buf []byte) error {
-	f, err := osfile.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	n := fi.Size()
-	if n < int64(len(tablesMagic)+tablesTrailer) {
+	got, want, n, err := footerSum(path, buf, crc32.New(crc32.MakeTable(crc32.Castagnoli)), binary.LittleEndian)
+	switch {
+	case err != nil:
+		return fmt.Errorf("read tables %s: %w", path, err)
+	case n < int64(len(tablesMagic)+tablesTrailer):
 		return fmt.Errorf("read tables %s: %w", path, errCorrupt)
-	}
-	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
-	if _, err := io.CopyBuffer(h, io.LimitReader(f, n-4), buf); err != nil {
-		return fmt.Errorf("read tables %s: %w", path, err)
-	}
-	var tail [4]byte
-	if _, err := io.ReadFull(f, tail[:]); err != nil {
-		return fmt.Errorf("read tables %s: %w", path, err)
-	}
-	if h.Sum32() != binary.LittleEndian.Uint32(tail[:]) {
+	case got != want:
 		return fmt.Errorf("read tables %s: checksum mismatch: %w", path, errCorrupt)
 	}
 	return nil

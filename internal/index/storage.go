@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"maps"
@@ -255,29 +256,40 @@ func writeChecked(gen string, m map[string]segmentStat) error {
 
 // verifySegment checks one segment file's checksum.
 func verifySegment(path string, buf []byte) error {
+	got, want, n, err := footerSum(path, buf, crc32.NewIEEE(), binary.BigEndian)
+	switch {
+	case err != nil:
+		return fmt.Errorf("segment %s: %w", filepath.Base(path), err)
+	case n < 4:
+		return fmt.Errorf("segment %s: %d bytes, no footer", filepath.Base(path), n)
+	case got != want:
+		return fmt.Errorf("segment %s fails its checksum (%08x, footer says %08x)", filepath.Base(path), got, want)
+	}
+	return nil
+}
+
+// footerSum reads the file at path through buf: the checksum h makes of
+// all but its last 4 bytes (got), and those 4 bytes in order (want); n is
+// its size (under 4: nothing read).
+func footerSum(path string, buf []byte, h hash.Hash32, order binary.ByteOrder) (got, want uint32, n int64, err error) {
 	f, err := osfile.Open(path)
 	if err != nil {
-		return err
+		return 0, 0, 0, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return err
+		return 0, 0, 0, err
 	}
-	n := fi.Size()
-	if n < 4 {
-		return fmt.Errorf("segment %s: %d bytes, no footer", filepath.Base(path), n)
+	if n = fi.Size(); n < 4 {
+		return 0, 0, n, nil
 	}
-	h := crc32.NewIEEE()
 	if _, err := io.CopyBuffer(h, io.LimitReader(f, n-4), buf); err != nil {
-		return fmt.Errorf("segment %s: %w", filepath.Base(path), err)
+		return 0, 0, n, err
 	}
 	var tail [4]byte
 	if _, err := io.ReadFull(f, tail[:]); err != nil {
-		return fmt.Errorf("segment %s: %w", filepath.Base(path), err)
+		return 0, 0, n, err
 	}
-	if got, want := h.Sum32(), binary.BigEndian.Uint32(tail[:]); got != want {
-		return fmt.Errorf("segment %s fails its checksum (%08x, footer says %08x)", filepath.Base(path), got, want)
-	}
-	return nil
+	return h.Sum32(), order.Uint32(tail[:]), n, nil
 }

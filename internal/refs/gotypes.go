@@ -312,35 +312,14 @@ func (w *goWorld) dirOf(ip, from string) string {
 
 // file returns the parsed file at p (nil when it cannot be read).
 func (w *goWorld) file(p string) *goFile {
-	fi, ok := w.snap.Stat(p)
-	if !ok {
-		return nil
-	}
-	if f := w.c.files[p]; f != nil && f.hash == fi.Hash {
+	if f := w.cached(p, w.c.files); f != nil {
 		return f
 	}
-	text, err := w.snap.File(p)
-	if err != nil {
-		return nil
-	}
-	f := &goFile{hash: fi.Hash}
-	ctx := build.Default
-	ctx.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(text.Text)), nil }
-	f.match, _ = ctx.MatchFile(path.Dir(p), path.Base(p))
 	w.c.parsed++
-	af, err := parser.ParseFile(w.c.fset, p, text.Text, parser.SkipObjectResolution)
-	if af != nil && af.Name != nil {
-		f.pkgName = af.Name.Name
-		for _, is := range af.Imports {
-			if ip, err := unquote(is.Path.Value); err == nil {
-				f.imports = append(f.imports, ip)
-			}
-		}
+	f := w.parse(p, w.c.fset, parser.SkipObjectResolution, true)
+	if f != nil {
+		w.c.files[p] = f
 	}
-	if err == nil {
-		f.ast = af
-	}
-	w.c.files[p] = f
 	return f
 }
 
@@ -349,15 +328,35 @@ func (w *goWorld) file(p string) *goFile {
 // parsed whole when it already is). Counting what a package needs reads
 // only this.
 func (w *goWorld) head(p string) *goFile {
+	if f := w.cached(p, w.c.files); f != nil {
+		return f
+	}
+	if f := w.cached(p, w.c.heads); f != nil {
+		return f
+	}
+	f := w.parse(p, token.NewFileSet(), parser.ImportsOnly|parser.SkipObjectResolution, false)
+	if f != nil {
+		w.c.heads[p] = f
+	}
+	return f
+}
+
+// cached is p's entry of cache while it is of p's content.
+func (w *goWorld) cached(p string, cache map[string]*goFile) *goFile {
+	fi, ok := w.snap.Stat(p)
+	if f := cache[p]; ok && f != nil && f.hash == fi.Hash {
+		return f
+	}
+	return nil
+}
+
+// parse reads p from the snapshot and parses it into fset with mode,
+// keeping its syntax tree (when keep and it parses) beside its build
+// match, package name and imports; nil when p cannot be read.
+func (w *goWorld) parse(p string, fset *token.FileSet, mode parser.Mode, keep bool) *goFile {
 	fi, ok := w.snap.Stat(p)
 	if !ok {
 		return nil
-	}
-	if f := w.c.files[p]; f != nil && f.hash == fi.Hash {
-		return f
-	}
-	if f := w.c.heads[p]; f != nil && f.hash == fi.Hash {
-		return f
 	}
 	text, err := w.snap.File(p)
 	if err != nil {
@@ -367,7 +366,7 @@ func (w *goWorld) head(p string) *goFile {
 	ctx := build.Default
 	ctx.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(text.Text)), nil }
 	f.match, _ = ctx.MatchFile(path.Dir(p), path.Base(p))
-	af, _ := parser.ParseFile(token.NewFileSet(), p, text.Text, parser.ImportsOnly|parser.SkipObjectResolution)
+	af, err := parser.ParseFile(fset, p, text.Text, mode)
 	if af != nil && af.Name != nil {
 		f.pkgName = af.Name.Name
 		for _, is := range af.Imports {
@@ -376,7 +375,9 @@ func (w *goWorld) head(p string) *goFile {
 			}
 		}
 	}
-	w.c.heads[p] = f
+	if err == nil && keep {
+		f.ast = af
+	}
 	return f
 }
 
