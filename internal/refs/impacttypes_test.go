@@ -1,11 +1,6 @@
 package refs
 
-import (
-	"context"
-	"fmt"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // A change to a type reaches the units that use it (its methods, the
 // functions taking or making one), and their callers up to the depth; by
@@ -19,14 +14,7 @@ func TestImpactFollowsUsersOfAChangedType(t *testing.T) {
 -type Response struct{ body []byte }
 +type Response struct{ body []byte; n int }
 `
-	res, err := Impact(context.Background(), snap, diff, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range res.Reached {
-		got = append(got, fmt.Sprintf("%d %s %s: %s", r.Hop, r.Path, r.Symbol, r.Reason))
-	}
+	res, got := impactLines(t, snap, diff, 2)
 	want := []string{
 		"0 resp/resp.go resp.Response: changed (lines 6)",
 		"1 resp/resp.go Response.Write: uses resp.Response",
@@ -36,9 +24,7 @@ func TestImpactFollowsUsersOfAChangedType(t *testing.T) {
 		"2 app/app.go app.Run: calls srv.Serve",
 		"2 resp/resp.go resp.Copy: calls Response.Write",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("reached:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sameLines(t, "reached", got, want)
 	if !res.Exact {
 		t.Error("not exact")
 	}

@@ -308,14 +308,7 @@ func TestImpactOfAChange(t *testing.T) {
 +	r.body = append(r.body, b[:len(b)]...)
  	return len(b), nil
 `
-	res, err := Impact(context.Background(), snap, diff, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range res.Reached {
-		got = append(got, fmt.Sprintf("%d %s %s: %s", r.Hop, r.Path, r.Symbol, r.Reason))
-	}
+	_, got := impactLines(t, snap, diff, 2)
 	want := []string{
 		"0 resp/resp.go Response.Write: changed (lines 10)",
 		"1 resp/resp.go resp.Response: used by the changed lines (body)",
@@ -324,9 +317,7 @@ func TestImpactOfAChange(t *testing.T) {
 		"1 srv/srv.go srv.Handle: calls Response.Write",
 		"2 srv/srv.go srv.Serve: calls srv.Handle",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("reached:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sameLines(t, "reached", got, want)
 	if _, err := Impact(context.Background(), snap, "not a diff", 1); err == nil {
 		t.Error("a text that is no diff is an error")
 	}
@@ -464,5 +455,28 @@ func TestModuleInterfaceCalls(t *testing.T) {
 	want = []string{"hook/h.go:8:5 call hook.FireAll", "use/u.go:6:4 implementation use.Go"}
 	if got := sites(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Hook.Fire: %q, want %q", got, want)
+	}
+}
+
+// impactLines runs Impact of diff to depth and gives each unit reached as
+// a line: its hop, path, symbol and reason.
+func impactLines(t *testing.T, snap *index.Snapshot, diff string, depth int) (*ImpactResult, []string) {
+	t.Helper()
+	res, err := Impact(context.Background(), snap, diff, depth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range res.Reached {
+		got = append(got, fmt.Sprintf("%d %s %s: %s", r.Hop, r.Path, r.Symbol, r.Reason))
+	}
+	return res, got
+}
+
+// sameLines fails t when got is not want, line for line.
+func sameLines(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s:\n%s\nwant:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
