@@ -119,15 +119,7 @@ func (s *session) contextReferences(ctx *requestCtx, params json.RawMessage) (an
 	case symbol == "" && focus == nil:
 		return nil, paramError("symbol", "give a symbol (e.g. ranges.Normalize) or a focus (uri and position)")
 	}
-	maxTokens, count, err := s.listBudget(p.Budget, p.Encoding, settings)
-	if err != nil {
-		return nil, err
-	}
-	f, rel, err := s.refsFolder(ctx, p.Repo, p.Repos, focus)
-	if err != nil {
-		return nil, err
-	}
-	v, err := f.acquire(ctx, settings.IndexWait)
+	maxTokens, count, f, rel, v, err := s.listView(ctx, p.Budget, p.Encoding, p.Repo, p.Repos, focus, settings)
 	if err != nil {
 		return nil, err
 	}
@@ -186,15 +178,7 @@ func (s *session) contextImpact(ctx *requestCtx, params json.RawMessage) (any, e
 	if p.Depth != nil {
 		depth = *p.Depth
 	}
-	maxTokens, count, err := s.listBudget(p.Budget, p.Encoding, settings)
-	if err != nil {
-		return nil, err
-	}
-	f, _, err := s.refsFolder(ctx, p.Repo, p.Repos, nil)
-	if err != nil {
-		return nil, err
-	}
-	v, err := f.acquire(ctx, settings.IndexWait)
+	maxTokens, count, _, _, v, err := s.listView(ctx, p.Budget, p.Encoding, p.Repo, p.Repos, nil, settings)
 	if err != nil {
 		return nil, err
 	}
@@ -213,16 +197,25 @@ func (s *session) contextImpact(ctx *requestCtx, params json.RawMessage) (any, e
 	return out, nil
 }
 
-// listBudget decodes a listing request's budget (the session's by
-// default) and the counter of its encoding.
-func (s *session) listBudget(raw json.RawMessage, encoding *string, settings Settings) (maxTokens int, count func(string) int, err error) {
+// listView is what context/references and context/impact do before
+// asking package refs: the request's budget (the session's by default)
+// and its encoding's counter, the folder it reads (refsFolder; rel is the
+// focus's path in it), and a view of that folder's index, which the
+// caller releases (Done).
+func (s *session) listView(ctx *requestCtx, raw json.RawMessage, encoding, repo *string, repos []string, focus *FocusParam, settings Settings) (maxTokens int, count func(string) int, f *folder, rel string, v *view, err error) {
 	budget, err := decodeBudget(raw, settings.Budget)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, "", nil, err
 	}
 	counter, err := s.tokens.Get(orDefault(encoding, settings.Encoding))
 	if err != nil {
-		return 0, nil, paramError("encoding", "%v", err)
+		return 0, nil, nil, "", nil, paramError("encoding", "%v", err)
 	}
-	return budget.MaxTokens, counter.Count, nil
+	if f, rel, err = s.refsFolder(ctx, repo, repos, focus); err != nil {
+		return 0, nil, nil, "", nil, err
+	}
+	if v, err = f.acquire(ctx, settings.IndexWait); err != nil {
+		return 0, nil, nil, "", nil, err
+	}
+	return budget.MaxTokens, counter.Count, f, rel, v, nil
 }

@@ -11,31 +11,15 @@ import (
 	"testing"
 
 	"github.com/ctxls/ctxls/internal/assemble"
+	"github.com/ctxls/ctxls/internal/history/historytest"
 	"github.com/ctxls/ctxls/internal/index"
+	"github.com/ctxls/ctxls/internal/index/indextest"
 )
 
-// indexFiles writes files (slash path → text) under a new temporary root
-// and returns a snapshot of an in-memory index of it.
+// indexFiles is a snapshot of an in-memory index of files (slash path →
+// text) written for the test (indextest.Snapshot).
 func indexFiles(t testing.TB, files map[string]string) *index.Snapshot {
-	t.Helper()
-	root := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	x, err := index.Open(context.Background(), root, index.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { x.Close() })
-	snap, release := x.Snapshot()
-	t.Cleanup(release)
-	return snap
+	return indextest.Snapshot(t, files)
 }
 
 // module is a Go module with two types that both have a Write method, a
@@ -382,22 +366,12 @@ func TestOnlyIndexedFiles(t *testing.T) {
 // package none of whose files (nor imports) changed is not checked again,
 // one whose file changed is, and the answer follows the new text.
 func TestCacheFollowsContent(t *testing.T) {
-	root := t.TempDir()
-	files := map[string]string{
+	root := historytest.Write(t, map[string]string{
 		"go.mod": "module example.com/c\n\ngo 1.22\n",
 		"a/a.go": "package a\n\nfunc F() {}\n",
 		"b/b.go": "package b\n\nimport \"example.com/c/a\"\n\nfunc G() { a.F() }\n",
 		"z/z.go": "package z\n\nfunc F() {}\n\nfunc H() { F() }\n",
-	}
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	x, err := index.Open(context.Background(), root, index.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)

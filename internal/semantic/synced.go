@@ -46,8 +46,8 @@ func markSynced(path, stateRoot string, opts Options) {
 		return
 	}
 	b, ok := syncedRecord(path, stateRoot, opts)
-	if !ok {
-		return
+	if !ok || string(cachefile.ReadRecords(path+SyncedSuffix, syncedMagic)) == string(b) {
+		return // a warm call whose store changed nothing writes nothing
 	}
 	_ = cachefile.WriteRecords(path+SyncedSuffix, syncedMagic, b)
 }
